@@ -1,0 +1,119 @@
+// Package emulator runs lbhealth-emulator: the REST API over a store. It is
+// a library first, so that tests (the provider's acceptance tests among
+// them) start an emulator in process, and the lbhealth-emulator command is a
+// thin main around it.
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+)
+
+// DefaultListen is where the emulator listens unless told otherwise:
+// loopback, so that nothing outside the machine reaches it by accident.
+const DefaultListen = "127.0.0.1:8686"
+
+// DatabaseFile is the name of the database inside the data directory.
+const DatabaseFile = "lbhealth.db"
+
+// Config says how to start an emulator.
+type Config struct {
+	// Listen is host:port; "127.0.0.1:0" picks a free port. Empty means
+	// DefaultListen.
+	Listen string
+	// DataDir holds the database; ignored when InMemory is set.
+	DataDir string
+	// InMemory keeps nothing across restarts.
+	InMemory bool
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Emulator is a running emulator.
+type Emulator struct {
+	listener net.Listener
+	http     *http.Server
+	store    store.Store
+	dataPath string
+	served   chan error
+}
+
+// Start opens the store, listens and serves until Close.
+func Start(ctx context.Context, cfg Config) (*Emulator, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	st, dataPath, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	listen := cfg.Listen
+	if listen == "" {
+		listen = DefaultListen
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listen)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
+	}
+	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1)}
+	e.http = &http.Server{
+		Handler:           httpapi.New(st, e.URL(), log),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() { e.served <- e.http.Serve(ln) }()
+	return e, nil
+}
+
+// openStore opens the SQLite file in cfg.DataDir, or a memory store.
+func openStore(cfg Config) (store.Store, string, error) {
+	if cfg.InMemory {
+		return store.NewMemory(), "", nil
+	}
+	if cfg.DataDir == "" {
+		return nil, "", errors.New("no data directory: set --data-dir, or --in-memory to keep nothing")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("create data directory: %w", err)
+	}
+	path := filepath.Join(cfg.DataDir, DatabaseFile)
+	st, err := store.OpenSQLite(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("open database %s: %w", path, err)
+	}
+	return st, path, nil
+}
+
+// Addr is the host:port the emulator listens on.
+func (e *Emulator) Addr() string { return e.listener.Addr().String() }
+
+// URL is the root URL of the emulator's API.
+func (e *Emulator) URL() string { return "http://" + e.Addr() }
+
+// DataPath is the database file, or "" when the emulator keeps nothing.
+func (e *Emulator) DataPath() string { return e.dataPath }
+
+// Close stops serving (letting requests in flight finish for a few seconds)
+// and closes the store.
+func (e *Emulator) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := e.http.Shutdown(ctx)
+	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return errors.Join(err, e.store.Close())
+}

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// MaxBodyBytes is the largest request body accepted; larger ones get 413.
+const MaxBodyBytes = 1 << 20
+
+// readBody reads a request body, refusing oversized and empty ones.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, &apiError{http.StatusRequestEntityTooLarge, api.ReasonRequestTooLarge,
+			fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes)}
+	}
+	if err != nil {
+		return nil, invalid("Could not read the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, invalid("The request body is empty: send the resource as a JSON object.")
+	}
+	return body, nil
+}
+
+// decodeStrict decodes one JSON object into v, refusing unknown fields,
+// wrong types and trailing data with a message that says what to fix.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return invalid("The request body has data after the JSON object: send exactly one object.")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return invalid("The request body is not valid JSON (at byte %d): %s.", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return invalid("The request body must be a JSON object, not a JSON %s.", typ.Value)
+		}
+		return invalid("Invalid value for field '%s': expected %s, got a JSON %s.", typ.Field, jsonTypeName(typ.Type.String()), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return invalid("The request body is truncated JSON.")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return invalid("Unknown field %s in the request body: check its spelling and the block it is in (the API uses camelCase names).", field)
+	}
+	return invalid("Invalid request body: %s.", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonTypeName names a Go type the way a JSON user thinks of it.
+func jsonTypeName(goType string) string {
+	goType = strings.TrimLeft(goType, "*")
+	switch {
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
+		return "an integer"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean (true or false)"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	}
+	return "an object"
+}
+
+// mergePatch applies an RFC 7396 JSON merge patch to a JSON object.
+func mergePatch(original, patch []byte) ([]byte, error) {
+	var p any
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, decodeError(err)
+	}
+	pm, ok := p.(map[string]any)
+	if !ok {
+		return nil, invalid("The request body must be a JSON object.")
+	}
+	var o map[string]any
+	if err := json.Unmarshal(original, &o); err != nil {
+		return nil, err
+	}
+	return json.Marshal(mergeObjects(o, pm))
+}
+
+func mergeObjects(target, patch map[string]any) map[string]any {
+	if target == nil {
+		target = map[string]any{}
+	}
+	for k, pv := range patch {
+		switch pv := pv.(type) {
+		case nil:
+			delete(target, k)
+		case map[string]any:
+			tv, _ := target[k].(map[string]any)
+			target[k] = mergeObjects(tv, pv)
+		default:
+			target[k] = pv
+		}
+	}
+	return target
+}

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// apiError is an error the client caused (or a missing resource): it becomes
+// a Google-style error body with its code and reason.
+type apiError struct {
+	code    int
+	reason  string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func invalid(format string, args ...any) *apiError {
+	return &apiError{http.StatusBadRequest, api.ReasonInvalid, fmt.Sprintf(format, args...)}
+}
+
+func notFound(k store.Key) *apiError {
+	return &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path())}
+}
+
+func alreadyExists(k store.Key) *apiError {
+	return &apiError{http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path())}
+}
+
+// storeError maps the store's sentinel errors for key k to API errors and
+// leaves any other error (a storage failure, the emulator's fault) alone.
+func storeError(k store.Key, err error) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(k)
+	case errors.Is(err, store.ErrAlreadyExists):
+		return alreadyExists(k)
+	}
+	return err
+}
+
+// handler is what every API endpoint implements: a value to answer with, or
+// an error. serve turns both into HTTP, so no handler writes a response.
+type handler func(r *http.Request) (any, error)
+
+func (s *Server) serve(h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := h(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		// Not the client's fault: log the cause, answer without leaking it.
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		ae = &apiError{http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: " + err.Error()}
+	}
+	writeJSON(w, ae.code, api.ErrorBody{Error: api.ErrorDetail{
+		Code:    ae.code,
+		Message: ae.message,
+		Errors:  []api.ErrorItem{{Domain: "global", Reason: ae.reason, Message: ae.message}},
+	}})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		slog.Error("encode response", "error", err)
+		code, body = http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"encode response"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(code)
+	w.Write(append(body, '\n'))
+}

@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"net/http"
+)
+
+// Scope prefixes of the request paths.
+const (
+	projectPath  = "/compute/v1/projects/{project}/"
+	globalPath   = projectPath + "global/"
+	regionalPath = projectPath + "regions/{region}/"
+)
+
+// verbs are the handlers every collection has.
+type verbs interface {
+	insert(*http.Request) (any, error)
+	get(*http.Request) (any, error)
+	list(*http.Request) (any, error)
+	update(*http.Request) (any, error)
+	patch(*http.Request) (any, error)
+	delete(*http.Request) (any, error)
+}
+
+// routes is the route table: the whole API surface, in one place.
+func (s *Server) routes() {
+	healthChecks := s.healthChecks()
+	s.collection(globalPath+"healthChecks", healthChecks)
+	s.collection(regionalPath+"healthChecks", healthChecks)
+
+	for _, prefix := range []string{globalPath, regionalPath} {
+		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))
+		s.mux.HandleFunc("POST "+prefix+"operations/{name}/wait", s.serve(s.getOperation))
+	}
+
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
+	s.mux.HandleFunc("/", s.serve(s.noRoute))
+}
+
+// collection registers the six verbs of one collection under path.
+func (s *Server) collection(path string, c verbs) {
+	s.mux.HandleFunc("POST "+path, s.serve(c.insert))
+	s.mux.HandleFunc("GET "+path, s.serve(c.list))
+	s.mux.HandleFunc("GET "+path+"/{name}", s.serve(c.get))
+	s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(c.update))
+	s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
+	s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(c.delete))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}
+
+// reset deletes everything, for test suites that share one emulator.
+func (s *Server) reset(r *http.Request) (any, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if err := s.store.Reset(r.Context()); err != nil {
+		return nil, err
+	}
+	s.log.Info("reset: every resource deleted")
+	return map[string]string{"status": "reset"}, nil
+}
+
+// noRoute answers paths (and methods) the API does not have, in the API's
+// error format rather than net/http's plain text.
+func (s *Server) noRoute(r *http.Request) (any, error) {
+	return nil, &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see README.md for the API."}
+}

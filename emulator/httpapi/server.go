@@ -1,0 +1,68 @@
+// Package httpapi serves the emulator's Compute-shaped REST API: the route
+// table, one generic set of collection handlers, JSON decoding and errors.
+//
+// Handlers validate with package rules before anything is written, and every
+// write happens under one mutex, so a request that fails has changed nothing
+// and checks that span several objects (references, names) cannot race.
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+)
+
+// Server holds what the handlers share.
+type Server struct {
+	store   store.Store
+	baseURL string // "http://127.0.0.1:8686/compute/v1/"
+	log     *slog.Logger
+	now     func() time.Time
+
+	// writeMu serialises every mutation: check, then write, atomically.
+	writeMu sync.Mutex
+	mux     *http.ServeMux
+}
+
+// New returns a Server over st whose self links start with rootURL
+// ("http://127.0.0.1:8686").
+func New(st store.Store, rootURL string, log *slog.Logger) *Server {
+	s := &Server{
+		store:   st,
+		baseURL: strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
+		log:     log,
+		now:     time.Now,
+		mux:     http.NewServeMux(),
+	}
+	s.routes()
+	return s
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A panic is a bug of ours; answer 500 rather than drop the
+		// connection, and keep serving.
+		if p := recover(); p != nil {
+			s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", p)
+			s.writeError(w, r, &apiError{http.StatusInternalServerError, "backendError", "Internal error in the emulator."})
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// newID returns a random positive 63-bit id, like the Compute API's.
+func newID() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return binary.BigEndian.Uint64(b[:])>>1 | 1
+}
+
+// timestamp formats t the way the Compute API does.
+func timestamp(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z07:00") }

@@ -1,0 +1,88 @@
+package api
+
+// Meta holds the fields every resource shares. Kind, ID, SelfLink and
+// CreationTimestamp are output only: the emulator ignores them on input.
+type Meta struct {
+	Kind              string `json:"kind,omitempty"`
+	ID                uint64 `json:"id,omitempty,string"`
+	CreationTimestamp string `json:"creationTimestamp,omitempty"`
+	Name              string `json:"name,omitempty"`
+	Description       string `json:"description,omitempty"`
+	// Region is the URL of the region of a regional resource; empty for a
+	// global one. The emulator derives it from the request path.
+	Region   string `json:"region,omitempty"`
+	SelfLink string `json:"selfLink,omitempty"`
+}
+
+// GetMeta lets generic code reach the shared fields of any resource.
+func (m *Meta) GetMeta() *Meta { return m }
+
+// List is one page of a list call.
+type List[T any] struct {
+	Kind          string `json:"kind"`
+	ID            string `json:"id,omitempty"`
+	Items         []T    `json:"items"`
+	NextPageToken string `json:"nextPageToken,omitempty"`
+	SelfLink      string `json:"selfLink,omitempty"`
+}
+
+// KindOperation is the kind of Operation.
+const KindOperation = "compute#operation"
+
+// Operation is the answer to every mutation. The emulator applies mutations
+// synchronously, so Status is always DONE.
+type Operation struct {
+	Kind          string          `json:"kind"`
+	ID            uint64          `json:"id,string"`
+	Name          string          `json:"name"`
+	OperationType string          `json:"operationType"`
+	TargetLink    string          `json:"targetLink"`
+	TargetID      uint64          `json:"targetId,omitempty,string"`
+	Status        string          `json:"status"`
+	Progress      int             `json:"progress"`
+	InsertTime    string          `json:"insertTime"`
+	StartTime     string          `json:"startTime"`
+	EndTime       string          `json:"endTime"`
+	Region        string          `json:"region,omitempty"`
+	SelfLink      string          `json:"selfLink"`
+	User          string          `json:"user,omitempty"`
+	Error         *OperationError `json:"error,omitempty"`
+}
+
+// OperationError is the error of a failed operation (never set by the
+// emulator, which answers failures with an HTTP error instead).
+type OperationError struct {
+	Errors []ErrorItem `json:"errors"`
+}
+
+// ErrorBody is a Google-style error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of ErrorBody.
+type ErrorDetail struct {
+	Code    int         `json:"code"`
+	Message string      `json:"message"`
+	Errors  []ErrorItem `json:"errors"`
+}
+
+// ErrorItem is one entry of ErrorDetail.Errors.
+type ErrorItem struct {
+	Domain  string `json:"domain,omitempty"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Error reasons used by the emulator, as the Compute API spells them.
+const (
+	ReasonInvalid          = "invalid"
+	ReasonNotFound         = "notFound"
+	ReasonAlreadyExists    = "alreadyExists"
+	ReasonResourceInUse    = "resourceInUseByAnotherResource"
+	ReasonConditionNotMet  = "conditionNotMet"
+	ReasonRequestTooLarge  = "requestTooLarge"
+	ReasonParseError       = "parseError"
+	ReasonBackendError     = "backendError"
+	ReasonMethodNotAllowed = "methodNotAllowed"
+)

@@ -1,0 +1,351 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// Defaults and limits of health checks (SPEC 2.1). Legacy checks share the
+// timing ones.
+const (
+	DefaultCheckIntervalSec    = 5
+	DefaultTimeoutSec          = 5
+	DefaultHealthyThreshold    = 2
+	DefaultUnhealthyThreshold  = 2
+	MinSeconds, MaxSeconds     = 1, 300
+	MinThreshold, MaxThreshold = 1, 10
+	MinPort, MaxPort           = 1, 65535
+	DefaultRequestPath         = "/"
+
+	// SourceRegionsCount is how many regions a source-region check lists.
+	SourceRegionsCount = 3
+	// SourceRegionsMinIntervalSec is the shortest interval such a check takes.
+	SourceRegionsMinIntervalSec = 30
+)
+
+// DefaultPort is the port a protocol probes when none is given; 0 for the
+// protocols that have no default (gRPC, gRPC over TLS).
+func DefaultPort(typ string) int64 {
+	switch typ {
+	case api.TypeHTTP, api.TypeTCP:
+		return 80
+	case api.TypeHTTPS, api.TypeHTTP2, api.TypeSSL:
+		return 443
+	}
+	return 0
+}
+
+// HealthCheck checks a health check as a client sent it, before defaults are
+// applied. regional tells whether it lives in a region.
+func HealthCheck(hc *api.HealthCheck, regional bool) Violations {
+	var vs Violations
+	vs.add(Name("name", hc.Name))
+	vs.add(Description("description", hc.Description))
+	vs = append(vs, Timing(hc.CheckIntervalSec, hc.TimeoutSec, hc.HealthyThreshold, hc.UnhealthyThreshold)...)
+	vs = append(vs, protocolBlock(hc)...)
+	vs = append(vs, sourceRegions(hc, regional)...)
+	return vs
+}
+
+// Timing checks the interval, timeout and thresholds shared by every kind of
+// health check, applying the defaults to unset values.
+func Timing(interval, timeout, healthy, unhealthy *int64) Violations {
+	var vs Violations
+	vs.add(optionalRange("checkIntervalSec", interval, MinSeconds, MaxSeconds))
+	vs.add(optionalRange("timeoutSec", timeout, MinSeconds, MaxSeconds))
+	vs.add(optionalRange("healthyThreshold", healthy, MinThreshold, MaxThreshold))
+	vs.add(optionalRange("unhealthyThreshold", unhealthy, MinThreshold, MaxThreshold))
+	if len(vs) == 0 {
+		vs.add(timeoutWithinInterval(interval, timeout))
+	}
+	return vs
+}
+
+// timeoutWithinInterval: a probe must end before the next one starts.
+func timeoutWithinInterval(interval, timeout *int64) *Violation {
+	i, t := valueOr(interval, DefaultCheckIntervalSec), valueOr(timeout, DefaultTimeoutSec)
+	if t <= i {
+		return nil
+	}
+	if timeout == nil {
+		v := violation("timeoutSec", "%s (%d, the default) must be less than or equal to %s (%d): set %s to %d or less.",
+			f("timeoutSec"), t, f("checkIntervalSec"), i, f("timeoutSec"), i)
+		return &v
+	}
+	v := violation("timeoutSec", "%s (%d) must be less than or equal to %s (%d).", f("timeoutSec"), t, f("checkIntervalSec"), i)
+	return &v
+}
+
+func valueOr(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// protocolBlock checks that exactly one protocol block is set (or that type
+// names one) and checks that block's fields.
+func protocolBlock(hc *api.HealthCheck) Violations {
+	blocks := hc.Blocks()
+	if v := exactlyOneBlock(hc, blocks); v != nil {
+		return Violations{*v}
+	}
+	if len(blocks) == 0 {
+		return nil // type alone stands for an empty block: all defaults
+	}
+	b := blocks[0]
+	vs := ports(b)
+	vs = append(vs, blockText(hc)...)
+	return vs
+}
+
+func exactlyOneBlock(hc *api.HealthCheck, blocks []api.ProtocolBlock) *Violation {
+	switch {
+	case len(blocks) > 1:
+		names := make([]string, len(blocks))
+		for i, b := range blocks {
+			names[i] = f(b.Field)
+		}
+		v := violation(blocks[1].Field, "exactly one protocol block must be set, found %s: remove all but one.", strings.Join(names, " and "))
+		return &v
+	case hc.Type != "" && !isProtocolType(hc.Type):
+		v := violation("type", "%s (%q) must be one of %s.", f("type"), hc.Type, strings.Join(api.ProtocolTypes(), ", "))
+		return &v
+	case len(blocks) == 0 && hc.Type == "":
+		names := make([]string, 0, len(api.ProtocolFields()))
+		for _, field := range api.ProtocolFields() {
+			names = append(names, f(field))
+		}
+		v := violation("", "exactly one protocol block must be set, found none: add one of %s.", strings.Join(names, ", "))
+		return &v
+	case len(blocks) == 1 && hc.Type != "" && hc.Type != blocks[0].Type:
+		v := violation("type", "%s (%q) does not match the protocol block that is set (%s, type %s): change or remove %s.",
+			f("type"), hc.Type, f(blocks[0].Field), blocks[0].Type, f("type"))
+		return &v
+	}
+	return nil
+}
+
+func isProtocolType(typ string) bool {
+	for _, t := range api.ProtocolTypes() {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// ports checks port, portName, portSpecification and proxyHeader of the block
+// that is set: the rules hold for every protocol alike.
+func ports(b api.ProtocolBlock) Violations {
+	var vs Violations
+	field := func(name string) string { return b.Field + "." + name }
+	vs.add(optionalRange(field("port"), b.Ports.Port, MinPort, MaxPort))
+	specs := []string{api.UseFixedPort, api.UseNamedPort, api.UseServingPort}
+	if b.PortName == nil {
+		specs = []string{api.UseFixedPort, api.UseServingPort} // no named port to use
+	}
+	vs.add(oneOf(field("portSpecification"), b.Ports.PortSpecification, specs...))
+	vs.add(oneOf(field("proxyHeader"), b.Ports.ProxyHeader, api.ProxyHeaderNone, api.ProxyHeaderProxyV1))
+	if len(vs) > 0 {
+		return vs
+	}
+	vs.add(portSpecification(b, field))
+	if len(vs) == 0 {
+		vs.add(portRequired(b, field))
+	}
+	return vs
+}
+
+// portSpecification checks which of port and portName the chosen
+// specification allows.
+func portSpecification(b api.ProtocolBlock, field func(string) string) *Violation {
+	spec, port, portName := b.Ports.PortSpecification, b.Ports.Port, ""
+	if b.PortName != nil {
+		portName = *b.PortName
+	}
+	refused := func(name, value, why string) *Violation {
+		v := violation(field(name), "%s (%s) must not be set when %s is %s: %s.", f(field(name)), value, f(field("portSpecification")), spec, why)
+		return &v
+	}
+	switch spec {
+	case api.UseFixedPort:
+		if portName != "" {
+			return refused("portName", fmt.Sprintf("%q", portName), "the check probes "+f(field("port")))
+		}
+	case api.UseNamedPort:
+		if port != nil {
+			return refused("port", fmt.Sprint(*port), "the check probes the backend service's named port "+f(field("portName")))
+		}
+		if portName == "" {
+			v := violation(field("portName"), "%s is required when %s is USE_NAMED_PORT.", f(field("portName")), f(field("portSpecification")))
+			return &v
+		}
+	case api.UseServingPort:
+		if port != nil {
+			return refused("port", fmt.Sprint(*port), "each endpoint is probed on its own port")
+		}
+		if portName != "" {
+			return refused("portName", fmt.Sprintf("%q", portName), "each endpoint is probed on its own port")
+		}
+	}
+	return nil
+}
+
+// portRequired: gRPC has no default port, so something must say which port.
+func portRequired(b api.ProtocolBlock, field func(string) string) *Violation {
+	if DefaultPort(b.Type) != 0 || b.Ports.Port != nil || b.Ports.PortSpecification == api.UseServingPort {
+		return nil
+	}
+	if b.PortName != nil && *b.PortName != "" {
+		return nil
+	}
+	how := fmt.Sprintf("set %s or %s = USE_SERVING_PORT", f(field("port")), f(field("portSpecification")))
+	if b.PortName != nil {
+		how = fmt.Sprintf("set %s, %s, or %s = USE_SERVING_PORT", f(field("port")), f(field("portName")), f(field("portSpecification")))
+	}
+	v := violation(field("port"), "%s is required: %s checks have no default port; %s.", f(field("port")), b.Type, how)
+	return &v
+}
+
+// blockText checks the string fields of whichever block is set.
+func blockText(hc *api.HealthCheck) Violations {
+	var vs Violations
+	tcp := func(field string, b *api.TCPHealthCheck) {
+		vs.add(printableASCII(field+".request", b.Request))
+		vs.add(printableASCII(field+".response", b.Response))
+	}
+	http := func(field string, b *api.HTTPHealthCheck) {
+		vs.add(host(field+".host", b.Host))
+		vs.add(requestPath(field+".requestPath", b.RequestPath, true))
+		vs.add(printableASCII(field+".response", b.Response))
+	}
+	switch {
+	case hc.TCPHealthCheck != nil:
+		tcp("tcpHealthCheck", hc.TCPHealthCheck)
+	case hc.SSLHealthCheck != nil:
+		tcp("sslHealthCheck", hc.SSLHealthCheck)
+	case hc.HTTPHealthCheck != nil:
+		http("httpHealthCheck", hc.HTTPHealthCheck)
+	case hc.HTTPSHealthCheck != nil:
+		http("httpsHealthCheck", hc.HTTPSHealthCheck)
+	case hc.HTTP2HealthCheck != nil:
+		http("http2HealthCheck", hc.HTTP2HealthCheck)
+	case hc.GRPCHealthCheck != nil:
+		vs.add(printableASCII("grpcHealthCheck.grpcServiceName", hc.GRPCHealthCheck.GRPCServiceName))
+	case hc.GRPCTLSHealthCheck != nil:
+		vs.add(printableASCII("grpcTlsHealthCheck.grpcServiceName", hc.GRPCTLSHealthCheck.GRPCServiceName))
+	}
+	return vs
+}
+
+// sourceRegions checks the restrictions of checks probed from three source
+// regions (SPEC 2.1, global checks only).
+func sourceRegions(hc *api.HealthCheck, regional bool) Violations {
+	if len(hc.SourceRegions) == 0 {
+		return nil
+	}
+	var vs Violations
+	if regional {
+		vs = append(vs, violation("sourceRegions", "%s can only be set on a global health check: remove %s or %s.", f("sourceRegions"), f("sourceRegions"), f("region")))
+		return vs
+	}
+	vs = append(vs, sourceRegionList(hc.SourceRegions)...)
+	if i := valueOr(hc.CheckIntervalSec, DefaultCheckIntervalSec); i < SourceRegionsMinIntervalSec {
+		vs = append(vs, violation("checkIntervalSec", "%s (%d) must be at least %d when %s is set.", f("checkIntervalSec"), i, SourceRegionsMinIntervalSec, f("sourceRegions")))
+	}
+	if b, ok := hc.Block(); ok {
+		vs.add(sourceRegionsProtocol(hc, b))
+	}
+	return vs
+}
+
+func sourceRegionList(regions []string) Violations {
+	var vs Violations
+	if len(regions) != SourceRegionsCount {
+		vs = append(vs, violation("sourceRegions", "%s lists %d regions: it must list exactly %d.", f("sourceRegions"), len(regions), SourceRegionsCount))
+	}
+	seen := map[string]bool{}
+	for i, r := range regions {
+		field := fmt.Sprintf("sourceRegions[%d]", i)
+		vs.add(Region(field, r))
+		if seen[r] {
+			vs = append(vs, violation(field, "%s (%q) is listed twice: the regions must be different.", f("sourceRegions"), r))
+		}
+		seen[r] = true
+	}
+	return vs
+}
+
+func sourceRegionsProtocol(hc *api.HealthCheck, b api.ProtocolBlock) *Violation {
+	switch b.Type {
+	case api.TypeTCP, api.TypeHTTP, api.TypeHTTPS:
+	default:
+		v := violation(b.Field, "%s cannot be used with %s: checks from source regions support TCP, HTTP and HTTPS only.", f(b.Field), f("sourceRegions"))
+		return &v
+	}
+	if hc.TCPHealthCheck != nil && hc.TCPHealthCheck.Request != "" {
+		v := violation("tcpHealthCheck.request", "%s must not be set when %s is set: checks from source regions only connect.", f("tcpHealthCheck.request"), f("sourceRegions"))
+		return &v
+	}
+	if p := b.Ports.ProxyHeader; p != "" && p != api.ProxyHeaderNone {
+		field := b.Field + ".proxyHeader"
+		v := violation(field, "%s (%q) must be NONE when %s is set.", f(field), p, f("sourceRegions"))
+		return &v
+	}
+	return nil
+}
+
+// ApplyHealthCheckDefaults fills every unset field of a valid health check
+// with its default, so that what is stored (and returned) is complete.
+func ApplyHealthCheckDefaults(hc *api.HealthCheck) {
+	setDefault(&hc.CheckIntervalSec, DefaultCheckIntervalSec)
+	setDefault(&hc.TimeoutSec, DefaultTimeoutSec)
+	setDefault(&hc.HealthyThreshold, DefaultHealthyThreshold)
+	setDefault(&hc.UnhealthyThreshold, DefaultUnhealthyThreshold)
+	if len(hc.Blocks()) == 0 {
+		hc.AddBlock(hc.Type)
+	}
+	b, ok := hc.Block()
+	if !ok {
+		return
+	}
+	hc.Type = b.Type
+	applyPortDefaults(b)
+	for _, h := range []*api.HTTPHealthCheck{hc.HTTPHealthCheck, hc.HTTPSHealthCheck, hc.HTTP2HealthCheck} {
+		if h != nil && h.RequestPath == "" {
+			h.RequestPath = DefaultRequestPath
+		}
+	}
+	if hc.LogConfig == nil {
+		hc.LogConfig = &api.LogConfig{}
+	}
+	if hc.LogConfig.Enable == nil {
+		disabled := false
+		hc.LogConfig.Enable = &disabled
+	}
+}
+
+// applyPortDefaults fills the protocol's default port where the port would
+// be used: a fixed port, or no specification and no named port (SPEC 2.1:
+// port wins over portName; with neither, the protocol default).
+func applyPortDefaults(b api.ProtocolBlock) {
+	if b.Ports.ProxyHeader == "" {
+		b.Ports.ProxyHeader = api.ProxyHeaderNone
+	}
+	named := b.PortName != nil && *b.PortName != ""
+	spec := b.Ports.PortSpecification
+	if b.Ports.Port == nil && DefaultPort(b.Type) != 0 && (spec == api.UseFixedPort || (spec == "" && !named)) {
+		p := DefaultPort(b.Type)
+		b.Ports.Port = &p
+	}
+}
+
+func setDefault(p **int64, def int64) {
+	if *p == nil {
+		v := int64(def)
+		*p = &v
+	}
+}
