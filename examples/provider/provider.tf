@@ -1,0 +1,9 @@
+# The provider talks to lbhealth-emulator. Every argument is optional:
+# endpoint defaults to LBHEALTH_EMULATOR_HOST or 127.0.0.1:8686, project to
+# LBHEALTH_PROJECT or "demo-project", region to LBHEALTH_REGION or
+# "us-central1".
+provider "lbhealth" {
+  endpoint = "127.0.0.1:8686"
+  project  = "demo-project"
+  region   = "us-central1"
+}

@@ -1,0 +1,48 @@
+# An HTTP check of /healthz on port 8080, every 10 seconds.
+resource "lbhealth_health_check" "http" {
+  name                = "web-http"
+  description         = "HTTP check of the web tier"
+  check_interval_sec  = 10
+  timeout_sec         = 5
+  healthy_threshold   = 2
+  unhealthy_threshold = 3
+
+  http_health_check {
+    port         = 8080
+    request_path = "/healthz"
+    response     = "ok"
+  }
+
+  log_config {
+    enable = true
+  }
+}
+
+# A regional TCP check that sends a line and expects an answer. An empty
+# protocol block (tcp_health_check {}) would mean all defaults: port 80.
+resource "lbhealth_health_check" "tcp" {
+  name   = "cache-tcp"
+  region = "us-central1"
+
+  tcp_health_check {
+    port     = 6379
+    request  = "PING"
+    response = "+PONG"
+  }
+}
+
+# A gRPC check of one service, probing each endpoint on its own port.
+resource "lbhealth_health_check" "grpc" {
+  name = "api-grpc"
+
+  grpc_health_check {
+    port_specification = "USE_SERVING_PORT"
+    grpc_service_name  = "api.v1.Orders"
+  }
+
+  # Backend services reference health checks: replace before destroying so
+  # that a replacement never leaves a service without a check.
+  lifecycle {
+    create_before_destroy = true
+  }
+}
