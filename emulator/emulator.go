@@ -12,10 +12,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
@@ -38,15 +44,22 @@ type Config struct {
 	InMemory bool
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
+	// Probers is how many independent probers probe each endpoint; 0 means 1.
+	Probers int
+	// ProbeNetworks are the networks whose addresses may be probed; nil
+	// means DefaultProbeNetworks (loopback).
+	ProbeNetworks []netip.Prefix
 }
 
 // Emulator is a running emulator.
 type Emulator struct {
-	listener net.Listener
-	http     *http.Server
-	store    store.Store
-	dataPath string
-	served   chan error
+	listener      net.Listener
+	http          *http.Server
+	store         store.Store
+	engine        *health.Engine
+	probeNetworks []netip.Prefix
+	dataPath      string
+	served        chan error
 }
 
 // Start opens the store, listens and serves until Close.
@@ -68,14 +81,45 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		st.Close()
 		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
 	}
-	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1)}
+	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks}
+	if e.probeNetworks == nil {
+		e.probeNetworks = DefaultProbeNetworks
+	}
+	api, err := e.startEngine(ctx, cfg, log)
+	if err != nil {
+		ln.Close()
+		st.Close()
+		return nil, err
+	}
 	e.http = &http.Server{
-		Handler:           httpapi.New(st, e.URL(), log),
+		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go func() { e.served <- e.http.Serve(ln) }()
 	return e, nil
+}
+
+// startEngine builds the probe engine and the API around it, and resumes
+// probing whatever the store holds.
+func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg)})
+	health.RegisterStateGauge(reg, e.engine)
+	srv := httpapi.New(e.store, e.URL(), log)
+	srv.SetHealth(e.engine)
+	srv.SetMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv.OnChange(func(ctx context.Context) {
+		if err := e.syncEngine(ctx); err != nil {
+			log.Error("probe engine not updated", "error", err)
+		}
+	})
+	if err := e.syncEngine(ctx); err != nil {
+		e.engine.Close()
+		return nil, fmt.Errorf("resume probing: %w", err)
+	}
+	return srv, nil
 }
 
 // openStore opens the SQLite file in cfg.DataDir, or a memory store.
@@ -115,5 +159,6 @@ func (e *Emulator) Close() error {
 	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	e.engine.Close()
 	return errors.Join(err, e.store.Close())
 }

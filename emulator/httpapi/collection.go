@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -33,6 +34,27 @@ type collection[T any, P ptr[T]] struct {
 	check func(obj P, sc scope) rules.Violations
 	// defaults fills the unset fields of a valid object before it is stored.
 	defaults func(obj P)
+	// resolve, if set, checks the objects obj references (they must exist
+	// and fit) and rewrites the references as URLs. It runs under the write
+	// lock, after check.
+	resolve func(ctx context.Context, obj P, sc scope) error
+	// refs, if set, lists the references of a stored object, so that what
+	// it references cannot be deleted under it.
+	refs func(obj P) []string
+}
+
+// holder returns the collection as a holder of references, or false.
+func (c *collection[T, P]) holder() (holder, bool) {
+	if c.refs == nil {
+		return holder{}, false
+	}
+	return holder{collection: c.name, refs: func(body []byte) []string {
+		obj := P(new(T))
+		if json.Unmarshal(body, obj) != nil {
+			return nil
+		}
+		return c.refs(obj)
+	}}, true
 }
 
 // decodeResource reads a strict JSON object of type T from body.
@@ -46,16 +68,21 @@ func (c *collection[T, P]) decodeResource(body []byte) (P, error) {
 
 // prepare validates obj for scope sc and fills the output fields, keeping id
 // and creation time from prior when it replaces a stored object.
-func (c *collection[T, P]) prepare(obj P, sc scope, prior P) error {
+func (c *collection[T, P]) prepare(ctx context.Context, obj P, sc scope, prior P) error {
 	m := obj.GetMeta()
-	if err := checkRegionField(m.Region, sc); err != nil {
+	if err := checkScopeFields(m, sc); err != nil {
 		return err
 	}
 	if err := c.check(obj, sc).Err(); err != nil {
 		return invalid("%s", err.Error())
 	}
+	if c.resolve != nil {
+		if err := c.resolve(ctx, obj, sc); err != nil {
+			return err
+		}
+	}
 	c.defaults(obj)
-	m.Kind, m.Region = c.kind, c.s.regionLink(sc)
+	m.Kind, m.Region, m.Zone = c.kind, c.s.regionLink(sc), c.s.zoneLink(sc)
 	m.SelfLink = c.s.link(sc.key(c.name, m.Name).Path())
 	if prior != nil {
 		m.ID, m.CreationTimestamp = prior.GetMeta().ID, prior.GetMeta().CreationTimestamp
@@ -65,16 +92,23 @@ func (c *collection[T, P]) prepare(obj P, sc scope, prior P) error {
 	return nil
 }
 
-// checkRegionField: a body may repeat its region (name or URL), but it must
-// be the region of the path.
-func checkRegionField(region string, sc scope) error {
+// checkScopeFields: a body may repeat its region or zone (name or URL), but
+// it must be the one of the path.
+func checkScopeFields(m *api.Meta, sc scope) error {
+	if err := checkScopeField("region", m.Region, sc.region); err != nil {
+		return err
+	}
+	return checkScopeField("zone", m.Zone, sc.zone)
+}
+
+func checkScopeField(field, value, want string) error {
 	switch {
-	case region == "":
+	case value == "":
 		return nil
-	case sc.region == "":
-		return invalid("region (%q) must not be set on a global resource: use the regions/{region}/ path for a regional one.", region)
-	case lastSegment(region) != sc.region:
-		return invalid("region (%q) does not match the region of the request path (%q).", region, sc.region)
+	case want == "":
+		return invalid("%s (%q) must not be set on this resource: its request path (global, or another scope) has no %s; use the %ss/{%s}/ path for a %s-scoped one.", field, value, field, field, field, field)
+	case lastSegment(value) != want:
+		return invalid("%s (%q) does not match the %s of the request path (%q).", field, value, field, want)
 	}
 	return nil
 }
@@ -92,16 +126,16 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.prepare(obj, sc, nil); err != nil {
-		return nil, err
-	}
 	c.s.writeMu.Lock()
 	defer c.s.writeMu.Unlock()
+	if err := c.prepare(r.Context(), obj, sc, nil); err != nil {
+		return nil, err
+	}
 	key := sc.key(c.name, obj.GetMeta().Name)
 	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: mustJSON(obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
-	return c.s.recordOperation(r, sc, "insert", key, obj.GetMeta().ID)
+	return c.s.changed(r, sc, "insert", key, obj.GetMeta().ID)
 }
 
 // load reads the stored object the request path names.
@@ -235,14 +269,14 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 		return nil, invalid("name (%q) does not match the name in the request path (%q): a resource cannot be renamed; create a new one.", n, name)
 	}
 	obj.GetMeta().Name = name
-	if err := c.prepare(obj, sc, prior); err != nil {
+	if err := c.prepare(r.Context(), obj, sc, prior); err != nil {
 		return nil, err
 	}
 	key := sc.key(c.name, name)
 	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: mustJSON(obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
-	return c.s.recordOperation(r, sc, opType, key, obj.GetMeta().ID)
+	return c.s.changed(r, sc, opType, key, obj.GetMeta().ID)
 }
 
 func (c *collection[T, P]) delete(r *http.Request) (any, error) {
@@ -253,10 +287,17 @@ func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 		return nil, err
 	}
 	key := sc.key(c.name, obj.GetMeta().Name)
+	user, err := c.s.usedBy(r.Context(), key)
+	if err != nil {
+		return nil, err
+	}
+	if user != "" {
+		return nil, inUse(key, user)
+	}
 	if err := c.s.store.Delete(r.Context(), key); err != nil {
 		return nil, storeError(key, err)
 	}
-	return c.s.recordOperation(r, sc, "delete", key, obj.GetMeta().ID)
+	return c.s.changed(r, sc, "delete", key, obj.GetMeta().ID)
 }
 
 // mustJSON marshals values that always marshal (our own API types).

@@ -40,8 +40,14 @@ func decodeStrict(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
-	if dec.More() {
-		return invalid("The request body has data after the JSON object: send exactly one object.")
+	return trailingData(body, dec.InputOffset())
+}
+
+// trailingData refuses anything but whitespace after the JSON value that
+// ends at offset. (Decoder.More would miss a trailing "}" or "]".)
+func trailingData(body []byte, offset int64) error {
+	if rest := bytes.TrimLeft(body[offset:], " \t\r\n"); len(rest) > 0 {
+		return invalid("The request body has data after the JSON object (at byte %d): send exactly one object.", len(body)-len(rest))
 	}
 	return nil
 }
@@ -56,7 +62,7 @@ func decodeError(err error) error {
 		if typ.Field == "" {
 			return invalid("The request body must be a JSON object, not a JSON %s.", typ.Value)
 		}
-		return invalid("Invalid value for field '%s': expected %s, got a JSON %s.", typ.Field, jsonTypeName(typ.Type.String()), typ.Value)
+		return invalid("Invalid value for field '%s': expected %s, got a JSON %s.", jsonPath(typ.Field), jsonTypeName(typ.Type.String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return invalid("The request body is truncated JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -64,6 +70,19 @@ func decodeError(err error) error {
 		return invalid("Unknown field %s in the request body: check its spelling and the block it is in (the API uses camelCase names).", field)
 	}
 	return invalid("Invalid request body: %s.", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonPath drops from a decoder's field path the Go names of embedded
+// structs ("httpHealthCheck.PortFields.PortSpec.port"), which are not in the
+// JSON: every JSON name of the API starts with a lowercase letter.
+func jsonPath(goPath string) string {
+	var parts []string
+	for _, p := range strings.Split(goPath, ".") {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // jsonTypeName names a Go type the way a JSON user thinks of it.
@@ -84,9 +103,16 @@ func jsonTypeName(goType string) string {
 
 // mergePatch applies an RFC 7396 JSON merge patch to a JSON object.
 func mergePatch(original, patch []byte) ([]byte, error) {
+	// UseNumber keeps numbers as the client wrote them: through float64,
+	// 9007199254740993 would become another number and 5.0 would pass as 5.
+	dec := json.NewDecoder(bytes.NewReader(patch))
+	dec.UseNumber()
 	var p any
-	if err := json.Unmarshal(patch, &p); err != nil {
+	if err := dec.Decode(&p); err != nil {
 		return nil, decodeError(err)
+	}
+	if err := trailingData(patch, dec.InputOffset()); err != nil {
+		return nil, err
 	}
 	pm, ok := p.(map[string]any)
 	if !ok {

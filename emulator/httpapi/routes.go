@@ -9,6 +9,7 @@ const (
 	projectPath  = "/compute/v1/projects/{project}/"
 	globalPath   = projectPath + "global/"
 	regionalPath = projectPath + "regions/{region}/"
+	zonalPath    = projectPath + "zones/{zone}/"
 )
 
 // verbs are the handlers every collection has.
@@ -19,6 +20,16 @@ type verbs interface {
 	update(*http.Request) (any, error)
 	patch(*http.Request) (any, error)
 	delete(*http.Request) (any, error)
+	holder() (holder, bool)
+}
+
+func (s *Server) holding(collection string) bool {
+	for _, h := range s.holders {
+		if h.collection == collection {
+			return true
+		}
+	}
+	return false
 }
 
 // routes is the route table: the whole API surface, in one place.
@@ -27,18 +38,32 @@ func (s *Server) routes() {
 	s.collection(globalPath+"healthChecks", healthChecks)
 	s.collection(regionalPath+"healthChecks", healthChecks)
 
-	for _, prefix := range []string{globalPath, regionalPath} {
+	groups := s.networkEndpointGroups()
+	s.collection(zonalPath+"networkEndpointGroups", groups)
+	s.collection(regionalPath+"networkEndpointGroups", groups)
+
+	services := s.backendServices()
+	s.collection(globalPath+"backendServices", services)
+	s.collection(regionalPath+"backendServices", services)
+	s.mux.HandleFunc("POST "+globalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
+	s.mux.HandleFunc("POST "+regionalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
+
+	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))
 		s.mux.HandleFunc("POST "+prefix+"operations/{name}/wait", s.serve(s.getOperation))
 	}
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.mux.HandleFunc("/", s.serve(s.noRoute))
 }
 
 // collection registers the six verbs of one collection under path.
 func (s *Server) collection(path string, c verbs) {
+	if h, ok := c.holder(); ok && !s.holding(h.collection) {
+		s.holders = append(s.holders, h)
+	}
 	s.mux.HandleFunc("POST "+path, s.serve(c.insert))
 	s.mux.HandleFunc("GET "+path, s.serve(c.list))
 	s.mux.HandleFunc("GET "+path+"/{name}", s.serve(c.get))
@@ -52,12 +77,24 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
+// serveMetrics answers /metrics with what SetMetrics installed.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.metrics == nil {
+		s.serve(s.noRoute)(w, r)
+		return
+	}
+	s.metrics.ServeHTTP(w, r)
+}
+
 // reset deletes everything, for test suites that share one emulator.
 func (s *Server) reset(r *http.Request) (any, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := s.store.Reset(r.Context()); err != nil {
 		return nil, err
+	}
+	if s.onChange != nil {
+		s.onChange(r.Context())
 	}
 	s.log.Info("reset: every resource deleted")
 	return map[string]string{"status": "reset"}, nil

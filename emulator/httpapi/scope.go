@@ -54,5 +54,13 @@ func (s *Server) regionLink(sc scope) string {
 	return s.link("projects/" + sc.project + "/regions/" + sc.region)
 }
 
+// zoneLink is the URL of the scope's zone, or "" for other scopes.
+func (s *Server) zoneLink(sc scope) string {
+	if sc.zone == "" {
+		return ""
+	}
+	return s.link("projects/" + sc.project + "/zones/" + sc.zone)
+}
+
 // lastSegment returns what follows the last "/" (a name from a URL).
 func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }

@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"log/slog"
@@ -15,7 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Server holds what the handlers share.
@@ -28,6 +31,37 @@ type Server struct {
 	// writeMu serialises every mutation: check, then write, atomically.
 	writeMu sync.Mutex
 	mux     *http.ServeMux
+	// holders are the collections whose objects reference others.
+	holders []holder
+	// onChange runs after every mutation, under writeMu, so that the probe
+	// engine sees each change before the client gets its answer.
+	onChange func(context.Context)
+	health   HealthReader
+	metrics  http.Handler
+}
+
+// SetMetrics sets the handler of GET /metrics. Call it before serving.
+func (s *Server) SetMetrics(h http.Handler) { s.metrics = h }
+
+// HealthReader is what getHealth reads: the probe engine's verdicts.
+type HealthReader interface {
+	Statuses(owner string) []health.Status
+}
+
+// OnChange sets the function run after every mutation (under the write
+// lock, before the answer is sent). Call it before serving.
+func (s *Server) OnChange(fn func(context.Context)) { s.onChange = fn }
+
+// SetHealth sets where getHealth reads health from. Call it before serving.
+func (s *Server) SetHealth(h HealthReader) { s.health = h }
+
+// changed finishes a successful mutation: it tells the engine and records
+// the Operation that answers the client.
+func (s *Server) changed(r *http.Request, sc scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
+	if s.onChange != nil {
+		s.onChange(r.Context())
+	}
+	return s.recordOperation(r, sc, opType, target, targetID)
 }
 
 // New returns a Server over st whose self links start with rootURL

@@ -10,7 +10,9 @@ type Meta struct {
 	Description       string `json:"description,omitempty"`
 	// Region is the URL of the region of a regional resource; empty for a
 	// global one. The emulator derives it from the request path.
-	Region   string `json:"region,omitempty"`
+	Region string `json:"region,omitempty"`
+	// Zone is the URL of the zone of a zonal resource.
+	Zone     string `json:"zone,omitempty"`
 	SelfLink string `json:"selfLink,omitempty"`
 }
 
@@ -86,3 +88,16 @@ const (
 	ReasonBackendError     = "backendError"
 	ReasonMethodNotAllowed = "methodNotAllowed"
 )
+
+// PathOf returns the "projects/..." path of a resource URL or path, or ""
+// when ref has none. References are stored as URLs (self links); code that
+// compares them compares paths, so the host part never matters.
+func PathOf(ref string) string {
+	const marker = "projects/"
+	for i := 0; i+len(marker) <= len(ref); i++ {
+		if ref[i:i+len(marker)] == marker && (i == 0 || ref[i-1] == '/') {
+			return ref[i:]
+		}
+	}
+	return ""
+}

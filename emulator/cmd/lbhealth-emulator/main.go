@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
@@ -29,6 +31,9 @@ func run(args []string) error {
 	listen := fs.String("listen", env("LBHEALTH_LISTEN", emulator.DefaultListen), "host:port to serve on (env LBHEALTH_LISTEN)")
 	dataDir := fs.String("data-dir", env("LBHEALTH_DATA_DIR", defaultDataDir()), "directory of the database (env LBHEALTH_DATA_DIR)")
 	inMemory := fs.Bool("in-memory", envBool("LBHEALTH_IN_MEMORY"), "keep nothing on disk: everything is lost on exit (env LBHEALTH_IN_MEMORY)")
+	probers := fs.Int("probers", envInt("LBHEALTH_PROBERS", 1), "independent probers per endpoint: each probes every interval (env LBHEALTH_PROBERS)")
+	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", "127.0.0.0/8,::1/128"),
+		"comma-separated networks whose addresses may be probed; others are reported, not probed (env LBHEALTH_PROBE_NETWORKS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -37,11 +42,20 @@ func run(args []string) error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
 	}
+	networks, err := parsePrefixes(*probeNets)
+	if err != nil {
+		return fmt.Errorf("--probe-networks: %w", err)
+	}
+	if *probers < 1 || *probers > 16 {
+		return fmt.Errorf("--probers %d: want 1 to 16", *probers)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := emulator.Start(ctx, emulator.Config{Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log})
+	e, err := emulator.Start(ctx, emulator.Config{
+		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
+	})
 	if err != nil {
 		return err
 	}
@@ -88,4 +102,36 @@ func env(name, def string) string {
 func envBool(name string) bool {
 	b, _ := strconv.ParseBool(os.Getenv(name))
 	return b
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+// parsePrefixes reads "127.0.0.0/8,::1/128"; a bare address is one host.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			addr, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an address or CIDR network", part)
+			}
+			out = append(out, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR network", part)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

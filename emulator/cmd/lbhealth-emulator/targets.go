@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+)
+
+// defaultTargetsBasePort makes the sample targets' addresses predictable,
+// so that examples and `make demo` can name them (http-1 at 127.0.0.1:9000).
+const defaultTargetsBasePort = 9000
+
+// runTargets is `lbhealth-emulator targets`: sample backends to probe, and
+// a control API to break them and recover them.
+func runTargets(args []string) error {
+	fs := flag.NewFlagSet("lbhealth-emulator targets", flag.ContinueOnError)
+	cfg := targets.Config{}
+	fs.StringVar(&cfg.Host, "host", "127.0.0.1", "loopback address the targets listen on")
+	fs.IntVar(&cfg.BasePort, "base-port", defaultTargetsBasePort,
+		"HTTP targets at base+0.., HTTPS base+100.., TCP base+200.., GRPC base+300.., HTTP2 base+400..; 0 picks free ports")
+	fs.StringVar(&cfg.ControlListen, "control", targets.DefaultControlListen, "loopback host:port of the control API")
+	fs.IntVar(&cfg.HTTP, "http", 3, "number of HTTP targets")
+	fs.IntVar(&cfg.HTTPS, "https", 1, "number of HTTPS targets (self-signed certificate)")
+	fs.IntVar(&cfg.TCP, "tcp", 1, "number of TCP targets (PING -> +PONG)")
+	fs.IntVar(&cfg.GRPC, "grpc", 1, "number of gRPC targets (grpc.health.v1)")
+	fs.IntVar(&cfg.HTTP2, "http2", 1, "number of HTTP/2 targets (TLS, ALPN h2)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: lbhealth-emulator targets [flags]\n\nStarts sample targets on loopback and a JSON control API to make any of them fail and recover.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	set, err := targets.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	printTargets(os.Stdout, set)
+	<-ctx.Done()
+	cfg.Logger.Info("shutting down")
+	return set.Close()
+}
+
+// printTargets shows what runs where and how to break and recover it.
+func printTargets(w io.Writer, set *targets.Set) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tADDRESS\tMODES")
+	for _, t := range set.Targets() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Kind, t.Addr(), joinModes(t.Modes()))
+	}
+	tw.Flush()
+	first := set.Targets()[0]
+	url := set.ControlURL()
+	fmt.Fprintf(w, "\ncontrol API: %s\n", url)
+	fmt.Fprintf(w, "  break %s:   curl -X POST -d '{\"mode\": \"%s\"}' %s/targets/%s/mode\n", first.Name, breakMode(first), url, first.Name)
+	fmt.Fprintf(w, "  recover it:   curl -X POST %s/targets/%s/recover\n", url, first.Name)
+	fmt.Fprintf(w, "  see them all: curl %s/targets\n", url)
+	fmt.Fprintln(w, "\nCtrl-C stops the targets.")
+}
+
+// breakMode is a failure a new user recognises at once for t's kind.
+func breakMode(t targets.Target) targets.Mode {
+	for _, m := range t.Modes() {
+		if m == targets.ModeStatus500 || m == targets.ModeNotServing {
+			return m
+		}
+	}
+	return targets.ModeRefuse
+}
+
+func joinModes(ms []targets.Mode) string {
+	s := ""
+	for i, m := range ms {
+		if i > 0 {
+			s += ","
+		}
+		s += string(m)
+	}
+	return s
+}

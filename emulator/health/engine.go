@@ -1,0 +1,303 @@
+package health
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+)
+
+// Target is one endpoint to probe for one owner (a backend service or a
+// target pool) with one check's settings.
+type Target struct {
+	Owner    string // path of the backend service or target pool
+	Group    string // path of the endpoint group; "" for target pools
+	Endpoint Endpoint
+	Check    Check
+}
+
+// Endpoint is a probed address.
+type Endpoint struct {
+	IP       string
+	Port     int // the endpoint's own port; 0 when it has none
+	Instance string
+	Stopped  bool
+}
+
+// Check is what probing needs of a health check, resolved for one endpoint.
+type Check struct {
+	Name  string // path of the health check
+	Probe prober.Spec
+	// Port is the port probed; 0 when it cannot be resolved (Unresolved
+	// then says why) and the endpoint is not probed.
+	Port       int
+	Unresolved string
+	Interval   time.Duration
+	Timeout    time.Duration
+	// HealthyThreshold and UnhealthyThreshold are consecutive counts.
+	HealthyThreshold, UnhealthyThreshold int
+	// Log turns on one log line per state transition.
+	Log bool
+}
+
+// id identifies a target across updates: one endpoint of one group probed
+// for one owner (SPEC 3.1: an endpoint in several services is probed once
+// per service).
+func (t *Target) id() string {
+	return t.Owner + "|" + t.Group + "|" + net.JoinHostPort(t.Endpoint.IP, strconv.Itoa(t.Endpoint.Port))
+}
+
+// Status is the health of one target, as getHealth reports it.
+type Status struct {
+	Owner, Group string
+	Endpoint     Endpoint
+	Check        string
+	State        string
+	Reason       string // why it is not healthy (TIMEOUT, STOPPED, ...)
+	Detail       string
+	LastProbe    time.Time // zero before the first probe
+}
+
+// Transition is one change of an endpoint's state.
+type Transition struct {
+	Status
+	From string
+}
+
+// Config configures an Engine.
+type Config struct {
+	// Probers is how many independent probers probe each endpoint (>= 1).
+	Probers int
+	Clock   Clock
+	Probe   prober.Func
+	Log     *slog.Logger
+	Metrics *Metrics
+	// OnTransition, if set, is called (outside any lock of the engine) on
+	// every state change.
+	OnTransition func(Transition)
+}
+
+// Engine probes targets and keeps their health.
+type Engine struct {
+	cfg     Config
+	metrics *Metrics
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+
+	mu        sync.Mutex
+	endpoints map[string]*endpoint
+}
+
+// endpoint is the live state of one target.
+type endpoint struct {
+	id     string
+	target atomic.Pointer[Target]
+	stop   context.CancelFunc // ends its probe loops; nil if not probed
+
+	mu         sync.Mutex
+	generation int // bumped when the check changes: older results are dropped
+	verdict    verdict
+	reason     string
+	detail     string
+	lastProbe  time.Time
+}
+
+// New returns an Engine that probes nothing until Update.
+func New(cfg Config) *Engine {
+	if cfg.Probers < 1 {
+		cfg.Probers = 1
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.Probe == nil {
+		cfg.Probe = prober.Probe
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, endpoints: map[string]*endpoint{}}
+}
+
+// Update makes targets the whole set being probed.
+func (e *Engine) Update(targets []Target) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := make(map[string]bool, len(targets))
+	for i := range targets {
+		t := targets[i]
+		id := t.id()
+		seen[id] = true
+		if ep, ok := e.endpoints[id]; ok {
+			e.change(ep, &t)
+		} else {
+			e.add(id, &t)
+		}
+	}
+	for id, ep := range e.endpoints {
+		if !seen[id] {
+			e.halt(ep)
+			delete(e.endpoints, id)
+		}
+	}
+}
+
+// add starts probing a new target.
+func (e *Engine) add(id string, t *Target) {
+	ep := &endpoint{id: id, verdict: newVerdict(e.cfg.Probers)}
+	ep.target.Store(t)
+	e.endpoints[id] = ep
+	e.settle(ep, t)
+	e.start(ep, t)
+}
+
+// change applies new settings. A change of what is probed (or how it is
+// judged) restarts the verdict at UNKNOWN; anything else carries on.
+func (e *Engine) change(ep *endpoint, t *Target) {
+	old := ep.target.Swap(t)
+	if *old == *t {
+		return
+	}
+	e.halt(ep)
+	ep.mu.Lock()
+	ep.generation++
+	ep.verdict = newVerdict(e.cfg.Probers)
+	ep.reason, ep.detail, ep.lastProbe = "", "", time.Time{}
+	ep.mu.Unlock()
+	e.settle(ep, t)
+	e.start(ep, t)
+}
+
+// settle gives endpoints that are not probed their verdict at once.
+func (e *Engine) settle(ep *endpoint, t *Target) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	switch {
+	case t.Endpoint.Stopped:
+		// Probers connect only to running machines (SPEC 2.3).
+		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
+	case t.Check.Port == 0:
+		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
+	}
+}
+
+// start launches the probe loops of a target that is to be probed.
+func (e *Engine) start(ep *endpoint, t *Target) {
+	if t.Endpoint.Stopped || t.Check.Port == 0 {
+		return
+	}
+	ctx, stop := context.WithCancel(e.ctx)
+	ep.stop = stop
+	for p := range e.cfg.Probers {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.probeLoop(ctx, ep, p)
+		}()
+	}
+}
+
+// halt stops a target's probe loops at once.
+func (e *Engine) halt(ep *endpoint) {
+	if ep.stop != nil {
+		ep.stop()
+		ep.stop = nil
+	}
+}
+
+// current returns the settings a probe starting now uses, and their
+// generation.
+func (ep *endpoint) current() (*Target, int) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return ep.target.Load(), ep.generation
+}
+
+// record feeds one probe result into the endpoint's verdict.
+func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.Time) {
+	t := ep.target.Load()
+	ep.mu.Lock()
+	if gen != ep.generation {
+		ep.mu.Unlock()
+		return // probed with settings that have since changed
+	}
+	from := ep.verdict.state
+	to := ep.verdict.observe(p, res.Healthy, t.Check.HealthyThreshold, t.Check.UnhealthyThreshold)
+	ep.lastProbe = start
+	if to != Healthy && !res.Healthy {
+		ep.reason, ep.detail = res.Reason, res.Detail
+	} else if to == Healthy {
+		ep.reason, ep.detail = "", ""
+	}
+	st := ep.statusLocked(t)
+	ep.mu.Unlock()
+	if from != to {
+		e.transition(Transition{Status: st, From: from}, t.Check.Log)
+	}
+}
+
+func (e *Engine) transition(tr Transition, log bool) {
+	if log {
+		e.cfg.Log.Info("health transition",
+			"resource", tr.Owner, "check", tr.Check, "endpoint", net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)),
+			"group", tr.Group, "from", tr.From, "to", tr.State, "reason", tr.Reason, "detail", tr.Detail)
+	}
+	if e.cfg.OnTransition != nil {
+		e.cfg.OnTransition(tr)
+	}
+}
+
+func (ep *endpoint) statusLocked(t *Target) Status {
+	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name,
+		State: ep.verdict.state, Reason: ep.reason, Detail: ep.detail, LastProbe: ep.lastProbe}
+}
+
+// Statuses returns the health of every target of owner, ordered by group
+// and address.
+func (e *Engine) Statuses(owner string) []Status {
+	return e.statuses(func(t *Target) bool { return t.Owner == owner })
+}
+
+// All returns the health of every target.
+func (e *Engine) All() []Status { return e.statuses(func(*Target) bool { return true }) }
+
+func (e *Engine) statuses(keep func(*Target) bool) []Status {
+	e.mu.Lock()
+	eps := make([]*endpoint, 0, len(e.endpoints))
+	for _, ep := range e.endpoints {
+		if keep(ep.target.Load()) {
+			eps = append(eps, ep)
+		}
+	}
+	e.mu.Unlock()
+	out := make([]Status, 0, len(eps))
+	for _, ep := range eps {
+		ep.mu.Lock()
+		out = append(out, ep.statusLocked(ep.target.Load()))
+		ep.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b Status) int {
+		return strings.Compare(statusKey(a), statusKey(b))
+	})
+	return out
+}
+
+func statusKey(s Status) string {
+	return fmt.Sprintf("%s|%s|%s|%08d", s.Owner, s.Group, s.Endpoint.IP, s.Endpoint.Port)
+}
+
+// Close stops every probe and waits for the loops to end.
+func (e *Engine) Close() {
+	e.stop()
+	e.wg.Wait()
+}

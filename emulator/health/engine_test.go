@@ -1,0 +1,211 @@
+package health
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+)
+
+// script is a fake probe: it records when each probe started (on the fake
+// clock), optionally advances the clock to stand for the probe's duration,
+// and answers with the result the test has set.
+type script struct {
+	clock    *fakeClock
+	duration time.Duration
+
+	mu      sync.Mutex
+	healthy bool
+	starts  []time.Time
+}
+
+func (s *script) probe(ctx context.Context, _ prober.Spec, _ prober.Target) prober.Result {
+	s.mu.Lock()
+	s.starts = append(s.starts, s.clock.Now())
+	healthy := s.healthy
+	s.mu.Unlock()
+	if s.duration > 0 {
+		s.clock.advance(s.duration)
+	}
+	if healthy {
+		return prober.Result{Healthy: true}
+	}
+	return prober.Result{Reason: prober.ReasonTimeout, Detail: "scripted failure"}
+}
+
+func (s *script) set(healthy bool) {
+	s.mu.Lock()
+	s.healthy = healthy
+	s.mu.Unlock()
+}
+
+func (s *script) startTimes() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.starts...)
+}
+
+func target(interval, timeout time.Duration, healthyT, unhealthyT int) Target {
+	return Target{
+		Owner:    "projects/p/global/backendServices/web",
+		Group:    "projects/p/zones/z/networkEndpointGroups/neg",
+		Endpoint: Endpoint{IP: "127.0.0.1", Port: 8080},
+		Check: Check{Name: "projects/p/global/healthChecks/hc", Probe: prober.Spec{Protocol: "HTTP"}, Port: 8080,
+			Interval: interval, Timeout: timeout, HealthyThreshold: healthyT, UnhealthyThreshold: unhealthyT},
+	}
+}
+
+func newTestEngine(t *testing.T, s *script, probers int, transitions chan<- Transition) *Engine {
+	e := New(Config{Probers: probers, Clock: s.clock, Probe: s.probe, OnTransition: func(tr Transition) {
+		if transitions != nil {
+			transitions <- tr
+		}
+	}})
+	t.Cleanup(e.Close)
+	return e
+}
+
+// step lets the one sleeping loop run its next probe and go back to sleep.
+func step(t *testing.T, c *fakeClock, loops int) time.Time {
+	t.Helper()
+	c.waitSleepers(t, loops)
+	now := c.advanceToNext()
+	c.waitSleepers(t, loops)
+	return now
+}
+
+func TestEngine_StartToStartWhateverTheProbeLasts(t *testing.T) {
+	s := &script{clock: newFakeClock(), duration: 5 * time.Second, healthy: true}
+	e := newTestEngine(t, s, 1, nil)
+	e.Update([]Target{target(30*time.Second, 5*time.Second, 2, 2)})
+	for range 4 {
+		step(t, s.clock, 1)
+	}
+	starts := s.startTimes()
+	if len(starts) != 4 {
+		t.Fatalf("%d probes, want 4", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i].Sub(starts[i-1]); d != 30*time.Second {
+			t.Errorf("probe %d started %v after the previous one, want 30s (start to start)", i, d)
+		}
+	}
+}
+
+func TestEngine_SlotsAreSpreadAndStable(t *testing.T) {
+	interval := time.Second
+	var buckets [10]int
+	for i := range 1000 {
+		off := offset(string(rune('a'+i%26))+time.Duration(i).String(), interval)
+		if off < 0 || off >= interval {
+			t.Fatalf("offset %v outside [0, %v)", off, interval)
+		}
+		buckets[off*10/interval]++
+	}
+	for i, n := range buckets {
+		if n < 50 || n > 150 {
+			t.Errorf("tenth %d of the interval holds %d of 1000 probe series, want about 100", i, n)
+		}
+	}
+	if offset("x", interval) != offset("x", interval) {
+		t.Error("offset is not stable")
+	}
+	now := time.Unix(1000, 123)
+	slot := nextSlot(now, 300*time.Millisecond, interval)
+	if slot.Before(now) || slot.Sub(now) >= interval || slot.UnixNano()%int64(interval) != int64(300*time.Millisecond) {
+		t.Errorf("nextSlot(%v) = %v: not the first slot at offset 300ms", now, slot)
+	}
+}
+
+func TestEngine_DetectionWithinBound(t *testing.T) {
+	const interval, timeout = 10 * time.Second, 4 * time.Second
+	transitions := make(chan Transition, 10)
+	s := &script{clock: newFakeClock(), duration: timeout, healthy: true}
+	e := newTestEngine(t, s, 1, transitions)
+	e.Update([]Target{target(interval, timeout, 2, 3)})
+	step(t, s.clock, 1)
+	if tr := <-transitions; tr.State != Healthy || tr.From != Unknown {
+		t.Fatalf("first transition %s -> %s, want UNKNOWN -> HEALTHY after one success", tr.From, tr.State)
+	}
+	s.set(false)
+	firstFailure := step(t, s.clock, 1)
+	step(t, s.clock, 1)
+	select {
+	case tr := <-transitions:
+		t.Fatalf("transition to %s after 2 failures; threshold is 3", tr.State)
+	default:
+	}
+	step(t, s.clock, 1)
+	tr := <-transitions
+	// The third failing probe ends at its timeout: (3-1)*interval + timeout
+	// after the first failing probe started.
+	detected := s.clock.Now().Sub(firstFailure)
+	if tr.State != Unhealthy || tr.Reason != prober.ReasonTimeout || detected != 2*interval+timeout {
+		t.Fatalf("got %s (%s) %v after the first failure, want UNHEALTHY (TIMEOUT) after %v", tr.State, tr.Reason, detected, 2*interval+timeout)
+	}
+}
+
+func TestEngine_ProbersEachProbeEveryInterval(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 3, nil)
+	e.Update([]Target{target(time.Second, time.Second, 2, 2)})
+	s.clock.waitSleepers(t, 3)
+	for range 10 {
+		s.clock.advance(time.Second)
+		s.clock.waitSleepers(t, 3)
+	}
+	// 3 probers x 10 intervals, give or take the first partial interval.
+	if n := len(s.startTimes()); n < 28 || n > 31 {
+		t.Fatalf("%d probes in 10 intervals with 3 probers, want about 30", n)
+	}
+}
+
+func TestEngine_UpdateStopsRemovedAndSettlesStopped(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 1, nil)
+	tg := target(time.Second, time.Second, 2, 2)
+	e.Update([]Target{tg})
+	step(t, s.clock, 1)
+	e.Update(nil)
+	before := len(s.startTimes())
+	s.clock.advance(10 * time.Second)
+	if after := len(s.startTimes()); after != before || len(e.All()) != 0 {
+		t.Fatalf("removed target: %d probes after removal, %d statuses", after-before, len(e.All()))
+	}
+	tg.Endpoint.Stopped = true
+	e.Update([]Target{tg})
+	st := e.Statuses(tg.Owner)
+	if len(st) != 1 || st[0].State != Unhealthy || st[0].Reason != ReasonStopped {
+		t.Fatalf("stopped endpoint: %+v, want UNHEALTHY/STOPPED", st)
+	}
+	s.clock.advance(10 * time.Second)
+	if len(s.startTimes()) != before {
+		t.Fatal("a stopped endpoint was probed")
+	}
+}
+
+func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 1, nil)
+	tg := target(time.Second, time.Second, 2, 2)
+	e.Update([]Target{tg})
+	step(t, s.clock, 1)
+	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+		t.Fatalf("state %s, want HEALTHY", st.State)
+	}
+	e.Update([]Target{tg}) // unchanged: keeps its verdict
+	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+		t.Fatalf("after a no-op update: %s, want HEALTHY", st.State)
+	}
+	tg.Check.Probe.RequestPath = "/other"
+	e.Update([]Target{tg})
+	if st := e.Statuses(tg.Owner)[0]; st.State != Unknown || !st.LastProbe.IsZero() {
+		t.Fatalf("after a check change: %s, want UNKNOWN with no probe yet", st.State)
+	}
+	step(t, s.clock, 1)
+	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+		t.Fatalf("after the next probe: %s, want HEALTHY", st.State)
+	}
+}

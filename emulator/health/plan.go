@@ -1,0 +1,153 @@
+package health
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// Snapshot is every stored resource that decides what is probed, keyed by
+// path ("projects/p/global/healthChecks/x").
+type Snapshot struct {
+	HealthChecks    map[string]*api.HealthCheck
+	Groups          map[string]*api.NetworkEndpointGroup
+	BackendServices map[string]*api.BackendService
+}
+
+// Plan lists the targets a snapshot asks for: every endpoint of every group
+// of every backend service that has a health check, probed once per service
+// (SPEC 3.1). allowed says which addresses the emulator may probe; others are
+// reported, not probed.
+func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
+	var targets []Target
+	for _, bsPath := range sortedKeys(s.BackendServices) {
+		bs := s.BackendServices[bsPath]
+		if len(bs.HealthChecks) == 0 {
+			continue
+		}
+		hcPath := api.PathOf(bs.HealthChecks[0])
+		hc, ok := s.HealthChecks[hcPath]
+		if !ok {
+			continue
+		}
+		for _, b := range bs.Backends {
+			groupPath := api.PathOf(b.Group)
+			if g, ok := s.Groups[groupPath]; ok {
+				targets = append(targets, groupTargets(bsPath, bs, groupPath, g, hcPath, hc, allowed)...)
+			}
+		}
+	}
+	return targets
+}
+
+func groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup,
+	hcPath string, hc *api.HealthCheck, allowed func(netip.Addr) bool) []Target {
+	targets := make([]Target, 0, len(g.Endpoints))
+	for _, e := range g.Endpoints {
+		ep := Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
+		if e.Port != nil {
+			ep.Port = int(*e.Port)
+		}
+		check := CheckOf(hcPath, hc)
+		check.Port, check.Unresolved = resolvePort(hc, bs, ep)
+		if addr, err := netip.ParseAddr(e.IPAddress); err != nil || !allowed(addr) {
+			check.Port, check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks)", e.IPAddress)
+		}
+		targets = append(targets, Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
+	}
+	return targets
+}
+
+// CheckOf is what probing needs of a (stored, defaulted) health check; the
+// port is left for the caller to resolve per endpoint.
+func CheckOf(path string, hc *api.HealthCheck) Check {
+	c := Check{
+		Name:               path,
+		Interval:           seconds(hc.CheckIntervalSec),
+		Timeout:            seconds(hc.TimeoutSec),
+		HealthyThreshold:   int(deref(hc.HealthyThreshold)),
+		UnhealthyThreshold: int(deref(hc.UnhealthyThreshold)),
+		Log:                hc.LogConfig != nil && hc.LogConfig.Enable != nil && *hc.LogConfig.Enable,
+		Probe:              probeSpec(hc),
+	}
+	return c
+}
+
+// probeSpec copies the protocol block that is set into a prober.Spec.
+func probeSpec(hc *api.HealthCheck) prober.Spec {
+	spec := prober.Spec{Protocol: hc.Type}
+	if b, ok := hc.Block(); ok {
+		spec.ProxyHeader = b.Ports.ProxyHeader
+	}
+	switch {
+	case hc.TCPHealthCheck != nil:
+		spec.Request, spec.Response = hc.TCPHealthCheck.Request, hc.TCPHealthCheck.Response
+	case hc.SSLHealthCheck != nil:
+		spec.Request, spec.Response = hc.SSLHealthCheck.Request, hc.SSLHealthCheck.Response
+	case hc.HTTPHealthCheck != nil:
+		spec.Host, spec.RequestPath, spec.Response = hc.HTTPHealthCheck.Host, hc.HTTPHealthCheck.RequestPath, hc.HTTPHealthCheck.Response
+	case hc.HTTPSHealthCheck != nil:
+		spec.Host, spec.RequestPath, spec.Response = hc.HTTPSHealthCheck.Host, hc.HTTPSHealthCheck.RequestPath, hc.HTTPSHealthCheck.Response
+	case hc.HTTP2HealthCheck != nil:
+		spec.Host, spec.RequestPath, spec.Response = hc.HTTP2HealthCheck.Host, hc.HTTP2HealthCheck.RequestPath, hc.HTTP2HealthCheck.Response
+	case hc.GRPCHealthCheck != nil:
+		spec.GRPCServiceName = hc.GRPCHealthCheck.GRPCServiceName
+	case hc.GRPCTLSHealthCheck != nil:
+		spec.GRPCServiceName = hc.GRPCTLSHealthCheck.GRPCServiceName
+	}
+	return spec
+}
+
+// resolvePort picks the port to probe (SPEC 2.1): the endpoint's own port
+// for USE_SERVING_PORT, the service's named port for USE_NAMED_PORT (or a
+// port name alone), else the check's port. 0 and a reason when it cannot.
+func resolvePort(hc *api.HealthCheck, bs *api.BackendService, ep Endpoint) (int, string) {
+	b, ok := hc.Block()
+	if !ok {
+		return 0, "the health check has no protocol block"
+	}
+	spec, port := b.Ports.PortSpecification, b.Ports.Port
+	portName := ""
+	if b.PortName != nil {
+		portName = *b.PortName
+	}
+	switch {
+	case spec == api.UseServingPort:
+		if ep.Port == 0 {
+			return 0, "USE_SERVING_PORT, but the endpoint has no port of its own (GCE_VM_IP)"
+		}
+		return ep.Port, ""
+	case port != nil && spec != api.UseNamedPort:
+		return int(*port), ""
+	case portName != "":
+		for _, np := range bs.NamedPorts {
+			if np.Name == portName && np.Port != nil {
+				return int(*np.Port), ""
+			}
+		}
+		return 0, fmt.Sprintf("the backend service has no named port %q", portName)
+	}
+	return 0, "the health check sets no port"
+}
+
+func seconds(p *int64) time.Duration { return time.Duration(deref(p)) * time.Second }
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,73 @@
+package health
+
+import (
+	"context"
+	"hash/fnv"
+	"strconv"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+)
+
+// offset is the stable place of a probe series inside its interval, so that
+// thousands of endpoints do not fire at once (like Envoy's jitter) and a
+// restart keeps every endpoint on the same slots.
+func offset(id string, interval time.Duration) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return time.Duration(h.Sum64() % uint64(interval))
+}
+
+// nextSlot is the first slot at or after now: slots are the instants
+// epoch + offset + k*interval.
+func nextSlot(now time.Time, off, interval time.Duration) time.Time {
+	since := now.UnixNano() - int64(off)
+	k := since / int64(interval)
+	if since%int64(interval) != 0 && since > 0 {
+		k++
+	}
+	return time.Unix(0, k*int64(interval)+int64(off))
+}
+
+// probeLoop runs prober p of endpoint ep until ctx ends: one probe per slot,
+// start to start, whatever the probe lasts. Probes of one series never
+// overlap: the next one starts after this one returns, and the timeout
+// (<= interval) bounds how long that is.
+func (e *Engine) probeLoop(ctx context.Context, ep *endpoint, p int) {
+	id := ep.id + "#" + strconv.Itoa(p)
+	t := ep.target.Load()
+	slot := nextSlot(e.cfg.Clock.Now(), offset(id, t.Check.Interval), t.Check.Interval)
+	for e.cfg.Clock.SleepUntil(ctx, slot) {
+		start := e.cfg.Clock.Now()
+		t, gen := ep.current()
+		e.metrics.observeLag(start.Sub(slot))
+		pctx, cancel := context.WithDeadline(ctx, start.Add(t.Check.Timeout))
+		res := e.cfg.Probe(pctx, t.Check.Probe, prober.Target{IP: t.Endpoint.IP, Port: t.Check.Port})
+		cancel()
+		if ctx.Err() != nil {
+			return // stopped mid-probe: the result belongs to nobody
+		}
+		end := e.cfg.Clock.Now()
+		e.metrics.observeProbe(t, res, end.Sub(start))
+		e.record(ep, gen, p, res, start)
+		slot = e.following(slot, end, id, t.Check.Interval, ep)
+	}
+}
+
+// following is the slot after slot, skipping (and counting) the slots that
+// have already passed. It follows a change of interval.
+func (e *Engine) following(slot, now time.Time, id string, interval time.Duration, ep *endpoint) time.Time {
+	if t := ep.target.Load(); t.Check.Interval != interval {
+		return nextSlot(now, offset(id, t.Check.Interval), t.Check.Interval)
+	}
+	next := slot.Add(interval)
+	// A probe may end a little after the next slot (timeout == interval is
+	// allowed): that slot then starts late, not never. Only slots that are
+	// a whole interval gone are skipped, and counted.
+	if late := now.Sub(next); late >= interval {
+		missed := int(late / interval)
+		e.metrics.missed(missed)
+		next = next.Add(time.Duration(missed) * interval)
+	}
+	return next
+}

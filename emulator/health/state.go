@@ -1,0 +1,53 @@
+package health
+
+// Health states of an endpoint (SPEC 3.3).
+const (
+	Unknown   = "UNKNOWN"
+	Healthy   = "HEALTHY"
+	Unhealthy = "UNHEALTHY"
+)
+
+// Reasons of endpoints that are not probed.
+const (
+	// ReasonStopped: the endpoint is STOPPED, and probers connect only to
+	// running machines.
+	ReasonStopped = "STOPPED"
+	// ReasonNotProbed: no port to probe could be resolved, or the address
+	// is outside the networks the emulator may probe.
+	ReasonNotProbed = "NOT_PROBED"
+)
+
+// verdict is the per-endpoint state machine of SPEC 3.3, with the any-prober
+// rule of SPEC 3.1: each prober keeps its own consecutive counts, and one
+// prober reaching a threshold is enough to change the state.
+type verdict struct {
+	state string
+	// successes and failures count consecutive results, one pair per prober.
+	successes, failures []int
+}
+
+func newVerdict(probers int) verdict {
+	return verdict{state: Unknown, successes: make([]int, probers), failures: make([]int, probers)}
+}
+
+// observe records one probe result of prober p and returns the new state.
+// A result of the other kind resets that prober's count.
+func (v *verdict) observe(p int, healthy bool, healthyThreshold, unhealthyThreshold int) string {
+	if healthy {
+		v.successes[p]++
+		v.failures[p] = 0
+	} else {
+		v.failures[p]++
+		v.successes[p] = 0
+	}
+	switch {
+	case v.state == Unknown && healthy:
+		// A new endpoint needs one success, not healthyThreshold of them.
+		v.state = Healthy
+	case v.state != Unhealthy && v.failures[p] >= unhealthyThreshold:
+		v.state = Unhealthy
+	case v.state == Unhealthy && v.successes[p] >= healthyThreshold:
+		v.state = Healthy
+	}
+	return v.state
+}

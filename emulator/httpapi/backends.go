@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// networkEndpointGroups is the zonal and regional networkEndpointGroups
+// collection.
+func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
+	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
+		s:        s,
+		name:     "networkEndpointGroups",
+		kind:     api.KindNetworkEndpointGroup,
+		listKind: api.KindNetworkEndpointGroupList,
+		check: func(g *api.NetworkEndpointGroup, _ scope) rules.Violations {
+			return rules.NetworkEndpointGroup(g)
+		},
+		defaults: rules.ApplyNetworkEndpointGroupDefaults,
+	}
+}
+
+// backendServices is the global and regional backendServices collection.
+func (s *Server) backendServices() *collection[api.BackendService, *api.BackendService] {
+	return &collection[api.BackendService, *api.BackendService]{
+		s:        s,
+		name:     "backendServices",
+		kind:     api.KindBackendService,
+		listKind: api.KindBackendServiceList,
+		check: func(bs *api.BackendService, _ scope) rules.Violations {
+			return rules.BackendService(bs)
+		},
+		defaults: rules.ApplyBackendServiceDefaults,
+		resolve:  s.resolveBackendService,
+		refs: func(bs *api.BackendService) []string {
+			refs := append([]string(nil), bs.HealthChecks...)
+			for _, b := range bs.Backends {
+				refs = append(refs, b.Group)
+			}
+			return refs
+		},
+	}
+}
+
+// resolveBackendService checks the groups and the health check a service
+// references and stores the references as URLs.
+func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendService, sc scope) error {
+	for i := range bs.Backends {
+		field := fmt.Sprintf("backends[%d].group", i)
+		var g api.NetworkEndpointGroup
+		k, err := s.lookup(ctx, field, bs.Backends[i].Group, sc, "networkEndpointGroups", &g)
+		if err != nil {
+			return err
+		}
+		bs.Backends[i].Group = s.link(k.Path())
+	}
+	for i, ref := range bs.HealthChecks {
+		var hc api.HealthCheck
+		k, err := s.lookup(ctx, fmt.Sprintf("healthChecks[%d]", i), ref, sc, "healthChecks", &hc)
+		if err != nil {
+			return err
+		}
+		if v := rules.BackendServiceHealthCheck(bs, sc.region, &hc, regionOfScope(k.Scope)); v != nil {
+			return invalid("%s", v.Error())
+		}
+		bs.HealthChecks[i] = s.link(k.Path())
+	}
+	return nil
+}
+
+// regionOfScope is the region of a store scope ("regions/r"), or "".
+func regionOfScope(scope string) string {
+	if len(scope) > len("regions/") && scope[:len("regions/")] == "regions/" {
+		return scope[len("regions/"):]
+	}
+	return ""
+}
+
+// backendServiceHealth answers backendServices.getHealth: the health of the
+// endpoints of one group of the service (or of all its groups when the
+// body names none, an lbhealth extension).
+func (s *Server) backendServiceHealth(r *http.Request) (any, error) {
+	c := s.backendServices()
+	bs, sc, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	group, err := s.groupFilter(r, bs, sc)
+	if err != nil {
+		return nil, err
+	}
+	out := api.BackendServiceGroupHealth{Kind: api.KindBackendServiceGroupHealth, HealthStatus: []api.HealthStatus{}}
+	for _, st := range s.statuses(sc.key(c.name, bs.Name).Path()) {
+		if group == "" || st.Group == group {
+			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
+		}
+	}
+	return out, nil
+}
+
+// groupFilter reads the optional {"group": ...} body: the path of one of
+// the service's groups, or "" for all of them.
+func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) (string, error) {
+	if r.ContentLength == 0 {
+		return "", nil
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return "", err
+	}
+	var ref api.ResourceGroupReference
+	if err := decodeStrict(body, &ref); err != nil || ref.Group == "" {
+		return "", err
+	}
+	k, err := parseRef("group", ref.Group, sc, "networkEndpointGroups")
+	if err != nil {
+		return "", err
+	}
+	for _, b := range bs.Backends {
+		if api.PathOf(b.Group) == k.Path() {
+			return k.Path(), nil
+		}
+	}
+	return "", invalid("group (%q) is not a backend of %s.", ref.Group, bs.Name)
+}
+
+func (s *Server) statuses(owner string) []health.Status {
+	if s.health == nil {
+		return nil
+	}
+	return s.health.Statuses(owner)
+}
+
+func (s *Server) healthStatus(st health.Status) api.HealthStatus {
+	hs := api.HealthStatus{
+		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
+		HealthState: st.State, Reason: st.Reason, Detail: st.Detail,
+		Group: s.link(st.Group), HealthCheck: s.link(st.Check),
+	}
+	if !st.LastProbe.IsZero() {
+		hs.LastProbeTime = timestamp(st.LastProbe)
+	}
+	return hs
+}

@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// parseRef reads a reference to a resource of collection: a URL, a path
+// ("projects/p/global/healthChecks/x"), a path without the project
+// ("regions/r/healthChecks/x") or a bare name, which is then in the scope of
+// the referring resource. field names the reference in errors.
+func parseRef(field, ref string, from scope, collection string) (store.Key, error) {
+	path := api.PathOf(ref)
+	switch {
+	case path != "":
+	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
+		path = "projects/" + from.project + "/" + ref
+	case ref != "" && !strings.Contains(ref, "/"):
+		path = "projects/" + from.project + "/" + from.path() + "/" + collection + "/" + ref
+	}
+	parts := strings.Split(path, "/")
+	var k store.Key
+	switch {
+	case len(parts) == 5 && parts[2] == "global":
+		k = store.Key{Project: parts[1], Scope: "global", Collection: parts[3], Name: parts[4]}
+	case len(parts) == 6 && (parts[2] == "regions" || parts[2] == "zones"):
+		k = store.Key{Project: parts[1], Scope: parts[2] + "/" + parts[3], Collection: parts[4], Name: parts[5]}
+	default:
+		return k, invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
+	}
+	if k.Collection != collection {
+		return k, invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
+	}
+	return k, nil
+}
+
+// lookup loads the resource a reference names into v; a missing one is the
+// client's mistake (400), not a missing request target (404).
+func (s *Server) lookup(ctx context.Context, field, ref string, from scope, collection string, v any) (store.Key, error) {
+	k, err := parseRef(field, ref, from, collection)
+	if err != nil {
+		return k, err
+	}
+	o, err := s.store.Get(ctx, k)
+	if err == store.ErrNotFound {
+		return k, invalid("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())
+	}
+	if err != nil {
+		return k, err
+	}
+	return k, json.Unmarshal(o.Body, v)
+}
+
+// holder is a collection whose objects reference others.
+type holder struct {
+	collection string
+	refs       func(body []byte) []string
+}
+
+// usedBy returns the path of one resource that references k, or "".
+func (s *Server) usedBy(ctx context.Context, k store.Key) (string, error) {
+	target := k.Path()
+	for _, h := range s.holders {
+		objects, err := s.store.All(ctx, h.collection)
+		if err != nil {
+			return "", err
+		}
+		for _, o := range objects {
+			for _, ref := range h.refs(o.Body) {
+				if api.PathOf(ref) == target {
+					return o.Path(), nil
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+func inUse(k store.Key, user string) *apiError {
+	return &apiError{http.StatusBadRequest, api.ReasonResourceInUse,
+		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user)}
+}

@@ -1,0 +1,110 @@
+package api
+
+// Kinds of the probe-target collections.
+const (
+	KindNetworkEndpointGroup      = "compute#networkEndpointGroup"
+	KindNetworkEndpointGroupList  = "compute#networkEndpointGroupList"
+	KindBackendService            = "compute#backendService"
+	KindBackendServiceList        = "compute#backendServiceList"
+	KindBackendServiceGroupHealth = "compute#backendServiceGroupHealth"
+)
+
+// Network endpoint types.
+const (
+	GCEVMIPPort         = "GCE_VM_IP_PORT"
+	GCEVMIP             = "GCE_VM_IP"
+	NonGCPPrivateIPPort = "NON_GCP_PRIVATE_IP_PORT"
+)
+
+// Endpoint states (an lbhealth extension: stopped endpoints are not probed).
+const (
+	EndpointRunning = "RUNNING"
+	EndpointStopped = "STOPPED"
+)
+
+// Backend service protocols and load-balancing schemes.
+const (
+	ProtocolHTTP  = "HTTP"
+	ProtocolHTTPS = "HTTPS"
+	ProtocolHTTP2 = "HTTP2"
+	ProtocolTCP   = "TCP"
+	ProtocolSSL   = "SSL"
+	ProtocolUDP   = "UDP"
+	ProtocolGRPC  = "GRPC"
+
+	SchemeExternal        = "EXTERNAL"
+	SchemeExternalManaged = "EXTERNAL_MANAGED"
+	SchemeInternal        = "INTERNAL"
+	SchemeInternalManaged = "INTERNAL_MANAGED"
+)
+
+// NetworkEndpointGroup is a zonal or regional group of endpoints
+// (collection networkEndpointGroups).
+type NetworkEndpointGroup struct {
+	Meta
+	NetworkEndpointType string `json:"networkEndpointType,omitempty"`
+	DefaultPort         *int64 `json:"defaultPort,omitempty"`
+	// Size is the number of endpoints (output only).
+	Size int64 `json:"size"`
+	// Endpoints is an lbhealth extension: the endpoints are part of the
+	// group itself, so that Terraform declares them in one resource.
+	Endpoints []NetworkEndpoint `json:"endpoints,omitempty"`
+}
+
+// NetworkEndpoint is one endpoint of a group.
+type NetworkEndpoint struct {
+	IPAddress string `json:"ipAddress,omitempty"`
+	Port      *int64 `json:"port,omitempty"`
+	Instance  string `json:"instance,omitempty"`
+	// State is RUNNING (the default) or STOPPED.
+	State string `json:"state,omitempty"`
+}
+
+// BackendService is a global or regional backend service
+// (collection backendServices).
+type BackendService struct {
+	Meta
+	Protocol            string `json:"protocol,omitempty"`
+	LoadBalancingScheme string `json:"loadBalancingScheme,omitempty"`
+	// NamedPorts is an lbhealth extension standing in for the named ports of
+	// instance groups: what USE_NAMED_PORT checks resolve port names with.
+	NamedPorts   []NamedPort `json:"namedPorts,omitempty"`
+	Backends     []Backend   `json:"backends,omitempty"`
+	HealthChecks []string    `json:"healthChecks,omitempty"`
+}
+
+// NamedPort maps a port name to a number.
+type NamedPort struct {
+	Name string `json:"name,omitempty"`
+	Port *int64 `json:"port,omitempty"`
+}
+
+// Backend is one backend of a service: an endpoint group.
+type Backend struct {
+	Group string `json:"group,omitempty"`
+}
+
+// ResourceGroupReference is the body of backendServices.getHealth.
+type ResourceGroupReference struct {
+	Group string `json:"group,omitempty"`
+}
+
+// BackendServiceGroupHealth is the answer of backendServices.getHealth.
+type BackendServiceGroupHealth struct {
+	Kind         string         `json:"kind"`
+	HealthStatus []HealthStatus `json:"healthStatus"`
+}
+
+// HealthStatus is the health of one endpoint.
+type HealthStatus struct {
+	IPAddress   string `json:"ipAddress"`
+	Port        int64  `json:"port,omitempty"`
+	Instance    string `json:"instance,omitempty"`
+	HealthState string `json:"healthState"`
+	// The fields below are lbhealth extensions.
+	Group         string `json:"group,omitempty"`
+	HealthCheck   string `json:"healthCheck,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Detail        string `json:"detail,omitempty"`
+	LastProbeTime string `json:"lastProbeTime,omitempty"`
+}

@@ -1,0 +1,150 @@
+package rules
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// NetworkEndpointGroup checks an endpoint group as a client sent it.
+func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
+	var vs Violations
+	vs.add(Name("name", g.Name))
+	vs.add(Description("description", g.Description))
+	vs.add(oneOf("networkEndpointType", g.NetworkEndpointType, api.GCEVMIPPort, api.GCEVMIP, api.NonGCPPrivateIPPort))
+	vs.add(optionalRange("defaultPort", g.DefaultPort, MinPort, MaxPort))
+	if len(vs) > 0 {
+		return vs
+	}
+	typ := valueOrString(g.NetworkEndpointType, api.GCEVMIPPort)
+	if typ == api.GCEVMIP && g.DefaultPort != nil {
+		vs = append(vs, violation("defaultPort", "%s (%d) must not be set when %s is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed).",
+			f("defaultPort"), *g.DefaultPort, f("networkEndpointType")))
+	}
+	seen := map[string]int{}
+	for i := range g.Endpoints {
+		vs = append(vs, endpoint(fmt.Sprintf("endpoints[%d]", i), &g.Endpoints[i], typ, g.DefaultPort != nil)...)
+		k := g.Endpoints[i].IPAddress + fmt.Sprint(valueOr(g.Endpoints[i].Port, 0))
+		if j, dup := seen[k]; dup {
+			vs = append(vs, violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s): each endpoint may be listed once.",
+				f(fmt.Sprintf("endpoints[%d]", i)), f(fmt.Sprintf("endpoints[%d]", j)), g.Endpoints[i].IPAddress))
+		}
+		seen[k] = i
+	}
+	return vs
+}
+
+func endpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaultPort bool) Violations {
+	var vs Violations
+	if _, err := netip.ParseAddr(e.IPAddress); err != nil {
+		vs = append(vs, violation(field+".ipAddress", "%s (%q) must be an IPv4 or IPv6 address.", f(field+".ipAddress"), e.IPAddress))
+	}
+	vs.add(optionalRange(field+".port", e.Port, MinPort, MaxPort))
+	vs.add(oneOf(field+".state", e.State, api.EndpointRunning, api.EndpointStopped))
+	switch {
+	case typ == api.GCEVMIP && e.Port != nil:
+		vs = append(vs, violation(field+".port", "%s (%d) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed).",
+			f(field+".port"), *e.Port))
+	case typ != api.GCEVMIP && e.Port == nil && !hasDefaultPort:
+		vs = append(vs, violation(field+".port", "%s is required: set it, or set the group's %s.", f(field+".port"), f("defaultPort")))
+	}
+	return vs
+}
+
+// ApplyNetworkEndpointGroupDefaults fills the unset fields of a valid group.
+func ApplyNetworkEndpointGroupDefaults(g *api.NetworkEndpointGroup) {
+	if g.NetworkEndpointType == "" {
+		g.NetworkEndpointType = api.GCEVMIPPort
+	}
+	for i := range g.Endpoints {
+		e := &g.Endpoints[i]
+		if e.Port == nil && g.DefaultPort != nil {
+			p := *g.DefaultPort
+			e.Port = &p
+		}
+		if e.State == "" {
+			e.State = api.EndpointRunning
+		}
+	}
+	g.Size = int64(len(g.Endpoints))
+}
+
+// BackendService checks a backend service as a client sent it; the rules
+// about the objects it references are in BackendServiceHealthCheck.
+func BackendService(bs *api.BackendService) Violations {
+	var vs Violations
+	vs.add(Name("name", bs.Name))
+	vs.add(Description("description", bs.Description))
+	vs.add(oneOf("protocol", bs.Protocol, api.ProtocolHTTP, api.ProtocolHTTPS, api.ProtocolHTTP2, api.ProtocolTCP, api.ProtocolSSL, api.ProtocolUDP, api.ProtocolGRPC))
+	vs.add(oneOf("loadBalancingScheme", bs.LoadBalancingScheme, api.SchemeExternal, api.SchemeExternalManaged, api.SchemeInternal, api.SchemeInternalManaged))
+	if len(bs.HealthChecks) > 1 {
+		vs = append(vs, violation("healthChecks", "%s lists %d health checks: a backend service takes one.", f("healthChecks"), len(bs.HealthChecks)))
+	}
+	names := map[string]bool{}
+	for i, np := range bs.NamedPorts {
+		field := fmt.Sprintf("namedPorts[%d]", i)
+		vs.add(Name(field+".name", np.Name))
+		if np.Port == nil {
+			vs = append(vs, violation(field+".port", "%s is required.", f(field+".port")))
+		}
+		vs.add(optionalRange(field+".port", np.Port, MinPort, MaxPort))
+		if names[np.Name] {
+			vs = append(vs, violation(field+".name", "%s (%q) is used twice: named ports must have different names.", f(field+".name"), np.Name))
+		}
+		names[np.Name] = true
+	}
+	for i, b := range bs.Backends {
+		if b.Group == "" {
+			vs = append(vs, violation(fmt.Sprintf("backends[%d].group", i), "%s is required: the endpoint group of the backend.", f(fmt.Sprintf("backends[%d].group", i))))
+		}
+	}
+	return vs
+}
+
+// ApplyBackendServiceDefaults fills the unset fields of a valid service.
+func ApplyBackendServiceDefaults(bs *api.BackendService) {
+	if bs.Protocol == "" {
+		bs.Protocol = api.ProtocolHTTP
+	}
+	if bs.LoadBalancingScheme == "" {
+		bs.LoadBalancingScheme = api.SchemeExternal
+	}
+}
+
+// BackendServiceHealthCheck checks that a backend service (regional when
+// region is set) may use health check hc, which lives in hcRegion ("" for a
+// global check).
+func BackendServiceHealthCheck(bs *api.BackendService, region string, hc *api.HealthCheck, hcRegion string) *Violation {
+	field := "healthChecks[0]"
+	switch {
+	case region != hcRegion && region == "":
+		v := violation(field, "%s (%q) is a regional health check (region %s): a global backend service takes a global health check.", f(field), hc.Name, hcRegion)
+		return &v
+	case region != hcRegion && hcRegion == "":
+		v := violation(field, "%s (%q) is a global health check: a regional backend service takes a health check of its own region (%s).", f(field), hc.Name, region)
+		return &v
+	case region != hcRegion:
+		v := violation(field, "%s (%q) is in region %s: a regional backend service takes a health check of its own region (%s).", f(field), hc.Name, hcRegion, region)
+		return &v
+	case len(hc.SourceRegions) > 0:
+		v := violation(field, "%s (%q) has sourceRegions: a health check probed from source regions cannot be used by a backend service.", f(field), hc.Name)
+		return &v
+	case valueOrString(bs.Protocol, api.ProtocolHTTP) == api.ProtocolGRPC && !isGRPCOrTCP(hc.Type):
+		v := violation(field, "%s (%q) is a %s health check: a %s backend service (%q) takes only gRPC or TCP health checks.",
+			f(field), hc.Name, hc.Type, f("protocol"), api.ProtocolGRPC)
+		return &v
+	}
+	return nil
+}
+
+func isGRPCOrTCP(typ string) bool {
+	return typ == api.TypeGRPC || typ == api.TypeGRPCWithTLS || typ == api.TypeTCP
+}
+
+func valueOrString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
