@@ -1,0 +1,105 @@
+package prober
+
+import (
+	"crypto/tls"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// tlsHTTPServer starts a loopback HTTPS server using cfg (certificate,
+// ALPN) and reports the SNI of each handshake on sni.
+func tlsHTTPServer(t *testing.T, cfg *tls.Config, sni chan<- string, h http.HandlerFunc) Target {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // expected handshake failures
+	cfg = cfg.Clone()
+	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		if sni != nil {
+			sni <- hello.ServerName
+		}
+		return nil, nil
+	}
+	srv.TLS = cfg
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return targetOfURL(t, srv.URL)
+}
+
+func ok(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "healthy: yes") }
+
+// Certificates are never validated: expired, not-yet-valid and
+// name-mismatched certificates all pass HTTPS, LEGACY_HTTPS and HTTP2.
+func TestHTTPSBadCertificatesPass(t *testing.T) {
+	certs := map[string]certOptions{
+		"expired": {notBefore: time.Now().Add(-48 * time.Hour), notAfter: time.Now().Add(-24 * time.Hour),
+			dnsNames: []string{"backend.example"}},
+		"not yet valid": {notBefore: time.Now().Add(24 * time.Hour), notAfter: time.Now().Add(48 * time.Hour),
+			dnsNames: []string{"backend.example"}},
+		"name mismatch": {notBefore: time.Now().Add(-time.Hour), notAfter: time.Now().Add(time.Hour),
+			dnsNames: []string{"some-other-name.invalid"}},
+	}
+	for name, o := range certs {
+		tg := tlsHTTPServer(t, serverTLS(t, o, "h2", "http/1.1"), nil, ok)
+		for _, p := range []string{"HTTPS", "LEGACY_HTTPS", "HTTP2"} {
+			t.Run(name+"/"+p, func(t *testing.T) {
+				spec := Spec{Protocol: p, Host: "backend.example", Response: "healthy"}
+				wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), true, "")
+			})
+		}
+	}
+}
+
+// SNI is spec.Host when it is a hostname, and absent for IPs or no Host.
+func TestHTTPSServerName(t *testing.T) {
+	sni := make(chan string, 1)
+	tg := tlsHTTPServer(t, serverTLS(t, validCert), sni, ok)
+	for _, tc := range []struct{ host, want string }{
+		{"", ""}, {"backend.example", "backend.example"}, {"backend.example:8443", "backend.example"},
+		{"10.1.2.3", ""}, {"[2001:db8::1]:443", ""},
+	} {
+		wantResult(t, Probe(probeCtx(t, probeTimeout), Spec{Protocol: "HTTPS", Host: tc.host}, tg), true, "")
+		if got := <-sni; got != tc.want {
+			t.Fatalf("Host %q: SNI = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+}
+
+func TestHTTPSStatusAndMatch(t *testing.T) {
+	tg := tlsHTTPServer(t, serverTLS(t, validCert), nil, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "/", http.StatusMovedPermanently)
+			return
+		}
+		ok(w, r)
+	})
+	for _, tc := range []struct {
+		protocol, path, response, reason string
+	}{
+		{"HTTPS", "/", "healthy", ""},
+		{"HTTPS", "/", "sick", ReasonResponseMismatch},
+		{"HTTPS", "/moved", "", ReasonBadStatus},
+		{"LEGACY_HTTPS", "/", "sick", ""},
+		{"LEGACY_HTTPS", "/moved", "", ReasonBadStatus},
+	} {
+		spec := Spec{Protocol: tc.protocol, RequestPath: tc.path, Response: tc.response}
+		wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), tc.reason == "", tc.reason)
+	}
+}
+
+// HTTPS against a plain HTTP server fails the handshake.
+func TestHTTPSAgainstPlainHTTP(t *testing.T) {
+	tg := httpServer(t, ok)
+	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "HTTPS"}, tg)
+	wantResult(t, res, false, ReasonTLSError)
+}
+
+func TestHTTPSTimeout(t *testing.T) {
+	tg := serveTCP(t, serverTLS(t, validCert), func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+	res := timedProbe(t, Spec{Protocol: "HTTPS"}, tg, 150*time.Millisecond)
+	wantResult(t, res, false, ReasonTimeout)
+}
