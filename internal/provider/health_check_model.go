@@ -1,0 +1,333 @@
+package provider
+
+import (
+	"path"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+)
+
+// healthCheckCollection is the API collection of health checks.
+const healthCheckCollection = "healthChecks"
+
+// healthCheckModel is the Terraform data of lbhealth_health_check, shared by
+// the resource and the data source (same attribute names).
+type healthCheckModel struct {
+	ID                 types.String `tfsdk:"id"`
+	Name               types.String `tfsdk:"name"`
+	Description        types.String `tfsdk:"description"`
+	Project            types.String `tfsdk:"project"`
+	Region             types.String `tfsdk:"region"`
+	SelfLink           types.String `tfsdk:"self_link"`
+	CreationTimestamp  types.String `tfsdk:"creation_timestamp"`
+	HealthCheckID      types.String `tfsdk:"health_check_id"`
+	Type               types.String `tfsdk:"type"`
+	CheckIntervalSec   types.Int64  `tfsdk:"check_interval_sec"`
+	TimeoutSec         types.Int64  `tfsdk:"timeout_sec"`
+	HealthyThreshold   types.Int64  `tfsdk:"healthy_threshold"`
+	UnhealthyThreshold types.Int64  `tfsdk:"unhealthy_threshold"`
+	TCPHealthCheck     types.Object `tfsdk:"tcp_health_check"`
+	SSLHealthCheck     types.Object `tfsdk:"ssl_health_check"`
+	HTTPHealthCheck    types.Object `tfsdk:"http_health_check"`
+	HTTPSHealthCheck   types.Object `tfsdk:"https_health_check"`
+	HTTP2HealthCheck   types.Object `tfsdk:"http2_health_check"`
+	GRPCHealthCheck    types.Object `tfsdk:"grpc_health_check"`
+	GRPCTLSHealthCheck types.Object `tfsdk:"grpc_tls_health_check"`
+	LogConfig          types.Object `tfsdk:"log_config"`
+	SourceRegions      types.List   `tfsdk:"source_regions"`
+}
+
+// blocks returns the protocol block values in protocolBlocks order.
+func (m *healthCheckModel) blocks() []*types.Object {
+	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck,
+		&m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck}
+}
+
+// scope is where the health check lives. Project must already be resolved
+// (ModifyPlan or ImportState fill the provider's default).
+func (m *healthCheckModel) scope() client.Scope {
+	return client.Scope{Project: m.Project.ValueString(), Region: m.Region.ValueString()}
+}
+
+// protocolBlock describes one protocol block: its Terraform and API names,
+// its type and which attributes it has.
+type protocolBlock struct {
+	name  string // Terraform block name
+	field string // API field
+	typ   string // API type
+	attrs []string
+}
+
+var (
+	tcpAttrs     = []string{"port", "port_name", "port_specification", "proxy_header", "request", "response"}
+	httpAttrs    = []string{"port", "port_name", "port_specification", "proxy_header", "host", "request_path", "response"}
+	grpcAttrs    = []string{"port", "port_name", "port_specification", "proxy_header", "grpc_service_name"}
+	grpcTLSAttrs = []string{"port", "port_specification", "proxy_header", "grpc_service_name"} // no named port in the API
+)
+
+// protocolBlocks lists the protocol blocks in API order (the order of
+// healthCheckModel.blocks).
+var protocolBlocks = []protocolBlock{
+	{"tcp_health_check", "tcpHealthCheck", api.TypeTCP, tcpAttrs},
+	{"ssl_health_check", "sslHealthCheck", api.TypeSSL, tcpAttrs},
+	{"http_health_check", "httpHealthCheck", api.TypeHTTP, httpAttrs},
+	{"https_health_check", "httpsHealthCheck", api.TypeHTTPS, httpAttrs},
+	{"http2_health_check", "http2HealthCheck", api.TypeHTTP2, httpAttrs},
+	{"grpc_health_check", "grpcHealthCheck", api.TypeGRPC, grpcAttrs},
+	{"grpc_tls_health_check", "grpcTlsHealthCheck", api.TypeGRPCWithTLS, grpcTLSAttrs},
+}
+
+// attrTypes is the object type of the block.
+func (b protocolBlock) attrTypes() map[string]attr.Type {
+	ts := make(map[string]attr.Type, len(b.attrs))
+	for _, a := range b.attrs {
+		ts[a] = types.StringType
+		if a == "port" {
+			ts[a] = types.Int64Type
+		}
+	}
+	return ts
+}
+
+var logConfigAttrTypes = map[string]attr.Type{"enable": types.BoolType}
+
+// blockValues holds the union of the fields of every protocol block, so that
+// one expand and one flatten serve all seven blocks.
+type blockValues struct {
+	Port                                                  *int64
+	PortName, PortSpecification, ProxyHeader              string
+	Host, RequestPath, Request, Response, GRPCServiceName string
+}
+
+// stringField maps a Terraform attribute of a block to its API name and its
+// place in blockValues; "port", the only number, is handled apart.
+var stringFields = map[string]struct {
+	api string
+	get func(*blockValues) *string
+}{
+	"port_name":          {"portName", func(v *blockValues) *string { return &v.PortName }},
+	"port_specification": {"portSpecification", func(v *blockValues) *string { return &v.PortSpecification }},
+	"proxy_header":       {"proxyHeader", func(v *blockValues) *string { return &v.ProxyHeader }},
+	"host":               {"host", func(v *blockValues) *string { return &v.Host }},
+	"request_path":       {"requestPath", func(v *blockValues) *string { return &v.RequestPath }},
+	"request":            {"request", func(v *blockValues) *string { return &v.Request }},
+	"response":           {"response", func(v *blockValues) *string { return &v.Response }},
+	"grpc_service_name":  {"grpcServiceName", func(v *blockValues) *string { return &v.GRPCServiceName }},
+}
+
+// setBlock sets the API block of type typ from v.
+func setBlock(hc *api.HealthCheck, typ string, v blockValues) {
+	ports := api.PortFields{PortSpec: api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification,
+		ProxyHeader: v.ProxyHeader}, PortName: v.PortName}
+	tcp := func() *api.TCPHealthCheck {
+		return &api.TCPHealthCheck{PortFields: ports, Request: v.Request, Response: v.Response}
+	}
+	http := func() *api.HTTPHealthCheck {
+		return &api.HTTPHealthCheck{PortFields: ports, Host: v.Host, RequestPath: v.RequestPath, Response: v.Response}
+	}
+	switch typ {
+	case api.TypeTCP:
+		hc.TCPHealthCheck = tcp()
+	case api.TypeSSL:
+		hc.SSLHealthCheck = tcp()
+	case api.TypeHTTP:
+		hc.HTTPHealthCheck = http()
+	case api.TypeHTTPS:
+		hc.HTTPSHealthCheck = http()
+	case api.TypeHTTP2:
+		hc.HTTP2HealthCheck = http()
+	case api.TypeGRPC:
+		hc.GRPCHealthCheck = &api.GRPCHealthCheck{PortFields: ports, GRPCServiceName: v.GRPCServiceName}
+	case api.TypeGRPCWithTLS:
+		hc.GRPCTLSHealthCheck = &api.GRPCTLSHealthCheck{PortSpec: ports.PortSpec, GRPCServiceName: v.GRPCServiceName}
+	}
+}
+
+// getBlock returns the API block of type typ, false when it is not set.
+func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
+	fromPorts := func(p api.PortFields) blockValues {
+		return blockValues{Port: p.Port, PortName: p.PortName, PortSpecification: p.PortSpecification, ProxyHeader: p.ProxyHeader}
+	}
+	tcp := func(b *api.TCPHealthCheck) (blockValues, bool) {
+		if b == nil {
+			return blockValues{}, false
+		}
+		v := fromPorts(b.PortFields)
+		v.Request, v.Response = b.Request, b.Response
+		return v, true
+	}
+	http := func(b *api.HTTPHealthCheck) (blockValues, bool) {
+		if b == nil {
+			return blockValues{}, false
+		}
+		v := fromPorts(b.PortFields)
+		v.Host, v.RequestPath, v.Response = b.Host, b.RequestPath, b.Response
+		return v, true
+	}
+	switch typ {
+	case api.TypeTCP:
+		return tcp(hc.TCPHealthCheck)
+	case api.TypeSSL:
+		return tcp(hc.SSLHealthCheck)
+	case api.TypeHTTP:
+		return http(hc.HTTPHealthCheck)
+	case api.TypeHTTPS:
+		return http(hc.HTTPSHealthCheck)
+	case api.TypeHTTP2:
+		return http(hc.HTTP2HealthCheck)
+	case api.TypeGRPC:
+		if b := hc.GRPCHealthCheck; b != nil {
+			v := fromPorts(b.PortFields)
+			v.GRPCServiceName = b.GRPCServiceName
+			return v, true
+		}
+	case api.TypeGRPCWithTLS:
+		if b := hc.GRPCTLSHealthCheck; b != nil {
+			v := fromPorts(api.PortFields{PortSpec: b.PortSpec})
+			v.GRPCServiceName = b.GRPCServiceName
+			return v, true
+		}
+	}
+	return blockValues{}, false
+}
+
+// expandHealthCheck converts a plan or a configuration into the API object.
+// It also returns the API paths of the values that are unknown (they are
+// left unset).
+func expandHealthCheck(m healthCheckModel) (*api.HealthCheck, []string) {
+	e := &expander{}
+	hc := &api.HealthCheck{
+		Meta:               api.Meta{Name: e.str("name", m.Name), Description: e.str("description", m.Description)},
+		CheckIntervalSec:   e.int64("checkIntervalSec", m.CheckIntervalSec),
+		TimeoutSec:         e.int64("timeoutSec", m.TimeoutSec),
+		HealthyThreshold:   e.int64("healthyThreshold", m.HealthyThreshold),
+		UnhealthyThreshold: e.int64("unhealthyThreshold", m.UnhealthyThreshold),
+		SourceRegions:      e.strings("sourceRegions", m.SourceRegions),
+	}
+	for i, obj := range m.blocks() {
+		b := protocolBlocks[i]
+		if attrs := e.object(b.field, *obj); attrs != nil {
+			setBlock(hc, b.typ, expandBlock(e, b, attrs))
+		}
+	}
+	if attrs := e.object("logConfig", m.LogConfig); attrs != nil {
+		enable, _ := attrs["enable"].(types.Bool)
+		hc.LogConfig = &api.LogConfig{Enable: e.bool("logConfig.enable", enable)}
+	}
+	return hc, e.unknown
+}
+
+func expandBlock(e *expander, b protocolBlock, attrs map[string]attr.Value) blockValues {
+	var v blockValues
+	for _, name := range b.attrs {
+		if name == "port" {
+			port, _ := attrs[name].(types.Int64)
+			v.Port = e.int64(b.field+".port", port)
+			continue
+		}
+		f := stringFields[name]
+		s, _ := attrs[name].(types.String)
+		*f.get(&v) = e.str(b.field+"."+f.api, s)
+	}
+	return v
+}
+
+// flattenHealthCheck converts the API object into Terraform data. prior is
+// the plan (Create, Update) or the state (Read): it decides how values the
+// API omits are shown, so that an omitted block or an empty string never
+// makes a diff.
+func flattenHealthCheck(hc *api.HealthCheck, scope client.Scope, prior healthCheckModel) (healthCheckModel, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	region := scope.Region
+	if hc.Region != "" {
+		region = path.Base(hc.Region) // the API gives the region's URL
+	}
+	m := healthCheckModel{
+		ID:                 types.StringValue(scopedID(scope.Project, region, healthCheckCollection, hc.Name)),
+		Name:               types.StringValue(hc.Name),
+		Description:        flattenString(hc.Description, prior.Description),
+		Project:            types.StringValue(scope.Project),
+		Region:             flattenString(region, types.StringNull()),
+		SelfLink:           types.StringValue(hc.SelfLink),
+		CreationTimestamp:  types.StringValue(hc.CreationTimestamp),
+		HealthCheckID:      types.StringValue(strconv.FormatUint(hc.ID, 10)),
+		Type:               types.StringValue(hc.Type),
+		CheckIntervalSec:   types.Int64PointerValue(hc.CheckIntervalSec),
+		TimeoutSec:         types.Int64PointerValue(hc.TimeoutSec),
+		HealthyThreshold:   types.Int64PointerValue(hc.HealthyThreshold),
+		UnhealthyThreshold: types.Int64PointerValue(hc.UnhealthyThreshold),
+	}
+	priorBlocks := prior.blocks()
+	for i, obj := range m.blocks() {
+		var d diag.Diagnostics
+		*obj, d = flattenBlock(hc, protocolBlocks[i], *priorBlocks[i])
+		diags.Append(d...)
+	}
+	var d diag.Diagnostics
+	m.LogConfig, d = flattenLogConfig(hc.LogConfig, prior.LogConfig.IsNull())
+	diags.Append(d...)
+	var err error
+	if m.SourceRegions, err = flattenStrings(hc.SourceRegions, prior.SourceRegions); err != nil {
+		diags.AddError("Cannot map source_regions", err.Error())
+	}
+	return m, diags
+}
+
+// flattenBlock returns the block of b's type: null when the API has none.
+func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object) (types.Object, diag.Diagnostics) {
+	v, ok := getBlock(hc, b.typ)
+	if !ok {
+		return types.ObjectNull(b.attrTypes()), nil
+	}
+	priorAttrs := map[string]attr.Value{}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		priorAttrs = prior.Attributes()
+	}
+	attrs := make(map[string]attr.Value, len(b.attrs))
+	for _, name := range b.attrs {
+		if name == "port" {
+			attrs[name] = types.Int64PointerValue(v.Port)
+			continue
+		}
+		p, ok := priorAttrs[name].(types.String)
+		if !ok {
+			p = types.StringNull()
+		}
+		attrs[name] = flattenString(*stringFields[name].get(&v), p)
+	}
+	return types.ObjectValue(b.attrTypes(), attrs)
+}
+
+// flattenLogConfig maps logConfig. With omitDefault (the configuration has
+// no log_config block) the server's default, enable = false, stays null so
+// that an omitted block never makes a diff; anything else is shown, so that
+// logging turned on out of band is seen and undone.
+func flattenLogConfig(lc *api.LogConfig, omitDefault bool) (types.Object, diag.Diagnostics) {
+	enabled := lc != nil && lc.Enable != nil && *lc.Enable
+	if omitDefault && !enabled {
+		return types.ObjectNull(logConfigAttrTypes), nil
+	}
+	return types.ObjectValue(logConfigAttrTypes, map[string]attr.Value{"enable": types.BoolValue(enabled)})
+}
+
+// planType is the type a plan will get: that of the protocol block that is
+// set, unknown while a block is unknown (built with dynamic) or none is set.
+func planType(m healthCheckModel) types.String {
+	found := types.StringUnknown()
+	for i, obj := range m.blocks() {
+		switch {
+		case obj.IsUnknown():
+			return types.StringUnknown()
+		case !obj.IsNull() && found.IsUnknown():
+			found = types.StringValue(protocolBlocks[i].typ)
+		case !obj.IsNull():
+			return types.StringUnknown() // two blocks: validation reports it
+		}
+	}
+	return found
+}

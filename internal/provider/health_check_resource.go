@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+var (
+	_ resource.Resource                   = (*healthCheckResource)(nil)
+	_ resource.ResourceWithConfigure      = (*healthCheckResource)(nil)
+	_ resource.ResourceWithImportState    = (*healthCheckResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*healthCheckResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*healthCheckResource)(nil)
+)
+
+const healthCheckNoun = "health check"
+
+type healthCheckResource struct {
+	data *providerData
+}
+
+func newHealthCheckResource() resource.Resource { return &healthCheckResource{} }
+
+func (r *healthCheckResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_health_check"
+}
+
+func (r *healthCheckResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *healthCheckResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan healthCheckModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	hc, _ := expandHealthCheck(plan)
+	got, err := r.data.client.InsertHealthCheck(ctx, plan.scope(), hc)
+	if err != nil {
+		addClientError(&resp.Diagnostics, "creating", healthCheckNoun, err)
+		return
+	}
+	state, diags := flattenHealthCheck(got, plan.scope(), plan)
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *healthCheckResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var prior healthCheckModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	got, err := r.data.client.GetHealthCheck(ctx, prior.scope(), prior.Name.ValueString())
+	if errors.Is(err, client.ErrNotFound) {
+		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
+		return
+	}
+	if err != nil {
+		addClientError(&resp.Diagnostics, "reading", healthCheckNoun, err)
+		return
+	}
+	state, diags := flattenHealthCheck(got, prior.scope(), prior)
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *healthCheckResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan healthCheckModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	hc, _ := expandHealthCheck(plan)
+	got, err := r.data.client.UpdateHealthCheck(ctx, plan.scope(), hc)
+	if err != nil {
+		addClientError(&resp.Diagnostics, "updating", healthCheckNoun, err)
+		return
+	}
+	state, diags := flattenHealthCheck(got, plan.scope(), plan)
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *healthCheckResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state healthCheckModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	err := r.data.client.DeleteHealthCheck(ctx, state.scope(), state.Name.ValueString())
+	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
+		addClientError(&resp.Diagnostics, "deleting", healthCheckNoun, err)
+	}
+}
+
+func (r *healthCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	lookup := func(ctx context.Context, scope client.Scope, name string) error {
+		_, err := r.data.client.GetHealthCheck(ctx, scope, name)
+		return err
+	}
+	importScoped(ctx, r.data, healthCheckCollection, healthCheckNoun, lookup, req, resp)
+}
+
+// ModifyPlan fills what the plan can know before apply: the provider's
+// project when none is set (replacing the check when it changes), the id,
+// and type from the protocol block, so that a protocol switch shows as a
+// change of type.
+func (r *healthCheckResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return // destroy, or a provider not configured yet (its settings unknown)
+	}
+	var plan, config healthCheckModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if config.Project.IsNull() {
+		plan.Project = types.StringValue(r.data.project)
+	}
+	if !req.State.Raw.IsNull() {
+		var state healthCheckModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !plan.Project.IsUnknown() && !plan.Project.Equal(state.Project) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
+		}
+	}
+	plan.Type = planType(plan)
+	if !plan.Project.IsUnknown() && !plan.Region.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), plan.Region.ValueString(),
+			healthCheckCollection, plan.Name.ValueString()))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+func (r *healthCheckResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	d := healthCheckDescriptions
+	blocks := map[string]schema.Block{
+		"log_config": schema.SingleNestedBlock{
+			MarkdownDescription: d["log_config"],
+			Attributes: map[string]schema.Attribute{
+				"enable": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+					MarkdownDescription: d["log_config.enable"]},
+			},
+		},
+	}
+	for _, b := range protocolBlocks {
+		blocks[b.name] = blockSchema(b)
+	}
+	timing := func(name string, def int64) schema.Int64Attribute {
+		return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def),
+			MarkdownDescription: d[name]}
+	}
+	computed := func(name string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A load-balancer health check, global or regional (SPEC 2.1): how the emulator probes " +
+			"endpoints and when it calls them healthy. Set exactly one protocol block. Updates replace the whole " +
+			"object in place, protocol switches included; changing `name`, `project` or `region` replaces the check. " +
+			"A check used by a backend service cannot be deleted: where a replacement is planned, " +
+			"`lifecycle { create_before_destroy = true }` lets Terraform move the reference first.",
+		Attributes: map[string]schema.Attribute{
+			"id": computed("id"),
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
+			// ModifyPlan fills the provider's project and asks for replacement
+			// when it changes; this modifier covers a configured project.
+			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+			"region": schema.StringAttribute{Optional: true, MarkdownDescription: d["region"],
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"self_link":          computed("self_link"),
+			"creation_timestamp": computed("creation_timestamp"),
+			"health_check_id":    computed("health_check_id"),
+			// No UseStateForUnknown: ModifyPlan derives type from the block.
+			"type":                schema.StringAttribute{Computed: true, MarkdownDescription: d["type"]},
+			"check_interval_sec":  timing("check_interval_sec", rules.DefaultCheckIntervalSec),
+			"timeout_sec":         timing("timeout_sec", rules.DefaultTimeoutSec),
+			"healthy_threshold":   timing("healthy_threshold", rules.DefaultHealthyThreshold),
+			"unhealthy_threshold": timing("unhealthy_threshold", rules.DefaultUnhealthyThreshold),
+			"source_regions": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: d["source_regions"]},
+		},
+		Blocks: blocks,
+	}
+}

@@ -1,0 +1,159 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// The descriptions of lbhealth_health_check, shared by the resource and the
+// data source. The ranges they state are enforced in package rules (see
+// health_check_validate.go), not by schema validators: one place per rule.
+var healthCheckDescriptions = map[string]string{
+	"id": "`projects/{project}/global/healthChecks/{name}`, or `projects/{project}/regions/{region}/healthChecks/{name}` " +
+		"for a regional check.",
+	"name": "Name of the health check, unique per project and scope: 1-63 characters, a lowercase letter first, then " +
+		"lowercase letters, digits and hyphens, not ending with a hyphen (RFC 1035). Changing it replaces the check.",
+	"description": fmt.Sprintf("Free-form description, at most %d characters.", rules.MaxDescriptionLength),
+	"project":     "Project of the health check. Defaults to the provider's `project`. Changing it replaces the check.",
+	"region": "Region of a regional health check. Unset (the default), the check is global. Changing it replaces " +
+		"the check.",
+	"self_link":          "URL of the health check in the emulator's API.",
+	"creation_timestamp": "When the health check was created (RFC 3339).",
+	"health_check_id":    "Numeric id the server assigned to the health check, as a string.",
+	"type": "Protocol of the check, named after the protocol block that is set: `" +
+		strings.Join(api.ProtocolTypes(), "`, `") + "`. Known at plan time.",
+	"check_interval_sec": fmt.Sprintf("Seconds from the start of one probe to the start of the next probe by the same "+
+		"prober, %d-%d. Default %d. At least %d when `source_regions` is set.",
+		rules.MinSeconds, rules.MaxSeconds, rules.DefaultCheckIntervalSec, rules.SourceRegionsMinIntervalSec),
+	"timeout_sec": fmt.Sprintf("Seconds a probe may take before it counts as failed, %d-%d, and at most "+
+		"`check_interval_sec` (equal is fine): a timeout never lengthens the interval. Default %d.",
+		rules.MinSeconds, rules.MaxSeconds, rules.DefaultTimeoutSec),
+	"healthy_threshold": fmt.Sprintf("Consecutive successful probes that make an unhealthy endpoint healthy, %d-%d. "+
+		"Default %d.", rules.MinThreshold, rules.MaxThreshold, rules.DefaultHealthyThreshold),
+	"unhealthy_threshold": fmt.Sprintf("Consecutive failed probes that make an endpoint unhealthy, %d-%d. Default %d.",
+		rules.MinThreshold, rules.MaxThreshold, rules.DefaultUnhealthyThreshold),
+	"log_config": "Logging of health state transitions. Omitting the block is the same as `enable = false` and " +
+		"never shows as a diff.",
+	"log_config.enable": "When true, the emulator logs every health state transition of this check's endpoints. " +
+		"Default `false`.",
+	"source_regions": fmt.Sprintf("Global checks only: exactly %d different regions to probe from. With it, "+
+		"`check_interval_sec` must be at least %d, the protocol block must be TCP, HTTP or HTTPS, a TCP check cannot "+
+		"set `request`, `proxy_header` must be `NONE`, and no backend service can use the check.",
+		rules.SourceRegionsCount, rules.SourceRegionsMinIntervalSec),
+}
+
+// blockDescription describes one protocol block.
+func blockDescription(b protocolBlock) string {
+	what := map[string]string{
+		api.TypeTCP:         "TCP health check: a TCP connection opened before the timeout (then `request` and `response`, when set).",
+		api.TypeSSL:         "SSL health check: a TCP connection and a completed TLS handshake before the timeout (certificates are not validated).",
+		api.TypeHTTP:        "HTTP health check: status 200 before the timeout; every other status, redirects included, fails.",
+		api.TypeHTTPS:       "HTTPS health check: status 200 over TLS before the timeout (certificates are not validated).",
+		api.TypeHTTP2:       "HTTP/2 health check: status 200 over TLS with ALPN h2 before the timeout (certificates are not validated).",
+		api.TypeGRPC:        "gRPC health check: a `grpc.health.v1.Health/Check` call answered `SERVING`.",
+		api.TypeGRPCWithTLS: "gRPC over TLS health check: a `grpc.health.v1.Health/Check` call over TLS answered `SERVING` (certificates are not validated).",
+	}[b.typ]
+	return what + " Exactly one protocol block must be set; switching from one to another updates the check in place. " +
+		"An empty block (`" + b.name + " {}`) is accepted and means all defaults."
+}
+
+// blockAttrDescription describes one attribute of a protocol block.
+func blockAttrDescription(b protocolBlock, name string) string {
+	ascii := fmt.Sprintf(" Printable ASCII (0x20-0x7E), at most %d characters.", rules.MaxASCIILength)
+	switch name {
+	case "port":
+		return portDescription(b)
+	case "port_name":
+		return "Named port of the backend service to probe. Refused with `USE_FIXED_PORT` and `USE_SERVING_PORT`, " +
+			"required with `USE_NAMED_PORT`; with no `port_specification`, `port` wins when both are set."
+	case "port_specification":
+		return portSpecificationDescription(b)
+	case "proxy_header":
+		return "`NONE` (default) or `PROXY_V1`: with `PROXY_V1` the prober sends `PROXY UNKNOWN\\r\\n` first."
+	case "host":
+		return "Host header of the probe request. Default: the address probed."
+	case "request_path":
+		return "Path requested; it must start with `/` and follow RFC 3986 (a query string is allowed). Default `/`."
+	case "request":
+		return "Bytes sent once connected (after the TLS handshake for SSL). Unset: nothing is sent." + ascii
+	case "response":
+		if b.typ == api.TypeTCP || b.typ == api.TypeSSL {
+			return "Bytes expected back: the probe fails when what the endpoint sends does not match." + ascii
+		}
+		return "String the first 1024 bytes of the response body must contain." + ascii
+	case "grpc_service_name":
+		return "Service asked about in the health-check call; empty asks about the server as a whole." + ascii
+	}
+	return ""
+}
+
+func portDescription(b protocolBlock) string {
+	s := fmt.Sprintf("Port probed, %d-%d. ", rules.MinPort, rules.MaxPort)
+	if def := rules.DefaultPort(b.typ); def != 0 {
+		return s + fmt.Sprintf("When neither `port` nor `port_name` is set (and `port_specification` is unset or "+
+			"`USE_FIXED_PORT`), the server uses %d and this attribute shows it. Remove `port` to switch to `port_name`.", def)
+	}
+	if b.typ == api.TypeGRPCWithTLS {
+		return s + "gRPC checks have no default port: set `port`, or `port_specification = \"USE_SERVING_PORT\"`."
+	}
+	return s + "gRPC checks have no default port: set `port`, `port_name`, or `port_specification = \"USE_SERVING_PORT\"`."
+}
+
+func portSpecificationDescription(b protocolBlock) string {
+	if b.typ == api.TypeGRPCWithTLS {
+		return "How the port is chosen: `USE_FIXED_PORT` (probe `port`) or `USE_SERVING_PORT` (probe each endpoint on " +
+			"its own port; `port` is refused). gRPC over TLS has no named port."
+	}
+	return "How the port is chosen: `USE_FIXED_PORT` (probe `port`; `port_name` is refused), `USE_NAMED_PORT` (probe " +
+		"the backend service's named port `port_name`, which is required; `port` is refused) or `USE_SERVING_PORT` " +
+		"(probe each endpoint on its own port; `port` and `port_name` are refused). Unset: `port` wins over " +
+		"`port_name`, and with neither the protocol's default port."
+}
+
+// blockSchema is the resource schema of one protocol block. No validators:
+// package rules checks every field in ValidateConfig.
+func blockSchema(b protocolBlock) schema.SingleNestedBlock {
+	attrs := make(map[string]schema.Attribute, len(b.attrs))
+	for _, name := range b.attrs {
+		desc := blockAttrDescription(b, name)
+		switch name {
+		case "port":
+			// Optional+Computed with no UseStateForUnknown: when port is
+			// removed from the configuration the plan says unknown, the API
+			// gets no port, and port_name or the default takes over.
+			attrs[name] = schema.Int64Attribute{Optional: true, Computed: true, MarkdownDescription: desc}
+		case "proxy_header":
+			attrs[name] = schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: desc,
+				Default: stringdefault.StaticString(api.ProxyHeaderNone)}
+		case "request_path":
+			attrs[name] = schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: desc,
+				Default: stringdefault.StaticString(rules.DefaultRequestPath)}
+		default:
+			attrs[name] = schema.StringAttribute{Optional: true, MarkdownDescription: desc}
+		}
+	}
+	return schema.SingleNestedBlock{MarkdownDescription: blockDescription(b), Attributes: attrs}
+}
+
+// blockDataSourceSchema is the data source schema of one protocol block: an
+// attribute, because data source blocks cannot be computed.
+func blockDataSourceSchema(b protocolBlock) dsschema.SingleNestedAttribute {
+	attrs := make(map[string]dsschema.Attribute, len(b.attrs))
+	for _, name := range b.attrs {
+		desc := blockAttrDescription(b, name)
+		if name == "port" {
+			attrs[name] = dsschema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+		} else {
+			attrs[name] = dsschema.StringAttribute{Computed: true, MarkdownDescription: desc}
+		}
+	}
+	return dsschema.SingleNestedAttribute{Computed: true, MarkdownDescription: blockDescription(b) +
+		" Null unless it is the check's protocol.", Attributes: attrs}
+}

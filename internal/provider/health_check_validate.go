@@ -1,0 +1,81 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// ValidateConfig runs the rules of SPEC 2.1 at plan time. They live in
+// package rules, the one place the emulator also uses, so they are not
+// repeated as schema validators: the provider and the emulator say the same
+// thing in the same words, with Terraform attribute names here.
+func (r *healthCheckResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config healthCheckModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for _, v := range healthCheckConfigViolations(config) {
+		addViolation(&resp.Diagnostics, &v, "Invalid health check")
+	}
+}
+
+// healthCheckConfigViolations checks a raw configuration (no defaults
+// applied, as the rules expect) and keeps only the violations that do not
+// depend on a value unknown at plan time.
+func healthCheckConfigViolations(config healthCheckModel) rules.Violations {
+	hc, unknown := expandHealthCheck(config)
+	// An unknown region is taken as global: the one rule that needs to know
+	// (source_regions on a regional check) names region and is dropped.
+	regional := !config.Region.IsNull() && !config.Region.IsUnknown()
+	if config.Region.IsUnknown() {
+		unknown = append(unknown, "region")
+	}
+	vs := rules.HealthCheck(hc, regional)
+	if regional {
+		if v := rules.Region("region", config.Region.ValueString()); v != nil {
+			vs = append(vs, *v)
+		}
+	}
+	if !config.Project.IsNull() && !config.Project.IsUnknown() {
+		if v := rules.Project("project", config.Project.ValueString()); v != nil {
+			vs = append(vs, *v)
+		}
+	}
+	return knownViolations(vs, unknown)
+}
+
+// knownViolations drops every violation that reads a field whose value is
+// unknown: it may well hold once the value is known, and the emulator checks
+// again then.
+func knownViolations(vs rules.Violations, unknown []string) rules.Violations {
+	var known rules.Violations
+	for _, v := range vs {
+		if !readsUnknown(v, unknown) {
+			known = append(known, v)
+		}
+	}
+	return known
+}
+
+func readsUnknown(v rules.Violation, unknown []string) bool {
+	for _, field := range append(v.Fields(), v.Field) {
+		for _, u := range unknown {
+			if covers(u, field) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// covers tells whether the unknown API path u covers field: the field
+// itself, or anything inside it ("httpHealthCheck" covers
+// "httpHealthCheck.port", "sourceRegions" covers "sourceRegions[1]").
+func covers(u, field string) bool {
+	return field == u || strings.HasPrefix(field, u+".") || strings.HasPrefix(field, u+"[")
+}

@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// resourceID says where one resource of a scoped collection lives.
+type resourceID struct {
+	Project string // empty: the provider's project
+	Region  string // empty: global (or, when Bare, not said)
+	Name    string
+	// Bare is true when the id named no scope ("{project}/{name}" or
+	// "{name}"): the resource may be global or in the provider's region.
+	Bare bool
+}
+
+// scopedID is the Terraform id of a resource of collection:
+// projects/{p}/global/{collection}/{name} or
+// projects/{p}/regions/{r}/{collection}/{name}.
+func scopedID(project, region, collection, name string) string {
+	if region == "" {
+		return fmt.Sprintf("projects/%s/global/%s/%s", project, collection, name)
+	}
+	return fmt.Sprintf("projects/%s/regions/%s/%s/%s", project, region, collection, name)
+}
+
+// parseImportID parses the import id of a resource of collection. It takes
+// the scoped forms of scopedID (also inside a self link), "{project}/{name}"
+// and "{name}".
+func parseImportID(id, collection string) (resourceID, error) {
+	raw := id
+	if i := strings.Index(id, "://"); i >= 0 { // a self link
+		if j := strings.Index(id, "/projects/"); j > i {
+			id = id[j+1:]
+		}
+	}
+	parts := strings.Split(strings.Trim(id, "/"), "/")
+	var rid resourceID
+	switch {
+	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == collection:
+		rid = resourceID{Project: parts[1], Name: parts[4]}
+	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "regions" && parts[4] == collection:
+		rid = resourceID{Project: parts[1], Region: parts[3], Name: parts[5]}
+	case len(parts) == 2 && parts[0] != "projects":
+		rid = resourceID{Project: parts[0], Name: parts[1], Bare: true}
+	case len(parts) == 1:
+		rid = resourceID{Name: parts[0], Bare: true}
+	default:
+		return resourceID{}, fmt.Errorf("import id %q has none of the forms projects/{project}/global/%s/{name}, "+
+			"projects/{project}/regions/{region}/%s/{name}, {project}/{name} or {name}", raw, collection, collection)
+	}
+	return rid, checkResourceID(rid)
+}
+
+func checkResourceID(rid resourceID) error {
+	if v := rules.Name("name", rid.Name); v != nil {
+		return v
+	}
+	if v := rules.Project("project", rid.Project); rid.Project != "" && v != nil {
+		return v
+	}
+	if v := rules.Region("region", rid.Region); rid.Region != "" && v != nil {
+		return v
+	}
+	return nil
+}
+
+// lookupFunc reads a resource of one collection, returning an error that
+// matches client.ErrNotFound when there is none.
+type lookupFunc func(ctx context.Context, scope client.Scope, name string) error
+
+// importScoped imports a resource of a collection that is global or regional:
+// it resolves the id, looks a bare name up globally then in the provider's
+// region, and sets id, project, region and name; Read fills the rest.
+func importScoped(ctx context.Context, data *providerData, collection, noun string, lookup lookupFunc,
+	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	rid, err := parseImportID(req.ID, collection)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return
+	}
+	if data == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured before importing.")
+		return
+	}
+	if rid.Project == "" {
+		rid.Project = data.project
+	}
+	if rid.Bare {
+		if rid.Region, err = findScope(ctx, data, rid, lookup); err != nil {
+			addClientError(&resp.Diagnostics, "importing", noun, err)
+			return
+		}
+	}
+	region := types.StringNull()
+	if rid.Region != "" {
+		region = types.StringValue(rid.Region)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedID(rid.Project, rid.Region, collection, rid.Name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
+}
+
+// findScope finds where a bare name lives: global first, then the
+// provider's region. It returns the region ("" for global).
+func findScope(ctx context.Context, data *providerData, rid resourceID, lookup lookupFunc) (string, error) {
+	for _, region := range []string{"", data.region} {
+		err := lookup(ctx, client.Scope{Project: rid.Project, Region: region}, rid.Name)
+		if err == nil {
+			return region, nil
+		}
+		if !errors.Is(err, client.ErrNotFound) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("no resource named %q in project %q, neither global nor in region %q (the provider's region): "+
+		"import it by its full id, projects/{project}/regions/{region}/.../{name}", rid.Name, rid.Project, data.region)
+}

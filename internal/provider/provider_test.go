@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+)
+
+// testAccProtoV6ProviderFactories runs the provider in the test process.
+var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"lbhealth": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+const (
+	testProject = "test-project"
+	testRegion  = "us-central1"
+)
+
+// testEmulator is one emulator started for one test.
+type testEmulator struct {
+	*emulator.Emulator
+}
+
+// newTestEmulator starts an in-memory emulator on a free port for this test
+// alone, closed when the test ends: no daemon, no shared state.
+func newTestEmulator(t *testing.T) *testEmulator {
+	t.Helper()
+	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
+	if err != nil {
+		t.Fatalf("starting the emulator: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("closing the emulator: %v", err)
+		}
+	})
+	return &testEmulator{e}
+}
+
+// config prefixes a configuration with the provider block pointing at e.
+func (e *testEmulator) config(body string) string {
+	return fmt.Sprintf(`
+provider "lbhealth" {
+  endpoint = %q
+  project  = %q
+  region   = %q
+}
+%s`, e.Addr(), testProject, testRegion, body)
+}
+
+// client is an API client of e, for changes made out of band.
+func (e *testEmulator) client() *client.Client {
+	return client.New(e.Addr(), testProject)
+}
+
+// errorRegexp matches msg in Terraform's output, which may wrap long lines.
+func errorRegexp(msg string) *regexp.Regexp {
+	words := strings.Fields(msg)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(strings.Join(words, `\s+`))
+}
