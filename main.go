@@ -13,7 +13,10 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/provider"
 )
 
-// Documentation generation (//go:generate lines for tfplugindocs) goes here.
+// Format the examples and regenerate docs/ from the schema, examples/ and
+// templates/ (make generate). tfplugindocs runs the terraform on PATH.
+//go:generate terraform fmt -recursive ./examples/
+//go:generate go tool tfplugindocs generate --provider-name lbhealth
 
 // version is set by the release build with -ldflags "-X main.version=...".
 var version = "dev"
