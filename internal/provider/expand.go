@@ -13,6 +13,9 @@ import (
 // the emulator receives it).
 type expander struct {
 	unknown []string
+	// empty lists the fields set to "" explicitly: the API cannot tell ""
+	// from unset, Terraform can (see rules.ExplicitEmpty).
+	empty []string
 }
 
 func (e *expander) isUnknown(field string, v attr.Value) bool {
@@ -26,6 +29,9 @@ func (e *expander) isUnknown(field string, v attr.Value) bool {
 func (e *expander) str(field string, v types.String) string {
 	if e.isUnknown(field, v) {
 		return ""
+	}
+	if !v.IsNull() && v.ValueString() == "" {
+		e.empty = append(e.empty, field)
 	}
 	return v.ValueString()
 }

@@ -200,6 +200,13 @@ func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
 // It also returns the API paths of the values that are unknown (they are
 // left unset).
 func expandHealthCheck(m healthCheckModel) (*api.HealthCheck, []string) {
+	hc, e := expandHealthCheckFields(m)
+	return hc, e.unknown
+}
+
+// expandHealthCheckFields is expandHealthCheck that also returns what the
+// expander saw (unknown and explicitly empty fields).
+func expandHealthCheckFields(m healthCheckModel) (*api.HealthCheck, *expander) {
 	e := &expander{}
 	hc := &api.HealthCheck{
 		Meta:               api.Meta{Name: e.str("name", m.Name), Description: e.str("description", m.Description)},
@@ -219,7 +226,7 @@ func expandHealthCheck(m healthCheckModel) (*api.HealthCheck, []string) {
 		enable, _ := attrs["enable"].(types.Bool)
 		hc.LogConfig = &api.LogConfig{Enable: e.bool("logConfig.enable", enable)}
 	}
-	return hc, e.unknown
+	return hc, e
 }
 
 func expandBlock(e *expander, b protocolBlock, attrs map[string]attr.Value) blockValues {

@@ -28,7 +28,8 @@ func (r *healthCheckResource) ValidateConfig(ctx context.Context, req resource.V
 // applied, as the rules expect) and keeps only the violations that do not
 // depend on a value unknown at plan time.
 func healthCheckConfigViolations(config healthCheckModel) rules.Violations {
-	hc, unknown := expandHealthCheck(config)
+	hc, e := expandHealthCheckFields(config)
+	unknown := e.unknown
 	// An unknown region is taken as global: the one rule that needs to know
 	// (source_regions on a regional check) names region and is dropped.
 	regional := !config.Region.IsNull() && !config.Region.IsUnknown()
@@ -36,6 +37,7 @@ func healthCheckConfigViolations(config healthCheckModel) rules.Violations {
 		unknown = append(unknown, "region")
 	}
 	vs := rules.HealthCheck(hc, regional)
+	vs = append(vs, explicitlyEmpty(e.empty)...)
 	if regional {
 		if v := rules.Region("region", config.Region.ValueString()); v != nil {
 			vs = append(vs, *v)
@@ -78,4 +80,20 @@ func readsUnknown(v rules.Violation, unknown []string) bool {
 // "httpHealthCheck.port", "sourceRegions" covers "sourceRegions[1]").
 func covers(u, field string) bool {
 	return field == u || strings.HasPrefix(field, u+".") || strings.HasPrefix(field, u+"[")
+}
+
+// explicitlyEmpty refuses "" where the emulator fills a default: the API
+// reads "" as unset, so Terraform would see the default come back instead of
+// the "" it planned.
+func explicitlyEmpty(fields []string) rules.Violations {
+	var vs rules.Violations
+	for _, field := range fields {
+		switch {
+		case strings.HasSuffix(field, ".requestPath"):
+			vs = append(vs, rules.ExplicitEmpty(field, rules.DefaultRequestPath))
+		case strings.HasSuffix(field, ".proxyHeader"):
+			vs = append(vs, rules.ExplicitEmpty(field, "NONE"))
+		}
+	}
+	return vs
 }

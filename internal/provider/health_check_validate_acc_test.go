@@ -39,6 +39,8 @@ func TestAccHealthCheck_validation(t *testing.T) {
 			`grpc_tls_health_check.port_specification ("USE_NAMED_PORT") must be one of USE_FIXED_PORT, USE_SERVING_PORT.`},
 		{"tcp_health_check {\n proxy_header = \"PROXY_V2\"\n }", `tcp_health_check.proxy_header ("PROXY_V2") must be one of NONE, PROXY_V1.`},
 		{"http_health_check {\n request_path = \"healthz\"\n }", `http_health_check.request_path ("healthz") must start with "/".`},
+		{"http_health_check {\n request_path = \"\"\n }", `http_health_check.request_path ("") must not be empty: remove it to get the default "/".`},
+		{"tcp_health_check {\n proxy_header = \"\"\n }", `tcp_health_check.proxy_header ("") must not be empty: remove it to get the default "NONE".`},
 		{"tcp_health_check {\n request = \"h\u00e9llo\"\n }", "has a character that is not printable ASCII at byte 1"},
 		{"http_health_check {\n response = \"" + strings.Repeat("a", 1025) + "\"\n }",
 			"http_health_check.response is 1025 characters long: it must be at most 1024 characters."},

@@ -86,3 +86,10 @@ func (vs *Violations) add(v *Violation) {
 		*vs = append(*vs, *v)
 	}
 }
+
+// ExplicitEmpty is for clients that tell an empty string from an unset field
+// (Terraform does): the API reads "" as unset and stores the default, so an
+// explicit "" would come back changed.
+func ExplicitEmpty(field, def string) Violation {
+	return violation(field, "%s (\"\") must not be empty: remove it to get the default %q.", f(field), def)
+}
