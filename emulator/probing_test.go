@@ -36,10 +36,15 @@ func newSwitchable(t *testing.T) *switchable {
 
 func (s *switchable) port() string { return s.URL[strings.LastIndex(s.URL, ":")+1:] }
 
-// call sends a JSON request to the emulator and decodes the answer into out.
+// apiCall sends a JSON request to the emulator and decodes the answer into out.
 func apiCall(t *testing.T, e *emulator.Emulator, method, path, body string, out any) int {
 	t.Helper()
-	req, _ := http.NewRequest(method, e.URL()+"/compute/v1/projects/p/"+path, bytes.NewBufferString(body))
+	return apiCallURL(t, e.URL(), method, path, body, out)
+}
+
+func apiCallURL(t *testing.T, root, method, path, body string, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, root+"/compute/v1/projects/p/"+path, bytes.NewBufferString(body))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +89,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// emulator0 is the configuration most tests use: in memory.
+func emulator0() emulator.Config { return emulator.Config{InMemory: true} }
 
 func startEmulator(t *testing.T, cfg emulator.Config) *emulator.Emulator {
 	t.Helper()

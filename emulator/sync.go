@@ -23,10 +23,19 @@ func (e *Emulator) syncEngine(ctx context.Context) error {
 	if snap.HealthChecks, err = loadAll[api.HealthCheck](ctx, e.store, "healthChecks"); err != nil {
 		return err
 	}
+	if snap.LegacyHTTP, err = loadAll[api.LegacyHealthCheck](ctx, e.store, api.CollectionHTTPHealthChecks); err != nil {
+		return err
+	}
+	if snap.LegacyHTTPS, err = loadAll[api.LegacyHealthCheck](ctx, e.store, api.CollectionHTTPSHealthChecks); err != nil {
+		return err
+	}
 	if snap.Groups, err = loadAll[api.NetworkEndpointGroup](ctx, e.store, "networkEndpointGroups"); err != nil {
 		return err
 	}
 	if snap.BackendServices, err = loadAll[api.BackendService](ctx, e.store, "backendServices"); err != nil {
+		return err
+	}
+	if snap.TargetPools, err = loadAll[api.TargetPool](ctx, e.store, "targetPools"); err != nil {
 		return err
 	}
 	e.engine.Update(health.Plan(snap, e.probeAllowed))

@@ -8,20 +8,25 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // Snapshot is every stored resource that decides what is probed, keyed by
 // path ("projects/p/global/healthChecks/x").
 type Snapshot struct {
 	HealthChecks    map[string]*api.HealthCheck
+	LegacyHTTP      map[string]*api.LegacyHealthCheck
+	LegacyHTTPS     map[string]*api.LegacyHealthCheck
 	Groups          map[string]*api.NetworkEndpointGroup
 	BackendServices map[string]*api.BackendService
+	TargetPools     map[string]*api.TargetPool
 }
 
 // Plan lists the targets a snapshot asks for: every endpoint of every group
 // of every backend service that has a health check, probed once per service
-// (SPEC 3.1). allowed says which addresses the emulator may probe; others are
-// reported, not probed.
+// (SPEC 3.1), and every instance of every target pool that has one. allowed
+// says which addresses the emulator may probe; others are reported, not
+// probed.
 func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
 	var targets []Target
 	for _, bsPath := range sortedKeys(s.BackendServices) {
@@ -29,35 +34,100 @@ func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
 		if len(bs.HealthChecks) == 0 {
 			continue
 		}
-		hcPath := api.PathOf(bs.HealthChecks[0])
-		hc, ok := s.HealthChecks[hcPath]
-		if !ok {
-			continue
-		}
 		for _, b := range bs.Backends {
 			groupPath := api.PathOf(b.Group)
 			if g, ok := s.Groups[groupPath]; ok {
-				targets = append(targets, groupTargets(bsPath, bs, groupPath, g, hcPath, hc, allowed)...)
+				targets = append(targets, s.groupTargets(bsPath, bs, groupPath, g)...)
 			}
 		}
 	}
-	return targets
+	for _, tpPath := range sortedKeys(s.TargetPools) {
+		targets = append(targets, s.poolTargets(tpPath, s.TargetPools[tpPath])...)
+	}
+	return restrict(targets, allowed)
 }
 
-func groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup,
-	hcPath string, hc *api.HealthCheck, allowed func(netip.Addr) bool) []Target {
+// groupTargets are the endpoints of group g probed for service bs.
+func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []Target {
 	targets := make([]Target, 0, len(g.Endpoints))
 	for _, e := range g.Endpoints {
 		ep := Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
 		if e.Port != nil {
 			ep.Port = int(*e.Port)
 		}
-		check := CheckOf(hcPath, hc)
-		check.Port, check.Unresolved = resolvePort(hc, bs, ep)
-		if addr, err := netip.ParseAddr(e.IPAddress); err != nil || !allowed(addr) {
-			check.Port, check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks)", e.IPAddress)
+		check, ok := s.check(bs.HealthChecks[0], bs, ep)
+		if !ok {
+			continue
 		}
 		targets = append(targets, Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
+	}
+	return targets
+}
+
+// poolTargets are the instances of a target pool, probed with its legacy
+// HTTP check on the instance's own port when it names one.
+func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []Target {
+	if len(tp.HealthChecks) == 0 {
+		return nil
+	}
+	var targets []Target
+	for _, inst := range tp.Instances {
+		addr, port, err := rules.SplitInstance(inst)
+		if err != nil {
+			continue
+		}
+		ep := Endpoint{IP: addr.String(), Port: port, Instance: inst}
+		check, ok := s.check(tp.HealthChecks[0], nil, ep)
+		if !ok {
+			continue
+		}
+		if port != 0 {
+			check.Port, check.Unresolved = port, ""
+		}
+		targets = append(targets, Target{Owner: tpPath, Endpoint: ep, Check: check})
+	}
+	return targets
+}
+
+// check resolves a health-check reference, regular or legacy, for one
+// endpoint of a backend service (bs is nil for target pools).
+func (s Snapshot) check(ref string, bs *api.BackendService, ep Endpoint) (Check, bool) {
+	path := api.PathOf(ref)
+	if hc, ok := s.HealthChecks[path]; ok {
+		c := CheckOf(path, hc)
+		c.Port, c.Unresolved = resolvePort(hc, bs, ep)
+		return c, true
+	}
+	if hc, ok := s.LegacyHTTP[path]; ok {
+		return legacyCheck(path, hc, "LEGACY_HTTP"), true
+	}
+	if hc, ok := s.LegacyHTTPS[path]; ok {
+		return legacyCheck(path, hc, "LEGACY_HTTPS"), true
+	}
+	return Check{}, false
+}
+
+// legacyCheck is what probing needs of a legacy check: only its port.
+func legacyCheck(path string, hc *api.LegacyHealthCheck, protocol string) Check {
+	return Check{
+		Name:               path,
+		Probe:              prober.Spec{Protocol: protocol, Host: hc.Host, RequestPath: hc.RequestPath},
+		Port:               int(deref(hc.Port)),
+		Interval:           seconds(hc.CheckIntervalSec),
+		Timeout:            seconds(hc.TimeoutSec),
+		HealthyThreshold:   int(deref(hc.HealthyThreshold)),
+		UnhealthyThreshold: int(deref(hc.UnhealthyThreshold)),
+	}
+}
+
+// restrict keeps targets outside the allowed networks from being probed,
+// and says why.
+func restrict(targets []Target, allowed func(netip.Addr) bool) []Target {
+	for i := range targets {
+		t := &targets[i]
+		if addr, err := netip.ParseAddr(t.Endpoint.IP); err != nil || !allowed(addr) {
+			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks)", t.Endpoint.IP)
+		}
 	}
 	return targets
 }
@@ -123,13 +193,15 @@ func resolvePort(hc *api.HealthCheck, bs *api.BackendService, ep Endpoint) (int,
 		return ep.Port, ""
 	case port != nil && spec != api.UseNamedPort:
 		return int(*port), ""
-	case portName != "":
+	case portName != "" && bs != nil:
 		for _, np := range bs.NamedPorts {
 			if np.Name == portName && np.Port != nil {
 				return int(*np.Port), ""
 			}
 		}
 		return 0, fmt.Sprintf("the backend service has no named port %q", portName)
+	case portName != "":
+		return 0, fmt.Sprintf("named port %q, but only backend services have named ports", portName)
 	}
 	return 0, "the health check sets no port"
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -60,17 +61,44 @@ func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendServi
 		bs.Backends[i].Group = s.link(k.Path())
 	}
 	for i, ref := range bs.HealthChecks {
-		var hc api.HealthCheck
-		k, err := s.lookup(ctx, fmt.Sprintf("healthChecks[%d]", i), ref, sc, "healthChecks", &hc)
+		k, err := s.resolveServiceCheck(ctx, fmt.Sprintf("healthChecks[%d]", i), ref, bs, sc)
 		if err != nil {
 			return err
-		}
-		if v := rules.BackendServiceHealthCheck(bs, sc.region, &hc, regionOfScope(k.Scope)); v != nil {
-			return invalid("%s", v.Error())
 		}
 		bs.HealthChecks[i] = s.link(k.Path())
 	}
 	return nil
+}
+
+// resolveServiceCheck checks the health check of a backend service: a
+// regular check, or a legacy one for EXTERNAL services.
+func (s *Server) resolveServiceCheck(ctx context.Context, field, ref string, bs *api.BackendService, sc scope) (store.Key, error) {
+	k, err := parseAnyRef(field, ref, sc, api.CollectionHealthChecks)
+	if err != nil {
+		return k, err
+	}
+	switch k.Collection {
+	case api.CollectionHealthChecks:
+		var hc api.HealthCheck
+		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+			return k, err
+		}
+		if v := rules.BackendServiceHealthCheck(bs, sc.region, &hc, regionOfScope(k.Scope)); v != nil {
+			return k, invalid("%s", v.Error())
+		}
+	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
+		if v := rules.BackendServiceLegacyCheck(bs, sc.region); v != nil {
+			return k, invalid("%s", v.Error())
+		}
+		var hc api.LegacyHealthCheck
+		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+			return k, err
+		}
+	default:
+		v := rules.CheckKindMismatch(field, ref, k.Collection, api.CollectionHealthChecks)
+		return k, invalid("%s", v.Error())
+	}
+	return k, nil
 }
 
 // regionOfScope is the region of a store scope ("regions/r"), or "".

@@ -16,6 +16,17 @@ import (
 // ("regions/r/healthChecks/x") or a bare name, which is then in the scope of
 // the referring resource. field names the reference in errors.
 func parseRef(field, ref string, from scope, collection string) (store.Key, error) {
+	k, err := parseAnyRef(field, ref, from, collection)
+	if err == nil && k.Collection != collection {
+		return k, invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
+	}
+	return k, err
+}
+
+// parseAnyRef is parseRef for references that may point into several
+// collections; a bare name is taken to be in defaultCollection.
+func parseAnyRef(field, ref string, from scope, defaultCollection string) (store.Key, error) {
+	collection := defaultCollection
 	path := api.PathOf(ref)
 	switch {
 	case path != "":
@@ -34,9 +45,6 @@ func parseRef(field, ref string, from scope, collection string) (store.Key, erro
 	default:
 		return k, invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
 	}
-	if k.Collection != collection {
-		return k, invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
-	}
 	return k, nil
 }
 
@@ -47,14 +55,19 @@ func (s *Server) lookup(ctx context.Context, field, ref string, from scope, coll
 	if err != nil {
 		return k, err
 	}
+	return k, s.load(ctx, field, ref, k, v)
+}
+
+// load reads the resource at k, which a reference named, into v.
+func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any) error {
 	o, err := s.store.Get(ctx, k)
 	if err == store.ErrNotFound {
-		return k, invalid("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())
+		return invalid("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())
 	}
 	if err != nil {
-		return k, err
+		return err
 	}
-	return k, json.Unmarshal(o.Body, v)
+	return json.Unmarshal(o.Body, v)
 }
 
 // holder is a collection whose objects reference others.

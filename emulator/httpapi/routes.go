@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Scope prefixes of the request paths.
@@ -47,6 +49,18 @@ func (s *Server) routes() {
 	s.collection(regionalPath+"backendServices", services)
 	s.mux.HandleFunc("POST "+globalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
 	s.mux.HandleFunc("POST "+regionalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
+
+	s.collection(globalPath+api.CollectionHTTPHealthChecks,
+		s.legacyHealthChecks(api.CollectionHTTPHealthChecks, api.KindHTTPHealthCheck, api.KindHTTPHealthCheckList))
+	s.collection(globalPath+api.CollectionHTTPSHealthChecks,
+		s.legacyHealthChecks(api.CollectionHTTPSHealthChecks, api.KindHTTPSHealthCheck, api.KindHTTPSHealthCheckList))
+
+	s.collection(regionalPath+"targetPools", s.targetPools())
+	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/getHealth", s.serve(s.targetPoolHealth))
+
+	forwardingRules := s.forwardingRules()
+	s.collection(globalPath+"forwardingRules", forwardingRules)
+	s.collection(regionalPath+"forwardingRules", forwardingRules)
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// legacyHealthChecks is the global httpHealthChecks or httpsHealthChecks
+// collection (name says which).
+func (s *Server) legacyHealthChecks(name, kind, listKind string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
+	return &collection[api.LegacyHealthCheck, *api.LegacyHealthCheck]{
+		s:        s,
+		name:     name,
+		kind:     kind,
+		listKind: listKind,
+		check: func(hc *api.LegacyHealthCheck, _ scope) rules.Violations {
+			return rules.LegacyHealthCheck(hc)
+		},
+		defaults: func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) },
+	}
+}
+
+// targetPools is the regional targetPools collection.
+func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
+	return &collection[api.TargetPool, *api.TargetPool]{
+		s:        s,
+		name:     "targetPools",
+		kind:     api.KindTargetPool,
+		listKind: api.KindTargetPoolList,
+		check: func(tp *api.TargetPool, _ scope) rules.Violations {
+			return rules.TargetPool(tp)
+		},
+		defaults: func(*api.TargetPool) {},
+		resolve:  s.resolveTargetPool,
+		refs:     func(tp *api.TargetPool) []string { return tp.HealthChecks },
+	}
+}
+
+// resolveTargetPool checks that the pool's check is a legacy HTTP check
+// that exists, and stores the reference as a URL.
+func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
+	for i, ref := range tp.HealthChecks {
+		field := fmt.Sprintf("healthChecks[%d]", i)
+		k, err := parseAnyRef(field, ref, scope{project: sc.project}, api.CollectionHTTPHealthChecks)
+		if err != nil {
+			return err
+		}
+		if v := rules.TargetPoolHealthCheck(ref, k.Collection); v != nil {
+			return invalid("%s", v.Error())
+		}
+		var hc api.LegacyHealthCheck
+		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+			return err
+		}
+		tp.HealthChecks[i] = s.link(k.Path())
+	}
+	return nil
+}
+
+// targetPoolHealth answers targetPools.getHealth: the health of one
+// instance (or of all, when the body names none: an lbhealth extension).
+func (s *Server) targetPoolHealth(r *http.Request) (any, error) {
+	c := s.targetPools()
+	tp, sc, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	instance, err := s.instanceFilter(r, tp)
+	if err != nil {
+		return nil, err
+	}
+	out := api.TargetPoolInstanceHealth{Kind: api.KindTargetPoolInstanceHealth, HealthStatus: []api.HealthStatus{}}
+	for _, st := range s.statuses(sc.key(c.name, tp.Name).Path()) {
+		if instance == "" || st.Endpoint.Instance == instance {
+			hs := s.healthStatus(st)
+			hs.Group = ""
+			out.HealthStatus = append(out.HealthStatus, hs)
+		}
+	}
+	return out, nil
+}
+
+// instanceFilter reads the optional {"instance": ...} body.
+func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, error) {
+	if r.ContentLength == 0 {
+		return "", nil
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return "", err
+	}
+	var ref api.InstanceReference
+	if err := decodeStrict(body, &ref); err != nil || ref.Instance == "" {
+		return "", err
+	}
+	for _, inst := range tp.Instances {
+		if inst == ref.Instance {
+			return inst, nil
+		}
+	}
+	return "", invalid("instance (%q) is not an instance of target pool %s.", ref.Instance, tp.Name)
+}
+
+// forwardingRules is the global and regional forwardingRules collection.
+func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
+	return &collection[api.ForwardingRule, *api.ForwardingRule]{
+		s:        s,
+		name:     "forwardingRules",
+		kind:     api.KindForwardingRule,
+		listKind: api.KindForwardingRuleList,
+		check: func(fr *api.ForwardingRule, _ scope) rules.Violations {
+			return rules.ForwardingRule(fr)
+		},
+		defaults: rules.ApplyForwardingRuleDefaults,
+		resolve:  s.resolveForwardingRule,
+		refs: func(fr *api.ForwardingRule) []string {
+			return []string{fr.BackendService, fr.Target}
+		},
+	}
+}
+
+// resolveForwardingRule checks the backend service or target pool a rule
+// sends traffic to: it must exist, in the rule's own scope.
+func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	if fr.BackendService != "" {
+		var bs api.BackendService
+		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, "backendServices", &bs)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("backendService (%q) is in %s: a forwarding rule in %s takes a backend service of its own scope.", fr.BackendService, k.Scope, sc.path())
+		}
+		fr.BackendService = s.link(k.Path())
+	}
+	if fr.Target != "" {
+		if sc.region == "" {
+			return invalid("target (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.", fr.Target)
+		}
+		var tp api.TargetPool
+		k, err := s.lookup(ctx, "target", fr.Target, sc, "targetPools", &tp)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("target (%q) is in %s: a forwarding rule takes a target pool of its own region (%s).", fr.Target, k.Scope, sc.region)
+		}
+		fr.Target = s.link(k.Path())
+	}
+	return nil
+}
