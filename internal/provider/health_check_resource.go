@@ -170,7 +170,7 @@ func (r *healthCheckResource) Schema(_ context.Context, _ resource.SchemaRequest
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A load-balancer health check, global or regional (SPEC 2.1): how the emulator probes " +
+		MarkdownDescription: "A load-balancer health check, global or regional: how the emulator probes " +
 			"endpoints and when it calls them healthy. Set exactly one protocol block. Updates replace the whole " +
 			"object in place, protocol switches included; changing `name`, `project` or `region` replaces the check. " +
 			"A check used by a backend service cannot be deleted: where a replacement is planned, " +
