@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,9 +58,13 @@ type Emulator struct {
 	http          *http.Server
 	store         store.Store
 	engine        *health.Engine
+	aggregator    *health.Aggregator
 	probeNetworks []netip.Prefix
 	dataPath      string
 	served        chan error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start opens the store, listens and serves until Close.
@@ -105,17 +110,20 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg)})
+	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
+		OnTransition: func(tr health.Transition) { e.aggregator.OnTransition(tr) }})
+	e.aggregator = health.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, e.URL(), log)
 	srv.SetHealth(e.engine)
+	srv.SetAggregates(e.aggregator)
 	srv.SetMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	srv.OnChange(func(ctx context.Context) {
-		if err := e.syncEngine(ctx); err != nil {
+		if err := e.sync(ctx); err != nil {
 			log.Error("probe engine not updated", "error", err)
 		}
 	})
-	if err := e.syncEngine(ctx); err != nil {
+	if err := e.sync(ctx); err != nil {
 		e.engine.Close()
 		return nil, fmt.Errorf("resume probing: %w", err)
 	}
@@ -151,8 +159,14 @@ func (e *Emulator) URL() string { return "http://" + e.Addr() }
 func (e *Emulator) DataPath() string { return e.dataPath }
 
 // Close stops serving (letting requests in flight finish for a few seconds)
-// and closes the store.
+// and closes the store. It is idempotent: later calls return the first
+// call's result.
 func (e *Emulator) Close() error {
+	e.closeOnce.Do(func() { e.closeErr = e.close() })
+	return e.closeErr
+}
+
+func (e *Emulator) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := e.http.Shutdown(ctx)

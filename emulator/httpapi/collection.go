@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -41,6 +43,12 @@ type collection[T any, P ptr[T]] struct {
 	// refs, if set, lists the references of a stored object, so that what
 	// it references cannot be deleted under it.
 	refs func(obj P) []string
+	// fingerprint, if set, points at the object's fingerprint: every write
+	// sets a new one, and updates must send the current one (optimistic
+	// locking: a stale one gets 412).
+	fingerprint func(obj P) *string
+	// immutable, if set, refuses updates that change what cannot change.
+	immutable func(prior, obj P) error
 }
 
 // holder returns the collection as a holder of references, or false.
@@ -88,6 +96,31 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, sc scope, prior P
 		m.ID, m.CreationTimestamp = prior.GetMeta().ID, prior.GetMeta().CreationTimestamp
 	} else {
 		m.ID, m.CreationTimestamp = newID(), timestamp(c.s.now())
+	}
+	if c.fingerprint != nil {
+		fp := c.fingerprint(obj)
+		*fp = ""
+		sum := sha256.Sum256(append(mustJSON(obj), byte(newID())))
+		*fp = base64.RawURLEncoding.EncodeToString(sum[:8])
+	}
+	return nil
+}
+
+// checkUpdate refuses an update that sends a stale fingerprint or changes
+// what cannot change.
+func (c *collection[T, P]) checkUpdate(prior, obj P) error {
+	if c.fingerprint != nil {
+		sent, current := *c.fingerprint(obj), *c.fingerprint(prior)
+		switch {
+		case sent == "":
+			return invalid("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current)
+		case sent != current:
+			return &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current)}
+		}
+	}
+	if c.immutable != nil {
+		return c.immutable(prior, obj)
 	}
 	return nil
 }
@@ -230,6 +263,11 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mask := r.URL.Query().Get("updateMask"); mask != "" {
+		if body, err = maskPatch(body, mask, new(T)); err != nil {
+			return nil, err
+		}
+	}
 	return c.replace(r, "patch", func(stored P) (P, error) {
 		merged, err := mergePatch(withoutOutputFields(stored), body)
 		if err != nil {
@@ -244,7 +282,8 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 func withoutOutputFields(obj any) []byte {
 	var m map[string]any
 	json.Unmarshal(mustJSON(obj), &m)
-	for _, k := range []string{"kind", "id", "selfLink", "creationTimestamp", "region", "type"} {
+	// The fingerprint goes too: a patch must carry its own.
+	for _, k := range []string{"kind", "id", "selfLink", "creationTimestamp", "region", "zone", "type", "fingerprint"} {
 		delete(m, k)
 	}
 	return mustJSON(m)
@@ -269,6 +308,9 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 		return nil, invalid("name (%q) does not match the name in the request path (%q): a resource cannot be renamed; create a new one.", n, name)
 	}
 	obj.GetMeta().Name = name
+	if err := c.checkUpdate(prior, obj); err != nil {
+		return nil, err
+	}
 	if err := c.prepare(r.Context(), obj, sc, prior); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -141,4 +142,46 @@ func mergeObjects(target, patch map[string]any) map[string]any {
 		}
 	}
 	return target
+}
+
+// maskPatch keeps, of a PATCH body, only the fields updateMask names (and the
+// fingerprint): a named field absent from the body is cleared, so that it
+// returns to its default. Only fields of v's type may be named.
+func maskPatch(body []byte, mask string, v any) ([]byte, error) {
+	var b map[string]any
+	if err := json.Unmarshal(body, &b); err != nil {
+		return nil, decodeError(err)
+	}
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	out := map[string]any{}
+	if fp, ok := b["fingerprint"]; ok {
+		out["fingerprint"] = fp
+	}
+	for _, field := range strings.Split(mask, ",") {
+		field = strings.TrimSpace(field)
+		if !known[field] {
+			return nil, invalid("updateMask names %q, which is not a field of this resource.", field)
+		}
+		out[field] = b[field] // nil (cleared) when absent
+	}
+	return json.Marshal(out)
+}
+
+// jsonFields lists the JSON names of a struct's fields, embedded ones too.
+func jsonFields(t reflect.Type) map[string]bool {
+	fields := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			for k := range jsonFields(sf.Type) {
+				fields[k] = true
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			fields[name] = true
+		}
+	}
+	return fields
 }

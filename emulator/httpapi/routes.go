@@ -62,6 +62,12 @@ func (s *Server) routes() {
 	s.collection(globalPath+"forwardingRules", forwardingRules)
 	s.collection(regionalPath+"forwardingRules", forwardingRules)
 
+	s.collection(regionalPath+api.CollectionHealthAggregationPolicies, s.healthAggregationPolicies())
+	s.collection(regionalPath+api.CollectionHealthSources, s.healthSources())
+	s.mux.HandleFunc("POST "+regionalPath+api.CollectionHealthSources+"/{name}/getHealth", s.serve(s.healthSourceHealth))
+	s.collection(regionalPath+api.CollectionCompositeHealthChecks, s.compositeHealthChecks())
+	s.mux.HandleFunc("POST "+regionalPath+api.CollectionCompositeHealthChecks+"/{name}/getHealth", s.serve(s.compositeHealth))
+
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))
 		s.mux.HandleFunc("POST "+prefix+"operations/{name}/wait", s.serve(s.getOperation))

@@ -35,9 +35,10 @@ type Server struct {
 	holders []holder
 	// onChange runs after every mutation, under writeMu, so that the probe
 	// engine sees each change before the client gets its answer.
-	onChange func(context.Context)
-	health   HealthReader
-	metrics  http.Handler
+	onChange   func(context.Context)
+	health     HealthReader
+	aggregates AggregateReader
+	metrics    http.Handler
 }
 
 // SetMetrics sets the handler of GET /metrics. Call it before serving.

@@ -9,7 +9,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -65,4 +67,21 @@ type Store interface {
 	// Reset deletes everything.
 	Reset(ctx context.Context) error
 	Close() error
+}
+
+// Decoded returns every object of a collection decoded as T, keyed by path.
+func Decoded[T any](ctx context.Context, s Store, collection string) (map[string]*T, error) {
+	objects, err := s.All(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*T, len(objects))
+	for _, o := range objects {
+		v := new(T)
+		if err := json.Unmarshal(o.Body, v); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", o.Path(), err)
+		}
+		out[o.Path()] = v
+	}
+	return out, nil
 }
