@@ -148,9 +148,14 @@ func mergeObjects(target, patch map[string]any) map[string]any {
 // fingerprint): a named field absent from the body is cleared, so that it
 // returns to its default. Only fields of v's type may be named.
 func maskPatch(body []byte, mask string, v any) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // as in mergePatch: numbers stay as the client wrote them
 	var b map[string]any
-	if err := json.Unmarshal(body, &b); err != nil {
+	if err := dec.Decode(&b); err != nil {
 		return nil, decodeError(err)
+	}
+	if err := trailingData(body, dec.InputOffset()); err != nil {
+		return nil, err
 	}
 	known := jsonFields(reflect.TypeOf(v).Elem())
 	out := map[string]any{}

@@ -40,6 +40,7 @@ func DefaultPort(typ string) int64 {
 // HealthCheck checks a health check as a client sent it, before defaults are
 // applied. regional tells whether it lives in a region.
 func HealthCheck(hc *api.HealthCheck, regional bool) Violations {
+	hc = withTypeBlock(hc)
 	var vs Violations
 	vs.add(Name("name", hc.Name))
 	vs.add(Description("description", hc.Description))
@@ -47,6 +48,19 @@ func HealthCheck(hc *api.HealthCheck, regional bool) Violations {
 	vs = append(vs, protocolBlock(hc)...)
 	vs = append(vs, sourceRegions(hc, regional)...)
 	return vs
+}
+
+// withTypeBlock returns hc with the empty block its type names when no block
+// is set: type alone stands for that block with all defaults, so the rules
+// of the block (gRPC's required port) and the limits of source regions hold
+// for it too. hc itself is left unchanged.
+func withTypeBlock(hc *api.HealthCheck) *api.HealthCheck {
+	if len(hc.Blocks()) > 0 || !isProtocolType(hc.Type) {
+		return hc
+	}
+	c := *hc
+	c.AddBlock(hc.Type)
+	return &c
 }
 
 // Timing checks the interval, timeout and thresholds shared by every kind of
@@ -74,6 +88,11 @@ func timeoutWithinInterval(interval, timeout *int64) *Violation {
 			f("timeoutSec"), t, f("checkIntervalSec"), i, f("timeoutSec"), i)
 		return &v
 	}
+	if interval == nil {
+		v := violation("timeoutSec", "%s (%d) must be less than or equal to %s (%d, the default): set %s to %d or more, or %s to %d or less.",
+			f("timeoutSec"), t, f("checkIntervalSec"), i, f("checkIntervalSec"), t, f("timeoutSec"), i)
+		return &v
+	}
 	v := violation("timeoutSec", "%s (%d) must be less than or equal to %s (%d).", f("timeoutSec"), t, f("checkIntervalSec"), i)
 	return &v
 }
@@ -93,7 +112,7 @@ func protocolBlock(hc *api.HealthCheck) Violations {
 		return Violations{*v}
 	}
 	if len(blocks) == 0 {
-		return nil // type alone stands for an empty block: all defaults
+		return nil // unreachable: exactlyOneBlock refused it
 	}
 	b := blocks[0]
 	vs := ports(b)
@@ -254,7 +273,11 @@ func sourceRegions(hc *api.HealthCheck, regional bool) Violations {
 	}
 	vs = append(vs, sourceRegionList(hc.SourceRegions)...)
 	if i := valueOr(hc.CheckIntervalSec, DefaultCheckIntervalSec); i < SourceRegionsMinIntervalSec {
-		vs = append(vs, violation("checkIntervalSec", "%s (%d) must be at least %d when %s is set.", f("checkIntervalSec"), i, SourceRegionsMinIntervalSec, f("sourceRegions")))
+		value := fmt.Sprint(i)
+		if hc.CheckIntervalSec == nil {
+			value += ", the default"
+		}
+		vs = append(vs, violation("checkIntervalSec", "%s (%s) must be at least %d when %s is set.", f("checkIntervalSec"), value, SourceRegionsMinIntervalSec, f("sourceRegions")))
 	}
 	if b, ok := hc.Block(); ok {
 		vs.add(sourceRegionsProtocol(hc, b))
@@ -287,7 +310,8 @@ func sourceRegionsProtocol(hc *api.HealthCheck, b api.ProtocolBlock) *Violation 
 		return &v
 	}
 	if hc.TCPHealthCheck != nil && hc.TCPHealthCheck.Request != "" {
-		v := violation("tcpHealthCheck.request", "%s must not be set when %s is set: checks from source regions only connect.", f("tcpHealthCheck.request"), f("sourceRegions"))
+		v := violation("tcpHealthCheck.request", "%s (%q) must not be set when %s is set: checks from source regions only connect.",
+			f("tcpHealthCheck.request"), hc.TCPHealthCheck.Request, f("sourceRegions"))
 		return &v
 	}
 	if p := b.Ports.ProxyHeader; p != "" && p != api.ProxyHeaderNone {
