@@ -27,6 +27,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "targets" {
+		return runTargets(args[1:])
+	}
 	fs := flag.NewFlagSet("lbhealth-emulator", flag.ContinueOnError)
 	listen := fs.String("listen", env("LBHEALTH_LISTEN", emulator.DefaultListen), "host:port to serve on (env LBHEALTH_LISTEN)")
 	dataDir := fs.String("data-dir", env("LBHEALTH_DATA_DIR", defaultDataDir()), "directory of the database (env LBHEALTH_DATA_DIR)")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -69,9 +70,11 @@ func printTargets(w io.Writer, set *targets.Set) {
 	first := set.Targets()[0]
 	url := set.ControlURL()
 	fmt.Fprintf(w, "\ncontrol API: %s\n", url)
-	fmt.Fprintf(w, "  break %s:   curl -X POST -d '{\"mode\": \"%s\"}' %s/targets/%s/mode\n", first.Name, breakMode(first), url, first.Name)
-	fmt.Fprintf(w, "  recover it:   curl -X POST %s/targets/%s/recover\n", url, first.Name)
-	fmt.Fprintf(w, "  see them all: curl %s/targets\n", url)
+	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	fmt.Fprintf(tw, "  break %s:\tcurl -X POST -d '{\"mode\": \"%s\"}' %s/targets/%s/mode\n", first.Name, breakMode(first), url, first.Name)
+	fmt.Fprintf(tw, "  recover it:\tcurl -X POST %s/targets/%s/recover\n", url, first.Name)
+	fmt.Fprintf(tw, "  see them all:\tcurl %s/targets\n", url)
+	tw.Flush()
 	fmt.Fprintln(w, "\nCtrl-C stops the targets.")
 }
 
@@ -86,12 +89,9 @@ func breakMode(t targets.Target) targets.Mode {
 }
 
 func joinModes(ms []targets.Mode) string {
-	s := ""
+	names := make([]string, len(ms))
 	for i, m := range ms {
-		if i > 0 {
-			s += ","
-		}
-		s += string(m)
+		names[i] = string(m)
 	}
-	return s
+	return strings.Join(names, ",")
 }
