@@ -242,3 +242,34 @@ func TestConcurrentProbes(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// A target that resets the connection during the TLS handshake is a
+// CONNECTION_RESET, not a TLS_ERROR (regression: it was TLS_ERROR).
+func TestResetDuringHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 1)
+			c.Read(buf) // the first byte of the ClientHello
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, proto := range []string{"HTTPS", "SSL", "HTTP2"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		res := Probe(ctx, Spec{Protocol: proto}, Target{IP: "127.0.0.1", Port: port})
+		cancel()
+		if res.Healthy || res.Reason != ReasonConnectionReset {
+			t.Errorf("%s against a reset during the handshake: %+v, want CONNECTION_RESET", proto, res)
+		}
+	}
+}
