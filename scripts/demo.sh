@@ -1,57 +1,103 @@
 #!/usr/bin/env bash
-# make demo: start the emulator on its default storage (unless one is already
-# answering), apply examples/quickstart with the installed provider, and show
-# what was created. `make demo-stop` (or `scripts/demo.sh stop`) stops it.
+# make demo: start the emulator on its default storage and the target
+# simulator (unless they already answer), apply examples/quickstart with the
+# installed provider, then break one target and watch its endpoint go
+# UNHEALTHY and come back. `make demo-stop` stops what the demo started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 addr="${LBHEALTH_EMULATOR_HOST:-127.0.0.1:8686}"
+control="127.0.0.1:8687"
 state_dir="${TMPDIR:-/tmp}/lbhealth-demo"
-pidfile="$state_dir/emulator.pid"
 mkdir -p "$state_dir"
 # Our own CLI config: the provider comes from the implied local mirror that
 # `make install` filled, whatever the user's ~/.terraformrc says.
 export TF_CLI_CONFIG_FILE="$state_dir/terraformrc"
 : >"$TF_CLI_CONFIG_FILE"
 export LBHEALTH_EMULATOR_HOST="$addr"
+api="http://$addr/compute/v1/projects/demo-project"
+
+stop() {
+	for name in emulator targets; do
+		pidfile="$state_dir/$name.pid"
+		if [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; then
+			echo "$name stopped"
+		fi
+		rm -f "$pidfile"
+	done
+	echo "(the emulator's data stays in its data directory; the next start picks it up)"
+}
+
+# start NAME URL ARGS...: run bin/lbhealth-emulator ARGS in the background
+# unless URL already answers.
+start() {
+	local name=$1 url=$2
+	shift 2
+	if curl -fsS "$url" >/dev/null 2>&1; then
+		echo "== $name already answers at $url: using it"
+		return
+	fi
+	echo "== starting $name (log: $state_dir/$name.log)"
+	nohup bin/lbhealth-emulator "$@" >"$state_dir/$name.log" 2>&1 &
+	echo $! >"$state_dir/$name.pid"
+	for _ in $(seq 50); do curl -fsS "$url" >/dev/null 2>&1 && return; sleep 0.1; done
+	echo "$name did not start:"
+	cat "$state_dir/$name.log"
+	exit 1
+}
+
+# health prints each endpoint of the web service: address, state, reason.
+health() {
+	curl -fsS -X POST "$api/global/backendServices/web/getHealth" |
+		tr -d '\n ' | grep -o '{"ipAddress[^}]*}' |
+		sed -E 's/.*"ipAddress":"([^"]*)","port":([0-9]+).*"healthState":"([A-Z]*)"(,.*"reason":"([A-Z_]*)")?.*/  \1:\2  \3 \5/'
+}
+
+# wait_state PORT STATE: poll until the endpoint on PORT is in STATE.
+wait_state() {
+	local start=$SECONDS
+	until health | grep -q ":$1  $2"; do
+		[ $((SECONDS - start)) -gt 20 ] && { echo "timed out waiting for :$1 to be $2"; health; exit 1; }
+		sleep 0.2
+	done
+	echo "   after $((SECONDS - start)) s:"
+	health
+}
 
 if [ "${1:-}" = stop ]; then
-	if [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null; then
-		echo "emulator stopped (its data stays in its data directory; the next start picks it up)"
-	else
-		echo "no demo emulator running"
-	fi
-	rm -f "$pidfile"
+	stop
 	exit 0
 fi
 
-healthy() { curl -fsS "http://$addr/healthz" >/dev/null 2>&1; }
-
-if healthy; then
-	echo "== an emulator already answers on $addr: using it"
-else
-	echo "== starting bin/lbhealth-emulator on $addr (log: $state_dir/emulator.log)"
-	nohup bin/lbhealth-emulator --listen "$addr" >"$state_dir/emulator.log" 2>&1 &
-	echo $! >"$pidfile"
-	for _ in $(seq 50); do healthy && break; sleep 0.1; done
-	healthy || { echo "the emulator did not start:"; cat "$state_dir/emulator.log"; exit 1; }
-	head -3 "$state_dir/emulator.log"
-fi
+start emulator "http://$addr/healthz" --listen "$addr"
+head -2 "$state_dir/emulator.log" 2>/dev/null || true
+start targets "http://$control/targets" targets --base-port 9000 --control "$control"
 
 cd examples/quickstart
 echo "== terraform init"
 terraform init -input=false -no-color >/dev/null
 echo "== terraform apply"
-terraform apply -input=false -auto-approve -no-color
-echo "== terraform plan (expect no changes)"
-terraform plan -input=false -detailed-exitcode -no-color | tail -3
-echo "== what the emulator stores (GET /compute/v1/projects/demo-project/global/healthChecks)"
-curl -fsS "http://$addr/compute/v1/projects/demo-project/global/healthChecks" |
-	grep -E '"(name|type|checkIntervalSec|port)"' || true
+terraform apply -input=false -auto-approve -no-color | grep -vE '^\s*$' | tail -25
+echo "== terraform plan (expect no resource changes; live health outputs may differ)"
+terraform plan -input=false -no-color | grep -E 'No changes|without changing any real infrastructure|to add|to change' || true
+
+echo "== the endpoints, as the emulator probes them (every second)"
+wait_state 9002 HEALTHY
+echo "== break target http-2 (127.0.0.1:9001): it now answers 500"
+curl -fsS -X POST -d '{"mode": "status-500"}' "http://$control/targets/http-2/mode" >/dev/null
+wait_state 9001 UNHEALTHY
+echo "== recover it"
+curl -fsS -X POST "http://$control/targets/http-2/recover" >/dev/null
+wait_state 9001 HEALTHY
+
 cat <<MSG
 
-The emulator keeps running at http://$addr so you can use it from your own
-Terraform (export LBHEALTH_EMULATOR_HOST=$addr).
+The emulator (http://$addr) and the targets (control API http://$control)
+keep running, so you can try things:
+  - break a target: curl -X POST -d '{"mode": "refuse"}' http://$control/targets/http-1/mode
+    (modes: refuse, hang, reset, status-500, status-301, wrong-body; recover: .../recover)
+  - read health from Terraform: (cd examples/quickstart && terraform apply -refresh-only)
+  - metrics: curl http://$addr/metrics | grep lbhealth_
   - tear the quickstart down: (cd examples/quickstart && terraform destroy)
-  - stop the emulator:        make demo-stop
+  - stop everything:         make demo-stop
 MSG

@@ -1,8 +1,10 @@
-# Quickstart: a few health checks, applied against a local emulator.
-# Run `make demo` from the repository root, or by hand:
-#   bin/lbhealth-emulator &            # listens on 127.0.0.1:8686
-#   make install                       # provider into ~/.terraform.d/plugins
-#   terraform init && terraform apply
+# Quickstart: health checks that really probe the target simulator's
+# endpoints, applied against a local emulator. `make demo` does it all; by
+# hand, from the repository root:
+#   bin/lbhealth-emulator &            # the API on 127.0.0.1:8686
+#   bin/lbhealth-emulator targets &    # sample targets on 127.0.0.1:9000 and up
+#   make install                       # the provider into ~/.terraform.d/plugins
+#   cd examples/quickstart && terraform init && terraform apply
 terraform {
   required_providers {
     lbhealth = {
@@ -16,39 +18,77 @@ provider "lbhealth" {
   project = "demo-project"
 }
 
+# Probe GET / on each endpoint's own port every second; two failures in a
+# row make an endpoint UNHEALTHY, two successes make it HEALTHY again.
 resource "lbhealth_health_check" "web" {
-  name               = "web"
-  description        = "Is the web tier answering 200 on /healthz?"
-  check_interval_sec = 5
-  timeout_sec        = 2
+  name                = "web"
+  description         = "Is the web tier answering 200?"
+  check_interval_sec  = 1
+  timeout_sec         = 1
+  healthy_threshold   = 2
+  unhealthy_threshold = 2
 
   http_health_check {
-    port         = 8080
-    request_path = "/healthz"
+    port_specification = "USE_SERVING_PORT"
+    response           = "ok"
+  }
+
+  log_config {
+    enable = true
   }
 }
 
-resource "lbhealth_health_check" "tls" {
-  name = "web-tls"
+# The simulator's three HTTP targets.
+resource "lbhealth_endpoint_group" "web" {
+  name = "web"
+  zone = "us-central1-a"
 
-  # All defaults: port 443, request path /.
-  https_health_check {}
+  dynamic "endpoint" {
+    for_each = [9000, 9001, 9002]
+    content {
+      ip_address = "127.0.0.1"
+      port       = endpoint.value
+      instance   = "web-${endpoint.key + 1}"
+    }
+  }
 }
 
+resource "lbhealth_backend_service" "web" {
+  name          = "web"
+  health_checks = [lbhealth_health_check.web.self_link]
+
+  backend {
+    group = lbhealth_endpoint_group.web.self_link
+  }
+}
+
+# A TCP check of the simulator's TCP target: send PING, expect +PONG.
 resource "lbhealth_health_check" "cache" {
   name   = "cache"
   region = "us-central1"
 
   tcp_health_check {
-    port     = 6379
+    port     = 9200
     request  = "PING"
     response = "+PONG"
   }
 }
 
-output "health_checks" {
+# Live health, read at every plan and refresh.
+data "lbhealth_backend_health" "web" {
+  backend_service = lbhealth_backend_service.web.self_link
+}
+
+check "web_healthy" {
+  assert {
+    condition     = data.lbhealth_backend_health.web.all_healthy
+    error_message = "Not every endpoint of the web service is healthy yet (${data.lbhealth_backend_health.web.healthy_count} of ${length(data.lbhealth_backend_health.web.endpoints)})."
+  }
+}
+
+output "web_endpoints" {
   value = {
-    for hc in [lbhealth_health_check.web, lbhealth_health_check.tls, lbhealth_health_check.cache] :
-    hc.name => { type = hc.type, self_link = hc.self_link }
+    for e in data.lbhealth_backend_health.web.endpoints :
+    "${e.ip_address}:${e.port}" => e.health_state
   }
 }
