@@ -158,6 +158,9 @@ func (e *Emulator) URL() string { return "http://" + e.Addr() }
 // DataPath is the database file, or "" when the emulator keeps nothing.
 func (e *Emulator) DataPath() string { return e.dataPath }
 
+// shutdownGrace is how long Close lets requests in flight finish.
+const shutdownGrace = 2 * time.Second
+
 // Close stops serving (letting requests in flight finish for a few seconds)
 // and closes the store. It is idempotent: later calls return the first
 // call's result.
@@ -167,9 +170,15 @@ func (e *Emulator) Close() error {
 }
 
 func (e *Emulator) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err := e.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Requests still running after the grace period (or connections
+		// that opened but never sent one, which Shutdown counts as busy
+		// for 5 s) are cut: stopping must not hang on a client.
+		err = e.http.Close()
+	}
 	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

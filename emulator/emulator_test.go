@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -402,5 +403,22 @@ func TestClose_Twice(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("Close #%d did not return", i+1)
 		}
+	}
+}
+
+// A client connection that never sends a request must not make Close hang
+// or fail (regression: Close waited 5 s, then returned an error).
+func TestClose_WithAnIdleNewConnection(t *testing.T) {
+	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", e.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close with an idle connection: %v", err)
 	}
 }

@@ -12,18 +12,20 @@ import (
 )
 
 // Scope says where a resource lives: a project, and a region for regional
-// resources. An empty Project means the client's default project; an empty
-// Region means global.
+// resources or a zone for zonal ones. An empty Project means the client's
+// default project; with neither Region nor Zone the scope is global. Zone
+// wins when both are set: the API has no resource that lives in both.
 type Scope struct {
 	Project string
 	Region  string
+	Zone    string
 }
 
 // Global is the global scope of the client's default project.
 var Global = Scope{}
 
 // IsRegional tells whether the scope is a region.
-func (s Scope) IsRegional() bool { return s.Region != "" }
+func (s Scope) IsRegional() bool { return s.Region != "" && s.Zone == "" }
 
 // errNoName refuses a call that would address the collection instead of
 // one of its resources.
@@ -48,9 +50,12 @@ func (col collection[T]) path(scope Scope, name string) string {
 		project = col.c.project
 	}
 	p := "/compute/v1/projects/" + url.PathEscape(project)
-	if scope.Region != "" {
+	switch {
+	case scope.Zone != "":
+		p += "/zones/" + url.PathEscape(scope.Zone)
+	case scope.Region != "":
 		p += "/regions/" + url.PathEscape(scope.Region)
-	} else {
+	default:
 		p += "/global"
 	}
 	p += "/" + col.name

@@ -16,11 +16,18 @@ import (
 // addViolation reports a broken rule at the Terraform attribute it names,
 // with the rule's message spelled in Terraform attribute names.
 func addViolation(diags *diag.Diagnostics, v *rules.Violation, summary string) {
+	addViolationNamed(diags, v, summary, rules.TerraformName)
+}
+
+// addViolationNamed is addViolation for a resource whose Terraform names are
+// not all the snake_case of the API's: naming spells an API field path as
+// the Terraform attribute path (see terraformNaming).
+func addViolationNamed(diags *diag.Diagnostics, v *rules.Violation, summary string, naming func(string) string) {
 	if v == nil {
 		return
 	}
-	msg := v.Message(rules.TerraformName)
-	if p, ok := attributePath(v.Field); ok {
+	msg := v.Message(naming)
+	if p, ok := attributePath(naming(v.Field)); ok {
 		diags.AddAttributeError(p, summary, msg)
 		return
 	}

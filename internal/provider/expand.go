@@ -59,6 +59,26 @@ func (e *expander) object(field string, v types.Object) map[string]attr.Value {
 	return v.Attributes()
 }
 
+// objects returns the attributes of each element of a list of blocks or
+// objects, nil when the list is null or unknown. An unknown element is an
+// empty map, its path recorded, so that the positions (and the count) stay
+// right.
+func (e *expander) objects(field string, v types.List) []map[string]attr.Value {
+	if e.isUnknown(field, v) || v.IsNull() {
+		return nil
+	}
+	out := make([]map[string]attr.Value, 0, len(v.Elements()))
+	for i, el := range v.Elements() {
+		obj, _ := el.(types.Object)
+		attrs := e.object(fmt.Sprintf("%s[%d]", field, i), obj)
+		if attrs == nil {
+			attrs = map[string]attr.Value{}
+		}
+		out = append(out, attrs)
+	}
+	return out
+}
+
 // strings expands a list of strings; an unknown element keeps its place as
 // "" so that the positions (and the count) stay right.
 func (e *expander) strings(field string, v types.List) []string {
@@ -98,4 +118,35 @@ func flattenStrings(v []string, prior types.List) (types.List, error) {
 		return l, fmt.Errorf("building a list: %v", diags)
 	}
 	return l, nil
+}
+
+// stringAttr and int64Attr read one attribute of an object expanded with
+// expander.objects; a missing attribute reads as null.
+func stringAttr(attrs map[string]attr.Value, name string) types.String {
+	v, ok := attrs[name].(types.String)
+	if !ok {
+		return types.StringNull()
+	}
+	return v
+}
+
+func int64Attr(attrs map[string]attr.Value, name string) types.Int64 {
+	v, ok := attrs[name].(types.Int64)
+	if !ok {
+		return types.Int64Null()
+	}
+	return v
+}
+
+// planDefault is the planned value of an Optional+Computed setting that
+// takes a provider default (project, region): the configuration's value,
+// else def. replace tells whether a default differs from the state's
+// value: the resource must then be replaced, which RequiresReplaceIfConfigured
+// cannot see because the configuration is null.
+func planDefault(config, state types.String, def string) (plan types.String, replace bool) {
+	if !config.IsNull() {
+		return config, false
+	}
+	plan = types.StringValue(def)
+	return plan, !state.IsNull() && !state.IsUnknown() && !state.Equal(plan)
 }

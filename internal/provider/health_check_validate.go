@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -38,48 +39,8 @@ func healthCheckConfigViolations(config healthCheckModel) rules.Violations {
 	}
 	vs := rules.HealthCheck(hc, regional)
 	vs = append(vs, explicitlyEmpty(e.empty)...)
-	if regional {
-		if v := rules.Region("region", config.Region.ValueString()); v != nil {
-			vs = append(vs, *v)
-		}
-	}
-	if !config.Project.IsNull() && !config.Project.IsUnknown() {
-		if v := rules.Project("project", config.Project.ValueString()); v != nil {
-			vs = append(vs, *v)
-		}
-	}
+	vs = append(vs, scopeViolations(config.Project, config.Region, types.StringNull())...)
 	return knownViolations(vs, unknown)
-}
-
-// knownViolations drops every violation that reads a field whose value is
-// unknown: it may well hold once the value is known, and the emulator checks
-// again then.
-func knownViolations(vs rules.Violations, unknown []string) rules.Violations {
-	var known rules.Violations
-	for _, v := range vs {
-		if !readsUnknown(v, unknown) {
-			known = append(known, v)
-		}
-	}
-	return known
-}
-
-func readsUnknown(v rules.Violation, unknown []string) bool {
-	for _, field := range append(v.Fields(), v.Field) {
-		for _, u := range unknown {
-			if covers(u, field) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// covers tells whether the unknown API path u covers field: the field
-// itself, or anything inside it ("httpHealthCheck" covers
-// "httpHealthCheck.port", "sourceRegions" covers "sourceRegions[1]").
-func covers(u, field string) bool {
-	return field == u || strings.HasPrefix(field, u+".") || strings.HasPrefix(field, u+"[")
 }
 
 // explicitlyEmpty refuses "" where the emulator fills a default: the API

@@ -18,6 +18,7 @@ import (
 type resourceID struct {
 	Project string // empty: the provider's project
 	Region  string // empty: global (or, when Bare, not said)
+	Zone    string // set for a zonal resource only
 	Name    string
 	// Bare is true when the id named no scope ("{project}/{name}" or
 	// "{name}"): the resource may be global or in the provider's region.
@@ -34,10 +35,29 @@ func scopedID(project, region, collection, name string) string {
 	return fmt.Sprintf("projects/%s/regions/%s/%s/%s", project, region, collection, name)
 }
 
+// zonalCollections are the collections whose resources may also live in a
+// zone, and so have ids projects/{p}/zones/{z}/{collection}/{name}.
+var zonalCollections = map[string]bool{endpointGroupCollection: true}
+
+// zonalID is the Terraform id of a zonal resource of collection.
+func zonalID(project, zone, collection, name string) string {
+	return fmt.Sprintf("projects/%s/zones/%s/%s/%s", project, zone, collection, name)
+}
+
 // parseImportID parses the import id of a resource of collection. It takes
-// the scoped forms of scopedID (also inside a self link), "{project}/{name}"
-// and "{name}".
+// the scoped forms of scopedID (also inside a self link), the zonal form of
+// zonalID for zonal collections, "{project}/{name}" and "{name}".
 func parseImportID(id, collection string) (resourceID, error) {
+	rid, err := parseResourceID(id, collection)
+	if err != nil {
+		return rid, fmt.Errorf("import id %w", err)
+	}
+	return rid, nil
+}
+
+// parseResourceID parses a reference to a resource of collection in the
+// forms parseImportID takes.
+func parseResourceID(id, collection string) (resourceID, error) {
 	raw := id
 	if i := strings.Index(id, "://"); i >= 0 { // a self link
 		if j := strings.Index(id, "/projects/"); j > i {
@@ -51,13 +71,19 @@ func parseImportID(id, collection string) (resourceID, error) {
 		rid = resourceID{Project: parts[1], Name: parts[4]}
 	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "regions" && parts[4] == collection:
 		rid = resourceID{Project: parts[1], Region: parts[3], Name: parts[5]}
+	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "zones" && parts[4] == collection && zonalCollections[collection]:
+		rid = resourceID{Project: parts[1], Zone: parts[3], Name: parts[5]}
 	case len(parts) == 2 && parts[0] != "projects":
 		rid = resourceID{Project: parts[0], Name: parts[1], Bare: true}
 	case len(parts) == 1:
 		rid = resourceID{Name: parts[0], Bare: true}
 	default:
-		return resourceID{}, fmt.Errorf("import id %q has none of the forms projects/{project}/global/%s/{name}, "+
-			"projects/{project}/regions/{region}/%s/{name}, {project}/{name} or {name}", raw, collection, collection)
+		zonal := ""
+		if zonalCollections[collection] {
+			zonal = fmt.Sprintf("projects/{project}/zones/{zone}/%s/{name}, ", collection)
+		}
+		return resourceID{}, fmt.Errorf("%q has none of the forms projects/{project}/global/%s/{name}, "+
+			"projects/{project}/regions/{region}/%s/{name}, %s{project}/{name} or {name}", raw, collection, collection, zonal)
 	}
 	return rid, checkResourceID(rid)
 }
@@ -70,6 +96,9 @@ func checkResourceID(rid resourceID) error {
 		return v
 	}
 	if v := rules.Region("region", rid.Region); rid.Region != "" && v != nil {
+		return v
+	}
+	if v := rules.Region("zone", rid.Zone); rid.Zone != "" && v != nil {
 		return v
 	}
 	return nil
@@ -106,7 +135,12 @@ func importScoped(ctx context.Context, data *providerData, collection, noun stri
 	if rid.Region != "" {
 		region = types.StringValue(rid.Region)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedID(rid.Project, rid.Region, collection, rid.Name))...)
+	id := scopedID(rid.Project, rid.Region, collection, rid.Name)
+	if rid.Zone != "" { // only zonal collections parse a zone; their schema has the attribute
+		id = zonalID(rid.Project, rid.Zone, collection, rid.Name)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), rid.Zone)...)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)

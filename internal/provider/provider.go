@@ -44,7 +44,7 @@ type providerModel struct {
 type providerData struct {
 	client  *client.Client
 	project string // default project of resources that name none
-	region  string // region tried by imports of a bare name
+	region  string // region tried by imports of a bare name; default region of endpoint groups
 }
 
 // New returns a constructor of the provider, as providerserver wants.
@@ -74,8 +74,9 @@ func (p *lbhealthProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"region": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Region tried when importing a resource by its bare name and it is not global. Defaults to the `" +
-					EnvRegion + "` environment variable, then `" + DefaultRegion + "`. Resources are global unless they set `region`.",
+				MarkdownDescription: "Region tried when importing a resource by its bare name and it is not global, and the " +
+					"region of endpoint groups that set neither `zone` nor `region`. Defaults to the `" + EnvRegion +
+					"` environment variable, then `" + DefaultRegion + "`. Other resources are global unless they set `region`.",
 			},
 		},
 	}
@@ -130,11 +131,14 @@ func setting(v types.String, configSource, env, def string) (value, source strin
 func (p *lbhealthProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		newHealthCheckResource,
+		newEndpointGroupResource,
+		newBackendServiceResource,
 	}
 }
 
 func (p *lbhealthProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newHealthCheckDataSource,
+		newBackendHealthDataSource,
 	}
 }

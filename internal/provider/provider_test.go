@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,6 +39,14 @@ func newTestEmulator(t *testing.T) *testEmulator {
 		t.Fatalf("starting the emulator: %v", err)
 	}
 	t.Cleanup(func() {
+		// The provider under test runs in this process and its client uses
+		// http.DefaultTransport, which keeps connections it dialed for
+		// parallel requests but never used. The server counts such a
+		// connection as busy for 5 seconds, so a graceful Close would wait
+		// (and time out) on it: close them first.
+		if tr, ok := http.DefaultTransport.(*http.Transport); ok {
+			tr.CloseIdleConnections()
+		}
 		if err := e.Close(); err != nil {
 			t.Errorf("closing the emulator: %v", err)
 		}

@@ -22,17 +22,52 @@ func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
 		vs = append(vs, violation("defaultPort", "%s (%d) must not be set when %s is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed).",
 			f("defaultPort"), *g.DefaultPort, f("networkEndpointType")))
 	}
-	seen := map[string]int{}
+	seen := map[endpointKey]int{}
 	for i := range g.Endpoints {
 		vs = append(vs, endpoint(fmt.Sprintf("endpoints[%d]", i), &g.Endpoints[i], typ, g.DefaultPort != nil)...)
-		k := g.Endpoints[i].IPAddress + fmt.Sprint(valueOr(g.Endpoints[i].Port, 0))
+		k := keyOf(&g.Endpoints[i], g.DefaultPort)
+		if k.port == 0 && typ != api.GCEVMIP {
+			continue // no port at all: reported above, and no key to compare
+		}
 		if j, dup := seen[k]; dup {
-			vs = append(vs, violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s): each endpoint may be listed once.",
-				f(fmt.Sprintf("endpoints[%d]", i)), f(fmt.Sprintf("endpoints[%d]", j)), g.Endpoints[i].IPAddress))
+			vs = append(vs, duplicateEndpoint(g, i, j))
 		}
 		seen[k] = i
 	}
 	return vs
+}
+
+// endpointKey is what makes an endpoint distinct: its address, in canonical
+// form ("::1" and "0:0::1" are one address), and the port it will be
+// probed on, the group's default port when it sets none (0: no port).
+type endpointKey struct {
+	addr string
+	port int64
+}
+
+func keyOf(e *api.NetworkEndpoint, defaultPort *int64) endpointKey {
+	addr := e.IPAddress
+	if a, err := netip.ParseAddr(addr); err == nil {
+		addr = a.String()
+	}
+	return endpointKey{addr: addr, port: valueOr(e.Port, valueOr(defaultPort, 0))}
+}
+
+// duplicateEndpoint reports endpoint i as a repeat of endpoint j. When
+// either takes its port from defaultPort the message names it: the rule then
+// reads it (an unknown default port at plan time leaves the rule undecided).
+func duplicateEndpoint(g *api.NetworkEndpointGroup, i, j int) Violation {
+	ei, ej := f(fmt.Sprintf("endpoints[%d]", i)), f(fmt.Sprintf("endpoints[%d]", j))
+	e := &g.Endpoints[i]
+	k := keyOf(e, g.DefaultPort)
+	switch {
+	case k.port == 0:
+		return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s): each endpoint may be listed once.", ei, ej, e.IPAddress)
+	case g.DefaultPort != nil && (e.Port == nil || g.Endpoints[j].Port == nil):
+		return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s, port %d with %s): each endpoint may be listed once.",
+			ei, ej, e.IPAddress, k.port, f("defaultPort"))
+	}
+	return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s, port %d): each endpoint may be listed once.", ei, ej, e.IPAddress, k.port)
 }
 
 func endpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaultPort bool) Violations {

@@ -1,0 +1,90 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// The examples are the docs' examples: these tests apply them as written
+// (each step also proves that the plan after apply is empty) and run the
+// commands of their import.sh.
+
+const examplesDir = "../../examples"
+
+// exampleConfig is the example files, in the project and region the
+// examples assume, against e.
+func exampleConfig(t *testing.T, e *testEmulator, files ...string) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider \"lbhealth\" {\n  endpoint = %q\n  project  = \"demo-project\"\n  region   = \"us-central1\"\n}\n", e.Addr())
+	for _, f := range files {
+		body, err := os.ReadFile(filepath.Join(examplesDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(body)
+	}
+	return b.String()
+}
+
+// importSteps is one import step per "terraform import ADDR ID" line of an
+// import.sh; ignore lists attributes import cannot know (references are
+// imported as URLs, whatever form the configuration wrote).
+func importSteps(t *testing.T, file string, ignore ...string) []resource.TestStep {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(examplesDir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []resource.TestStep
+	for _, line := range strings.Split(string(body), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "terraform" || f[1] != "import" {
+			continue
+		}
+		steps = append(steps, resource.TestStep{ResourceName: f[2], ImportStateId: f[3], ImportState: true,
+			ImportStateVerify: true, ImportStateVerifyIgnore: ignore})
+	}
+	if len(steps) == 0 {
+		t.Fatalf("%s has no terraform import command", file)
+	}
+	return steps
+}
+
+func TestAccExamples_endpointGroup(t *testing.T) {
+	e := newTestEmulator(t)
+	steps := []resource.TestStep{{
+		Config: exampleConfig(t, e, "resources/lbhealth_endpoint_group/resource.tf"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("lbhealth_endpoint_group.web", tfjsonpath.New("size"), knownvalue.Int64Exact(3)),
+			statecheck.ExpectKnownValue("lbhealth_endpoint_group.api", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
+		},
+	}}
+	steps = append(steps, importSteps(t, "resources/lbhealth_endpoint_group/import.sh")...)
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}
+
+func TestAccExamples_backendService(t *testing.T) {
+	e := newTestEmulator(t)
+	const service = "resources/lbhealth_backend_service/resource.tf"
+	steps := []resource.TestStep{{Config: exampleConfig(t, e, service)}}
+	steps = append(steps, importSteps(t, "resources/lbhealth_backend_service/import.sh", "health_checks", "backend")...)
+	steps = append(steps, resource.TestStep{
+		// The data source example reads the services of the resource example.
+		Config: exampleConfig(t, e, service, "data-sources/lbhealth_backend_health/data-source.tf"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.lbhealth_backend_health.web", tfjsonpath.New("endpoints"), knownvalue.ListSizeExact(2)),
+			statecheck.ExpectKnownValue("data.lbhealth_backend_health.grpc", tfjsonpath.New("endpoints"), knownvalue.ListSizeExact(1)),
+			statecheck.ExpectKnownValue("data.lbhealth_backend_health.grpc", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
+		},
+	})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}

@@ -1,0 +1,50 @@
+package provider
+
+import (
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// References between resources (a backend service's groups and health
+// check) may be written as a self link, an id ("projects/..."), a path from
+// the scope ("zones/z/networkEndpointGroups/x") or a bare name; the emulator
+// stores them as URLs. Terraform keeps what the user wrote, so the state
+// must too: a planned value must come back unchanged after apply, and a
+// refresh must not turn an id into a URL (a diff on every plan).
+
+// refResolver resolves references made by one resource.
+type refResolver struct {
+	project   string // project of the referring resource
+	scopePath string // its scope: "global" or "regions/{region}"
+}
+
+// path resolves ref to a "projects/..." path as the emulator does
+// (httpapi.parseRef): a bare name lives in the scope of the referrer. It
+// returns "" for what it cannot resolve, which then equals nothing.
+func (r refResolver) path(ref, collection string) string {
+	switch {
+	case ref == "":
+		return ""
+	case api.PathOf(ref) != "":
+		return api.PathOf(ref)
+	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
+		return "projects/" + r.project + "/" + ref
+	case !strings.Contains(ref, "/"):
+		return "projects/" + r.project + "/" + r.scopePath + "/" + collection + "/" + ref
+	}
+	return ""
+}
+
+// flatten maps a reference the API returns to Terraform: the prior value
+// (plan or state) when it names the same resource, else the API's URL.
+func (r refResolver) flatten(got string, prior types.String, collection string) types.String {
+	if !prior.IsNull() && !prior.IsUnknown() {
+		if p := r.path(prior.ValueString(), collection); p != "" && p == r.path(got, collection) {
+			return prior
+		}
+	}
+	return types.StringValue(got)
+}

@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// TestNetworkEndpointGroup has a case that breaks each rule of an endpoint
+// group (want is the exact first message, field where it is reported) and
+// valid cases next to them (want empty).
+func TestNetworkEndpointGroup(t *testing.T) {
+	tests := []struct {
+		name, body, want, field string
+	}{
+		{name: "empty group", body: `{}`},
+		{name: "default port fills endpoints", body: `{"defaultPort": 80, "endpoints": [{"ipAddress": "127.0.0.1"}]}`},
+		{name: "GCE_VM_IP without ports", body: `{"networkEndpointType": "GCE_VM_IP", "endpoints": [{"ipAddress": "10.0.0.1"}, {"ipAddress": "10.0.0.2"}]}`},
+		{name: "bad type", body: `{"networkEndpointType": "SERVERLESS"}`, field: "networkEndpointType",
+			want: `networkEndpointType ("SERVERLESS") must be one of GCE_VM_IP_PORT, GCE_VM_IP, NON_GCP_PRIVATE_IP_PORT.`},
+		{name: "GCE_VM_IP with a default port", body: `{"networkEndpointType": "GCE_VM_IP", "defaultPort": 80}`, field: "defaultPort",
+			want: "defaultPort (80) must not be set when networkEndpointType is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed)."},
+		{name: "GCE_VM_IP with a port", body: `{"networkEndpointType": "GCE_VM_IP", "endpoints": [{"ipAddress": "10.0.0.1", "port": 80}]}`,
+			field: "endpoints[0].port", want: "endpoints[0].port (80) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed)."},
+		{name: "no port, no default", body: `{"endpoints": [{"ipAddress": "10.0.0.1"}]}`, field: "endpoints[0].port",
+			want: "endpoints[0].port is required: set it, or set the group's defaultPort."},
+		{name: "bad address", body: `{"endpoints": [{"ipAddress": "10.0.0.256", "port": 80}]}`, field: "endpoints[0].ipAddress",
+			want: `endpoints[0].ipAddress ("10.0.0.256") must be an IPv4 or IPv6 address.`},
+		{name: "bad state", body: `{"endpoints": [{"ipAddress": "10.0.0.1", "port": 80, "state": "PAUSED"}]}`, field: "endpoints[0].state",
+			want: `endpoints[0].state ("PAUSED") must be one of RUNNING, STOPPED.`},
+		{name: "duplicate", body: `{"endpoints": [{"ipAddress": "10.0.0.1", "port": 80}, {"ipAddress": "10.0.0.1", "port": 80}]}`,
+			field: "endpoints[1]", want: "endpoints[1] repeats endpoints[0] (10.0.0.1, port 80): each endpoint may be listed once."},
+		{name: "same address, other port", body: `{"endpoints": [{"ipAddress": "10.0.0.1", "port": 80}, {"ipAddress": "10.0.0.1", "port": 81}]}`},
+		{name: "duplicate GCE_VM_IP", body: `{"networkEndpointType": "GCE_VM_IP", "endpoints": [{"ipAddress": "10.0.0.1"}, {"ipAddress": "10.0.0.1"}]}`,
+			field: "endpoints[1]", want: "endpoints[1] repeats endpoints[0] (10.0.0.1): each endpoint may be listed once."},
+		// Regression: the key was address and port glued together, so
+		// 10.0.0.1:23 and 10.0.0.12:3 were "the same endpoint".
+		{name: "address and port are not glued", body: `{"endpoints": [{"ipAddress": "10.0.0.1", "port": 23}, {"ipAddress": "10.0.0.12", "port": 3}]}`},
+		// Regression: an endpoint without a port was compared as port 0, not
+		// as the default port it is stored (and probed) with.
+		{name: "duplicate through the default port", body: `{"defaultPort": 80, "endpoints": [{"ipAddress": "10.0.0.1"}, {"ipAddress": "10.0.0.1", "port": 80}]}`,
+			field: "endpoints[1]", want: "endpoints[1] repeats endpoints[0] (10.0.0.1, port 80 with defaultPort): each endpoint may be listed once."},
+		{name: "no ports, no default: one violation per endpoint, no duplicate", body: `{"endpoints": [{"ipAddress": "10.0.0.1"}, {"ipAddress": "10.0.0.1"}]}`,
+			field: "endpoints[0].port", want: "endpoints[0].port is required: set it, or set the group's defaultPort."},
+		{name: "one address, two spellings", body: `{"endpoints": [{"ipAddress": "::1", "port": 80}, {"ipAddress": "0:0::1", "port": 80}]}`,
+			field: "endpoints[1]", want: "endpoints[1] repeats endpoints[0] (0:0::1, port 80): each endpoint may be listed once."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var g api.NetworkEndpointGroup
+			if err := json.Unmarshal([]byte(tt.body), &g); err != nil {
+				t.Fatal(err)
+			}
+			g.Name = "neg"
+			vs := NetworkEndpointGroup(&g)
+			if tt.want == "" {
+				if len(vs) > 0 {
+					t.Fatalf("valid group refused: %v", vs.Err())
+				}
+				return
+			}
+			if len(vs) == 0 {
+				t.Fatalf("accepted, want %q", tt.want)
+			}
+			if got := vs.Err().Error(); got != tt.want {
+				t.Errorf("message:\n got  %s\n want %s", got, tt.want)
+			}
+			if vs[0].Field != tt.field {
+				t.Errorf("Field = %q, want %q", vs[0].Field, tt.field)
+			}
+		})
+	}
+}
+
+// TestDuplicateEndpoint_NamesTheDefaultPort: the rule reads defaultPort when
+// it supplies a port, so plan-time validation can drop it while
+// default_port is unknown.
+func TestDuplicateEndpoint_NamesTheDefaultPort(t *testing.T) {
+	p := int64(80)
+	g := &api.NetworkEndpointGroup{Meta: api.Meta{Name: "neg"}, DefaultPort: &p,
+		Endpoints: []api.NetworkEndpoint{{IPAddress: "10.0.0.1"}, {IPAddress: "10.0.0.1"}}}
+	vs := NetworkEndpointGroup(g)
+	if len(vs) != 1 {
+		t.Fatalf("violations: %v", vs)
+	}
+	fields := vs[0].Fields()
+	if len(fields) != 3 || fields[2] != "defaultPort" {
+		t.Errorf("Fields() = %v, want endpoints[1], endpoints[0], defaultPort", fields)
+	}
+}
+
+// TestNetworkEndpointGroup_NoPortIsNoDuplicate: endpoints with no port at
+// all (none, no default) are reported as such, not also as duplicates of
+// one another: the provider's plan-time check, which sees an unknown
+// default_port as none, relies on it.
+func TestNetworkEndpointGroup_NoPortIsNoDuplicate(t *testing.T) {
+	g := &api.NetworkEndpointGroup{Meta: api.Meta{Name: "neg"},
+		Endpoints: []api.NetworkEndpoint{{IPAddress: "10.0.0.1"}, {IPAddress: "10.0.0.1"}}}
+	vs := NetworkEndpointGroup(g)
+	if len(vs) != 2 || vs[0].Field != "endpoints[0].port" || vs[1].Field != "endpoints[1].port" {
+		t.Errorf("violations = %v, want endpoints[0].port and endpoints[1].port only", vs)
+	}
+}
