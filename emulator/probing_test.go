@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -192,5 +193,33 @@ func TestProbing_OnlyAllowedNetworksAreProbed(t *testing.T) {
 	h := health(t, e, "bs")[80]
 	if h.HealthState != "UNHEALTHY" || h.Reason != "NOT_PROBED" || !strings.Contains(h.Detail, "--probe-networks") {
 		t.Fatalf("endpoint outside the probe networks: %+v, want UNHEALTHY/NOT_PROBED naming --probe-networks", h)
+	}
+}
+
+func TestStatusPage_ShowsEndpointsColouredByState(t *testing.T) {
+	a := newSwitchable(t)
+	a.status.Store(500)
+	e := startEmulator(t, emulator0())
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":1,"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","endpoints":[{"ipAddress":"127.0.0.1","port":`+a.port()+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"bs","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["hc"]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"unchecked"}`)
+	page := func() string {
+		resp, err := http.Get(e.URL() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		io.Copy(&b, resp.Body)
+		return b.String()
+	}
+	waitFor(t, "the failing endpoint shown red", func() bool {
+		return strings.Contains(page(), `class="error">UNHEALTHY</td><td>BAD_STATUS`)
+	})
+	p := page()
+	if !strings.Contains(p, "127.0.0.1:"+a.port()) || !strings.Contains(p, `class="nodata">no data`) ||
+		!strings.Contains(p, "projects/p/global/backendServices/unchecked") {
+		t.Fatalf("status page lacks the endpoint or the grey unchecked service:\n%s", p)
 	}
 }

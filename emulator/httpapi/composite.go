@@ -17,6 +17,8 @@ import (
 type AggregateReader interface {
 	SourceHealth(path string) (health.SourceReport, bool)
 	CompositeHealth(path string) (health.CompositeReport, bool)
+	// States lists the last state of each, for the status page.
+	States() []health.AggregateState
 }
 
 // SetAggregates sets where those getHealth calls read. Call it before serving.

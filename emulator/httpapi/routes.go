@@ -74,6 +74,7 @@ func (s *Server) routes() {
 	}
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /{$}", s.status)
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	s.mux.HandleFunc("/", s.serve(s.noRoute))
