@@ -2,7 +2,9 @@ package health
 
 import (
 	"log/slog"
+	"net"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -84,7 +86,8 @@ func (a *Aggregator) Update(sources []Source, composites []Composite) {
 func (a *Aggregator) OnTransition(tr Transition) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	cause := "endpoint " + tr.Endpoint.IP + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
+	// The port too: endpoints of one service often share an address.
+	cause := "endpoint " + net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)) + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
 	a.reevaluate(func(s Source) bool { return s.Service == tr.Owner }, cause)
 }
 

@@ -138,8 +138,8 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 		fr.BackendService = s.link(k.Path())
 	}
 	if fr.Target != "" {
-		if sc.region == "" {
-			return invalid("target (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.", fr.Target)
+		if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil {
+			return invalid("%s", v.Error())
 		}
 		var tp api.TargetPool
 		k, err := s.lookup(ctx, "target", fr.Target, sc, "targetPools", &tp)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -112,10 +113,25 @@ func (col collection[T]) update(ctx context.Context, scope Scope, name string, o
 // patch merges patch (any JSON-encodable value, usually a partial T) into
 // the resource and reads it back.
 func (col collection[T]) patch(ctx context.Context, scope Scope, name string, patch any) (*T, error) {
+	return col.patchMask(ctx, scope, name, patch, nil)
+}
+
+// patchMask is patch with an updateMask when mask is not empty: the fields
+// it names take their value in patch, or go back to unset (their default)
+// when patch leaves them out, and no other field changes.
+func (col collection[T]) patchMask(ctx context.Context, scope Scope, name string, patch any, mask []string) (*T, error) {
 	if name == "" {
 		return nil, errNoName
 	}
-	if err := col.mutate(ctx, http.MethodPatch, col.path(scope, name), patch); err != nil {
+	var query url.Values
+	if len(mask) > 0 {
+		query = url.Values{"updateMask": {strings.Join(mask, ",")}}
+	}
+	var op api.Operation
+	if err := col.c.do(ctx, http.MethodPatch, col.path(scope, name), query, patch, &op); err != nil {
+		return nil, err
+	}
+	if err := operationError(&op); err != nil {
 		return nil, err
 	}
 	return col.get(ctx, scope, name)

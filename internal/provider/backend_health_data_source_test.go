@@ -53,26 +53,40 @@ func (s *switchableServer) port(t *testing.T) int64 {
 }
 
 // waitForHealth polls getHealth until the endpoint on port reports state.
-// The deadline is a hang guard, not a measurement: with interval 1 and
-// thresholds 1 a verdict takes about a second.
 func waitForHealth(t *testing.T, e *testEmulator, service string, port int64, state string) {
+	t.Helper()
+	read := func() ([]api.HealthStatus, error) {
+		h, err := e.client().GetBackendServiceHealth(context.Background(), client.Global, service, "")
+		if err != nil {
+			return nil, err
+		}
+		return h.HealthStatus, nil
+	}
+	waitForStatus(t, fmt.Sprintf("port %d of %s to be %s", port, service, state), read,
+		func(hs api.HealthStatus) bool { return hs.Port == port && hs.HealthState == state })
+}
+
+// waitForStatus polls read until a status matches. The deadline is a hang
+// guard, not a measurement: with interval 1 and thresholds 1 a verdict
+// takes about a second.
+func waitForStatus(t *testing.T, what string, read func() ([]api.HealthStatus, error), match func(api.HealthStatus) bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	var last []api.HealthStatus
 	for time.Now().Before(deadline) {
-		h, err := e.client().GetBackendServiceHealth(context.Background(), client.Global, service, "")
+		statuses, err := read()
 		if err != nil {
-			t.Fatalf("getHealth of %s: %v", service, err)
+			t.Fatalf("waiting for %s: %v", what, err)
 		}
-		last = h.HealthStatus
-		for _, hs := range h.HealthStatus {
-			if hs.Port == port && hs.HealthState == state {
+		last = statuses
+		for _, hs := range statuses {
+			if match(hs) {
 				return
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("timed out waiting for port %d of %s to be %s; last answer %+v", port, service, state, last)
+	t.Fatalf("timed out waiting for %s; last answer %+v", what, last)
 }
 
 func TestAccBackendHealthDataSource_probes(t *testing.T) {

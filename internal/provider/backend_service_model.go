@@ -111,7 +111,7 @@ func flattenBackendService(bs *api.BackendService, scope client.Scope, prior bac
 	diags.Append(d...)
 	m.Backends, d = flattenBackends(bs.Backends, prior.Backends, refs)
 	diags.Append(d...)
-	m.HealthChecks, d = flattenHealthCheckRefs(bs.HealthChecks, prior.HealthChecks, refs)
+	m.HealthChecks, d = flattenRefList(bs.HealthChecks, prior.HealthChecks, refs, healthCheckCollection)
 	diags.Append(d...)
 	return m, diags
 }
@@ -151,24 +151,6 @@ func flattenBackends(backends []api.Backend, prior types.List, refs refResolver)
 		elems = append(elems, obj)
 	}
 	return types.ListValue(backendType, elems)
-}
-
-// flattenHealthCheckRefs maps health_checks: null when the API has none,
-// unless the prior value is a known empty list (the user wrote []).
-func flattenHealthCheckRefs(urls []string, prior types.List, refs refResolver) (types.List, diag.Diagnostics) {
-	priorElems := listElements(prior)
-	if len(urls) == 0 && (prior.IsNull() || prior.IsUnknown() || len(priorElems) > 0) {
-		return types.ListNull(types.StringType), nil
-	}
-	elems := make([]attr.Value, len(urls))
-	for i, u := range urls {
-		priorRef := types.StringNull()
-		if i < len(priorElems) {
-			priorRef, _ = priorElems[i].(types.String)
-		}
-		elems[i] = refs.flatten(u, priorRef, healthCheckCollection)
-	}
-	return types.ListValue(types.StringType, elems)
 }
 
 // keepEquivalentRefs plans, for each reference the configuration writes in
@@ -252,6 +234,32 @@ func backendServiceConfigViolations(config backendServiceModel) rules.Violations
 		"protocol":            api.ProtocolHTTP,
 		"loadBalancingScheme": api.SchemeExternal,
 	})...)
+	vs = append(vs, backendServiceCheckKind(bs, config)...)
 	vs = append(vs, scopeViolations(config.Project, config.Region, types.StringNull())...)
 	return knownViolations(vs, e.unknown)
+}
+
+// backendServiceCheckKind refuses, before any call, a check reference whose
+// path shows a kind the service cannot take: a legacy check (SPEC 2.3:
+// EXTERNAL global services only) or no health check at all. The rules are
+// the emulator's; what needs the check itself (its protocol, its region) is
+// left to the emulator.
+func backendServiceCheckKind(bs *api.BackendService, config backendServiceModel) rules.Violations {
+	if len(bs.HealthChecks) != 1 || bs.HealthChecks[0] == "" || config.Region.IsUnknown() {
+		return nil // two checks: rules.BackendService says so; unknown: the emulator checks
+	}
+	ref := bs.HealthChecks[0]
+	switch collection := config.refs().collection(ref, healthCheckCollection); collection {
+	case "", healthCheckCollection:
+		return nil
+	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
+		// An unknown scheme expands to "", which the rule reads as the
+		// default EXTERNAL: only the region can then be refused.
+		if v := rules.BackendServiceLegacyCheck(bs, config.Region.ValueString()); v != nil {
+			return rules.Violations{*v}
+		}
+		return nil
+	default:
+		return rules.Violations{rules.CheckKindMismatch("healthChecks[0]", ref, collection, healthCheckCollection)}
+	}
 }

@@ -177,8 +177,10 @@ var backendServiceDescriptions = map[string]string{
 		"(`projects/...`), or its name (then in the service's own scope). The reference stays as written: it never " +
 		"shows as a diff against the URL the emulator stores, and writing the same check in another form plans " +
 		"nothing. A regional service takes a check of its own region, a " +
-		"global one a global check; a check with `source_regions` cannot be used. Every endpoint of every backend is " +
-		"probed and judged on its own with this one check.",
+		"global one a global check; a check with `source_regions` cannot be used. An `EXTERNAL` global service may " +
+		"instead take a legacy check (`lbhealth_legacy_http_check` or `lbhealth_legacy_https_check`, by `self_link` " +
+		"or `id`); any other service refuses one, at plan time when the reference shows its kind. Every endpoint of " +
+		"every backend is probed and judged on its own with this one check.",
 	"self_link":          "URL of the backend service in the emulator's API.",
 	"creation_timestamp": "When the backend service was created (RFC 3339).",
 	"backend_service_id": "Numeric id the server assigned to the backend service, as a string.",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
@@ -372,5 +374,105 @@ func TestAccBackendService_validation(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    steps,
+	})
+}
+
+// TestAccBackendService_legacyCheck: an EXTERNAL global service takes a
+// legacy check (SPEC 2.3), HTTP or HTTPS; any other service is refused at
+// plan time when the reference shows its kind, else by the emulator.
+func TestAccBackendService_legacyCheck(t *testing.T) {
+	e := newTestEmulator(t)
+	const legacy = `
+resource "lbhealth_legacy_http_check" "http" {
+  name = "legacy-http"
+}
+resource "lbhealth_legacy_https_check" "https" {
+  name = "legacy-https"
+}
+resource "lbhealth_endpoint_group" "web" {
+  name = "neg-web"
+  zone = "us-central1-a"
+  endpoint {
+    ip_address = "127.0.0.1"
+    port       = 9000
+  }
+}
+`
+	service := func(check string) string {
+		return legacy + `
+resource "lbhealth_backend_service" "test" {
+  name          = "bs-legacy"
+  health_checks = [` + check + `]
+  backend {
+    group = lbhealth_endpoint_group.web.self_link
+  }
+}`
+	}
+	const only = "legacy checks are accepted only by EXTERNAL backend services"
+	planOnly := func(body, want string) resource.TestStep {
+		return resource.TestStep{
+			Config: e.config(service("lbhealth_legacy_http_check.http.self_link") +
+				"\nresource \"lbhealth_backend_service\" \"other\" {\n name = \"bs-other\"\n " + body + "\n}"),
+			PlanOnly:    true,
+			ExpectError: errorRegexp(want),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(service("lbhealth_legacy_http_check.http.self_link")),
+				// The emulator enforces the rule itself, in API names.
+				Check: func(*terraform.State) error {
+					_, err := e.client().InsertBackendService(context.Background(), client.Global, &api.BackendService{
+						Meta: api.Meta{Name: "bs-api"}, LoadBalancingScheme: api.SchemeInternalManaged,
+						HealthChecks: []string{"global/httpHealthChecks/legacy-http"}})
+					want := "healthChecks[0] is a legacy health check: " + only + ", and loadBalancingScheme is INTERNAL_MANAGED"
+					if err == nil || !strings.Contains(err.Error(), want) {
+						return fmt.Errorf("inserting an INTERNAL_MANAGED service with a legacy check: %v, want %q", err, want)
+					}
+					return nil
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					bsValue("load_balancing_scheme", knownvalue.StringExact("EXTERNAL")),
+					sameAs(tfjsonpath.New("health_checks").AtSliceIndex(0), "lbhealth_legacy_http_check.http", "self_link"),
+				},
+			},
+			{
+				Config:           e.config(service("lbhealth_legacy_https_check.https.id")),
+				ConfigPlanChecks: expectAction(bsAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					bsValue("health_checks", knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringExact("projects/test-project/global/httpsHealthChecks/legacy-https")})),
+				},
+			},
+			{
+				// The new check's self link is unknown at plan time, but
+				// Terraform validates again at apply, once it is known: the
+				// same rule refuses it before the emulator is called.
+				Config: e.config(service("lbhealth_legacy_http_check.http.self_link") + `
+resource "lbhealth_legacy_http_check" "new" {
+  name = "legacy-new"
+}
+resource "lbhealth_backend_service" "other" {
+  name                  = "bs-internal"
+  load_balancing_scheme = "INTERNAL_MANAGED"
+  health_checks         = [lbhealth_legacy_http_check.new.self_link]
+}`),
+				ExpectError: summaryError("Invalid backend service", "health_checks[0] is a legacy health check: "+only+
+					", and load_balancing_scheme is INTERNAL_MANAGED"),
+			},
+			planOnly("load_balancing_scheme = \"INTERNAL_MANAGED\"\n health_checks = [lbhealth_legacy_http_check.http.self_link]",
+				"health_checks[0] is a legacy health check: "+only+", and load_balancing_scheme is INTERNAL_MANAGED"),
+			planOnly("load_balancing_scheme = \"INTERNAL\"\n health_checks = [\"projects/test-project/global/httpsHealthChecks/legacy-https\"]",
+				only+", and load_balancing_scheme is INTERNAL"),
+			planOnly("region = \"us-central1\"\n health_checks = [lbhealth_legacy_http_check.http.id]",
+				"health_checks[0] is a legacy health check, which is global: a regional backend service takes a health check of its own region."),
+			planOnly("health_checks = [\"projects/test-project/regions/us-central1/targetPools/pool\"]",
+				`health_checks[0] ("projects/test-project/regions/us-central1/targetPools/pool") is a targetPools resource: `+
+					"a health check (not a legacy one) is needed here."),
+			// A valid configuration last, for the final destroy.
+			{Config: e.config(service("lbhealth_legacy_https_check.https.id"))},
+		},
 	})
 }

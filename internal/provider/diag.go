@@ -78,7 +78,9 @@ func addClientError(diags *diag.Diagnostics, action, noun string, err error) {
 		detail += fmt.Sprintf("\n\nRemove the references to this %s first. Where a replacement is planned, "+
 			"\"lifecycle { create_before_destroy = true }\" lets Terraform move the references before deleting.", noun)
 	case errors.Is(err, client.ErrConditionNotMet):
-		detail += fmt.Sprintf("\n\nThe %s changed since Terraform last read it: run \"terraform apply\" again.", noun)
+		detail += fmt.Sprintf("\n\nThe %s was changed outside Terraform after Terraform last read it, so nothing was "+
+			"changed. Run \"terraform apply\" again: it reads the %s afresh and plans the change against what is "+
+			"there now (\"terraform plan -refresh-only\" shows what was changed outside Terraform).", noun, noun)
 	}
 	diags.AddError(summary, detail)
 }

@@ -88,3 +88,51 @@ func TestAccExamples_backendService(t *testing.T) {
 	})
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
+
+func TestAccExamples_legacyChecks(t *testing.T) {
+	for _, k := range []legacyKind{legacyHTTP, legacyHTTPS} {
+		t.Run(k.typeSuffix, func(t *testing.T) {
+			e := newTestEmulator(t)
+			dir := "resources/lbhealth_" + k.typeSuffix
+			steps := []resource.TestStep{{Config: exampleConfig(t, e, dir+"/resource.tf")}}
+			steps = append(steps, importSteps(t, dir+"/import.sh")...)
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+		})
+	}
+}
+
+func TestAccExamples_targetPool(t *testing.T) {
+	e := newTestEmulator(t)
+	const pool = "resources/lbhealth_target_pool/resource.tf"
+	steps := []resource.TestStep{{
+		Config: exampleConfig(t, e, pool),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("lbhealth_target_pool.web", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
+		},
+	}}
+	steps = append(steps, importSteps(t, "resources/lbhealth_target_pool/import.sh")...)
+	steps = append(steps, resource.TestStep{
+		// The data source example reads the pool of the resource example.
+		Config: exampleConfig(t, e, pool, "data-sources/lbhealth_target_pool_health/data-source.tf"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.lbhealth_target_pool_health.web", tfjsonpath.New("instances"), knownvalue.ListSizeExact(3)),
+			statecheck.ExpectKnownValue("data.lbhealth_target_pool_health.first", tfjsonpath.New("instances"), knownvalue.ListSizeExact(1)),
+		},
+	})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}
+
+func TestAccExamples_forwardingRule(t *testing.T) {
+	e := newTestEmulator(t)
+	steps := []resource.TestStep{{
+		Config: exampleConfig(t, e, "resources/lbhealth_forwarding_rule/resource.tf"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("lbhealth_forwarding_rule.global", tfjsonpath.New("region"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("lbhealth_forwarding_rule.internal", tfjsonpath.New("load_balancing_scheme"),
+				knownvalue.StringExact("INTERNAL_MANAGED")),
+		},
+	}}
+	// References are imported as URLs: the example writes ids for some.
+	steps = append(steps, importSteps(t, "resources/lbhealth_forwarding_rule/import.sh", "backend_service")...)
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}

@@ -161,3 +161,31 @@ func findScope(ctx context.Context, data *providerData, rid resourceID, lookup l
 	return "", fmt.Errorf("no resource named %q in project %q, neither global nor in region %q (the provider's region): "+
 		"import it by its full id, projects/{project}/regions/{region}/.../{name}", rid.Name, rid.Project, data.region)
 }
+
+// importGlobal imports a resource of a collection that is always global
+// (legacy checks): it takes projects/{project}/global/{collection}/{name}
+// (also inside a self link), "{project}/{name}" or "{name}", and sets id,
+// project and name; Read fills the rest, and fails the import when there is
+// no such resource.
+func importGlobal(ctx context.Context, data *providerData, collection string,
+	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	rid, err := parseImportID(req.ID, collection)
+	if err == nil && rid.Region != "" {
+		err = fmt.Errorf("import id %q is regional, but %s are always global: use "+
+			"projects/{project}/global/%s/{name}, {project}/{name} or {name}", req.ID, collection, collection)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return
+	}
+	if data == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured before importing.")
+		return
+	}
+	if rid.Project == "" {
+		rid.Project = data.project
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedID(rid.Project, "", collection, rid.Name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
+}

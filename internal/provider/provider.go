@@ -74,9 +74,11 @@ func (p *lbhealthProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 			},
 			"region": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Region tried when importing a resource by its bare name and it is not global, and the " +
-					"region of endpoint groups that set neither `zone` nor `region`. Defaults to the `" + EnvRegion +
-					"` environment variable, then `" + DefaultRegion + "`. Other resources are global unless they set `region`.",
+				MarkdownDescription: "Default region of the resources that are always regional (target pools, aggregation " +
+					"policies, health sources, composite checks, and endpoint groups that set neither `zone` nor `region`), " +
+					"and the region tried when importing a resource by its bare name. Defaults to the `" + EnvRegion +
+					"` environment variable, then `" + DefaultRegion + "`. Health checks, backend services and forwarding " +
+					"rules are global unless they set `region`.",
 			},
 		},
 	}
@@ -133,6 +135,13 @@ func (p *lbhealthProvider) Resources(_ context.Context) []func() resource.Resour
 		newHealthCheckResource,
 		newEndpointGroupResource,
 		newBackendServiceResource,
+		newAggregationPolicyResource,
+		newHealthSourceResource,
+		newCompositeCheckResource,
+		newForwardingRuleResource,
+		newLegacyHTTPCheckResource,
+		newLegacyHTTPSCheckResource,
+		newTargetPoolResource,
 	}
 }
 
@@ -140,5 +149,7 @@ func (p *lbhealthProvider) DataSources(_ context.Context) []func() datasource.Da
 	return []func() datasource.DataSource{
 		newHealthCheckDataSource,
 		newBackendHealthDataSource,
+		newTargetPoolHealthDataSource,
+		newCompositeHealthDataSource,
 	}
 }

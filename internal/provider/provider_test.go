@@ -78,3 +78,10 @@ func errorRegexp(msg string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(strings.Join(words, `\s+`))
 }
+
+// summaryError matches a diagnostic with summary whose detail holds msg:
+// it tells a refusal by the provider ("Invalid ...") from one by the
+// emulator ("Error creating ...") when both say the same.
+func summaryError(summary, msg string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)` + regexp.QuoteMeta(summary) + `.*` + errorRegexp(msg).String())
+}

@@ -3,6 +3,8 @@ package provider
 import (
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -47,4 +49,35 @@ func (r refResolver) flatten(got string, prior types.String, collection string) 
 		}
 	}
 	return types.StringValue(got)
+}
+
+// collection is the collection ref points into, as the emulator reads it (a
+// bare name is in defaultCollection); "" for what it cannot resolve. Plan-time
+// checks use it to refuse a reference of the wrong kind before any call.
+func (r refResolver) collection(ref, defaultCollection string) string {
+	parts := strings.Split(r.path(ref, defaultCollection), "/")
+	if len(parts) != 5 && len(parts) != 6 {
+		return ""
+	}
+	return parts[len(parts)-2]
+}
+
+// flattenRefList maps a list of references (health_checks): null when the
+// API has none, unless the prior value is a known empty list (the user
+// wrote []); each element keeps the prior form at its position when it
+// names the same resource. A bare name is in collection.
+func flattenRefList(urls []string, prior types.List, refs refResolver, collection string) (types.List, diag.Diagnostics) {
+	priorElems := listElements(prior)
+	if len(urls) == 0 && (prior.IsNull() || prior.IsUnknown() || len(priorElems) > 0) {
+		return types.ListNull(types.StringType), nil
+	}
+	elems := make([]attr.Value, len(urls))
+	for i, u := range urls {
+		priorRef := types.StringNull()
+		if i < len(priorElems) {
+			priorRef, _ = priorElems[i].(types.String)
+		}
+		elems[i] = refs.flatten(u, priorRef, collection)
+	}
+	return types.ListValue(types.StringType, elems)
 }

@@ -140,6 +140,6 @@ func DestinationTaken(ref, other string) Violation {
 // CompositeAsSource is the message for a composite check listed as a
 // health source.
 func CompositeAsSource(field, ref string) Violation {
-	return violation(field, "%s (%q) is a composite health check: the composite health of one service cannot be a health source of another; list health sources (healthSources) only.",
-		f(field), ref)
+	return violation(field, "%s (%q) is a composite health check: the composite health of one service cannot be a health source of another; list health sources (%s) only.",
+		f(field), ref, f("healthSources"))
 }

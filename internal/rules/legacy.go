@@ -150,6 +150,18 @@ func ForwardingRule(fr *api.ForwardingRule) Violations {
 	return vs
 }
 
+// ForwardingRuleTarget checks that a rule with a target (a target pool) is
+// regional: target pools are. The provider runs it at plan time, since a
+// forwarding rule without region is global there.
+func ForwardingRuleTarget(target string, regional bool) *Violation {
+	if target == "" || regional {
+		return nil
+	}
+	v := violation("target", "%s (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.",
+		f("target"), target)
+	return &v
+}
+
 // ApplyForwardingRuleDefaults fills the unset fields of a valid rule.
 func ApplyForwardingRuleDefaults(fr *api.ForwardingRule) {
 	if fr.LoadBalancingScheme == "" {

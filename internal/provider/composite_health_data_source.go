@@ -1,0 +1,162 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+var (
+	_ datasource.DataSource              = (*compositeHealthDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*compositeHealthDataSource)(nil)
+)
+
+type compositeHealthDataSource struct {
+	data *providerData
+}
+
+func newCompositeHealthDataSource() datasource.DataSource { return &compositeHealthDataSource{} }
+
+// compositeHealthModel is the Terraform data of lbhealth_composite_health.
+type compositeHealthModel struct {
+	ID             types.String `tfsdk:"id"`
+	CompositeCheck types.String `tfsdk:"composite_check"`
+	Project        types.String `tfsdk:"project"`
+	Region         types.String `tfsdk:"region"`
+	HealthState    types.String `tfsdk:"health_state"`
+	Healthy        types.Bool   `tfsdk:"healthy"`
+	Sources        types.List   `tfsdk:"sources"`
+}
+
+var sourceStateAttrTypes = map[string]attr.Type{
+	"source":       types.StringType,
+	"health_state": types.StringType,
+}
+
+var sourceStateType = types.ObjectType{AttrTypes: sourceStateAttrTypes}
+
+func (d *compositeHealthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_composite_health"
+}
+
+func (d *compositeHealthDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *compositeHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads the live health of a composite health check and of each of its health sources " +
+			"(`compositeHealthChecks.getHealth`), as the emulator evaluates it from real probes, so that a `check` " +
+			"block or a postcondition can assert on it. Terraform reads it at every plan and refresh: the values are " +
+			"those of that moment (`terraform apply -refresh-only` shows them again).",
+		Attributes: map[string]schema.Attribute{
+			"id": str("Id of the composite health check, `projects/{project}/regions/{region}/compositeHealthChecks/{name}`."),
+			"composite_check": schema.StringAttribute{Required: true,
+				MarkdownDescription: "The composite health check: its `self_link`, its `id`, `{project}/{name}` or its name."},
+			"project": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Project of the check when `composite_check` does not say. Defaults to the provider's `project`."},
+			"region": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Region of the check when `composite_check` does not say. Defaults to the provider's `region`."},
+			"health_state": str("`HEALTHY` when every health source is, `UNHEALTHY` when at least one is, else " +
+				"`UNKNOWN` (no verdict yet, as just after creation)."),
+			"healthy": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "True when `health_state` is `HEALTHY`: `UNKNOWN` is not healthy."},
+			"sources": schema.ListNestedAttribute{Computed: true,
+				MarkdownDescription: "Each health source of the check, in the check's order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"source":       str("URL of the health source."),
+					"health_state": str("`HEALTHY`, `UNHEALTHY` or `UNKNOWN`, as its aggregation policy judges its backend service."),
+				}},
+			},
+		},
+	}
+}
+
+func (d *compositeHealthDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var config compositeHealthModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	scope, name, err := compositeCheckScope(config, d.data)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("composite_check"), "Invalid composite health check", err.Error())
+		return
+	}
+	got, err := d.data.client.GetCompositeHealthCheckHealth(ctx, scope, name)
+	if err != nil {
+		addClientError(&resp.Diagnostics, "reading the health of", compositeCheckNoun, err)
+		return
+	}
+	state, diags := flattenCompositeHealth(got, scope, name, config)
+	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+// compositeCheckScope finds the check composite_check names: its own
+// project and region when it is a self link or an id; else project and
+// region, or the provider's.
+func compositeCheckScope(m compositeHealthModel, data *providerData) (client.Scope, string, error) {
+	rid, err := parseResourceID(m.CompositeCheck.ValueString(), compositeCheckCollection)
+	if err != nil {
+		return client.Scope{}, "", fmt.Errorf("composite_check %w", err)
+	}
+	if !rid.Bare && rid.Region == "" {
+		return client.Scope{}, "", fmt.Errorf("composite_check %q is global, but composite health checks are regional only: "+
+			"use projects/{project}/regions/{region}/%s/{name}", m.CompositeCheck.ValueString(), compositeCheckCollection)
+	}
+	project, region := m.Project.ValueString(), m.Region.ValueString()
+	if rid.Project != "" {
+		if project != "" && project != rid.Project {
+			return client.Scope{}, "", fmt.Errorf("composite_check is in project %q, but project is %q: remove project, or make them agree", rid.Project, project)
+		}
+		project = rid.Project
+	}
+	if !rid.Bare {
+		if region != "" && region != rid.Region {
+			return client.Scope{}, "", fmt.Errorf("composite_check is in region %q, but region is %q: remove region, or make them agree", rid.Region, region)
+		}
+		region = rid.Region
+	}
+	if project == "" {
+		project = data.project
+	}
+	if region == "" {
+		region = data.region
+	}
+	return client.Scope{Project: project, Region: region}, rid.Name, nil
+}
+
+// flattenCompositeHealth maps a getHealth answer, sources in the check's order.
+func flattenCompositeHealth(h *api.CompositeHealthCheckHealth, scope client.Scope, name string, config compositeHealthModel) (compositeHealthModel, diag.Diagnostics) {
+	m := config
+	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, compositeCheckCollection, name))
+	m.Project, m.Region = types.StringValue(scope.Project), types.StringValue(scope.Region)
+	m.HealthState = types.StringValue(h.HealthState)
+	m.Healthy = types.BoolValue(h.HealthState == rules.StateHealthy)
+	elems := make([]attr.Value, 0, len(h.HealthSources))
+	for _, s := range h.HealthSources {
+		obj, diags := types.ObjectValue(sourceStateAttrTypes, map[string]attr.Value{
+			"source": types.StringValue(s.Source), "health_state": types.StringValue(s.HealthState)})
+		if diags.HasError() {
+			return m, diags
+		}
+		elems = append(elems, obj)
+	}
+	var diags diag.Diagnostics
+	m.Sources, diags = types.ListValue(sourceStateType, elems)
+	return m, diags
+}
