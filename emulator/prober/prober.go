@@ -249,27 +249,7 @@ func dial(ctx context.Context, t Target, proxy bool) (net.Conn, func() bool, err
 	}
 	// DialTCP with a parsed address skips the resolver path of
 	// DialContext: fewer allocations at thousands of probes per second.
-	var conn *net.TCPConn
-	switch expVariant {
-	case "0":
-		conn, err = dialer.DialTCP(ctx, "tcp", netip.AddrPort{}, raddr)
-	case "1":
-		conn, err = expQA.DialTCP(ctx, "tcp", netip.AddrPort{}, raddr)
-	case "2":
-		var c net.Conn
-		c, err = expQA.DialContext(ctx, "tcp", raddr.String())
-		if err == nil {
-			conn = c.(*net.TCPConn)
-		}
-	case "3":
-		conn, err = expQANP.DialTCP(ctx, "tcp", netip.AddrPort{}, raddr)
-	case "4":
-		var c net.Conn
-		c, err = dialer.DialContext(ctx, "tcp", raddr.String())
-		if err == nil {
-			conn = c.(*net.TCPConn)
-		}
-	}
+	conn, err := dialer.DialTCP(ctx, "tcp", netip.AddrPort{}, raddr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -360,16 +340,3 @@ func handshakeError(err error, nextProtos []string) error {
 	}
 	return &tlsHandshakeError{err: err}
 }
-
-var expVariant = func() string { if v := os.Getenv("LBH_V"); v != "" { return v }; return "0" }()
-
-var expQA = net.Dialer{KeepAlive: -1, ControlContext: func(_ context.Context, _, _ string, c syscall.RawConn) error {
-	return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_QUICKACK, 0) })
-}}
-
-var expQANP = net.Dialer{KeepAlive: -1, ControlContext: func(_ context.Context, _, _ string, c syscall.RawConn) error {
-	return c.Control(func(fd uintptr) {
-		_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_QUICKACK, 0)
-		_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IP, 24, 1) // IP_BIND_ADDRESS_NO_PORT
-	})
-}}
