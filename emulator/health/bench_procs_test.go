@@ -1,0 +1,178 @@
+//go:build linux
+
+package health
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchTargets is a running benchtarget process: the HTTP backends both
+// checkers probe, and the connection counter they are measured by.
+type benchTargets struct {
+	addrs []string // "127.1.0.1:port", ...
+	ip    []string
+	port  int
+
+	mu  sync.Mutex // one question on stdin, one answer on stdout
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// buildBenchTarget compiles emulator/internal/benchtarget into a temporary
+// directory. The targets must not share this process: their CPU would be
+// charged to the engine.
+func buildBenchTarget(b *testing.B) string {
+	b.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skipf("the go command is needed to build the targets: %v", err)
+	}
+	bin := filepath.Join(b.TempDir(), "benchtarget")
+	cmd := exec.Command(goBin, "build", "-o", bin, "../internal/benchtarget")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build benchtarget: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBenchTargets starts bin with n listeners and waits until they are
+// all open.
+func startBenchTargets(b *testing.B, bin string, n int) *benchTargets {
+	b.Helper()
+	cmd := exec.Command(bin, "-n", strconv.Itoa(n))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatalf("start benchtarget: %v", err)
+	}
+	b.Cleanup(func() {
+		in.Close() // benchtarget exits when its stdin closes
+		if err := cmd.Wait(); err != nil {
+			b.Errorf("benchtarget: %v\n%s", err, stderr.Bytes())
+		}
+	})
+	t := &benchTargets{in: in, out: bufio.NewReader(stdout)}
+	for {
+		line, err := t.out.ReadString('\n')
+		if err != nil {
+			b.Fatalf("benchtarget did not get ready: %v\n%s", err, stderr.Bytes())
+		}
+		line = strings.TrimSpace(line)
+		if line == "ready" {
+			break
+		}
+		addr, ok := strings.CutPrefix(line, "listen ")
+		if !ok {
+			b.Fatalf("benchtarget: unexpected line %q", line)
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			b.Fatalf("benchtarget: %q: %v", line, err)
+		}
+		t.addrs, t.ip = append(t.addrs, addr), append(t.ip, host)
+		t.port, _ = strconv.Atoi(port)
+	}
+	if len(t.addrs) != n {
+		b.Fatalf("benchtarget listens on %d addresses, want %d", len(t.addrs), n)
+	}
+	return t
+}
+
+// answered is how many connections the targets have answered with 200.
+func (t *benchTargets) answered(b *testing.B) int64 {
+	b.Helper()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, err := io.WriteString(t.in, "count\n"); err != nil {
+		b.Fatalf("ask benchtarget: %v", err)
+	}
+	line, err := t.out.ReadString('\n')
+	if err != nil {
+		b.Fatalf("read benchtarget: %v", err)
+	}
+	var accepted, answered int64
+	if _, err := fmt.Sscan(line, &accepted, &answered); err != nil {
+		b.Fatalf("benchtarget answered %q: %v", line, err)
+	}
+	return answered
+}
+
+// cpuSelf is the CPU (user + system) this process has used so far.
+func cpuSelf(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuOf is the CPU (user + system, all threads) process pid has used so
+// far, from /proc/<pid>/stat.
+func cpuOf(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces: fields count from the
+	// last ')'. utime and stime are fields 14 and 15.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: cannot read utime and stime", pid)
+	}
+	return time.Duration(utime+stime) * time.Second / time.Duration(clockTicks())
+}
+
+var clockTicks = sync.OnceValue(func() int64 {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if n, perr := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil && perr == nil && n > 0 {
+		return n
+	}
+	return 100 // USER_HZ on every Linux architecture Go supports
+})
+
+// memOf returns VmRSS and VmHWM of /proc/<pid>/status ("self" for this
+// process), in bytes.
+func memOf(b *testing.B, pid string) (rss, hwm int64) {
+	b.Helper()
+	raw, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(raw)) {
+		name, value, _ := strings.Cut(line, ":")
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		switch {
+		case err != nil:
+		case name == "VmRSS":
+			rss = kb << 10
+		case name == "VmHWM":
+			hwm = kb << 10
+		}
+	}
+	return rss, hwm
+}

@@ -1,0 +1,126 @@
+// Command benchtarget is the HTTP backend of the probe-engine benchmark
+// (emulator/health/bench_test.go). It runs in a process of its own so that
+// its CPU is never charged to the checker being measured.
+//
+// It listens on -n loopback addresses, one port shared by all of them, and
+// answers every connection with one minimal "200 OK" and a close. It prints
+// one "listen ADDR:PORT" line per listener, then "ready". Each line then
+// read on stdin is answered with "ACCEPTED ANSWERED": connections accepted
+// and answered so far, the counter that both halves of the benchmark are
+// measured by. It exits when stdin closes.
+//
+// Only 127.0.0.0/8 is accepted: the benchmark never leaves loopback.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// response is all a health check needs: status 200, an exact length, and
+// the promise that the server closes.
+var response = []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+
+var accepted, answered atomic.Int64
+
+func main() {
+	n := flag.Int("n", 1000, "number of addresses to listen on")
+	first := flag.String("first", "127.1.0.1", "first address; later ones count up from it, skipping .0 and .255")
+	flag.Parse()
+	if err := run(*n, *first); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtarget:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, first string) error {
+	addrs, err := addresses(first, n)
+	if err != nil {
+		return err
+	}
+	// Plain TCP like most backends (Go listens with MPTCP by default), and
+	// no keep-alive setsockopts per accepted connection: on loopback the
+	// checker's own system calls run part of the listener's TCP work, so
+	// the target should do no more than a minimal server would.
+	var lc net.ListenConfig
+	lc.KeepAlive = -1
+	lc.SetMultipathTCP(false)
+	out := bufio.NewWriter(os.Stdout)
+	port := 0 // the first listener picks a free port; the others share it
+	for _, a := range addrs {
+		l, err := lc.Listen(context.Background(), "tcp4", netip.AddrPortFrom(a, uint16(port)).String())
+		if err != nil {
+			return err
+		}
+		ln := l.(*net.TCPListener)
+		port = ln.Addr().(*net.TCPAddr).Port
+		fmt.Fprintf(out, "listen %s\n", ln.Addr())
+		go serve(ln)
+	}
+	fmt.Fprintln(out, "ready")
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		fmt.Printf("%d %d\n", accepted.Load(), answered.Load())
+	}
+	return nil
+}
+
+// addresses lists n addresses of 127.0.0.0/8 from first up.
+func addresses(first string, n int) ([]netip.Addr, error) {
+	a, err := netip.ParseAddr(first)
+	if err != nil || !a.Is4() || a.As4()[0] != 127 {
+		return nil, fmt.Errorf("-first %q: want an address in 127.0.0.0/8", first)
+	}
+	out := make([]netip.Addr, 0, n)
+	for ; len(out) < n; a = a.Next() {
+		b := a.As4()
+		if b[0] != 127 {
+			return nil, fmt.Errorf("%d addresses from %s leave 127.0.0.0/8", n, first)
+		}
+		if b[3] != 0 && b[3] != 255 {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// serve answers one connection at a time: each address sees about one
+// check per second, so a goroutine per connection would only cost more.
+func serve(ln *net.TCPListener) {
+	buf := make([]byte, 1024)
+	for {
+		c, err := ln.AcceptTCP()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtarget: accept:", err)
+			time.Sleep(10 * time.Millisecond) // e.g. out of descriptors: do not spin
+			continue
+		}
+		accepted.Add(1)
+		if answer(c, buf) {
+			answered.Add(1)
+		}
+	}
+}
+
+// answer reads the request (one read: checks send a few dozen bytes in one
+// segment) before writing, so that closing never finds unread data and
+// resets the connection under the checker's read.
+func answer(c *net.TCPConn, buf []byte) bool {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Read(buf); err != nil {
+		return false
+	}
+	_, err := c.Write(response)
+	return err == nil
+}
