@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -41,72 +40,36 @@ func (r *aggregationPolicyResource) Configure(_ context.Context, req resource.Co
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var aggregationPolicyCRUD = crud[aggregationPolicyModel, *api.HealthAggregationPolicy]{
+	noun:    aggregationPolicyNoun,
+	scope:   (*aggregationPolicyModel).scope,
+	name:    func(m aggregationPolicyModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandAggregationPolicy),
+	flatten: noDiags(flattenAggregationPolicy),
+	insert:  (*client.Client).InsertHealthAggregationPolicy,
+	get:     (*client.Client).GetHealthAggregationPolicy,
+	patch:   (*client.Client).PatchHealthAggregationPolicy,
+	mutable: aggregationPolicyMutable,
+	setFingerprint: func(obj *api.HealthAggregationPolicy, state aggregationPolicyModel) {
+		obj.Fingerprint = state.Fingerprint.ValueString()
+	},
+	del: (*client.Client).DeleteHealthAggregationPolicy,
+}
+
 func (r *aggregationPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan aggregationPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, _ := expandAggregationPolicy(plan)
-	got, err := r.data.client.InsertHealthAggregationPolicy(ctx, plan.scope(), p)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", aggregationPolicyNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenAggregationPolicy(got, plan.scope(), plan))...)
+	aggregationPolicyCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *aggregationPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior aggregationPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetHealthAggregationPolicy(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", aggregationPolicyNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenAggregationPolicy(got, prior.scope(), prior))...)
+	aggregationPolicyCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update PATCHes the fields that changed, with the fingerprint Terraform
-// last read: if someone changed the policy since, the emulator refuses
-// (412) and changes nothing, rather than Terraform overwriting what it never
-// saw.
 func (r *aggregationPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state aggregationPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	p, _ := expandAggregationPolicy(plan)
-	prior, _ := expandAggregationPolicy(state)
-	mask := updateMask(p, prior, aggregationPolicyMutable...)
-	p.Fingerprint = state.Fingerprint.ValueString()
-	got, err := r.data.client.PatchHealthAggregationPolicy(ctx, plan.scope(), plan.Name.ValueString(), p, mask...)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", aggregationPolicyNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenAggregationPolicy(got, plan.scope(), plan))...)
+	aggregationPolicyCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *aggregationPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state aggregationPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteHealthAggregationPolicy(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", aggregationPolicyNoun, err)
-	}
+	aggregationPolicyCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *aggregationPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -43,70 +42,32 @@ func (r *backendServiceResource) Configure(_ context.Context, req resource.Confi
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var backendServiceCRUD = crud[backendServiceModel, *api.BackendService]{
+	noun:    backendServiceNoun,
+	scope:   (*backendServiceModel).scope,
+	name:    func(m backendServiceModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandBackendService),
+	flatten: flattenBackendService,
+	insert:  (*client.Client).InsertBackendService,
+	get:     (*client.Client).GetBackendService,
+	put:     (*client.Client).UpdateBackendService,
+	del:     (*client.Client).DeleteBackendService,
+}
+
 func (r *backendServiceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan backendServiceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	bs, _ := expandBackendService(plan)
-	got, err := r.data.client.InsertBackendService(ctx, plan.scope(), bs)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", backendServiceNoun, err)
-		return
-	}
-	state, diags := flattenBackendService(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	backendServiceCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *backendServiceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior backendServiceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetBackendService(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", backendServiceNoun, err)
-		return
-	}
-	state, diags := flattenBackendService(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	backendServiceCRUD.read(ctx, r.data, req, resp)
 }
 
 func (r *backendServiceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan backendServiceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	bs, _ := expandBackendService(plan)
-	got, err := r.data.client.UpdateBackendService(ctx, plan.scope(), bs)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", backendServiceNoun, err)
-		return
-	}
-	state, diags := flattenBackendService(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	backendServiceCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *backendServiceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state backendServiceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteBackendService(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", backendServiceNoun, err)
-	}
+	backendServiceCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *backendServiceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

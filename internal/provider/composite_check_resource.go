@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -11,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -39,76 +39,36 @@ func (r *compositeCheckResource) Configure(_ context.Context, req resource.Confi
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var compositeCheckCRUD = crud[compositeCheckModel, *api.CompositeHealthCheck]{
+	noun:    compositeCheckNoun,
+	scope:   (*compositeCheckModel).scope,
+	name:    func(m compositeCheckModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandCompositeCheck),
+	flatten: flattenCompositeCheck,
+	insert:  (*client.Client).InsertCompositeHealthCheck,
+	get:     (*client.Client).GetCompositeHealthCheck,
+	patch:   (*client.Client).PatchCompositeHealthCheck,
+	mutable: compositeCheckMutable,
+	setFingerprint: func(obj *api.CompositeHealthCheck, state compositeCheckModel) {
+		obj.Fingerprint = state.Fingerprint.ValueString()
+	},
+	del: (*client.Client).DeleteCompositeHealthCheck,
+}
+
 func (r *compositeCheckResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan compositeCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	chc, _ := expandCompositeCheck(plan)
-	got, err := r.data.client.InsertCompositeHealthCheck(ctx, plan.scope(), chc)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", compositeCheckNoun, err)
-		return
-	}
-	state, diags := flattenCompositeCheck(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	compositeCheckCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *compositeCheckResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior compositeCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetCompositeHealthCheck(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", compositeCheckNoun, err)
-		return
-	}
-	state, diags := flattenCompositeCheck(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	compositeCheckCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update PATCHes the fields that changed with the fingerprint Terraform
-// last read (see the aggregation policy's Update).
 func (r *compositeCheckResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state compositeCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	chc, _ := expandCompositeCheck(plan)
-	prior, _ := expandCompositeCheck(state)
-	mask := updateMask(chc, prior, compositeCheckMutable...)
-	chc.Fingerprint = state.Fingerprint.ValueString()
-	got, err := r.data.client.PatchCompositeHealthCheck(ctx, plan.scope(), plan.Name.ValueString(), chc, mask...)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", compositeCheckNoun, err)
-		return
-	}
-	newState, diags := flattenCompositeCheck(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, newState)...)
+	compositeCheckCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *compositeCheckResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state compositeCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteCompositeHealthCheck(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", compositeCheckNoun, err)
-	}
+	compositeCheckCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *compositeCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -44,72 +43,32 @@ func (r *endpointGroupResource) Configure(_ context.Context, req resource.Config
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var endpointGroupCRUD = crud[endpointGroupModel, *api.NetworkEndpointGroup]{
+	noun:    endpointGroupNoun,
+	scope:   (*endpointGroupModel).scope,
+	name:    func(m endpointGroupModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandEndpointGroup),
+	flatten: flattenEndpointGroup,
+	insert:  (*client.Client).InsertNetworkEndpointGroup,
+	get:     (*client.Client).GetNetworkEndpointGroup,
+	put:     (*client.Client).UpdateNetworkEndpointGroup,
+	del:     (*client.Client).DeleteNetworkEndpointGroup,
+}
+
 func (r *endpointGroupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan endpointGroupModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	g, _ := expandEndpointGroup(plan)
-	got, err := r.data.client.InsertNetworkEndpointGroup(ctx, plan.scope(), g)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", endpointGroupNoun, err)
-		return
-	}
-	state, diags := flattenEndpointGroup(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	endpointGroupCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *endpointGroupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior endpointGroupModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetNetworkEndpointGroup(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", endpointGroupNoun, err)
-		return
-	}
-	state, diags := flattenEndpointGroup(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	endpointGroupCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update replaces the whole group, endpoints included (PUT): adding,
-// removing or stopping an endpoint is an in-place update.
 func (r *endpointGroupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan endpointGroupModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	g, _ := expandEndpointGroup(plan)
-	got, err := r.data.client.UpdateNetworkEndpointGroup(ctx, plan.scope(), g)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", endpointGroupNoun, err)
-		return
-	}
-	state, diags := flattenEndpointGroup(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	endpointGroupCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *endpointGroupResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state endpointGroupModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteNetworkEndpointGroup(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", endpointGroupNoun, err)
-	}
+	endpointGroupCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *endpointGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

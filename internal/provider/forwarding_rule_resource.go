@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -42,66 +41,32 @@ func (r *forwardingRuleResource) Configure(_ context.Context, req resource.Confi
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var forwardingRuleCRUD = crud[forwardingRuleModel, *api.ForwardingRule]{
+	noun:    forwardingRuleNoun,
+	scope:   (*forwardingRuleModel).scope,
+	name:    func(m forwardingRuleModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandForwardingRule),
+	flatten: noDiags(flattenForwardingRule),
+	insert:  (*client.Client).InsertForwardingRule,
+	get:     (*client.Client).GetForwardingRule,
+	put:     (*client.Client).UpdateForwardingRule,
+	del:     (*client.Client).DeleteForwardingRule,
+}
+
 func (r *forwardingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan forwardingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	fr, _ := expandForwardingRule(plan)
-	got, err := r.data.client.InsertForwardingRule(ctx, plan.scope(), fr)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", forwardingRuleNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenForwardingRule(got, plan.scope(), plan))...)
+	forwardingRuleCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *forwardingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior forwardingRuleModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetForwardingRule(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", forwardingRuleNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenForwardingRule(got, prior.scope(), prior))...)
+	forwardingRuleCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update replaces the whole rule (PUT): a new address, port range, backend
-// service or target pool is an update in place.
 func (r *forwardingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan forwardingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	fr, _ := expandForwardingRule(plan)
-	got, err := r.data.client.UpdateForwardingRule(ctx, plan.scope(), fr)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", forwardingRuleNoun, err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenForwardingRule(got, plan.scope(), plan))...)
+	forwardingRuleCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *forwardingRuleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state forwardingRuleModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteForwardingRule(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", forwardingRuleNoun, err)
-	}
+	forwardingRuleCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *forwardingRuleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -41,70 +41,34 @@ func (r *healthCheckResource) Configure(_ context.Context, req resource.Configur
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var healthCheckCRUD = crud[healthCheckModel, *api.HealthCheck]{
+	noun:   healthCheckNoun,
+	scope:  (*healthCheckModel).scope,
+	name:   func(m healthCheckModel) string { return m.Name.ValueString() },
+	expand: ignoreSecond(expandHealthCheck),
+	// prior decides log_config: with no block in it, the server's default
+	// (logging off) stays null so that an omitted block never makes a diff.
+	flatten: flattenHealthCheck,
+	insert:  (*client.Client).InsertHealthCheck,
+	get:     (*client.Client).GetHealthCheck,
+	put:     (*client.Client).UpdateHealthCheck,
+	del:     (*client.Client).DeleteHealthCheck,
+}
+
 func (r *healthCheckResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan healthCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, _ := expandHealthCheck(plan)
-	got, err := r.data.client.InsertHealthCheck(ctx, plan.scope(), hc)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", healthCheckNoun, err)
-		return
-	}
-	state, diags := flattenHealthCheck(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	healthCheckCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *healthCheckResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior healthCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetHealthCheck(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", healthCheckNoun, err)
-		return
-	}
-	state, diags := flattenHealthCheck(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	healthCheckCRUD.read(ctx, r.data, req, resp)
 }
 
 func (r *healthCheckResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan healthCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, _ := expandHealthCheck(plan)
-	got, err := r.data.client.UpdateHealthCheck(ctx, plan.scope(), hc)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", healthCheckNoun, err)
-		return
-	}
-	state, diags := flattenHealthCheck(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	healthCheckCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *healthCheckResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state healthCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteHealthCheck(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", healthCheckNoun, err)
-	}
+	healthCheckCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *healthCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

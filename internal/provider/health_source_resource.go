@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -40,76 +39,36 @@ func (r *healthSourceResource) Configure(_ context.Context, req resource.Configu
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var healthSourceCRUD = crud[healthSourceModel, *api.HealthSource]{
+	noun:    healthSourceNoun,
+	scope:   (*healthSourceModel).scope,
+	name:    func(m healthSourceModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandHealthSource),
+	flatten: flattenHealthSource,
+	insert:  (*client.Client).InsertHealthSource,
+	get:     (*client.Client).GetHealthSource,
+	patch:   (*client.Client).PatchHealthSource,
+	mutable: healthSourceMutable,
+	setFingerprint: func(obj *api.HealthSource, state healthSourceModel) {
+		obj.Fingerprint = state.Fingerprint.ValueString()
+	},
+	del: (*client.Client).DeleteHealthSource,
+}
+
 func (r *healthSourceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan healthSourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hs, _ := expandHealthSource(plan)
-	got, err := r.data.client.InsertHealthSource(ctx, plan.scope(), hs)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", healthSourceNoun, err)
-		return
-	}
-	state, diags := flattenHealthSource(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	healthSourceCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *healthSourceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior healthSourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetHealthSource(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", healthSourceNoun, err)
-		return
-	}
-	state, diags := flattenHealthSource(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	healthSourceCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update PATCHes the fields that changed with the fingerprint Terraform
-// last read (see the aggregation policy's Update).
 func (r *healthSourceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state healthSourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hs, _ := expandHealthSource(plan)
-	prior, _ := expandHealthSource(state)
-	mask := updateMask(hs, prior, healthSourceMutable...)
-	hs.Fingerprint = state.Fingerprint.ValueString()
-	got, err := r.data.client.PatchHealthSource(ctx, plan.scope(), plan.Name.ValueString(), hs, mask...)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", healthSourceNoun, err)
-		return
-	}
-	newState, diags := flattenHealthSource(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, newState)...)
+	healthSourceCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *healthSourceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state healthSourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteHealthSource(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", healthSourceNoun, err)
-	}
+	healthSourceCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *healthSourceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -46,65 +47,46 @@ func (r *legacyCheckResource) Configure(_ context.Context, req resource.Configur
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// legacyCheckCRUD is built per kind: the collection and the noun are what
+// tell the HTTP and HTTPS resources apart.
+func legacyCheckCRUD(k legacyKind) crud[legacyCheckModel, *api.LegacyHealthCheck] {
+	return crud[legacyCheckModel, *api.LegacyHealthCheck]{
+		noun:   k.noun(),
+		scope:  (*legacyCheckModel).scope,
+		name:   func(m legacyCheckModel) string { return m.Name.ValueString() },
+		expand: ignoreSecond(expandLegacyCheck),
+		flatten: func(got *api.LegacyHealthCheck, scope client.Scope, prior legacyCheckModel) (legacyCheckModel, diag.Diagnostics) {
+			return flattenLegacyCheck(got, k.collection, scope, prior), nil
+		},
+		insert: func(c *client.Client, ctx context.Context, scope client.Scope, hc *api.LegacyHealthCheck) (*api.LegacyHealthCheck, error) {
+			return c.InsertLegacyHealthCheck(ctx, scope, k.collection, hc)
+		},
+		get: func(c *client.Client, ctx context.Context, scope client.Scope, name string) (*api.LegacyHealthCheck, error) {
+			return c.GetLegacyHealthCheck(ctx, scope, k.collection, name)
+		},
+		put: func(c *client.Client, ctx context.Context, scope client.Scope, hc *api.LegacyHealthCheck) (*api.LegacyHealthCheck, error) {
+			return c.UpdateLegacyHealthCheck(ctx, scope, k.collection, hc)
+		},
+		del: func(c *client.Client, ctx context.Context, scope client.Scope, name string) error {
+			return c.DeleteLegacyHealthCheck(ctx, scope, k.collection, name)
+		},
+	}
+}
+
 func (r *legacyCheckResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan legacyCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, _ := expandLegacyCheck(plan)
-	got, err := r.data.client.InsertLegacyHealthCheck(ctx, plan.scope(), r.kind.collection, hc)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", r.kind.noun(), err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenLegacyCheck(got, r.kind.collection, plan.scope(), plan))...)
+	legacyCheckCRUD(r.kind).create(ctx, r.data, req, resp)
 }
 
 func (r *legacyCheckResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior legacyCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetLegacyHealthCheck(ctx, prior.scope(), r.kind.collection, prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", r.kind.noun(), err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenLegacyCheck(got, r.kind.collection, prior.scope(), prior))...)
+	legacyCheckCRUD(r.kind).read(ctx, r.data, req, resp)
 }
 
-// Update replaces the whole check (PUT); the next probe uses the new settings.
 func (r *legacyCheckResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan legacyCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	hc, _ := expandLegacyCheck(plan)
-	got, err := r.data.client.UpdateLegacyHealthCheck(ctx, plan.scope(), r.kind.collection, hc)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", r.kind.noun(), err)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, flattenLegacyCheck(got, r.kind.collection, plan.scope(), plan))...)
+	legacyCheckCRUD(r.kind).update(ctx, r.data, req, resp)
 }
 
 func (r *legacyCheckResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state legacyCheckModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteLegacyHealthCheck(ctx, state.scope(), r.kind.collection, state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", r.kind.noun(), err)
-	}
+	legacyCheckCRUD(r.kind).delete(ctx, r.data, req, resp)
 }
 
 func (r *legacyCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -40,72 +40,32 @@ func (r *targetPoolResource) Configure(_ context.Context, req resource.Configure
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var targetPoolCRUD = crud[targetPoolModel, *api.TargetPool]{
+	noun:    targetPoolNoun,
+	scope:   (*targetPoolModel).scope,
+	name:    func(m targetPoolModel) string { return m.Name.ValueString() },
+	expand:  ignoreSecond(expandTargetPool),
+	flatten: flattenTargetPool,
+	insert:  (*client.Client).InsertTargetPool,
+	get:     (*client.Client).GetTargetPool,
+	put:     (*client.Client).UpdateTargetPool,
+	del:     (*client.Client).DeleteTargetPool,
+}
+
 func (r *targetPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan targetPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tp, _ := expandTargetPool(plan)
-	got, err := r.data.client.InsertTargetPool(ctx, plan.scope(), tp)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "creating", targetPoolNoun, err)
-		return
-	}
-	state, diags := flattenTargetPool(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	targetPoolCRUD.create(ctx, r.data, req, resp)
 }
 
 func (r *targetPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior targetPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	got, err := r.data.client.GetTargetPool(ctx, prior.scope(), prior.Name.ValueString())
-	if errors.Is(err, client.ErrNotFound) {
-		resp.State.RemoveResource(ctx) // deleted out of band: plan to create it again
-		return
-	}
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", targetPoolNoun, err)
-		return
-	}
-	state, diags := flattenTargetPool(got, prior.scope(), prior)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	targetPoolCRUD.read(ctx, r.data, req, resp)
 }
 
-// Update replaces the whole pool (PUT): adding or removing instances, or
-// changing the check, is an update in place that the next probe sees.
 func (r *targetPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan targetPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tp, _ := expandTargetPool(plan)
-	got, err := r.data.client.UpdateTargetPool(ctx, plan.scope(), tp)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "updating", targetPoolNoun, err)
-		return
-	}
-	state, diags := flattenTargetPool(got, plan.scope(), plan)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	targetPoolCRUD.update(ctx, r.data, req, resp)
 }
 
 func (r *targetPoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state targetPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	err := r.data.client.DeleteTargetPool(ctx, state.scope(), state.Name.ValueString())
-	if err != nil && !errors.Is(err, client.ErrNotFound) { // already gone is what we wanted
-		addClientError(&resp.Diagnostics, "deleting", targetPoolNoun, err)
-	}
+	targetPoolCRUD.delete(ctx, r.data, req, resp)
 }
 
 func (r *targetPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
