@@ -136,3 +136,15 @@ func TestComposite_ImmutableSourceTypeAndIDs(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"sourceType": "OTHER", "fingerprint": fp})
 	wantError(t, e, "PATCH", "regions/r/healthSources/src", string(body), 400, "sourceType")
 }
+
+// One health source under two spellings is still listed twice
+// (regression: the duplicate check compared the raw strings).
+func TestComposite_RepeatedSourceUnderTwoSpellings(t *testing.T) {
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	compositeSetup(t, e, a.port())
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr2","loadBalancingScheme":"INTERNAL","backendService":"bs"}`)
+	wantError(t, e, "POST", "regions/r/compositeHealthChecks",
+		`{"name":"c2","healthSources":["src","projects/p/regions/r/healthSources/src"],"healthDestination":"fr2"}`,
+		400, "healthSources[1]", "is healthSources[0] again")
+}

@@ -93,3 +93,12 @@ func TestForwardingRules_TargetsAndReferences(t *testing.T) {
 	mustCall(t, e, "DELETE", "regions/r/targetPools/pool", "")
 	mustCall(t, e, "DELETE", "global/httpHealthChecks/http", "")
 }
+
+// Instances are compared as addresses (regression: "::1" and "0::1" passed
+// as two instances and fought over one engine endpoint).
+func TestLegacy_InstancesComparedAsAddresses(t *testing.T) {
+	e := startEmulator(t, emulator0())
+	wantError(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["::1","0::1"]}`, 400, "instances[1]", "repeats instances[0]")
+	wantError(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["[::1]:80","[0::1]:80"]}`, 400, "repeats instances[0]")
+	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["[::1]:80","[::1]:81"]}`)
+}

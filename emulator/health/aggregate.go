@@ -29,6 +29,7 @@ type Composite struct {
 // StatusReader is where the Aggregator reads endpoint health: the Engine.
 type StatusReader interface {
 	Statuses(owner string) []Status
+	Count(owner string) Counts
 }
 
 // Aggregator turns endpoint health into health-source and composite states
@@ -78,7 +79,7 @@ func (a *Aggregator) Update(sources []Source, composites []Composite) {
 			}
 		}
 	}
-	a.reevaluate(func(Source) bool { return true }, "configuration changed")
+	a.reevaluate(func(Source) bool { return true }, true, "configuration changed")
 }
 
 // OnTransition re-evaluates what depends on the endpoint that changed. It is
@@ -88,12 +89,13 @@ func (a *Aggregator) OnTransition(tr Transition) {
 	defer a.mu.Unlock()
 	// The port too: endpoints of one service often share an address.
 	cause := "endpoint " + net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)) + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
-	a.reevaluate(func(s Source) bool { return s.Service == tr.Owner }, cause)
+	a.reevaluate(func(s Source) bool { return s.Service == tr.Owner }, false, cause)
 }
 
-// reevaluate recomputes the sources that match, then every composite that
-// lists one of them, logging each change with its cause.
-func (a *Aggregator) reevaluate(match func(Source) bool, cause string) {
+// reevaluate recomputes the sources that match, then the composites that
+// list a source that changed (every composite when all is set), logging
+// each change with its cause.
+func (a *Aggregator) reevaluate(match func(Source) bool, all bool, cause string) {
 	changed := map[string]string{}
 	for _, path := range sortedKeys(a.sources) {
 		s := a.sources[path]
@@ -107,6 +109,9 @@ func (a *Aggregator) reevaluate(match func(Source) bool, cause string) {
 	}
 	for _, path := range sortedKeys(a.composites) {
 		c := a.composites[path]
+		if !all && !slices.ContainsFunc(c.Sources, func(s string) bool { _, ok := changed[s]; return ok }) {
+			continue
+		}
 		if from, to, ok := a.set(path, "compositeHealthCheck", a.compositeState(c)); ok {
 			a.log.Info("composite health transition", "resource", path, "from", from, "to", to, "cause", compositeCause(c, changed, cause))
 		}
@@ -137,7 +142,8 @@ func (a *Aggregator) set(path, kind, state string) (from, to string, ok bool) {
 		a.gauge.DeletePartialMatch(prometheus.Labels{"resource": path})
 		a.gauge.WithLabelValues(path, kind, state).Set(1)
 	}
-	return from, state, seen && from != state || !seen && state != rules.StateUnknown
+	// A first evaluation that says UNKNOWN changes nothing worth a log line.
+	return from, state, seen || state != rules.StateUnknown
 }
 
 func (a *Aggregator) forget(path string) {
@@ -161,6 +167,7 @@ type SourceReport struct {
 }
 
 // SourceHealth evaluates a health source now; false if it is unknown here.
+// State and counts come from one read of the endpoints, so they agree.
 func (a *Aggregator) SourceHealth(path string) (SourceReport, bool) {
 	a.mu.Lock()
 	s, ok := a.sources[path]
@@ -168,8 +175,10 @@ func (a *Aggregator) SourceHealth(path string) (SourceReport, bool) {
 	if !ok {
 		return SourceReport{}, false
 	}
-	r := SourceReport{State: a.sourceState(s), Service: s.Service}
+	r := SourceReport{Service: s.Service}
+	var all Counts
 	for _, st := range a.endpoints.Statuses(s.Service) {
+		all.add(st.State)
 		i := slices.IndexFunc(r.Groups, func(g GroupCount) bool { return g.Group == st.Group })
 		if i < 0 {
 			r.Groups = append(r.Groups, GroupCount{Group: st.Group})
@@ -180,6 +189,7 @@ func (a *Aggregator) SourceHealth(path string) (SourceReport, bool) {
 			r.Groups[i].Healthy++
 		}
 	}
+	r.State = s.state(all)
 	return r, true
 }
 
@@ -217,27 +227,24 @@ func (a *Aggregator) CompositeHealth(path string) (CompositeReport, bool) {
 }
 
 func (a *Aggregator) sourceState(s Source) string {
-	var healthy, unknown, total int64
-	for _, st := range a.endpoints.Statuses(s.Service) {
-		total++
-		switch st.State {
-		case Healthy:
-			healthy++
-		case Unknown:
-			unknown++
-		}
-	}
-	return rules.SourceState(s.HealthyPercent, s.MinHealthy, healthy, unknown, total)
+	return s.state(a.endpoints.Count(s.Service))
 }
 
+// state applies the source's policy to endpoint counts (SPEC 2.5).
+func (s Source) state(c Counts) string {
+	return rules.SourceState(s.HealthyPercent, s.MinHealthy, c.Healthy, c.Unknown, c.Total)
+}
+
+// compositeState combines the states just recorded for the composite's
+// sources (SPEC 2.6); reevaluate has brought those up to date.
 func (a *Aggregator) compositeState(c Composite) string {
 	states := make([]string, 0, len(c.Sources))
 	for _, sp := range c.Sources {
-		if s, ok := a.sources[sp]; ok {
-			states = append(states, a.sourceState(s))
-		} else {
-			states = append(states, rules.StateUnknown)
+		st, ok := a.states[sp]
+		if !ok {
+			st = rules.StateUnknown
 		}
+		states = append(states, st)
 	}
 	return rules.CompositeState(states)
 }

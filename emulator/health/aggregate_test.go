@@ -12,6 +12,14 @@ type fixedStatuses map[string][]Status
 
 func (f fixedStatuses) Statuses(owner string) []Status { return f[owner] }
 
+func (f fixedStatuses) Count(owner string) Counts {
+	var c Counts
+	for _, st := range f[owner] {
+		c.add(st.State)
+	}
+	return c
+}
+
 // TestAggregator_transitionCause: the log line of a health-source and
 // composite transition names the endpoint that caused it by address and
 // port, since endpoints of one service often share an address (the

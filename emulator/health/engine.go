@@ -1,8 +1,8 @@
 package health
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -70,6 +70,7 @@ type Status struct {
 type Transition struct {
 	Status
 	From string
+	log  bool // the check asks for transitions to be logged
 }
 
 // Config configures an Engine.
@@ -95,6 +96,9 @@ type Engine struct {
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint
+	// byOwner indexes endpoints by owner: health sources read one
+	// service's endpoints on every transition, which must not scan all.
+	byOwner map[string]map[string]*endpoint
 }
 
 // endpoint is the live state of one target.
@@ -126,11 +130,20 @@ func New(cfg Config) *Engine {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, endpoints: map[string]*endpoint{}}
+	return &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop,
+		endpoints: map[string]*endpoint{}, byOwner: map[string]map[string]*endpoint{}}
 }
 
-// Update makes targets the whole set being probed.
+// Update makes targets the whole set being probed. Verdicts settled here
+// (stopped or unprobeable endpoints) are reported once the engine's lock is
+// released, since OnTransition may read the engine.
 func (e *Engine) Update(targets []Target) {
+	var settled []Transition
+	defer func() {
+		for _, tr := range settled {
+			e.transition(tr)
+		}
+	}()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	seen := make(map[string]bool, len(targets))
@@ -138,57 +151,98 @@ func (e *Engine) Update(targets []Target) {
 		t := targets[i]
 		id := t.id()
 		seen[id] = true
-		if ep, ok := e.endpoints[id]; ok {
-			e.change(ep, &t)
-		} else {
-			e.add(id, &t)
+		ep, ok := e.endpoints[id]
+		if !ok {
+			ep = e.add(id, &t)
+		} else if !e.change(ep, &t) {
+			continue
 		}
+		if tr, ok := e.settle(ep, &t); ok {
+			settled = append(settled, tr)
+		}
+		e.start(ep, &t)
 	}
 	for id, ep := range e.endpoints {
 		if !seen[id] {
-			e.halt(ep)
-			delete(e.endpoints, id)
+			e.remove(id, ep)
 		}
 	}
 }
 
-// add starts probing a new target.
-func (e *Engine) add(id string, t *Target) {
+// add registers a new target, UNKNOWN until probed or settled.
+func (e *Engine) add(id string, t *Target) *endpoint {
 	ep := &endpoint{id: id, verdict: newVerdict(e.cfg.Probers)}
 	ep.target.Store(t)
 	e.endpoints[id] = ep
-	e.settle(ep, t)
-	e.start(ep, t)
+	if e.byOwner[t.Owner] == nil {
+		e.byOwner[t.Owner] = map[string]*endpoint{}
+	}
+	e.byOwner[t.Owner][id] = ep
+	return ep
 }
 
-// change applies new settings. A change of what is probed (or how it is
-// judged) restarts the verdict at UNKNOWN; anything else carries on.
-func (e *Engine) change(ep *endpoint, t *Target) {
-	old := ep.target.Swap(t)
+// remove stops probing a target and forgets it.
+func (e *Engine) remove(id string, ep *endpoint) {
+	e.halt(ep)
+	delete(e.endpoints, id)
+	owner := ep.target.Load().Owner
+	delete(e.byOwner[owner], id)
+	if len(e.byOwner[owner]) == 0 {
+		delete(e.byOwner, owner)
+	}
+}
+
+// change applies new settings and tells whether the target must start over.
+// A change of what is probed or how it is judged restarts the verdict at
+// UNKNOWN (SPEC 3.3: a changed check has no verdict yet); the log flag or an
+// instance name apply in place and the verdict carries on.
+func (e *Engine) change(ep *endpoint, t *Target) bool {
+	old := ep.target.Load()
 	if *old == *t {
-		return
+		return false
+	}
+	if judgedAlike(old, t) {
+		ep.mu.Lock()
+		ep.target.Store(t)
+		ep.mu.Unlock()
+		return false
 	}
 	e.halt(ep)
 	ep.mu.Lock()
+	// Target and generation change together, under the lock record takes:
+	// a result probed with the old settings can never meet the new ones.
+	ep.target.Store(t)
 	ep.generation++
 	ep.verdict = newVerdict(e.cfg.Probers)
 	ep.reason, ep.detail, ep.lastProbe = "", "", time.Time{}
 	ep.mu.Unlock()
-	e.settle(ep, t)
-	e.start(ep, t)
+	return true
 }
 
-// settle gives endpoints that are not probed their verdict at once.
-func (e *Engine) settle(ep *endpoint, t *Target) {
+// judgedAlike tells whether two settings of one target probe and judge the
+// same way.
+func judgedAlike(a, b *Target) bool {
+	ac, bc, ae, be := a.Check, b.Check, a.Endpoint, b.Endpoint
+	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
+	return ac == bc && ae == be
+}
+
+// settle gives endpoints that are not probed their verdict at once, and
+// returns it as a transition to report.
+func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
+	from := ep.verdict.state
 	switch {
 	case t.Endpoint.Stopped:
 		// Probers connect only to running machines (SPEC 2.3).
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
 	case t.Check.Port == 0:
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
+	default:
+		return Transition{}, false
 	}
+	return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != ep.verdict.state
 }
 
 // start launches the probe loops of a target that is to be probed.
@@ -225,8 +279,8 @@ func (ep *endpoint) current() (*Target, int) {
 
 // record feeds one probe result into the endpoint's verdict.
 func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.Time) {
-	t := ep.target.Load()
 	ep.mu.Lock()
+	t := ep.target.Load()
 	if gen != ep.generation {
 		ep.mu.Unlock()
 		return // probed with settings that have since changed
@@ -242,12 +296,14 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 	st := ep.statusLocked(t)
 	ep.mu.Unlock()
 	if from != to {
-		e.transition(Transition{Status: st, From: from}, t.Check.Log)
+		e.transition(Transition{Status: st, From: from, log: t.Check.Log})
 	}
 }
 
-func (e *Engine) transition(tr Transition, log bool) {
-	if log {
+// transition logs a state change (for checks with logging on) and hands it
+// to OnTransition. It runs outside every lock of the engine.
+func (e *Engine) transition(tr Transition) {
+	if tr.log {
 		e.cfg.Log.Info("health transition",
 			"resource", tr.Owner, "check", tr.Check, "endpoint", net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)),
 			"group", tr.Group, "from", tr.From, "to", tr.State, "reason", tr.Reason, "detail", tr.Detail)
@@ -265,21 +321,27 @@ func (ep *endpoint) statusLocked(t *Target) Status {
 // Statuses returns the health of every target of owner, ordered by group
 // and address.
 func (e *Engine) Statuses(owner string) []Status {
-	return e.statuses(func(t *Target) bool { return t.Owner == owner })
+	e.mu.Lock()
+	eps := make([]*endpoint, 0, len(e.byOwner[owner]))
+	for _, ep := range e.byOwner[owner] {
+		eps = append(eps, ep)
+	}
+	e.mu.Unlock()
+	return statusesOf(eps)
 }
 
 // All returns the health of every target.
-func (e *Engine) All() []Status { return e.statuses(func(*Target) bool { return true }) }
-
-func (e *Engine) statuses(keep func(*Target) bool) []Status {
+func (e *Engine) All() []Status {
 	e.mu.Lock()
 	eps := make([]*endpoint, 0, len(e.endpoints))
 	for _, ep := range e.endpoints {
-		if keep(ep.target.Load()) {
-			eps = append(eps, ep)
-		}
+		eps = append(eps, ep)
 	}
 	e.mu.Unlock()
+	return statusesOf(eps)
+}
+
+func statusesOf(eps []*endpoint) []Status {
 	out := make([]Status, 0, len(eps))
 	for _, ep := range eps {
 		ep.mu.Lock()
@@ -287,13 +349,43 @@ func (e *Engine) statuses(keep func(*Target) bool) []Status {
 		ep.mu.Unlock()
 	}
 	slices.SortFunc(out, func(a, b Status) int {
-		return strings.Compare(statusKey(a), statusKey(b))
+		return cmp.Or(strings.Compare(a.Owner, b.Owner), strings.Compare(a.Group, b.Group),
+			strings.Compare(a.Endpoint.IP, b.Endpoint.IP), cmp.Compare(a.Endpoint.Port, b.Endpoint.Port))
 	})
 	return out
 }
 
-func statusKey(s Status) string {
-	return fmt.Sprintf("%s|%s|%s|%08d", s.Owner, s.Group, s.Endpoint.IP, s.Endpoint.Port)
+// Counts tallies the states of owner's endpoints.
+type Counts struct {
+	Healthy, Unknown, Total int64
+}
+
+// Count tallies owner's endpoints by state, without copying or sorting:
+// what aggregation needs on every transition.
+func (e *Engine) Count(owner string) Counts {
+	e.mu.Lock()
+	eps := make([]*endpoint, 0, len(e.byOwner[owner]))
+	for _, ep := range e.byOwner[owner] {
+		eps = append(eps, ep)
+	}
+	e.mu.Unlock()
+	var c Counts
+	for _, ep := range eps {
+		ep.mu.Lock()
+		c.add(ep.verdict.state)
+		ep.mu.Unlock()
+	}
+	return c
+}
+
+func (c *Counts) add(state string) {
+	c.Total++
+	switch state {
+	case Healthy:
+		c.Healthy++
+	case Unknown:
+		c.Unknown++
+	}
 }
 
 // Close stops every probe and waits for the loops to end.

@@ -209,3 +209,41 @@ func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 		t.Fatalf("after the next probe: %s, want HEALTHY", st.State)
 	}
 }
+
+// Turning on logging or renaming an instance does not make a HEALTHY
+// endpoint UNKNOWN again (regression: any change reset the verdict).
+func TestEngine_LogFlagAndInstanceKeepTheVerdict(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 1, nil)
+	tg := target(time.Second, time.Second, 2, 2)
+	e.Update([]Target{tg})
+	step(t, s.clock, 1)
+	tg.Check.Log, tg.Endpoint.Instance = true, "web-1"
+	e.Update([]Target{tg})
+	st := e.Statuses(tg.Owner)[0]
+	if st.State != Healthy || st.Endpoint.Instance != "web-1" {
+		t.Fatalf("after turning logging on: %s (instance %q), want HEALTHY with the new instance", st.State, st.Endpoint.Instance)
+	}
+}
+
+// A STOPPED endpoint's verdict is a transition like any other: logged and
+// handed to OnTransition (regression: it was set silently).
+func TestEngine_SettledVerdictIsATransition(t *testing.T) {
+	transitions := make(chan Transition, 4)
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 1, transitions)
+	tg := target(time.Second, time.Second, 2, 2)
+	tg.Endpoint.Stopped = true
+	e.Update([]Target{tg})
+	select {
+	case tr := <-transitions:
+		if tr.From != Unknown || tr.State != Unhealthy || tr.Reason != ReasonStopped {
+			t.Fatalf("transition %s -> %s (%s), want UNKNOWN -> UNHEALTHY (STOPPED)", tr.From, tr.State, tr.Reason)
+		}
+	default:
+		t.Fatal("no transition for a STOPPED endpoint")
+	}
+	if c := e.Count(tg.Owner); c.Total != 1 || c.Healthy != 0 || c.Unknown != 0 {
+		t.Fatalf("Count = %+v, want one endpoint, not healthy, not unknown", c)
+	}
+}

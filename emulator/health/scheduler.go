@@ -65,16 +65,14 @@ func (e *Engine) probeLoop(ctx context.Context, ep *endpoint, p int) {
 		}
 		pm.observe(res, end.Sub(start))
 		e.record(ep, gen, p, res, start)
-		slot = e.following(slot, end, id, t.Check.Interval, ep)
+		slot = e.following(slot, end, t.Check.Interval)
 	}
 }
 
 // following is the slot after slot, skipping (and counting) the slots that
-// have already passed. It follows a change of interval.
-func (e *Engine) following(slot, now time.Time, id string, interval time.Duration, ep *endpoint) time.Time {
-	if t := ep.target.Load(); t.Check.Interval != interval {
-		return nextSlot(now, offset(id, t.Check.Interval), t.Check.Interval)
-	}
+// have already passed. A change of interval restarts the loop (Engine.change),
+// so the interval is the loop's own.
+func (e *Engine) following(slot, now time.Time, interval time.Duration) time.Time {
 	next := slot.Add(interval)
 	// A probe may end a little after the next slot (timeout == interval is
 	// allowed): that slot then starts late, not never. Only slots that are

@@ -168,7 +168,10 @@ func (s *Server) healthStatus(st health.Status) api.HealthStatus {
 	hs := api.HealthStatus{
 		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
 		HealthState: st.State, Reason: st.Reason, Detail: st.Detail,
-		Group: s.link(st.Group), HealthCheck: s.link(st.Check),
+		HealthCheck: s.link(st.Check),
+	}
+	if st.Group != "" { // target-pool instances have no group
+		hs.Group = s.link(st.Group)
 	}
 	if !st.LastProbe.IsZero() {
 		hs.LastProbeTime = timestamp(st.LastProbe)

@@ -132,6 +132,7 @@ func (s *Server) groupTypes(ctx context.Context, bs *api.BackendService) ([]stri
 // resolveComposite checks the sources and the destination of a composite
 // check (SPEC 2.6) and stores the references as URLs.
 func (s *Server) resolveComposite(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
+	seen := map[string]string{} // resolved path -> the field that named it first
 	for i, ref := range c.HealthSources {
 		field := fmt.Sprintf("healthSources[%d]", i)
 		k, err := parseAnyRef(field, ref, sc, api.CollectionHealthSources)
@@ -149,6 +150,11 @@ func (s *Server) resolveComposite(ctx context.Context, c *api.CompositeHealthChe
 		if v := rules.SameRegion(field, ref, "a health source", regionOfScope(k.Scope), sc.region); v != nil {
 			return invalid("%s", v.Error())
 		}
+		if first, dup := seen[k.Path()]; dup {
+			v := rules.RepeatedSource(field, ref, first)
+			return invalid("%s", v.Error())
+		}
+		seen[k.Path()] = field
 		c.HealthSources[i] = s.link(k.Path())
 	}
 	return s.resolveDestination(ctx, c, sc)

@@ -76,9 +76,7 @@ func (s *Server) targetPoolHealth(r *http.Request) (any, error) {
 	out := api.TargetPoolInstanceHealth{Kind: api.KindTargetPoolInstanceHealth, HealthStatus: []api.HealthStatus{}}
 	for _, st := range s.statuses(sc.key(c.name, tp.Name).Path()) {
 		if instance == "" || st.Endpoint.Instance == instance {
-			hs := s.healthStatus(st)
-			hs.Group = ""
-			out.HealthStatus = append(out.HealthStatus, hs)
+			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
 		}
 	}
 	return out, nil

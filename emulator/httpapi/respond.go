@@ -63,9 +63,10 @@ func (s *Server) serve(h handler) http.HandlerFunc {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	if !errors.As(err, &ae) {
-		// Not the client's fault: log the cause, answer without leaking it.
+		// Not the client's fault: the cause goes to the log, where the
+		// message sends the user; it may hold paths of the machine.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		ae = &apiError{http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: " + err.Error()}
+		ae = &apiError{http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: see its log."}
 	}
 	writeJSON(w, ae.code, api.ErrorBody{Error: api.ErrorDetail{
 		Code:    ae.code,

@@ -59,6 +59,9 @@ func (s *Server) SetHealth(h HealthReader) { s.health = h }
 // changed finishes a successful mutation: it tells the engine and records
 // the Operation that answers the client.
 func (s *Server) changed(r *http.Request, sc scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
+	// The change is stored: what follows must happen even if the client
+	// has gone away meanwhile (Ctrl-C in Terraform).
+	r = r.WithContext(context.WithoutCancel(r.Context()))
 	if s.onChange != nil {
 		s.onChange(r.Context())
 	}

@@ -105,11 +105,11 @@ func CompositeHealthCheck(c *api.CompositeHealthCheck) Violations {
 	}
 	seen := map[string]int{}
 	for i, s := range c.HealthSources {
-		if j, dup := seen[api.PathOf(s)+s]; dup {
+		if j, dup := seen[s]; dup {
 			field := fmt.Sprintf("healthSources[%d]", i)
 			vs = append(vs, violation(field, "%s (%q) repeats %s: list each health source once.", f(field), s, f(fmt.Sprintf("healthSources[%d]", j))))
 		}
-		seen[api.PathOf(s)+s] = i
+		seen[s] = i
 	}
 	if c.HealthDestination == "" {
 		vs = append(vs, violation("healthDestination", "%s is required: the forwarding rule whose health the check reports.", f("healthDestination")))
@@ -135,6 +135,12 @@ func HealthDestination(ref string, fr *api.ForwardingRule, frRegion, region stri
 func DestinationTaken(ref, other string) Violation {
 	return violation("healthDestination", "%s (%q) is already the health destination of %s: a forwarding rule is the destination of at most one composite health check.",
 		f("healthDestination"), ref, other)
+}
+
+// RepeatedSource is the message for a health source listed twice under
+// two spellings (a name and a path, say), found once references resolve.
+func RepeatedSource(field, ref, first string) Violation {
+	return violation(field, "%s (%q) is %s again: list each health source once.", f(field), ref, f(first))
 }
 
 // CompositeAsSource is the message for a composite check listed as a

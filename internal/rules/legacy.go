@@ -49,16 +49,21 @@ func TargetPool(tp *api.TargetPool) Violations {
 	var vs Violations
 	vs.add(Name("name", tp.Name))
 	vs.add(Description("description", tp.Description))
-	seen := map[string]int{}
+	// Instances are compared as addresses, not as text: "::1" and "0::1"
+	// are one endpoint, and the engine would probe it once.
+	seen := map[netip.AddrPort]int{}
 	for i, inst := range tp.Instances {
 		field := fmt.Sprintf("instances[%d]", i)
-		if _, _, err := SplitInstance(inst); err != nil {
+		addr, port, err := SplitInstance(inst)
+		if err != nil {
 			vs = append(vs, violation(field, "%s (%q) must be an endpoint address, \"ip\" or \"ip:port\": %v.", f(field), inst, err))
+			continue
 		}
-		if j, dup := seen[inst]; dup {
+		k := netip.AddrPortFrom(addr, uint16(port))
+		if j, dup := seen[k]; dup {
 			vs = append(vs, violation(field, "%s (%q) repeats %s: each instance may be listed once.", f(field), inst, f(fmt.Sprintf("instances[%d]", j))))
 		}
-		seen[inst] = i
+		seen[k] = i
 	}
 	if len(tp.HealthChecks) > 1 {
 		vs = append(vs, violation("healthChecks", "%s lists %d health checks: target pools take one legacy HTTP health check only.",

@@ -35,7 +35,7 @@ func run(args []string) error {
 	dataDir := fs.String("data-dir", env("LBHEALTH_DATA_DIR", defaultDataDir()), "directory of the database (env LBHEALTH_DATA_DIR)")
 	inMemory := fs.Bool("in-memory", envBool("LBHEALTH_IN_MEMORY"), "keep nothing on disk: everything is lost on exit (env LBHEALTH_IN_MEMORY)")
 	probers := fs.Int("probers", envInt("LBHEALTH_PROBERS", 1), "independent probers per endpoint: each probes every interval (env LBHEALTH_PROBERS)")
-	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", "127.0.0.0/8,::1/128"),
+	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", prefixList(emulator.DefaultProbeNetworks)),
 		"comma-separated networks whose addresses may be probed; others are reported, not probed (env LBHEALTH_PROBE_NETWORKS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
@@ -112,6 +112,15 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// prefixList writes networks as --probe-networks takes them.
+func prefixList(networks []netip.Prefix) string {
+	parts := make([]string, len(networks))
+	for i, p := range networks {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, ",")
 }
 
 // parsePrefixes reads "127.0.0.0/8,::1/128"; a bare address is one host.
