@@ -16,9 +16,15 @@ type fakeClock struct {
 }
 
 type sleeper struct {
+	ctx   context.Context
 	until time.Time
 	wake  chan struct{}
 }
+
+// live tells whether the sleeper's loop still runs: a halted loop leaves
+// the list on its own goroutine, a little later, and must not be counted
+// or chosen meanwhile.
+func (s *sleeper) live() bool { return s.ctx.Err() == nil }
 
 func newFakeClock() *fakeClock {
 	return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -36,7 +42,7 @@ func (c *fakeClock) SleepUntil(ctx context.Context, t time.Time) bool {
 		c.mu.Unlock()
 		return ctx.Err() == nil
 	}
-	s := &sleeper{until: t, wake: make(chan struct{})}
+	s := &sleeper{ctx: ctx, until: t, wake: make(chan struct{})}
 	c.sleepers = append(c.sleepers, s)
 	c.mu.Unlock()
 	select {
@@ -62,9 +68,9 @@ func (c *fakeClock) advance(d time.Duration) {
 func (c *fakeClock) advanceToNext() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	next := c.sleepers[0].until
+	var next time.Time
 	for _, s := range c.sleepers {
-		if s.until.Before(next) {
+		if s.live() && (next.IsZero() || s.until.Before(next)) {
 			next = s.until
 		}
 	}
@@ -85,15 +91,21 @@ func (c *fakeClock) wakeLocked() {
 	})
 }
 
-// waitSleepers waits (in real time, briefly) until n goroutines sleep.
+// waitSleepers waits (in real time, briefly) until exactly n goroutines
+// sleep: a halted loop may still be leaving, and must not be counted.
 func (c *fakeClock) waitSleepers(t *testing.T, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		c.mu.Lock()
-		got := len(c.sleepers)
+		got := 0
+		for _, s := range c.sleepers {
+			if s.live() {
+				got++
+			}
+		}
 		c.mu.Unlock()
-		if got >= n {
+		if got == n {
 			return
 		}
 		time.Sleep(100 * time.Microsecond)

@@ -47,7 +47,9 @@ func nextSlot(now time.Time, off, interval time.Duration) time.Time {
 func (e *Engine) probeLoop(ctx context.Context, ep *endpoint, p int) {
 	id := ep.id + "#" + strconv.Itoa(p)
 	t := ep.target.Load()
-	slot := nextSlot(e.cfg.Clock.Now(), offset(id, t.Check.Interval), t.Check.Interval)
+	// The first slot is strictly after now: a loop restarted by a change
+	// at the very instant of a slot must not probe that slot twice.
+	slot := nextSlot(e.cfg.Clock.Now().Add(time.Nanosecond), offset(id, t.Check.Interval), t.Check.Interval)
 	var pm probeMetrics
 	for e.cfg.Clock.SleepUntil(ctx, slot) {
 		start := e.cfg.Clock.Now()
