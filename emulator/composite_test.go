@@ -148,3 +148,27 @@ func TestComposite_RepeatedSourceUnderTwoSpellings(t *testing.T) {
 		`{"name":"c2","healthSources":["src","projects/p/regions/r/healthSources/src"],"healthDestination":"fr2"}`,
 		400, "healthSources[1]", "is healthSources[0] again")
 }
+
+// Rules that span two resources hold when the used one changes too
+// (regression: only the user's own writes were checked).
+func TestReferencedChangesKeepCrossRules(t *testing.T) {
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	compositeSetup(t, e, a.port())
+	// A health source takes INTERNAL services only: the service cannot turn EXTERNAL under it.
+	wantError(t, e, "PATCH", "regions/r/backendServices/bs", `{"loadBalancingScheme":"EXTERNAL"}`, 400,
+		"projects/p/regions/r/healthSources/src uses projects/p/regions/r/backendServices/bs", "INTERNAL or INTERNAL_MANAGED backend service")
+	var bs api.BackendService
+	apiCall(t, e, "GET", "regions/r/backendServices/bs", "", &bs)
+	if bs.LoadBalancingScheme != "INTERNAL_MANAGED" {
+		t.Fatalf("refused change was stored: scheme %s", bs.LoadBalancingScheme)
+	}
+	// A check with sourceRegions cannot be used by a backend service.
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"g","checkIntervalSec":30,"tcpHealthCheck":{}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","endpoints":[{"ipAddress":"127.0.0.1","port":1}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"gbs","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["g"]}`)
+	wantError(t, e, "PATCH", "global/healthChecks/g", `{"sourceRegions":["us-east1","us-west1","europe-west1"]}`, 400,
+		"projects/p/global/backendServices/gbs uses projects/p/global/healthChecks/g", "cannot be used by a backend service")
+	// A change that breaks no rule of its users goes through.
+	mustCall(t, e, "PATCH", "global/healthChecks/g", `{"checkIntervalSec":40}`)
+}

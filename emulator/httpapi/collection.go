@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -62,6 +63,12 @@ func (c *collection[T, P]) holder() (holder, bool) {
 			return nil
 		}
 		return c.refs(obj)
+	}, recheck: func(ctx context.Context, o store.Object) error {
+		obj := P(new(T))
+		if err := json.Unmarshal(o.Body, obj); err != nil || c.resolve == nil {
+			return err
+		}
+		return c.resolve(ctx, obj, scopeOfKey(o.Key))
 	}}, true
 }
 
@@ -317,6 +324,14 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 	key := sc.key(c.name, name)
 	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: mustJSON(obj)}); err != nil {
 		return nil, storeError(key, err)
+	}
+	// Rules that span objects (a service and its check, a health source and
+	// its service) must still hold for the resources that use this one.
+	if err := c.s.recheckUsers(r.Context(), key); err != nil {
+		if rerr := c.s.store.Update(context.WithoutCancel(r.Context()), store.Object{Key: key, Body: mustJSON(prior)}); rerr != nil {
+			return nil, errors.Join(err, rerr)
+		}
+		return nil, err
 	}
 	return c.s.changed(r, sc, opType, key, obj.GetMeta().ID)
 }

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -74,6 +76,46 @@ func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any
 type holder struct {
 	collection string
 	refs       func(body []byte) []string
+	// recheck runs the collection's reference rules again on one of its
+	// stored objects.
+	recheck func(ctx context.Context, o store.Object) error
+}
+
+// recheckUsers runs again the reference rules of every resource that uses
+// k, after k has changed: a check given sourceRegions while a backend
+// service uses it breaks a rule of the service's, and is refused.
+func (s *Server) recheckUsers(ctx context.Context, k store.Key) error {
+	for _, h := range s.holders {
+		objects, err := s.store.All(ctx, h.collection)
+		if err != nil {
+			return err
+		}
+		for _, o := range objects {
+			if !slices.ContainsFunc(h.refs(o.Body), func(ref string) bool { return api.PathOf(ref) == k.Path() }) {
+				continue
+			}
+			if err := h.recheck(ctx, o); err != nil {
+				var ae *apiError
+				if errors.As(err, &ae) {
+					return invalid("%s uses %s, and this change would break it: %s", o.Path(), k.Path(), ae.message)
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scopeOfKey is the scope a stored object lives in.
+func scopeOfKey(k store.Key) scope {
+	sc := scope{project: k.Project}
+	if r, ok := strings.CutPrefix(k.Scope, "regions/"); ok {
+		sc.region = r
+	}
+	if z, ok := strings.CutPrefix(k.Scope, "zones/"); ok {
+		sc.zone = z
+	}
+	return sc
 }
 
 // usedBy returns the path of one resource that references k, or "".
