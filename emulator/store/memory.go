@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -9,17 +10,19 @@ import (
 
 // Memory is a Store that keeps nothing across restarts (--in-memory).
 type Memory struct {
-	mu      sync.RWMutex
-	objects map[Key][]byte
+	mu sync.RWMutex
+	// objects is indexed by collection first: the emulator reads whole
+	// collections after every write, and operations pile up beside them.
+	objects map[string]map[Key][]byte
 }
 
 // NewMemory returns an empty in-memory store.
-func NewMemory() *Memory { return &Memory{objects: map[Key][]byte{}} }
+func NewMemory() *Memory { return &Memory{objects: map[string]map[Key][]byte{}} }
 
 func (m *Memory) Get(_ context.Context, k Key) (Object, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	body, ok := m.objects[k]
+	body, ok := m.objects[k.Collection][k]
 	if !ok {
 		return Object{}, ErrNotFound
 	}
@@ -29,8 +32,8 @@ func (m *Memory) Get(_ context.Context, k Key) (Object, error) {
 func (m *Memory) List(_ context.Context, opts ListOptions) ([]Object, error) {
 	m.mu.RLock()
 	var page []Object
-	for k, body := range m.objects {
-		if k.Project == opts.Project && k.Scope == opts.Scope && k.Collection == opts.Collection && k.Name > opts.After {
+	for k, body := range m.objects[opts.Collection] {
+		if k.Project == opts.Project && k.Scope == opts.Scope && k.Name > opts.After {
 			page = append(page, Object{Key: k, Body: slices.Clone(body)})
 		}
 	}
@@ -44,51 +47,57 @@ func (m *Memory) List(_ context.Context, opts ListOptions) ([]Object, error) {
 
 func (m *Memory) All(_ context.Context, collection string) ([]Object, error) {
 	m.mu.RLock()
-	var all []Object
-	for k, body := range m.objects {
-		if k.Collection == collection {
-			all = append(all, Object{Key: k, Body: slices.Clone(body)})
-		}
+	all := make([]Object, 0, len(m.objects[collection]))
+	for k, body := range m.objects[collection] {
+		all = append(all, Object{Key: k, Body: slices.Clone(body)})
 	}
 	m.mu.RUnlock()
-	slices.SortFunc(all, func(a, b Object) int { return strings.Compare(a.Path(), b.Path()) })
+	// The order SQLite gives: project, scope, name.
+	slices.SortFunc(all, func(a, b Object) int {
+		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.Scope, b.Scope), strings.Compare(a.Name, b.Name))
+	})
 	return all, nil
 }
 
 func (m *Memory) Insert(_ context.Context, o Object) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.objects[o.Key]; ok {
+	c := m.objects[o.Collection]
+	if c == nil {
+		c = map[Key][]byte{}
+		m.objects[o.Collection] = c
+	}
+	if _, ok := c[o.Key]; ok {
 		return ErrAlreadyExists
 	}
-	m.objects[o.Key] = slices.Clone(o.Body)
+	c[o.Key] = slices.Clone(o.Body)
 	return nil
 }
 
 func (m *Memory) Update(_ context.Context, o Object) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.objects[o.Key]; !ok {
+	if _, ok := m.objects[o.Collection][o.Key]; !ok {
 		return ErrNotFound
 	}
-	m.objects[o.Key] = slices.Clone(o.Body)
+	m.objects[o.Collection][o.Key] = slices.Clone(o.Body)
 	return nil
 }
 
 func (m *Memory) Delete(_ context.Context, k Key) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.objects[k]; !ok {
+	if _, ok := m.objects[k.Collection][k]; !ok {
 		return ErrNotFound
 	}
-	delete(m.objects, k)
+	delete(m.objects[k.Collection], k)
 	return nil
 }
 
 func (m *Memory) Reset(context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.objects = map[Key][]byte{}
+	m.objects = map[string]map[Key][]byte{}
 	return nil
 }
 

@@ -167,3 +167,29 @@ func TestSQLite_SurvivesReopen(t *testing.T) {
 		t.Fatalf("after reopen: %s, %v", o.Body, err)
 	}
 }
+
+// Every implementation orders All the same way: project, scope, name.
+func TestStore_AllOrder(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store) {
+		ctx := context.Background()
+		for _, k := range []Key{
+			{Project: "q", Scope: "global", Collection: "c", Name: "a"},
+			{Project: "p", Scope: "regions/r", Collection: "c", Name: "a"},
+			{Project: "p", Scope: "global", Collection: "c", Name: "b"},
+			{Project: "p", Scope: "global", Collection: "c", Name: "a"},
+		} {
+			if err := s.Insert(ctx, Object{Key: k, Body: []byte(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, _ := s.All(ctx, "c")
+		var got []string
+		for _, o := range all {
+			got = append(got, o.Path())
+		}
+		want := "[projects/p/global/c/a projects/p/global/c/b projects/p/regions/r/c/a projects/q/global/c/a]"
+		if fmt.Sprint(got) != want {
+			t.Fatalf("All order %v, want %s", got, want)
+		}
+	})
+}
