@@ -75,7 +75,9 @@ start targets "http://$control/targets" targets --base-port 9000 --control "$con
 
 cd examples/quickstart
 echo "== terraform init"
-terraform init -input=false -no-color >/dev/null
+# -upgrade: a rebuilt provider keeps its version but not its checksum, which
+# the (gitignored) .terraform.lock.hcl of an earlier run still pins.
+terraform init -upgrade -input=false -no-color >/dev/null
 echo "== terraform apply"
 terraform apply -input=false -auto-approve -no-color | grep -vE '^\s*$' | tail -25
 echo "== terraform plan (expect no resource changes; live health outputs may differ)"

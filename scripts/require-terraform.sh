@@ -7,9 +7,7 @@ if ! command -v terraform >/dev/null 2>&1; then
 terraform is not on PATH, and the acceptance tests need it (Terraform CLI 1.x).
 Install it, then run this again:
   - Debian/Ubuntu: apt-get install terraform (from apt.releases.hashicorp.com), or
-  - download a release zip from https://releases.hashicorp.com/terraform/ and put the binary on PATH, or
-  - set TF_ACC_TERRAFORM_PATH=/path/to/terraform.
+  - download a release zip from https://releases.hashicorp.com/terraform/ and put the binary on PATH.
 MSG
-	[ -n "${TF_ACC_TERRAFORM_PATH:-}" ] && [ -x "${TF_ACC_TERRAFORM_PATH}" ] && exit 0
 	exit 1
 fi

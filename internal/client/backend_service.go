@@ -33,11 +33,6 @@ func (c *Client) DeleteBackendService(ctx context.Context, scope Scope, name str
 	return c.backendServices().delete(ctx, scope, name)
 }
 
-// ListBackendServices lists every backend service in scope.
-func (c *Client) ListBackendServices(ctx context.Context, scope Scope) ([]api.BackendService, error) {
-	return c.backendServices().list(ctx, scope)
-}
-
 // GetBackendServiceHealth reads the live health of the endpoints of a
 // backend service (backendServices.getHealth). group, a reference to one of
 // the service's endpoint groups (URL, path or name), narrows the answer to

@@ -42,9 +42,6 @@ func WithEndpointSource(source string) Option { return func(c *Client) { c.sourc
 // WithUserAgent sets the User-Agent header of every request.
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
-// WithHTTPClient replaces the default *http.Client.
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
-
 // New returns a client of the emulator at endpoint, which is host:port (the
 // LBHEALTH_EMULATOR_HOST convention) or a full http:// or https:// URL.
 // project is the default project of calls whose Scope names none.
@@ -73,17 +70,6 @@ func BaseURL(endpoint string) string {
 		endpoint = "http://" + endpoint
 	}
 	return endpoint
-}
-
-// BaseURL is the URL the client sends requests to.
-func (c *Client) BaseURL() string { return c.baseURL }
-
-// Project is the default project.
-func (c *Client) Project() string { return c.project }
-
-// Healthz returns nil when the emulator answers GET /healthz with 200.
-func (c *Client) Healthz(ctx context.Context) error {
-	return c.do(ctx, http.MethodGet, "/healthz", nil, nil, nil)
 }
 
 // do sends one request with an optional JSON body and decodes a JSON answer

@@ -110,15 +110,10 @@ func (col collection[T]) update(ctx context.Context, scope Scope, name string, o
 	return col.get(ctx, scope, name)
 }
 
-// patch merges patch (any JSON-encodable value, usually a partial T) into
-// the resource and reads it back.
-func (col collection[T]) patch(ctx context.Context, scope Scope, name string, patch any) (*T, error) {
-	return col.patchMask(ctx, scope, name, patch, nil)
-}
-
-// patchMask is patch with an updateMask when mask is not empty: the fields
-// it names take their value in patch, or go back to unset (their default)
-// when patch leaves them out, and no other field changes.
+// patchMask merges patch (any JSON-encodable value, usually a partial T)
+// into the resource and reads it back. With a mask, the fields it names take
+// their value in patch, or go back to unset (their default) when patch
+// leaves them out, and no other field changes.
 func (col collection[T]) patchMask(ctx context.Context, scope Scope, name string, patch any, mask []string) (*T, error) {
 	if name == "" {
 		return nil, errNoName

@@ -33,8 +33,3 @@ func (c *Client) UpdateNetworkEndpointGroup(ctx context.Context, scope Scope, g 
 func (c *Client) DeleteNetworkEndpointGroup(ctx context.Context, scope Scope, name string) error {
 	return c.networkEndpointGroups().delete(ctx, scope, name)
 }
-
-// ListNetworkEndpointGroups lists every endpoint group in scope.
-func (c *Client) ListNetworkEndpointGroups(ctx context.Context, scope Scope) ([]api.NetworkEndpointGroup, error) {
-	return c.networkEndpointGroups().list(ctx, scope)
-}

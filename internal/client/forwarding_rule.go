@@ -32,8 +32,3 @@ func (c *Client) UpdateForwardingRule(ctx context.Context, scope Scope, fr *api.
 func (c *Client) DeleteForwardingRule(ctx context.Context, scope Scope, name string) error {
 	return c.forwardingRules().delete(ctx, scope, name)
 }
-
-// ListForwardingRules lists every forwarding rule in scope.
-func (c *Client) ListForwardingRules(ctx context.Context, scope Scope) ([]api.ForwardingRule, error) {
-	return c.forwardingRules().list(ctx, scope)
-}

@@ -26,12 +26,6 @@ func (c *Client) UpdateHealthCheck(ctx context.Context, scope Scope, hc *api.Hea
 	return c.healthChecks().update(ctx, scope, hc.Name, hc)
 }
 
-// PatchHealthCheck merges the fields set in patch into a health check and
-// returns it as stored.
-func (c *Client) PatchHealthCheck(ctx context.Context, scope Scope, name string, patch *api.HealthCheck) (*api.HealthCheck, error) {
-	return c.healthChecks().patch(ctx, scope, name, patch)
-}
-
 // DeleteHealthCheck deletes a health check.
 func (c *Client) DeleteHealthCheck(ctx context.Context, scope Scope, name string) error {
 	return c.healthChecks().delete(ctx, scope, name)

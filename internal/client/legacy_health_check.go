@@ -34,18 +34,7 @@ func (c *Client) UpdateLegacyHealthCheck(ctx context.Context, scope Scope, colle
 	return c.legacyHealthChecks(collection).update(ctx, global(scope), hc.Name, hc)
 }
 
-// PatchLegacyHealthCheck merges the fields set in patch into a legacy check
-// and returns it as stored.
-func (c *Client) PatchLegacyHealthCheck(ctx context.Context, scope Scope, collection, name string, patch *api.LegacyHealthCheck) (*api.LegacyHealthCheck, error) {
-	return c.legacyHealthChecks(collection).patch(ctx, global(scope), name, patch)
-}
-
 // DeleteLegacyHealthCheck deletes a legacy check.
 func (c *Client) DeleteLegacyHealthCheck(ctx context.Context, scope Scope, collection, name string) error {
 	return c.legacyHealthChecks(collection).delete(ctx, global(scope), name)
-}
-
-// ListLegacyHealthChecks lists every legacy check of collection.
-func (c *Client) ListLegacyHealthChecks(ctx context.Context, scope Scope, collection string) ([]api.LegacyHealthCheck, error) {
-	return c.legacyHealthChecks(collection).list(ctx, global(scope))
 }

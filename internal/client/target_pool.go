@@ -34,11 +34,6 @@ func (c *Client) DeleteTargetPool(ctx context.Context, scope Scope, name string)
 	return c.targetPools().delete(ctx, scope, name)
 }
 
-// ListTargetPools lists every target pool in scope.
-func (c *Client) ListTargetPools(ctx context.Context, scope Scope) ([]api.TargetPool, error) {
-	return c.targetPools().list(ctx, scope)
-}
-
 // GetTargetPoolHealth reads the live health of the instances of a target
 // pool (targetPools.getHealth). instance, one of the pool's instances as
 // written ("ip:port" or "ip"), narrows the answer to it; "" asks for every

@@ -80,7 +80,7 @@ func (r *aggregationPolicyResource) ImportState(ctx context.Context, req resourc
 // (replacing the policy when they change) and the id.
 func (r *aggregationPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state aggregationPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -94,7 +94,7 @@ func (r *aggregationPolicyResource) ModifyPlan(ctx context.Context, req resource
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planRegionalID(plan.Project, plan.Region, plan.Name, aggregationPolicyCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, aggregationPolicyCollection)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 	planFingerprint(ctx, req, resp)
 }

@@ -160,14 +160,12 @@ func flattenBackends(backends []api.Backend, prior types.List, refs refResolver)
 // of the configuration's. Only within one scope: a replacement keeps what
 // the configuration says.
 func keepEquivalentRefs(plan *backendServiceModel, state backendServiceModel) diag.Diagnostics {
-	if !plan.Project.Equal(state.Project) || !plan.Region.Equal(state.Region) {
+	if !sameScope(plan.Project, plan.Region, state.Project, state.Region) {
 		return nil
 	}
 	refs := state.refs()
 	var diags diag.Diagnostics
-	plan.HealthChecks = keepEquivalentList(plan.HealthChecks, state.HealthChecks, types.StringType, func(p, s attr.Value) attr.Value {
-		return keepEquivalent(refs, p, s, healthCheckCollection)
-	}, &diags)
+	plan.HealthChecks = keepEquivalentRefList(plan.HealthChecks, state.HealthChecks, refs, healthCheckCollection, &diags)
 	plan.Backends = keepEquivalentList(plan.Backends, state.Backends, backendType, func(p, s attr.Value) attr.Value {
 		po, ok1 := p.(types.Object)
 		so, ok2 := s.(types.Object)

@@ -83,7 +83,7 @@ func (r *backendServiceResource) ImportState(ctx context.Context, req resource.I
 // id; and it keeps references that change form but not target as they are.
 func (r *backendServiceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state backendServiceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -98,10 +98,7 @@ func (r *backendServiceResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
-	if !plan.Project.IsUnknown() && !plan.Region.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), plan.Region.ValueString(),
-			backendServiceCollection, plan.Name.ValueString()))
-	}
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, backendServiceCollection)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentRefs(&plan, state)...)
 	}

@@ -41,9 +41,9 @@ func planRegionalScope(data *providerData, configProject, configRegion, statePro
 	return s
 }
 
-// planRegionalID is the id a regional resource will have, unknown while its
-// project, region or name is.
-func planRegionalID(project, region, name types.String, collection string) types.String {
+// planID is the id a resource will have, unknown while its project, region
+// or name is; a null region makes it global.
+func planID(project, region, name types.String, collection string) types.String {
 	if project.IsUnknown() || region.IsUnknown() || name.IsUnknown() {
 		return types.StringUnknown()
 	}
@@ -56,15 +56,20 @@ func regionalRefs(project, region types.String) refResolver {
 	return refResolver{project: project.ValueString(), scopePath: "regions/" + region.ValueString()}
 }
 
-// importRegional imports a resource of a regional-only collection. Unlike
+// importRegional imports a resource of a collection that is never global:
+// regional only, or (zonalCollections) zonal or regional. Unlike
 // importScoped it never looks for a global one, which cannot exist: a bare
 // name ("{name}", "{project}/{name}") is in the provider's region.
 func importRegional(ctx context.Context, data *providerData, collection string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	rid, err := parseImportID(req.ID, collection)
-	if err == nil && !rid.Bare && rid.Region == "" {
-		err = fmt.Errorf("import id %q is global, but %s are regional only: import by "+
+	if err == nil && !rid.Bare && rid.Region == "" && rid.Zone == "" {
+		what, zonal := "regional only", ""
+		if zonalCollections[collection] {
+			what, zonal = "zonal or regional", fmt.Sprintf("projects/{project}/zones/{zone}/%s/{name}, ", collection)
+		}
+		err = fmt.Errorf("import id %q is global, but %s are %s: import by %s"+
 			"projects/{project}/regions/{region}/%s/{name}, {project}/{name} or {name} (in the provider's region)",
-			req.ID, collection, collection)
+			req.ID, collection, what, zonal, collection)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id", err.Error())
@@ -82,9 +87,14 @@ func importRegional(ctx context.Context, data *providerData, collection string, 
 	}
 	// Read fills the rest, and removes the resource (import then fails with
 	// "Cannot import non-existent remote object") when there is none.
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedID(rid.Project, rid.Region, collection, rid.Name))...)
+	id, region := scopedID(rid.Project, rid.Region, collection, rid.Name), types.StringValue(rid.Region)
+	if rid.Zone != "" { // only zonal collections parse a zone; their schema has the attribute
+		id, region = zonalID(rid.Project, rid.Zone, collection, rid.Name), types.StringNull()
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), rid.Zone)...)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), rid.Region)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
 }
 

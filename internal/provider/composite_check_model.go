@@ -15,9 +15,6 @@ import (
 // compositeCheckCollection is the API collection of composite health checks.
 const compositeCheckCollection = api.CollectionCompositeHealthChecks
 
-// forwardingRuleRefCollection is the collection of health destinations.
-const forwardingRuleRefCollection = "forwardingRules"
-
 // compositeCheckMutable are the API fields an update may change.
 var compositeCheckMutable = []string{"description", "healthSources", "healthDestination"}
 
@@ -68,7 +65,7 @@ func flattenCompositeCheck(c *api.CompositeHealthCheck, scope client.Scope, prio
 		Fingerprint:       types.StringValue(c.Fingerprint),
 	}
 	refs := regionalRefs(m.Project, m.Region)
-	m.HealthDestination = refs.flatten(c.HealthDestination, prior.HealthDestination, forwardingRuleRefCollection)
+	m.HealthDestination = refs.flatten(c.HealthDestination, prior.HealthDestination, forwardingRuleCollection)
 	var diags diag.Diagnostics
 	m.HealthSources, diags = flattenRefList(c.HealthSources, prior.HealthSources, refs, healthSourceCollection)
 	return m, diags
@@ -83,7 +80,7 @@ func keepEquivalentCompositeRefs(plan *compositeCheckModel, state compositeCheck
 	refs := regionalRefs(state.Project, state.Region)
 	var diags diag.Diagnostics
 	plan.HealthSources = keepEquivalentRefList(plan.HealthSources, state.HealthSources, refs, healthSourceCollection, &diags)
-	plan.HealthDestination = keepEquivalentRef(plan.HealthDestination, state.HealthDestination, refs, forwardingRuleRefCollection)
+	plan.HealthDestination = keepEquivalentRef(plan.HealthDestination, state.HealthDestination, refs, forwardingRuleCollection)
 	return diags
 }
 

@@ -80,7 +80,7 @@ func (r *compositeCheckResource) ImportState(ctx context.Context, req resource.I
 // that change form but not target as they are.
 func (r *compositeCheckResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state compositeCheckModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -94,7 +94,7 @@ func (r *compositeCheckResource) ModifyPlan(ctx context.Context, req resource.Mo
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planRegionalID(plan.Project, plan.Region, plan.Name, compositeCheckCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, compositeCheckCollection)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentCompositeRefs(&plan, state)...)
 	}

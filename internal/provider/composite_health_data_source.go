@@ -106,38 +106,17 @@ func (d *compositeHealthDataSource) Read(ctx context.Context, req datasource.Rea
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
-// compositeCheckScope finds the check composite_check names: its own
-// project and region when it is a self link or an id; else project and
-// region, or the provider's.
+// compositeCheckScope finds the check composite_check names, as
+// targetPoolScope finds a pool: a check named by its name alone is in the
+// provider's region, as composite checks are regional only.
 func compositeCheckScope(m compositeHealthModel, data *providerData) (client.Scope, string, error) {
-	rid, err := parseResourceID(m.CompositeCheck.ValueString(), compositeCheckCollection)
-	if err != nil {
-		return client.Scope{}, "", fmt.Errorf("composite_check %w", err)
-	}
-	if !rid.Bare && rid.Region == "" {
-		return client.Scope{}, "", fmt.Errorf("composite_check %q is global, but composite health checks are regional only: "+
+	scope, name, err := referencedScope("composite_check", m.CompositeCheck.ValueString(), compositeCheckCollection,
+		m.Project.ValueString(), m.Region.ValueString(), data.project, data.region)
+	if err == nil && scope.Region == "" {
+		err = fmt.Errorf("composite_check %q is global, but composite health checks are regional only: "+
 			"use projects/{project}/regions/{region}/%s/{name}", m.CompositeCheck.ValueString(), compositeCheckCollection)
 	}
-	project, region := m.Project.ValueString(), m.Region.ValueString()
-	if rid.Project != "" {
-		if project != "" && project != rid.Project {
-			return client.Scope{}, "", fmt.Errorf("composite_check is in project %q, but project is %q: remove project, or make them agree", rid.Project, project)
-		}
-		project = rid.Project
-	}
-	if !rid.Bare {
-		if region != "" && region != rid.Region {
-			return client.Scope{}, "", fmt.Errorf("composite_check is in region %q, but region is %q: remove region, or make them agree", rid.Region, region)
-		}
-		region = rid.Region
-	}
-	if project == "" {
-		project = data.project
-	}
-	if region == "" {
-		region = data.region
-	}
-	return client.Scope{Project: project, Region: region}, rid.Name, nil
+	return scope, name, err
 }
 
 // flattenCompositeHealth maps a getHealth answer, sources in the check's order.

@@ -72,11 +72,8 @@ func (r *endpointGroupResource) Delete(ctx context.Context, req resource.DeleteR
 }
 
 func (r *endpointGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	lookup := func(ctx context.Context, scope client.Scope, name string) error {
-		_, err := r.data.client.GetNetworkEndpointGroup(ctx, scope, name)
-		return err
-	}
-	importScoped(ctx, r.data, endpointGroupCollection, endpointGroupNoun, lookup, req, resp)
+	// Zonal or regional, never global: a bare name is in the provider's region.
+	importRegional(ctx, r.data, endpointGroupCollection, req, resp)
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -85,7 +82,7 @@ func (r *endpointGroupResource) ImportState(ctx context.Context, req resource.Im
 // emulator will give endpoints that set none.
 func (r *endpointGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state endpointGroupModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

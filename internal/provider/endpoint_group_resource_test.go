@@ -179,11 +179,19 @@ resource "lbhealth_endpoint_group" "test" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				// A bare name that is not global is found in the provider's region.
+				// A bare name is in the provider's region: endpoint groups are never global.
 				ResourceName:      negAddr,
 				ImportState:       true,
 				ImportStateId:     "neg-regional",
 				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  negAddr,
+				ImportState:   true,
+				ImportStateId: "projects/test-project/global/networkEndpointGroups/neg-regional",
+				ExpectError: errorRegexp("is global, but networkEndpointGroups are zonal or regional: import by " +
+					"projects/{project}/zones/{zone}/networkEndpointGroups/{name}, " +
+					"projects/{project}/regions/{region}/networkEndpointGroups/{name}"),
 			},
 			{
 				Config:           config(`zone = "us-central1-b"`),

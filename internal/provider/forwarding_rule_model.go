@@ -104,16 +104,12 @@ func flattenRef(refs refResolver, got string, prior types.String, collection str
 // configuration writes in another form that names the same resource (see
 // keepEquivalentRefs), within one scope.
 func keepEquivalentForwardingRefs(plan *forwardingRuleModel, state forwardingRuleModel) {
-	if !plan.Project.Equal(state.Project) || !plan.Region.Equal(state.Region) {
+	if !sameScope(plan.Project, plan.Region, state.Project, state.Region) {
 		return
 	}
 	refs := state.refs()
-	keep := func(p, s types.String, collection string) types.String {
-		v, _ := keepEquivalent(refs, p, s, collection).(types.String)
-		return v
-	}
-	plan.BackendService = keep(plan.BackendService, state.BackendService, backendServiceCollection)
-	plan.Target = keep(plan.Target, state.Target, targetPoolCollection)
+	plan.BackendService = keepEquivalentRef(plan.BackendService, state.BackendService, refs, backendServiceCollection)
+	plan.Target = keepEquivalentRef(plan.Target, state.Target, refs, targetPoolCollection)
 }
 
 // forwardingRuleConfigViolations checks a raw configuration and keeps only

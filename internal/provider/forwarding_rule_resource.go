@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
@@ -82,7 +81,7 @@ func (r *forwardingRuleResource) ImportState(ctx context.Context, req resource.I
 // and it keeps references that change form but not target as they are.
 func (r *forwardingRuleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state forwardingRuleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -97,10 +96,7 @@ func (r *forwardingRuleResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
-	if !plan.Project.IsUnknown() && !plan.Region.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), plan.Region.ValueString(),
-			forwardingRuleCollection, plan.Name.ValueString()))
-	}
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, forwardingRuleCollection)
 	if !req.State.Raw.IsNull() {
 		keepEquivalentForwardingRefs(&plan, state)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // healthCheckCollection is the API collection of health checks.
@@ -337,4 +338,59 @@ func planType(m healthCheckModel) types.String {
 		}
 	}
 	return found
+}
+
+// planBlockPorts fills the port of the protocol block that is set when its
+// configuration sets none, with what the emulator will store: no port when
+// port_name or a named or serving port_specification takes over, else the
+// protocol's default port (gRPC has none: no port). Without it every change
+// to the check would show the port as (known after apply). It stays unknown
+// only while port_name or port_specification is unknown.
+func planBlockPorts(plan *healthCheckModel, config healthCheckModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	planBlocks, configBlocks := plan.blocks(), config.blocks()
+	for i, obj := range planBlocks {
+		cfg := *configBlocks[i]
+		if obj.IsNull() || obj.IsUnknown() || cfg.IsNull() || cfg.IsUnknown() {
+			continue
+		}
+		cfgAttrs := cfg.Attributes()
+		if port, _ := cfgAttrs["port"].(types.Int64); !port.IsNull() {
+			continue
+		}
+		b := protocolBlocks[i]
+		port, known := planBlockPort(b.typ, cfgAttrs)
+		if !known {
+			continue
+		}
+		attrs := make(map[string]attr.Value, len(b.attrs))
+		for k, v := range obj.Attributes() {
+			attrs[k] = v
+		}
+		attrs["port"] = port
+		var d diag.Diagnostics
+		*obj, d = types.ObjectValue(b.attrTypes(), attrs)
+		diags.Append(d...)
+	}
+	return diags
+}
+
+// planBlockPort is the port the emulator stores for a block of type typ
+// whose configuration (attrs) sets no port; false while it cannot be known.
+func planBlockPort(typ string, attrs map[string]attr.Value) (types.Int64, bool) {
+	def := rules.DefaultPort(typ)
+	if def == 0 {
+		return types.Int64Null(), true // gRPC: no default port
+	}
+	name, _ := attrs["port_name"].(types.String)
+	spec, _ := attrs["port_specification"].(types.String)
+	if name.IsUnknown() || spec.IsUnknown() {
+		return types.Int64Unknown(), false
+	}
+	switch {
+	case name.ValueString() != "",
+		spec.ValueString() == api.UseNamedPort, spec.ValueString() == api.UseServingPort:
+		return types.Int64Null(), true
+	}
+	return types.Int64Value(def), true
 }

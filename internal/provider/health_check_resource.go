@@ -81,33 +81,28 @@ func (r *healthCheckResource) ImportState(ctx context.Context, req resource.Impo
 
 // ModifyPlan fills what the plan can know before apply: the provider's
 // project when none is set (replacing the check when it changes), the id,
-// and type from the protocol block, so that a protocol switch shows as a
-// change of type.
+// type from the protocol block, so that a protocol switch shows as a change
+// of type, and the port the server will store when none is configured.
 func (r *healthCheckResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
-	var plan, config healthCheckModel
+	var plan, config, state healthCheckModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if config.Project.IsNull() {
-		plan.Project = types.StringValue(r.data.project)
-	}
-	if !req.State.Raw.IsNull() {
-		var state healthCheckModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !plan.Project.IsUnknown() && !plan.Project.Equal(state.Project) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
-		}
+	var replace bool
+	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
 	plan.Type = planType(plan)
-	if !plan.Project.IsUnknown() && !plan.Region.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), plan.Region.ValueString(),
-			healthCheckCollection, plan.Name.ValueString()))
-	}
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, healthCheckCollection)
+	resp.Diagnostics.Append(planBlockPorts(&plan, config)...)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 

@@ -319,6 +319,62 @@ resource "lbhealth_health_check" "test" {
 	})
 }
 
+// TestAccHealthCheck_defaultPortPlanned proves that a default port is
+// planned, not (known after apply), when an unrelated setting changes, and
+// that a named or serving port plans none.
+func TestAccHealthCheck_defaultPortPlanned(t *testing.T) {
+	e := newTestEmulator(t)
+	config := func(interval int, block string) string {
+		return e.config(fmt.Sprintf(`
+resource "lbhealth_health_check" "test" {
+  name               = "hc-default-port"
+  check_interval_sec = %d
+  %s
+}`, interval, block))
+	}
+	planPort := func(block string, v knownvalue.Check) resource.ConfigPlanChecks {
+		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(hcAddr, plancheck.ResourceActionUpdate),
+			plancheck.ExpectKnownValue(hcAddr, tfjsonpath.New(block).AtMapKey("port"), v),
+		}}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(5, `tcp_health_check {
+    request = "ping"
+  }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					hcBlockValue("tcp_health_check", "port", knownvalue.Int64Exact(80)),
+				},
+			},
+			{
+				Config: config(10, `tcp_health_check {
+    request = "ping"
+  }`),
+				ConfigPlanChecks: planPort("tcp_health_check", knownvalue.Int64Exact(80)),
+			},
+			{
+				Config: config(15, `tcp_health_check {
+    port_specification = "USE_SERVING_PORT"
+  }`),
+				ConfigPlanChecks: planPort("tcp_health_check", knownvalue.Null()),
+			},
+			{
+				Config:           config(20, `http2_health_check {}`),
+				ConfigPlanChecks: planPort("http2_health_check", knownvalue.Int64Exact(443)),
+			},
+			{
+				Config: config(25, `grpc_health_check {
+    port_specification = "USE_SERVING_PORT"
+  }`),
+				ConfigPlanChecks: planPort("grpc_health_check", knownvalue.Null()),
+			},
+		},
+	})
+}
+
 func TestAccHealthCheck_dynamicBlock(t *testing.T) {
 	e := newTestEmulator(t)
 	// Variables are unknown while Terraform validates, so these blocks and

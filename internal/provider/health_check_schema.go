@@ -126,8 +126,9 @@ func blockSchema(b protocolBlock) schema.SingleNestedBlock {
 		switch name {
 		case "port":
 			// Optional+Computed with no UseStateForUnknown: when port is
-			// removed from the configuration the plan says unknown, the API
-			// gets no port, and port_name or the default takes over.
+			// removed from the configuration the API gets no port, and
+			// port_name or the default takes over; ModifyPlan
+			// (planBlockPorts) plans which.
 			attrs[name] = schema.Int64Attribute{Optional: true, Computed: true, MarkdownDescription: desc}
 		case "proxy_header":
 			attrs[name] = schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: desc,

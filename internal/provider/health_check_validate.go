@@ -2,11 +2,11 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
@@ -38,23 +38,10 @@ func healthCheckConfigViolations(config healthCheckModel) rules.Violations {
 		unknown = append(unknown, "region")
 	}
 	vs := rules.HealthCheck(hc, regional)
-	vs = append(vs, explicitlyEmpty(e.empty)...)
+	vs = append(vs, explicitlyEmptyDefaults(e.empty, map[string]string{
+		"requestPath": rules.DefaultRequestPath,
+		"proxyHeader": api.ProxyHeaderNone,
+	})...)
 	vs = append(vs, scopeViolations(config.Project, config.Region, types.StringNull())...)
 	return knownViolations(vs, unknown)
-}
-
-// explicitlyEmpty refuses "" where the emulator fills a default: the API
-// reads "" as unset, so Terraform would see the default come back instead of
-// the "" it planned.
-func explicitlyEmpty(fields []string) rules.Violations {
-	var vs rules.Violations
-	for _, field := range fields {
-		switch {
-		case strings.HasSuffix(field, ".requestPath"):
-			vs = append(vs, rules.ExplicitEmpty(field, rules.DefaultRequestPath))
-		case strings.HasSuffix(field, ".proxyHeader"):
-			vs = append(vs, rules.ExplicitEmpty(field, "NONE"))
-		}
-	}
-	return vs
 }

@@ -80,7 +80,7 @@ func (r *healthSourceResource) ImportState(ctx context.Context, req resource.Imp
 // that change form but not target as they are.
 func (r *healthSourceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state healthSourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -94,7 +94,7 @@ func (r *healthSourceResource) ModifyPlan(ctx context.Context, req resource.Modi
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planRegionalID(plan.Project, plan.Region, plan.Name, healthSourceCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, healthSourceCollection)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentSourceRefs(&plan, state)...)
 	}

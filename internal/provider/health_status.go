@@ -10,18 +10,13 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // What the health data sources share (lbhealth_backend_health,
 // lbhealth_target_pool_health): both map a getHealth answer, a list of
 // api.HealthStatus, to a list of objects and four counts. Each names its
 // list and says which attributes its objects have.
-
-// Health states of an endpoint, as getHealth reports them.
-const (
-	healthStateHealthy   = "HEALTHY"
-	healthStateUnhealthy = "UNHEALTHY"
-)
 
 // healthStatusAttrTypes are every attribute an element may have; a data
 // source takes the ones it needs (a target pool has no groups).
@@ -107,9 +102,9 @@ func summarizeHealth(statuses []api.HealthStatus, t types.ObjectType) (healthSum
 	elems := make([]attr.Value, 0, len(statuses))
 	for _, hs := range statuses {
 		switch hs.HealthState {
-		case healthStateHealthy:
+		case rules.StateHealthy:
 			healthy++
-		case healthStateUnhealthy:
+		case rules.StateUnhealthy:
 			unhealthy++
 		}
 		obj, diags := healthStatusValue(hs, t)

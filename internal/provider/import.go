@@ -135,11 +135,8 @@ func importScoped(ctx context.Context, data *providerData, collection, noun stri
 	if rid.Region != "" {
 		region = types.StringValue(rid.Region)
 	}
+	// No zone: the only zonal collection, endpoint groups, uses importRegional.
 	id := scopedID(rid.Project, rid.Region, collection, rid.Name)
-	if rid.Zone != "" { // only zonal collections parse a zone; their schema has the attribute
-		id = zonalID(rid.Project, rid.Zone, collection, rid.Name)
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), rid.Zone)...)
-	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)

@@ -97,7 +97,7 @@ func (r *legacyCheckResource) ImportState(ctx context.Context, req resource.Impo
 // project when none is set (replacing the check when it changes) and the id.
 func (r *legacyCheckResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state legacyCheckModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -112,9 +112,7 @@ func (r *legacyCheckResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
-	if !plan.Project.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), "", r.kind.collection, plan.Name.ValueString()))
-	}
+	plan.ID = planID(plan.Project, types.StringNull(), plan.Name, r.kind.collection) // always global
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 

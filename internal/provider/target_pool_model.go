@@ -3,7 +3,6 @@ package provider
 import (
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -91,9 +90,7 @@ func keepEquivalentCheckRefs(plan *targetPoolModel, state targetPoolModel) diag.
 	}
 	refs := state.checkRefs()
 	var diags diag.Diagnostics
-	plan.HealthChecks = keepEquivalentList(plan.HealthChecks, state.HealthChecks, types.StringType, func(p, s attr.Value) attr.Value {
-		return keepEquivalent(refs, p, s, api.CollectionHTTPHealthChecks)
-	}, &diags)
+	plan.HealthChecks = keepEquivalentRefList(plan.HealthChecks, state.HealthChecks, refs, api.CollectionHTTPHealthChecks, &diags)
 	return diags
 }
 

@@ -69,11 +69,7 @@ func (r *targetPoolResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *targetPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	lookup := func(ctx context.Context, scope client.Scope, name string) error {
-		_, err := r.data.client.GetTargetPool(ctx, scope, name)
-		return err
-	}
-	importScoped(ctx, r.data, targetPoolCollection, targetPoolNoun, lookup, req, resp)
+	importRegional(ctx, r.data, targetPoolCollection, req, resp) // target pools are never global
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -82,7 +78,7 @@ func (r *targetPoolResource) ImportState(ctx context.Context, req resource.Impor
 // not target as it is.
 func (r *targetPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet (its settings unknown)
+		return // destroy, or a provider not configured yet
 	}
 	var plan, config, state targetPoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -100,10 +96,7 @@ func (r *targetPoolResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Region, replace = planDefault(config.Region, state.Region, r.data.region); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("region"))
 	}
-	if !plan.Project.IsUnknown() && !plan.Region.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(scopedID(plan.Project.ValueString(), plan.Region.ValueString(),
-			targetPoolCollection, plan.Name.ValueString()))
-	}
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, targetPoolCollection)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentCheckRefs(&plan, state)...)
 	}

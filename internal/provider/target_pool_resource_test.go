@@ -115,8 +115,14 @@ resource "lbhealth_target_pool" "test" {
 				},
 			},
 			{ResourceName: tpAddr, ImportState: true, ImportStateVerify: true},
-			// A bare name: not global, so the provider's region.
+			// A bare name: never global, so the provider's region.
 			{ResourceName: tpAddr, ImportState: true, ImportStateId: "pool-basic", ImportStateVerify: true},
+			{
+				ResourceName:  tpAddr,
+				ImportState:   true,
+				ImportStateId: "projects/test-project/global/targetPools/pool-basic",
+				ExpectError:   errorRegexp(`is global, but targetPools are regional only`),
+			},
 			{
 				// Another region replaces the pool.
 				Config: e.config(legacyChecks + `
