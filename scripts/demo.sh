@@ -75,15 +75,19 @@ start targets "http://$control/targets" targets --base-port 9000 --control "$con
 
 cd examples/quickstart
 echo "== terraform init"
-# -upgrade: a rebuilt provider keeps its version but not its checksum, which
-# the (gitignored) .terraform.lock.hcl of an earlier run still pins.
-terraform init -upgrade -input=false -no-color >/dev/null
+# A rebuilt provider keeps its version but not its checksum, which the
+# (gitignored) .terraform.lock.hcl of an earlier run pins: even -upgrade
+# refuses it. The lock file of a local dev build protects nothing; drop it.
+rm -f .terraform.lock.hcl
+terraform init -input=false -no-color >/dev/null
 echo "== terraform apply"
 terraform apply -input=false -auto-approve -no-color | grep -vE '^\s*$' | tail -25
 echo "== terraform plan (expect no resource changes; live health outputs may differ)"
 terraform plan -input=false -no-color | grep -E 'No changes|without changing any real infrastructure|to add|to change' || true
 
 echo "== the endpoints, as the emulator probes them (every second)"
+wait_state 9000 HEALTHY >/dev/null
+wait_state 9001 HEALTHY >/dev/null
 wait_state 9002 HEALTHY
 echo "== break target http-2 (127.0.0.1:9001): it now answers 500"
 curl -fsS -X POST -d '{"mode": "status-500"}' "http://$control/targets/http-2/mode" >/dev/null

@@ -4,9 +4,10 @@
 #   bin/lbhealth-emulator &            # the API on 127.0.0.1:8686
 #   bin/lbhealth-emulator targets &    # sample targets on 127.0.0.1:9000 and up
 #   make install                       # the provider into ~/.terraform.d/plugins
-#   cd examples/quickstart && terraform init -upgrade && terraform apply
-# (-upgrade: after `make install` rebuilds the provider, the same version has a
-# new checksum, which an earlier run's .terraform.lock.hcl would refuse.)
+#   cd examples/quickstart && terraform init && terraform apply
+# (After `make install` rebuilds the provider, the same version has a new
+# checksum, which an earlier run's .terraform.lock.hcl refuses: delete that
+# file first, even -upgrade does not replace it.)
 terraform {
   required_providers {
     lbhealth = {
