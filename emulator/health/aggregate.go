@@ -2,6 +2,7 @@ package health
 
 import (
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -97,7 +98,7 @@ func (a *Aggregator) OnTransition(tr Transition) {
 // each change with its cause.
 func (a *Aggregator) reevaluate(match func(Source) bool, all bool, cause string) {
 	changed := map[string]string{}
-	for _, path := range sortedKeys(a.sources) {
+	for _, path := range slices.Sorted(maps.Keys(a.sources)) {
 		s := a.sources[path]
 		if !match(s) {
 			continue
@@ -107,7 +108,7 @@ func (a *Aggregator) reevaluate(match func(Source) bool, all bool, cause string)
 			changed[path] = from + " -> " + to
 		}
 	}
-	for _, path := range sortedKeys(a.composites) {
+	for _, path := range slices.Sorted(maps.Keys(a.composites)) {
 		c := a.composites[path]
 		if !all && !slices.ContainsFunc(c.Sources, func(s string) bool { _, ok := changed[s]; return ok }) {
 			continue

@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"time"
@@ -29,7 +30,7 @@ type Snapshot struct {
 // probed.
 func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
 	var targets []Target
-	for _, bsPath := range sortedKeys(s.BackendServices) {
+	for _, bsPath := range slices.Sorted(maps.Keys(s.BackendServices)) {
 		bs := s.BackendServices[bsPath]
 		if len(bs.HealthChecks) == 0 {
 			continue
@@ -41,7 +42,7 @@ func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
 			}
 		}
 	}
-	for _, tpPath := range sortedKeys(s.TargetPools) {
+	for _, tpPath := range slices.Sorted(maps.Keys(s.TargetPools)) {
 		targets = append(targets, s.poolTargets(tpPath, s.TargetPools[tpPath])...)
 	}
 	return restrict(targets, allowed)
@@ -213,13 +214,4 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,6 +1,9 @@
 package health
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // AggregateState is the last evaluated state of a health source or a
 // composite check.
@@ -21,14 +24,6 @@ func (a *Aggregator) States() []AggregateState {
 		}
 		out = append(out, AggregateState{Path: path, Kind: kind, State: state})
 	}
-	slices.SortFunc(out, func(x, y AggregateState) int {
-		if x.Path < y.Path {
-			return -1
-		}
-		if x.Path > y.Path {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(x, y AggregateState) int { return strings.Compare(x.Path, y.Path) })
 	return out
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -191,7 +192,7 @@ func (s *Server) destinationOf(ctx context.Context, fr, self store.Key) (string,
 	if err != nil {
 		return "", err
 	}
-	for _, path := range sortedPaths(others) {
+	for _, path := range slices.Sorted(maps.Keys(others)) {
 		o := others[path]
 		if path != self.Path() && api.PathOf(o.HealthDestination) == fr.Path() {
 			return path, nil
@@ -234,7 +235,7 @@ func (s *Server) forwardingRuleOf(ctx context.Context, service string) (string, 
 	if err != nil {
 		return "", err
 	}
-	for _, path := range sortedPaths(frs) {
+	for _, path := range slices.Sorted(maps.Keys(frs)) {
 		fr := frs[path]
 		if api.PathOf(fr.BackendService) == service {
 			return s.link(path), nil
@@ -261,15 +262,4 @@ func (s *Server) compositeHealth(r *http.Request) (any, error) {
 		}
 	}
 	return out, nil
-}
-
-// sortedPaths orders the keys of a decoded collection, so that answers that
-// pick one of several are the same every time.
-func sortedPaths[T any](m map[string]*T) []string {
-	paths := make([]string, 0, len(m))
-	for p := range m {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	return paths
 }
