@@ -56,7 +56,7 @@ func h2Exchange(ctx context.Context, tc *tls.Conn, raw net.Conn, spec Spec, t Ta
 	if spec.Response == "" {
 		return nil
 	}
-	return readAndMatch(resp.Body, make([]byte, maxBodyMatch), spec.Response)
+	return readVerdict(resp.Body, make([]byte, readBufSize), &bodyVerdict{newBodyWindow(spec.Response, maxBodyMatch)})
 }
 
 // h2Request builds the probe's GET; :authority is the Host rule of HTTP*.

@@ -24,8 +24,6 @@ func probeTCP(ctx context.Context, spec Spec, t Target) Result {
 //   - request only: send it; the peer may close afterwards, still healthy;
 //   - response only: send nothing, the first bytes received must match;
 //   - both: send the request, then the first bytes received must match.
-//
-// Matching compares exactly len(response) bytes.
 func exchange(conn net.Conn, request, response string) error {
 	if request != "" {
 		_, err := io.WriteString(conn, request)
@@ -41,32 +39,34 @@ func exchange(conn net.Conn, request, response string) error {
 	if response == "" {
 		return nil
 	}
-	return expectPrefix(conn, response)
+	// A short buffer: the verdict never needs more than len(response)
+	// bytes, so a chatty backend costs nothing extra.
+	return readVerdict(conn, make([]byte, min(len(response), readBufSize)), &prefixVerdict{want: response})
 }
 
-// expectPrefix reads exactly len(want) bytes and compares them with want.
-// It compares after every read so that a wrong answer fails at once
-// instead of waiting for the deadline; it never reads more than len(want)
-// bytes, so a chatty backend costs nothing extra.
-func expectPrefix(r io.Reader, want string) error {
-	buf := make([]byte, len(want))
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if string(buf[:n]) != want[:n] {
-			return mismatch(buf[:n], want)
-		}
-		if err == io.EOF && n < len(buf) {
-			return failure(ReasonConnectionReset,
-				"connection closed after "+strconv.Itoa(n)+" of "+strconv.Itoa(len(want))+" expected response bytes")
-		}
-		if err != nil && n < len(buf) {
-			return err
-		}
-	}
-	return nil
+// prefixVerdict is the TCP/SSL response rule: the first len(want) bytes
+// received must be exactly want. It compares after every piece so that a
+// wrong answer fails at once instead of waiting for the deadline.
+type prefixVerdict struct {
+	want string
+	n    int // bytes of want already matched
 }
+
+func (v *prefixVerdict) feed(p []byte) (bool, error) {
+	got := p[:min(len(p), len(v.want)-v.n)]
+	if string(got) != v.want[v.n:v.n+len(got)] {
+		return true, mismatch(append([]byte(v.want[:v.n]), got...), v.want)
+	}
+	v.n += len(got)
+	return v.n == len(v.want), nil
+}
+
+func (v *prefixVerdict) eof() error {
+	return failure(ReasonConnectionReset,
+		"connection closed after "+strconv.Itoa(v.n)+" of "+strconv.Itoa(len(v.want))+" expected response bytes")
+}
+
+func (v *prefixVerdict) abort(err error) error { return err }
 
 // mismatch describes a TCP/SSL response that differs from the expected one.
 func mismatch(got []byte, want string) error {
