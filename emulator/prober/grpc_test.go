@@ -46,7 +46,7 @@ func TestGRPCServingToggle(t *testing.T) {
 	}
 	for _, s := range steps {
 		hs.SetServingStatus("", s.status)
-		res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "GRPC"}, tg)
+		res := probe(t, probeTimeout, Spec{Protocol: "GRPC"}, tg)
 		wantResult(t, res, s.reason == "", s.reason)
 	}
 }
@@ -60,7 +60,7 @@ func TestGRPCServiceName(t *testing.T) {
 		{"lbhealth.Draining", ReasonNotServing},
 		{"lbhealth.Unknown", ReasonNotServing},
 	} {
-		res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "GRPC", GRPCServiceName: tc.service}, tg)
+		res := probe(t, probeTimeout, Spec{Protocol: "GRPC", GRPCServiceName: tc.service}, tg)
 		wantResult(t, res, tc.reason == "", tc.reason)
 	}
 }
@@ -83,7 +83,7 @@ func TestGRPCWithTLS(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			res := Probe(probeCtx(t, d), Spec{Protocol: tc.protocol}, tc.tg)
+			res := probe(t, d, Spec{Protocol: tc.protocol}, tc.tg)
 			if el := time.Since(start); el > d+deadlineSlack {
 				t.Fatalf("probe took %v, past its %v deadline", el, d)
 			}
@@ -100,7 +100,7 @@ func TestGRPCAgainstNonGRPCServer(t *testing.T) {
 		protocol string
 		tg       Target
 	}{{"GRPC", http1}, {"GRPC_WITH_TLS", h2}} {
-		res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: tc.protocol}, tc.tg)
+		res := probe(t, probeTimeout, Spec{Protocol: tc.protocol}, tc.tg)
 		wantResult(t, res, false, ReasonProtocolError)
 	}
 }
@@ -125,7 +125,7 @@ func TestGRPCHealthServiceMissing(t *testing.T) {
 	srv := grpc.NewServer()
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "GRPC"}, targetOf(t, ln.Addr()))
+	res := probe(t, probeTimeout, Spec{Protocol: "GRPC"}, targetOf(t, ln.Addr()))
 	wantResult(t, res, false, ReasonBadStatus)
 	if !strings.Contains(res.Detail, "Unimplemented") {
 		t.Fatalf("detail %q does not name the gRPC status", res.Detail)

@@ -1,6 +1,7 @@
 package prober
 
 import (
+	"runtime"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -8,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"math/big"
 	"net"
 	"strings"
@@ -163,9 +165,74 @@ func timedProbe(t testing.TB, spec Spec, tg Target, d time.Duration) Result {
 	t.Helper()
 	start := time.Now()
 	res := Probe(probeCtx(t, d), spec, tg)
-	el := time.Since(start)
+	checkElapsed(t, time.Since(start), d, res)
+	start = time.Now()
+	if got, ok := reactorProbe(t, d, spec, tg); ok {
+		checkElapsed(t, time.Since(start), d, got)
+		sameResult(t, got, res)
+	}
+	return res
+}
+
+func checkElapsed(t testing.TB, el, d time.Duration, res Result) {
+	t.Helper()
 	if el < d-5*time.Millisecond || el > d+deadlineSlack {
 		t.Fatalf("probe took %v with a %v deadline (result %+v)", el, d, res)
 	}
+}
+
+// probe runs spec against tg with deadline d the blocking way and, for
+// the plain-TCP protocols on Linux, on a Reactor too: both must agree on
+// health and reason. It returns the blocking prober's result.
+func probe(t testing.TB, d time.Duration, spec Spec, tg Target) Result {
+	t.Helper()
+	res := Probe(probeCtx(t, d), spec, tg)
+	if got, ok := reactorProbe(t, d, spec, tg); ok {
+		sameResult(t, got, res)
+	}
 	return res
+}
+
+func sameResult(t testing.TB, reactor, blocking Result) {
+	t.Helper()
+	if reactor.Healthy != blocking.Healthy || reactor.Reason != blocking.Reason {
+		t.Errorf("the reactor says %+v, the blocking prober %+v", reactor, blocking)
+	}
+}
+
+// ways is how many times probe and timedProbe probe for protocol: twice
+// when the reactor runs it too. Servers that record what they see get
+// one visit per way.
+func ways(protocol string) int {
+	if _, ok, _ := planPlain(Spec{Protocol: protocol}, Target{}); ok && runtime.GOOS == "linux" {
+		return 2
+	}
+	return 1
+}
+
+var shared struct {
+	once    sync.Once
+	reactor *Reactor
+	err     error
+}
+
+// reactorProbe runs one probe on the package's test Reactor; false when
+// the reactor does not run spec (TLS protocols, or not Linux).
+func reactorProbe(t testing.TB, d time.Duration, spec Spec, tg Target) (Result, bool) {
+	t.Helper()
+	shared.once.Do(func() { shared.reactor, shared.err = NewReactor() })
+	if shared.err != nil && !errors.Is(shared.err, errors.ErrUnsupported) {
+		t.Fatal(shared.err)
+	}
+	got := make(chan Result, 1)
+	if !shared.reactor.Start(spec, tg, time.Now().Add(d), func(r Result) { got <- r }) {
+		return Result{}, false
+	}
+	select {
+	case res := <-got:
+		return res, true
+	case <-time.After(d + 5*time.Second):
+		t.Fatalf("the reactor never reported a probe with a %v deadline", d)
+		return Result{}, false
+	}
 }

@@ -46,11 +46,17 @@ func probeLegacyHTTPS(ctx context.Context, spec Spec, t Target) Result {
 	return probeHTTP1(ctx, spec, t, httpMode{tls: true, legacy: true})
 }
 
-func probeHTTP1(ctx context.Context, spec Spec, t Target, m httpMode) Result {
-	want, proxy := spec.Response, wantsProxy(spec)
+// rules returns the response string to look for and whether the PROXY
+// line goes first: legacy checks have neither.
+func (m httpMode) rules(spec Spec) (want string, proxy bool) {
 	if m.legacy {
-		want, proxy = "", false
+		return "", false
 	}
+	return spec.Response, wantsProxy(spec)
+}
+
+func probeHTTP1(ctx context.Context, spec Spec, t Target, m httpMode) Result {
+	want, proxy := m.rules(spec)
 	var conn, raw net.Conn
 	var stop func() bool
 	var err error

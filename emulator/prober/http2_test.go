@@ -56,7 +56,7 @@ func TestHTTP2(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.Protocol = "HTTP2"
-			res := Probe(probeCtx(t, probeTimeout), tc.spec, tg)
+			res := probe(t, probeTimeout, tc.spec, tg)
 			wantResult(t, res, tc.reason == "", tc.reason)
 			if tc.wantSeen != "" {
 				if got := <-seen; got != tc.wantSeen {
@@ -77,7 +77,7 @@ func TestHTTP2WithoutH2(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			tg := start()
-			res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "HTTP2"}, tg)
+			res := probe(t, probeTimeout, Spec{Protocol: "HTTP2"}, tg)
 			wantResult(t, res, false, ReasonProtocolError)
 			if !strings.Contains(res.Detail, "h2") {
 				t.Fatalf("detail %q does not mention h2", res.Detail)

@@ -48,7 +48,7 @@ func TestHTTPSBadCertificatesPass(t *testing.T) {
 		for _, p := range []string{"HTTPS", "LEGACY_HTTPS", "HTTP2"} {
 			t.Run(name+"/"+p, func(t *testing.T) {
 				spec := Spec{Protocol: p, Host: "backend.example", Response: "healthy"}
-				wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), true, "")
+				wantResult(t, probe(t, probeTimeout, spec, tg), true, "")
 			})
 		}
 	}
@@ -62,7 +62,7 @@ func TestHTTPSServerName(t *testing.T) {
 		{"", ""}, {"backend.example", "backend.example"}, {"backend.example:8443", "backend.example"},
 		{"10.1.2.3", ""}, {"[2001:db8::1]:443", ""},
 	} {
-		wantResult(t, Probe(probeCtx(t, probeTimeout), Spec{Protocol: "HTTPS", Host: tc.host}, tg), true, "")
+		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTPS", Host: tc.host}, tg), true, "")
 		if got := <-sni; got != tc.want {
 			t.Fatalf("Host %q: SNI = %q, want %q", tc.host, got, tc.want)
 		}
@@ -87,14 +87,14 @@ func TestHTTPSStatusAndMatch(t *testing.T) {
 		{"LEGACY_HTTPS", "/moved", "", ReasonBadStatus},
 	} {
 		spec := Spec{Protocol: tc.protocol, RequestPath: tc.path, Response: tc.response}
-		wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), tc.reason == "", tc.reason)
+		wantResult(t, probe(t, probeTimeout, spec, tg), tc.reason == "", tc.reason)
 	}
 }
 
 // HTTPS against a plain HTTP server fails the handshake.
 func TestHTTPSAgainstPlainHTTP(t *testing.T) {
 	tg := httpServer(t, ok)
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "HTTPS"}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "HTTPS"}, tg)
 	wantResult(t, res, false, ReasonTLSError)
 }
 

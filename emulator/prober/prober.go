@@ -139,14 +139,20 @@ var healthy = Result{Healthy: true}
 
 // result turns the error of a probe exchange into a Result.
 func result(ctx context.Context, err error) Result {
+	return resultOf(err, ctx.Err())
+}
+
+// resultOf turns the error of a probe into a Result; ended is why the
+// probe's time ran out, if it did.
+func resultOf(err, ended error) Result {
 	if err == nil {
 		return healthy
 	}
 	reason := classify(err)
 	detail := err.Error()
-	if reason == ReasonTimeout && ctx.Err() != nil {
+	if reason == ReasonTimeout && ended != nil {
 		// The conn deadline fired; say which context event caused it.
-		detail = ctx.Err().Error() + ": " + detail
+		detail = ended.Error() + ": " + detail
 	}
 	return Result{Reason: reason, Detail: truncate(strings.Map(printable, detail))}
 }

@@ -36,7 +36,7 @@ func TestLookup(t *testing.T) {
 
 // An unknown protocol is an unhealthy PROTOCOL_ERROR, without any I/O.
 func TestProbeUnknownProtocol(t *testing.T) {
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "QUIC"}, closedPort(t))
+	res := probe(t, probeTimeout, Spec{Protocol: "QUIC"}, closedPort(t))
 	wantResult(t, res, false, ReasonProtocolError)
 	if !strings.Contains(res.Detail, "QUIC") {
 		t.Fatalf("detail %q does not name the protocol", res.Detail)
@@ -83,7 +83,7 @@ func TestTruncateDetail(t *testing.T) {
 	}
 	// End to end: a backend's long garbage line yields a short one-line detail.
 	tg := serveTCP(t, nil, func(c net.Conn) { _, _ = io.WriteString(c, strings.Repeat("\x01garbage\n", 2000)) })
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "TCP", Response: strings.Repeat("x", 300)}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "TCP", Response: strings.Repeat("x", 300)}, tg)
 	wantResult(t, res, false, ReasonResponseMismatch)
 	if strings.ContainsAny(res.Detail, "\n\x01") {
 		t.Fatalf("detail has control characters: %q", res.Detail)
@@ -158,7 +158,7 @@ func TestNoTimeWaitPileUp(t *testing.T) {
 		if i%2 == 1 {
 			spec.Request, spec.Response = "PING\n", "PONG"
 		}
-		wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), true, "")
+		wantResult(t, probe(t, probeTimeout, spec, tg), true, "")
 	}
 	if n := countTimeWait(t, tg.Port); n >= 10 {
 		t.Fatalf("%d of %d probe sockets are in TIME_WAIT", n, probes)
@@ -200,6 +200,22 @@ func BenchmarkProbeHTTP(b *testing.B) {
 	benchProbe(b, Spec{Protocol: "HTTP"}, benchHTTPServer(b))
 }
 
+// BenchmarkReactorHTTP is BenchmarkProbeHTTP on the reactor, one probe at
+// a time: the per-probe cost without a goroutine, a timer and a net.Conn.
+func BenchmarkReactorHTTP(b *testing.B) {
+	tg := benchHTTPServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, ok := reactorProbe(b, probeTimeout, Spec{Protocol: "HTTP"}, tg)
+		if !ok {
+			b.Skip("no reactor on this platform")
+		}
+		if !res.Healthy {
+			b.Fatalf("probe failed: %+v", res)
+		}
+	}
+}
+
 func BenchmarkProbeHTTPResponseMatch(b *testing.B) {
 	benchProbe(b, Spec{Protocol: "HTTP", Response: "ok"}, benchHTTPServer(b))
 }
@@ -231,7 +247,7 @@ func TestConcurrentProbes(t *testing.T) {
 	for i := range 100 {
 		job := jobs[i%len(jobs)]
 		wg.Go(func() {
-			if res := Probe(probeCtx(t, probeTimeout), job.spec, job.tg); !res.Healthy {
+			if res := probe(t, probeTimeout, job.spec, job.tg); !res.Healthy {
 				errs <- fmt.Sprintf("%s: %+v", job.spec.Protocol, res)
 			}
 		})

@@ -65,7 +65,7 @@ func newProxyListener(t *testing.T) *proxyListener {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	return &proxyListener{Listener: ln, seen: make(chan proxySeen, 1)}
+	return &proxyListener{Listener: ln, seen: make(chan proxySeen, 2)}
 }
 
 // Servers behind a proxyListener, one per kind of backend.
@@ -134,10 +134,12 @@ func TestProxyV1(t *testing.T) {
 			if tc.protocol == "TCP" || tc.protocol == "SSL" {
 				spec.Request, spec.Response = "PING\n", "PONG"
 			}
-			wantResult(t, Probe(probeCtx(t, probeTimeout), spec, targetOf(t, pl.Addr())), true, "")
-			got := <-pl.seen
-			if got.line != proxyV1Line || got.next != tc.next {
-				t.Fatalf("server saw line %q then byte %#x, want %q then %#x", got.line, got.next, proxyV1Line, tc.next)
+			wantResult(t, probe(t, probeTimeout, spec, targetOf(t, pl.Addr())), true, "")
+			for range ways(tc.protocol) {
+				got := <-pl.seen
+				if got.line != proxyV1Line || got.next != tc.next {
+					t.Fatalf("server saw line %q then byte %#x, want %q then %#x", got.line, got.next, proxyV1Line, tc.next)
+				}
 			}
 		})
 	}
@@ -145,7 +147,7 @@ func TestProxyV1(t *testing.T) {
 
 // Without PROXY_V1, and always for LEGACY_*, no PROXY line is sent.
 func TestNoProxyLine(t *testing.T) {
-	lines := make(chan string, 1)
+	lines := make(chan string, 2)
 	tg := serveTCP(t, nil, func(c net.Conn) {
 		lines <- readLine(c)
 		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
@@ -155,9 +157,11 @@ func TestNoProxyLine(t *testing.T) {
 		{Protocol: "HTTP", ProxyHeader: "NONE"},
 		{Protocol: "LEGACY_HTTP", ProxyHeader: "PROXY_V1"},
 	} {
-		wantResult(t, Probe(probeCtx(t, probeTimeout), spec, tg), true, "")
-		if got := <-lines; got != "GET / HTTP/1.1\r\n" {
-			t.Fatalf("%+v: first line %q, want the request line", spec, got)
+		wantResult(t, probe(t, probeTimeout, spec, tg), true, "")
+		for range ways(spec.Protocol) {
+			if got := <-lines; got != "GET / HTTP/1.1\r\n" {
+				t.Fatalf("%+v: first line %q, want the request line", spec, got)
+			}
 		}
 	}
 }

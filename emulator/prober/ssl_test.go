@@ -19,7 +19,7 @@ func TestSSLBadCertificatesPass(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			tg := serveTCP(t, serverTLS(t, o), func(net.Conn) {})
-			wantResult(t, Probe(probeCtx(t, probeTimeout), Spec{Protocol: "SSL"}, tg), true, "")
+			wantResult(t, probe(t, probeTimeout, Spec{Protocol: "SSL"}, tg), true, "")
 		})
 	}
 }
@@ -29,7 +29,7 @@ func TestSSLAgainstPlainServer(t *testing.T) {
 	tg := serveTCP(t, nil, func(c net.Conn) {
 		_, _ = io.WriteString(c, "220 plain text service\r\n")
 	})
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "SSL"}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "SSL"}, tg)
 	wantResult(t, res, false, ReasonTLSError)
 }
 

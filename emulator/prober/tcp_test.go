@@ -69,21 +69,23 @@ func streamCases() []streamCase {
 func runStreamCases(t *testing.T, protocol string, cfg *tls.Config) {
 	for _, tc := range streamCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			got := make(chan string, 1)
+			got := make(chan string, 2)
 			tg := serveTCP(t, cfg, func(c net.Conn) { tc.serve(c, got) })
 			spec := Spec{Protocol: protocol, Request: tc.request, Response: tc.response}
-			res := Probe(probeCtx(t, probeTimeout), spec, tg)
+			res := probe(t, probeTimeout, spec, tg)
 			wantResult(t, res, tc.wantHealth, tc.wantReason)
 			if tc.wantRecv == "" {
 				return
 			}
-			select {
-			case recv := <-got:
-				if recv != tc.wantRecv {
-					t.Fatalf("server received %q, want %q", recv, tc.wantRecv)
+			for range ways(protocol) {
+				select {
+				case recv := <-got:
+					if recv != tc.wantRecv {
+						t.Fatalf("server received %q, want %q", recv, tc.wantRecv)
+					}
+				case <-time.After(probeTimeout):
+					t.Fatal("server never received the request")
 				}
-			case <-time.After(probeTimeout):
-				t.Fatal("server never received the request")
 			}
 		})
 	}
@@ -106,14 +108,14 @@ func TestTCPResponseIsPrefix(t *testing.T) {
 		_, _ = io.WriteString(c, "OK and then a lot more")
 		_, _ = io.Copy(io.Discard, c)
 	})
-	res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: "TCP", Response: "OK"}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "TCP", Response: "OK"}, tg)
 	wantResult(t, res, true, "")
 }
 
 func TestConnectionRefused(t *testing.T) {
 	for _, p := range []string{"TCP", "SSL", "HTTP", "HTTPS", "HTTP2", "GRPC", "GRPC_WITH_TLS", "LEGACY_HTTP", "LEGACY_HTTPS"} {
 		t.Run(p, func(t *testing.T) {
-			res := Probe(probeCtx(t, probeTimeout), Spec{Protocol: p}, closedPort(t))
+			res := probe(t, probeTimeout, Spec{Protocol: p}, closedPort(t))
 			wantResult(t, res, false, ReasonConnectionRefused)
 		})
 	}

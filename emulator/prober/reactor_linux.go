@@ -1,0 +1,434 @@
+package prober
+
+import (
+	"container/heap"
+	"context"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Reactor runs plain-TCP probes on one epoll loop (see reactor.go). Its
+// methods are safe for concurrent use; a nil *Reactor starts nothing.
+type Reactor struct {
+	epfd int
+	wake [2]int // a pipe: writing to wake[1] interrupts epoll_wait
+
+	mu      sync.Mutex
+	probes  map[int32]*plainProbe // by socket
+	byTime  deadlines
+	serial  int32
+	closed  bool
+	waiting time.Time // when the loop's current epoll_wait times out; zero = never
+	stopped chan struct{}
+}
+
+// plainProbe is one probe in flight. After Start hands it to the loop only
+// the loop's goroutine touches it.
+type plainProbe struct {
+	plainPlan
+	fd         int
+	serial     int32 // tells a reused descriptor's old events from its own
+	addr       *net.TCPAddr
+	deadline   time.Time
+	index      int  // in the deadline heap
+	connecting bool // connect not yet known to have succeeded
+	done       Done
+}
+
+// NewReactor starts a reactor's loop; Close stops it.
+func NewReactor() (*Reactor, error) {
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	r := &Reactor{epfd: epfd, probes: map[int32]*plainProbe{}, stopped: make(chan struct{})}
+	if err := syscall.Pipe2(r.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
+		syscall.Close(epfd)
+		return nil, os.NewSyscallError("pipe2", err)
+	}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(r.wake[0]), Pad: -1}
+	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, r.wake[0], &ev); err != nil {
+		r.closeFds()
+		return nil, os.NewSyscallError("epoll_ctl", err)
+	}
+	go r.loop()
+	return r, nil
+}
+
+// Start begins probing t as spec says, and reports false without doing
+// anything when spec needs a blocking prober (TLS) or the reactor is nil
+// or closed. done gets the result exactly once, on the reactor's
+// goroutine or before Start returns; never after Close.
+func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool {
+	if r == nil {
+		return false
+	}
+	plan, ok, err := planPlain(spec, t)
+	if !ok {
+		return false
+	}
+	var raddr netip.AddrPort
+	if err == nil {
+		raddr, err = addrPort(t)
+	}
+	if err != nil {
+		done(resultOf(err, nil))
+		return true
+	}
+	p := &plainProbe{plainPlan: plan, fd: -1, addr: net.TCPAddrFromAddrPort(raddr), deadline: deadline, done: done}
+	if err := p.open(raddr); err != nil {
+		p.finish(err)
+		return true
+	}
+	if p.verdict == nil && !p.connecting && len(p.out) == 0 {
+		p.finish(nil) // connected and sent all, with no answer to judge
+		return true
+	}
+	return r.watch(p)
+}
+
+// open creates the socket, starts connecting and sends what it can at
+// once: on loopback the handshake is usually done before connect returns,
+// which spares the loop a wake-up for writability.
+func (p *plainProbe) open(raddr netip.AddrPort) error {
+	family, sa := sockaddr(raddr)
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return p.opError("dial", "socket", err)
+	}
+	p.fd = fd
+	// Close sends RST and frees the socket at once: no TIME_WAIT.
+	if err := syscall.SetsockoptLinger(fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &syscall.Linger{Onoff: 1}); err != nil {
+		return p.opError("dial", "setsockopt", err)
+	}
+	switch err := syscall.Connect(fd, sa); err {
+	case nil:
+	case syscall.EINPROGRESS:
+		p.connecting = true
+	default:
+		return p.opError("dial", "connect", err)
+	}
+	if len(p.out) > 0 {
+		return p.write()
+	}
+	return nil
+}
+
+// write sends as much of out as the socket takes. EAGAIN before the
+// connection is up, or on a full buffer, leaves the rest for the loop.
+func (p *plainProbe) write() error {
+	for len(p.out) > 0 {
+		n, err := syscall.Write(p.fd, p.out)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return nil
+		case err != nil && connectFailed(err):
+			return p.opError("dial", "connect", err)
+		case err != nil && (p.proxy || p.verdict != nil):
+			return p.opError("write", "write", err)
+		case err != nil:
+			// Request only: a peer that closes after accepting the
+			// connection is still a peer that accepted it (exchange).
+			p.out, p.connecting = nil, false
+			return nil
+		}
+		p.out, p.connecting = p.out[n:], false
+	}
+	return nil
+}
+
+// connectFailed tells the errors a write reports when the connection
+// itself failed (the socket's pending error), which are dial errors.
+func connectFailed(err error) bool {
+	switch err {
+	case syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ETIMEDOUT, syscall.EADDRNOTAVAIL:
+		return true
+	}
+	return false
+}
+
+// opError words a socket error the way the net package does, so that a
+// probe's Detail reads the same whichever way it ran.
+func (p *plainProbe) opError(op, call string, err error) error {
+	if err == os.ErrDeadlineExceeded {
+		return &net.OpError{Op: op, Net: "tcp", Addr: p.addr, Err: err}
+	}
+	return &net.OpError{Op: op, Net: "tcp", Addr: p.addr, Err: os.NewSyscallError(call, err)}
+}
+
+// watch hands p to the loop: it is registered for the events it waits for
+// and its deadline is kept in the heap. The lock is held across epoll_ctl
+// so that the loop cannot see an event of p before it knows p.
+func (r *Reactor) watch(p *plainProbe) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		syscall.Close(p.fd)
+		return false
+	}
+	ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: r.serial + 1}
+	if err := syscall.EpollCtl(r.epfd, syscall.EPOLL_CTL_ADD, p.fd, &ev); err != nil {
+		// Only exhausted kernel memory or a bug gets here.
+		syscall.Close(p.fd)
+		go p.done(resultOf(os.NewSyscallError("epoll_ctl", err), nil))
+		return true
+	}
+	r.serial++
+	p.serial = r.serial
+	r.probes[int32(p.fd)] = p
+	heap.Push(&r.byTime, p)
+	if r.waiting.IsZero() || p.deadline.Before(r.waiting) {
+		// The loop sleeps past p's deadline (or forever): wake it to
+		// sleep again for the right time.
+		r.waiting = p.deadline
+		r.interrupt()
+	}
+	return true
+}
+
+// events is what p waits for: writability while connecting or sending,
+// readability (or the peer closing) once an answer is due.
+func (p *plainProbe) events() uint32 {
+	if p.connecting || len(p.out) > 0 {
+		return syscall.EPOLLOUT | epollET
+	}
+	return syscall.EPOLLIN | syscall.EPOLLRDHUP | epollET
+}
+
+// epollET is EPOLLET as the uint32 epoll_event holds it (the syscall
+// package declares it as a negative int).
+const epollET = 1 << 31
+
+func (r *Reactor) interrupt() {
+	_, _ = syscall.Write(r.wake[1], []byte{0})
+}
+
+// Close stops the loop and closes every socket in flight; their done
+// functions are not called.
+func (r *Reactor) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	already := r.closed
+	r.closed = true
+	r.mu.Unlock()
+	if !already {
+		r.interrupt()
+	}
+	<-r.stopped
+}
+
+func (r *Reactor) loop() {
+	defer close(r.stopped)
+	defer r.closeFds()
+	events := make([]syscall.EpollEvent, 256)
+	buf := make([]byte, readBufSize)
+	for {
+		n, err := syscall.EpollWait(r.epfd, events, r.timeout())
+		if err != nil && err != syscall.EINTR {
+			panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
+		}
+		for _, ev := range events[:max(n, 0)] {
+			if ev.Pad == -1 {
+				if r.drainWake() {
+					return
+				}
+				continue
+			}
+			if p := r.lookup(ev); p != nil {
+				r.handle(p, ev.Events, buf)
+			}
+		}
+		r.expire(time.Now())
+	}
+}
+
+// timeout is how long epoll_wait may sleep: until the earliest deadline,
+// rounded up to the millisecond epoll counts in; -1 (forever) when idle.
+func (r *Reactor) timeout() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.byTime) == 0 {
+		r.waiting = time.Time{}
+		return -1
+	}
+	r.waiting = r.byTime[0].deadline
+	d := time.Until(r.waiting)
+	return int(max(0, (d+time.Millisecond-1)/time.Millisecond))
+}
+
+// drainWake empties the wake pipe and tells whether Close was called.
+func (r *Reactor) drainWake() bool {
+	var b [64]byte
+	for {
+		if n, err := syscall.Read(r.wake[0], b[:]); n <= 0 || err != nil {
+			break
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+func (r *Reactor) lookup(ev syscall.EpollEvent) *plainProbe {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.probes[ev.Fd]
+	if p == nil || p.serial != ev.Pad {
+		return nil // an event of a socket already finished
+	}
+	return p
+}
+
+// handle advances p on events: finish connecting, send, then read until
+// the verdict is known or the socket has nothing more for now.
+func (r *Reactor) handle(p *plainProbe, events uint32, buf []byte) {
+	if p.connecting || len(p.out) > 0 {
+		if err := p.connected(); err != nil {
+			r.finish(p, err)
+			return
+		}
+		if err := p.write(); err != nil || (p.verdict == nil && len(p.out) == 0) {
+			r.finish(p, err)
+			return
+		}
+		if len(p.out) > 0 {
+			return // the socket buffer is full: wait for writability again
+		}
+		ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: p.serial}
+		if err := syscall.EpollCtl(r.epfd, syscall.EPOLL_CTL_MOD, p.fd, &ev); err != nil {
+			r.finish(p, os.NewSyscallError("epoll_ctl", err))
+			return
+		}
+	}
+	if done, err := p.read(buf); done {
+		r.finish(p, err)
+	}
+}
+
+// connected checks the outcome of a pending connect.
+func (p *plainProbe) connected() error {
+	if !p.connecting {
+		return nil
+	}
+	errno, err := syscall.GetsockoptInt(p.fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	switch {
+	case err != nil:
+		return p.opError("dial", "getsockopt", err)
+	case errno != 0:
+		return p.opError("dial", "connect", syscall.Errno(errno))
+	}
+	p.connecting = false
+	return nil
+}
+
+// read feeds what the socket holds to the verdict. Edge-triggered epoll
+// reports new data once, so it reads until EAGAIN or a verdict.
+func (p *plainProbe) read(buf []byte) (bool, error) {
+	for {
+		n, err := syscall.Read(p.fd, buf)
+		switch {
+		case n > 0:
+			if done, verr := p.verdict.feed(buf[:n]); done {
+				return true, verr
+			}
+		case err == nil:
+			return true, p.verdict.eof()
+		case err == syscall.EINTR:
+		case err == syscall.EAGAIN:
+			return false, nil
+		default:
+			return true, p.verdict.abort(p.opError("read", "read", err))
+		}
+	}
+}
+
+// expire ends the probes whose deadline has passed, judging what they
+// got so far the way a blocking probe judges a read that timed out.
+func (r *Reactor) expire(now time.Time) {
+	for {
+		r.mu.Lock()
+		if len(r.byTime) == 0 || r.byTime[0].deadline.After(now) {
+			r.mu.Unlock()
+			return
+		}
+		p := r.byTime[0]
+		r.mu.Unlock()
+		var err error
+		switch {
+		case p.connecting:
+			err = p.opError("dial", "", os.ErrDeadlineExceeded)
+		case len(p.out) > 0:
+			err = p.opError("write", "", os.ErrDeadlineExceeded)
+		default:
+			err = p.verdict.abort(p.opError("read", "", os.ErrDeadlineExceeded))
+		}
+		r.finishAt(p, err, context.DeadlineExceeded)
+	}
+}
+
+func (r *Reactor) finish(p *plainProbe, err error) { r.finishAt(p, err, nil) }
+
+// finishAt forgets p, closes its socket (RST) and reports its result.
+func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
+	r.mu.Lock()
+	delete(r.probes, int32(p.fd))
+	heap.Remove(&r.byTime, p.index)
+	r.mu.Unlock()
+	syscall.Close(p.fd)
+	p.done(resultOf(err, ended))
+}
+
+// finish ends a probe that never reached the loop.
+func (p *plainProbe) finish(err error) {
+	if p.fd >= 0 {
+		syscall.Close(p.fd)
+	}
+	p.done(resultOf(err, nil))
+}
+
+func (r *Reactor) closeFds() {
+	for fd := range r.probes {
+		syscall.Close(int(fd))
+	}
+	syscall.Close(r.wake[0])
+	syscall.Close(r.wake[1])
+	syscall.Close(r.epfd)
+}
+
+// sockaddr converts an address for connect(2).
+func sockaddr(a netip.AddrPort) (int, syscall.Sockaddr) {
+	if a.Addr().Is4() || a.Addr().Is4In6() {
+		return syscall.AF_INET, &syscall.SockaddrInet4{Port: int(a.Port()), Addr: a.Addr().Unmap().As4()}
+	}
+	return syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(a.Port()), Addr: a.Addr().As16()}
+}
+
+// deadlines is a min-heap of probes by deadline.
+type deadlines []*plainProbe
+
+func (h deadlines) Len() int           { return len(h) }
+func (h deadlines) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+func (h deadlines) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *deadlines) Push(x any) {
+	p := x.(*plainProbe)
+	p.index = len(*h)
+	*h = append(*h, p)
+}
+func (h *deadlines) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return p
+}
