@@ -1,7 +1,6 @@
 package prober
 
 import (
-	"runtime"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -12,6 +11,7 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
