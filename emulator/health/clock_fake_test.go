@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -21,9 +20,9 @@ type sleeper struct {
 	wake  chan struct{}
 }
 
-// live tells whether the sleeper's loop still runs: a halted loop leaves
-// the list on its own goroutine, a little later, and must not be counted
-// or chosen meanwhile.
+// live tells whether the sleeper still waits: a sleep ended by a wake-up
+// leaves the list on its own goroutine, a little later, and must not be
+// counted or chosen meanwhile.
 func (s *sleeper) live() bool { return s.ctx.Err() == nil }
 
 func newFakeClock() *fakeClock {
@@ -91,24 +90,15 @@ func (c *fakeClock) wakeLocked() {
 	})
 }
 
-// waitSleepers waits (in real time, briefly) until exactly n goroutines
-// sleep: a halted loop may still be leaving, and must not be counted.
-func (c *fakeClock) waitSleepers(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		c.mu.Lock()
-		got := 0
-		for _, s := range c.sleepers {
-			if s.live() {
-				got++
-			}
+// sleeping counts the goroutines asleep on the clock.
+func (c *fakeClock) sleeping() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, s := range c.sleepers {
+		if s.live() {
+			n++
 		}
-		c.mu.Unlock()
-		if got == n {
-			return
-		}
-		time.Sleep(100 * time.Microsecond)
 	}
-	t.Fatalf("timed out waiting for %d sleeping probe loops", n)
+	return n
 }

@@ -3,6 +3,7 @@ package health
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"slices"
@@ -92,7 +93,11 @@ type Engine struct {
 	metrics *Metrics
 	ctx     context.Context
 	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // the scheduler and the probes on goroutines
+	sched   schedule
+	// reactor runs the plain-TCP probes when the engine uses the real
+	// probers; nil when Config.Probe replaces them, or off Linux.
+	reactor *prober.Reactor
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint
@@ -105,7 +110,8 @@ type Engine struct {
 type endpoint struct {
 	id     string
 	target atomic.Pointer[Target]
-	stop   context.CancelFunc // ends its probe loops; nil if not probed
+	stop   context.CancelFunc // ends its blocking probes; nil if not probed
+	series []*series          // one per prober while probed
 
 	mu         sync.Mutex
 	generation int // bumped when the check changes: older results are dropped
@@ -123,15 +129,22 @@ func New(cfg Config) *Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}
 	}
-	if cfg.Probe == nil {
-		cfg.Probe = prober.Probe
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	var reactor *prober.Reactor
+	if cfg.Probe == nil {
+		cfg.Probe = prober.Probe
+		var err error
+		if reactor, err = prober.NewReactor(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			cfg.Log.Warn("every probe runs on a goroutine of its own", "reason", err)
+		}
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop,
+	e := &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, reactor: reactor,
 		endpoints: map[string]*endpoint{}, byOwner: map[string]map[string]*endpoint{}}
+	e.wg.Go(func() { e.run(ctx) })
+	return e
 }
 
 // Update makes targets the whole set being probed. Verdicts settled here
@@ -245,7 +258,8 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 	return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != ep.verdict.state
 }
 
-// start launches the probe loops of a target that is to be probed.
+// start schedules the probes of a target that is to be probed, one
+// series per prober.
 func (e *Engine) start(ep *endpoint, t *Target) {
 	if t.Endpoint.Stopped || t.Check.Port == 0 {
 		return
@@ -253,16 +267,20 @@ func (e *Engine) start(ep *endpoint, t *Target) {
 	ctx, stop := context.WithCancel(e.ctx)
 	ep.stop = stop
 	for p := range e.cfg.Probers {
-		e.wg.Add(1)
-		go func() {
-			defer e.wg.Done()
-			e.probeLoop(ctx, ep, p)
-		}()
+		s := e.newSeries(ctx, ep, t, p)
+		ep.series = append(ep.series, s)
+		e.sched.add(s)
 	}
 }
 
-// halt stops a target's probe loops at once.
+// halt stops a target's probing at once: no probe starts any more, and a
+// probe in flight is abandoned (cancelled when blocking, its result
+// dropped either way).
 func (e *Engine) halt(ep *endpoint) {
+	for _, s := range ep.series {
+		e.sched.halt(s)
+	}
+	ep.series = nil
 	if ep.stop != nil {
 		ep.stop()
 		ep.stop = nil
@@ -388,8 +406,10 @@ func (c *Counts) add(state string) {
 	}
 }
 
-// Close stops every probe and waits for the loops to end.
+// Close stops every probe and waits for the scheduler and the probes in
+// flight to end.
 func (e *Engine) Close() {
 	e.stop()
+	e.reactor.Close()
 	e.wg.Wait()
 }

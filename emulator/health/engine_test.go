@@ -67,13 +67,30 @@ func newTestEngine(t *testing.T, s *script, probers int, transitions chan<- Tran
 	return e
 }
 
-// step lets the one sleeping loop run its next probe and go back to sleep.
-func step(t *testing.T, c *fakeClock, loops int) time.Time {
+// step lets the engine run the probes of its next slot and settle again.
+func step(t *testing.T, e *Engine, c *fakeClock) time.Time {
 	t.Helper()
-	c.waitSleepers(t, loops)
+	waitQuiet(t, e, c)
 	now := c.advanceToNext()
-	c.waitSleepers(t, loops)
+	waitQuiet(t, e, c)
 	return now
+}
+
+// waitQuiet waits (in real time, briefly) until no probe runs and the
+// scheduler sleeps: on the clock when a slot is queued, else until woken.
+func waitQuiet(t *testing.T, e *Engine, c *fakeClock) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		e.sched.mu.Lock()
+		queued := len(e.sched.heap)
+		e.sched.mu.Unlock()
+		if e.sched.quiet() && c.sleeping() == min(queued, 1) {
+			return
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	t.Fatal("timed out waiting for the engine to finish probing and sleep")
 }
 
 func TestEngine_StartToStartWhateverTheProbeLasts(t *testing.T) {
@@ -81,7 +98,7 @@ func TestEngine_StartToStartWhateverTheProbeLasts(t *testing.T) {
 	e := newTestEngine(t, s, 1, nil)
 	e.Update([]Target{target(30*time.Second, 5*time.Second, 2, 2)})
 	for range 4 {
-		step(t, s.clock, 1)
+		step(t, e, s.clock)
 	}
 	starts := s.startTimes()
 	if len(starts) != 4 {
@@ -125,19 +142,19 @@ func TestEngine_DetectionWithinBound(t *testing.T) {
 	s := &script{clock: newFakeClock(), duration: timeout, healthy: true}
 	e := newTestEngine(t, s, 1, transitions)
 	e.Update([]Target{target(interval, timeout, 2, 3)})
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	if tr := <-transitions; tr.State != Healthy || tr.From != Unknown {
 		t.Fatalf("first transition %s -> %s, want UNKNOWN -> HEALTHY after one success", tr.From, tr.State)
 	}
 	s.set(false)
-	firstFailure := step(t, s.clock, 1)
-	step(t, s.clock, 1)
+	firstFailure := step(t, e, s.clock)
+	step(t, e, s.clock)
 	select {
 	case tr := <-transitions:
 		t.Fatalf("transition to %s after 2 failures; threshold is 3", tr.State)
 	default:
 	}
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	tr := <-transitions
 	// The third failing probe ends at its timeout: (3-1)*interval + timeout
 	// after the first failing probe started.
@@ -151,10 +168,10 @@ func TestEngine_ProbersEachProbeEveryInterval(t *testing.T) {
 	s := &script{clock: newFakeClock(), healthy: true}
 	e := newTestEngine(t, s, 3, nil)
 	e.Update([]Target{target(time.Second, time.Second, 2, 2)})
-	s.clock.waitSleepers(t, 3)
+	waitQuiet(t, e, s.clock)
 	for range 10 {
 		s.clock.advance(time.Second)
-		s.clock.waitSleepers(t, 3)
+		waitQuiet(t, e, s.clock)
 	}
 	// 3 probers x 10 intervals, give or take the first partial interval.
 	if n := len(s.startTimes()); n < 28 || n > 31 {
@@ -167,7 +184,7 @@ func TestEngine_UpdateStopsRemovedAndSettlesStopped(t *testing.T) {
 	e := newTestEngine(t, s, 1, nil)
 	tg := target(time.Second, time.Second, 2, 2)
 	e.Update([]Target{tg})
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	e.Update(nil)
 	before := len(s.startTimes())
 	s.clock.advance(10 * time.Second)
@@ -191,7 +208,7 @@ func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 	e := newTestEngine(t, s, 1, nil)
 	tg := target(time.Second, time.Second, 2, 2)
 	e.Update([]Target{tg})
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
 		t.Fatalf("state %s, want HEALTHY", st.State)
 	}
@@ -204,7 +221,7 @@ func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 	if st := e.Statuses(tg.Owner)[0]; st.State != Unknown || !st.LastProbe.IsZero() {
 		t.Fatalf("after a check change: %s, want UNKNOWN with no probe yet", st.State)
 	}
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
 		t.Fatalf("after the next probe: %s, want HEALTHY", st.State)
 	}
@@ -217,7 +234,7 @@ func TestEngine_LogFlagAndInstanceKeepTheVerdict(t *testing.T) {
 	e := newTestEngine(t, s, 1, nil)
 	tg := target(time.Second, time.Second, 2, 2)
 	e.Update([]Target{tg})
-	step(t, s.clock, 1)
+	step(t, e, s.clock)
 	tg.Check.Log, tg.Endpoint.Instance = true, "web-1"
 	e.Update([]Target{tg})
 	st := e.Statuses(tg.Owner)[0]

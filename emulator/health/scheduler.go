@@ -1,6 +1,8 @@
 package health
 
 import (
+	"container/heap"
+	"sync"
 	"context"
 	"hash/fnv"
 	"strconv"
@@ -40,40 +42,80 @@ func nextSlot(now time.Time, off, interval time.Duration) time.Time {
 	return time.Unix(0, k*int64(interval)+int64(off))
 }
 
-// probeLoop runs prober p of endpoint ep until ctx ends: one probe per slot,
-// start to start, whatever the probe lasts. Probes of one series never
-// overlap: the next one starts after this one returns, and the timeout
-// (<= interval) bounds how long that is.
-func (e *Engine) probeLoop(ctx context.Context, ep *endpoint, p int) {
-	id := ep.id + "#" + strconv.Itoa(p)
-	t := ep.target.Load()
-	// The first slot is strictly after now: a loop restarted by a change
+// series is one prober's probes of one endpoint: one probe per slot,
+// start to start, whatever the probe lasts. Its probes never overlap: the
+// next slot is scheduled when a probe ends, and the timeout (<= interval)
+// bounds how long that is. A series lives from Engine.start to Engine.halt;
+// a change of interval halts it and starts another, so the interval is
+// the series' own.
+type series struct {
+	e        *Engine
+	ep       *endpoint
+	ctx      context.Context // ends when the series is halted (blocking probes)
+	p        int             // which prober
+	interval time.Duration
+	slot     time.Time // the next slot, or the slot of the probe in flight
+	index    int       // in the schedule's heap; -1 while probing or halted
+	halted   bool      // under the schedule's lock
+	done     prober.Done
+	pm       probeMetrics
+
+	// The probe in flight: its settings, their generation, its start.
+	target *Target
+	gen    int
+	start  time.Time
+}
+
+func (e *Engine) newSeries(ctx context.Context, ep *endpoint, t *Target, p int) *series {
+	s := &series{e: e, ep: ep, ctx: ctx, p: p, interval: t.Check.Interval, index: -1}
+	s.done = s.finish // bound once: a probe allocates no callback
+	// The first slot is strictly after now: a series restarted by a change
 	// at the very instant of a slot must not probe that slot twice.
-	slot := nextSlot(e.cfg.Clock.Now().Add(time.Nanosecond), offset(id, t.Check.Interval), t.Check.Interval)
-	var pm probeMetrics
-	for e.cfg.Clock.SleepUntil(ctx, slot) {
-		start := e.cfg.Clock.Now()
-		t, gen := ep.current()
-		e.metrics.observeLag(start.Sub(slot))
-		pctx, cancel := context.WithDeadline(ctx, start.Add(t.Check.Timeout))
-		res := e.cfg.Probe(pctx, t.Check.Probe, prober.Target{IP: t.Endpoint.IP, Port: t.Check.Port})
-		cancel()
-		if ctx.Err() != nil {
-			return // stopped mid-probe: the result belongs to nobody
-		}
-		end := e.cfg.Clock.Now()
-		if pm.target != t {
-			pm = e.metrics.forTarget(t)
-		}
-		pm.observe(res, end.Sub(start))
-		e.record(ep, gen, p, res, start)
-		slot = e.following(slot, end, t.Check.Interval)
+	id := ep.id + "#" + strconv.Itoa(p)
+	s.slot = nextSlot(e.cfg.Clock.Now().Add(time.Nanosecond), offset(id, s.interval), s.interval)
+	return s
+}
+
+// launch starts the probe of s's slot: on the reactor when it runs the
+// protocol, else on a goroutine of its own.
+func (s *series) launch() {
+	e := s.e
+	s.start = e.cfg.Clock.Now()
+	s.target, s.gen = s.ep.current()
+	e.metrics.observeLag(s.start.Sub(s.slot))
+	t := s.target
+	deadline := s.start.Add(t.Check.Timeout)
+	pt := prober.Target{IP: t.Endpoint.IP, Port: t.Check.Port}
+	if e.reactor.Start(t.Check.Probe, pt, deadline, s.done) {
+		return
 	}
+	e.wg.Go(func() {
+		ctx, cancel := context.WithDeadline(s.ctx, deadline)
+		res := e.cfg.Probe(ctx, t.Check.Probe, pt)
+		cancel()
+		s.done(res)
+	})
+}
+
+// finish takes the result of s's probe and schedules its next slot.
+func (s *series) finish(res prober.Result) {
+	e := s.e
+	defer e.sched.landed()
+	if s.ctx.Err() != nil {
+		return // halted mid-probe: the result belongs to nobody
+	}
+	end := e.cfg.Clock.Now()
+	if s.pm.target != s.target {
+		s.pm = e.metrics.forTarget(s.target)
+	}
+	s.pm.observe(res, end.Sub(s.start))
+	e.record(s.ep, s.gen, s.p, res, s.start)
+	s.slot = e.following(s.slot, end, s.interval)
+	e.sched.add(s)
 }
 
 // following is the slot after slot, skipping (and counting) the slots that
-// have already passed. A change of interval restarts the loop (Engine.change),
-// so the interval is the loop's own.
+// have already passed.
 func (e *Engine) following(slot, now time.Time, interval time.Duration) time.Time {
 	next := slot.Add(interval)
 	// A probe may end a little after the next slot (timeout == interval is
@@ -85,4 +127,126 @@ func (e *Engine) following(slot, now time.Time, interval time.Duration) time.Tim
 		next = next.Add(time.Duration(missed) * interval)
 	}
 	return next
+}
+
+// schedule is the engine's one scheduler: every series waiting for its
+// next slot, in a heap by slot, served by one goroutine (run). Thousands
+// of series cost one sleeping goroutine, not one each.
+type schedule struct {
+	mu       sync.Mutex
+	heap     seriesHeap
+	inFlight int                // probes started and not yet finished
+	wake     context.CancelFunc // ends run's current sleep; nil while run is awake
+	until    time.Time          // when that sleep ends; zero = until woken
+}
+
+// add queues s for its slot, waking run if s comes before its sleep ends.
+func (sc *schedule) add(s *series) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if s.halted {
+		return
+	}
+	heap.Push(&sc.heap, s)
+	if sc.wake != nil && (sc.until.IsZero() || s.slot.Before(sc.until)) {
+		sc.wake()
+		sc.wake = nil
+	}
+}
+
+// halt takes s out of the schedule for good.
+func (sc *schedule) halt(s *series) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	s.halted = true
+	if s.index >= 0 {
+		heap.Remove(&sc.heap, s.index)
+	}
+}
+
+// landed counts a probe that ended.
+func (sc *schedule) landed() {
+	sc.mu.Lock()
+	sc.inFlight--
+	sc.mu.Unlock()
+}
+
+// due takes out the series whose slot has come.
+func (sc *schedule) due(now time.Time, out []*series) []*series {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for len(sc.heap) > 0 && !sc.heap[0].slot.After(now) {
+		out = append(out, heap.Pop(&sc.heap).(*series))
+	}
+	sc.inFlight += len(out)
+	return out
+}
+
+// run launches every series at its slot until ctx ends.
+func (e *Engine) run(ctx context.Context) {
+	var due []*series
+	for {
+		due = e.sched.due(e.cfg.Clock.Now(), due[:0])
+		for _, s := range due {
+			s.launch()
+		}
+		clear(due)
+		if !e.sched.sleep(ctx, e.cfg.Clock) {
+			return
+		}
+	}
+}
+
+// sleep waits for the earliest slot, or for add to bring an earlier one;
+// false when ctx ends.
+func (sc *schedule) sleep(ctx context.Context, clock Clock) bool {
+	wctx, wake := context.WithCancel(ctx)
+	defer wake()
+	sc.mu.Lock()
+	sc.wake, sc.until = wake, time.Time{}
+	if len(sc.heap) > 0 {
+		sc.until = sc.heap[0].slot
+	}
+	until := sc.until
+	sc.mu.Unlock()
+	if until.IsZero() {
+		<-wctx.Done()
+	} else {
+		clock.SleepUntil(wctx, until)
+	}
+	sc.mu.Lock()
+	sc.wake = nil
+	sc.mu.Unlock()
+	return ctx.Err() == nil
+}
+
+// quiet tells whether nothing is probing and run sleeps: what tests on a
+// fake clock wait for before they move it.
+func (sc *schedule) quiet() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.inFlight == 0 && sc.wake != nil
+}
+
+// seriesHeap orders series by slot.
+type seriesHeap []*series
+
+func (h seriesHeap) Len() int           { return len(h) }
+func (h seriesHeap) Less(i, j int) bool { return h[i].slot.Before(h[j].slot) }
+func (h seriesHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *seriesHeap) Push(x any) {
+	s := x.(*series)
+	s.index = len(*h)
+	*h = append(*h, s)
+}
+func (h *seriesHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	old[len(old)-1] = nil
+	s.index = -1
+	*h = old[:len(old)-1]
+	return s
 }
