@@ -96,8 +96,9 @@ type Engine struct {
 	wg      sync.WaitGroup // the scheduler and the probes on goroutines
 	sched   schedule
 	// reactor runs the plain-TCP probes when the engine uses the real
-	// probers; nil when Config.Probe replaces them, or off Linux.
-	reactor *prober.Reactor
+	// probers and clock; nil when Config replaces them, or off Linux.
+	reactor   *prober.Reactor
+	interrupt func() // reactor.Interrupt, bound once
 
 	mu        sync.Mutex
 	endpoints map[string]*endpoint
@@ -126,23 +127,26 @@ func New(cfg Config) *Engine {
 	if cfg.Probers < 1 {
 		cfg.Probers = 1
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	var reactor *prober.Reactor
-	if cfg.Probe == nil {
-		cfg.Probe = prober.Probe
+	if cfg.Probe == nil && cfg.Clock == nil {
 		var err error
 		if reactor, err = prober.NewReactor(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			cfg.Log.Warn("every probe runs on a goroutine of its own", "reason", err)
 		}
 	}
+	if cfg.Probe == nil {
+		cfg.Probe = prober.Probe
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, reactor: reactor,
 		endpoints: map[string]*endpoint{}, byOwner: map[string]map[string]*endpoint{}}
+	e.interrupt = reactor.Interrupt
 	e.wg.Go(func() { e.run(ctx) })
 	return e
 }
@@ -410,6 +414,7 @@ func (c *Counts) add(state string) {
 // flight to end.
 func (e *Engine) Close() {
 	e.stop()
-	e.reactor.Close()
+	e.reactor.Interrupt() // the scheduler may sleep in Poll
 	e.wg.Wait()
+	e.reactor.Close()
 }

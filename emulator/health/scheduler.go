@@ -2,10 +2,10 @@ package health
 
 import (
 	"container/heap"
-	"sync"
 	"context"
 	"hash/fnv"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
@@ -191,32 +191,45 @@ func (e *Engine) run(ctx context.Context) {
 			s.launch()
 		}
 		clear(due)
-		if !e.sched.sleep(ctx, e.cfg.Clock) {
+		if !e.sleep(ctx) {
 			return
 		}
 	}
 }
 
 // sleep waits for the earliest slot, or for add to bring an earlier one;
-// false when ctx ends.
-func (sc *schedule) sleep(ctx context.Context, clock Clock) bool {
-	wctx, wake := context.WithCancel(ctx)
-	defer wake()
+// false when ctx ends. With a reactor, the wait is the reactor's Poll: the
+// scheduler's one thread also reads the answers of the probes in flight.
+func (e *Engine) sleep(ctx context.Context) bool {
+	sc := &e.sched
+	var wctx context.Context
 	sc.mu.Lock()
-	sc.wake, sc.until = wake, time.Time{}
+	if e.reactor != nil {
+		sc.wake = e.interrupt
+	} else {
+		wctx, sc.wake = context.WithCancel(ctx)
+	}
+	sc.until = time.Time{}
 	if len(sc.heap) > 0 {
 		sc.until = sc.heap[0].slot
 	}
-	until := sc.until
+	until, wake := sc.until, sc.wake
 	sc.mu.Unlock()
-	if until.IsZero() {
+	switch {
+	case ctx.Err() != nil:
+	case e.reactor != nil:
+		e.reactor.Poll(until)
+	case until.IsZero():
 		<-wctx.Done()
-	} else {
-		clock.SleepUntil(wctx, until)
+	default:
+		e.cfg.Clock.SleepUntil(wctx, until)
 	}
 	sc.mu.Lock()
 	sc.wake = nil
 	sc.mu.Unlock()
+	if e.reactor == nil {
+		wake()
+	}
 	return ctx.Err() == nil
 }
 

@@ -220,7 +220,16 @@ var shared struct {
 // the reactor does not run spec (TLS protocols, or not Linux).
 func reactorProbe(t testing.TB, d time.Duration, spec Spec, tg Target) (Result, bool) {
 	t.Helper()
-	shared.once.Do(func() { shared.reactor, shared.err = NewReactor() })
+	shared.once.Do(func() {
+		shared.reactor, shared.err = NewReactor()
+		if shared.err == nil {
+			go func() {
+				for {
+					shared.reactor.Poll(time.Time{})
+				}
+			}()
+		}
+	})
 	if shared.err != nil && !errors.Is(shared.err, errors.ErrUnsupported) {
 		t.Fatal(shared.err)
 	}

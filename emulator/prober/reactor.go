@@ -4,7 +4,9 @@ import "time"
 
 // The reactor runs plain-TCP probes (TCP, HTTP, LEGACY_HTTP) on one
 // event loop instead of one goroutine each: non-blocking sockets on one
-// epoll instance and one heap of deadlines. At thousands of probes a
+// epoll instance and one heap of deadlines, driven by its owner's Poll
+// calls (the engine's scheduler sleeps in Poll between slots, so one
+// thread starts probes and reads their answers, with no hand-off). At thousands of probes a
 // second, the goroutine per probe costs more than the probe itself (park
 // and wake on connect and on read, a timer for the deadline, a growing
 // stack), which is what a C checker like HAProxy never pays. Protocols
@@ -64,5 +66,7 @@ func appendProxy(dst []byte, proxy bool) []byte {
 // compile-time check that both platforms offer the same API.
 var _ interface {
 	Start(Spec, Target, time.Time, Done) bool
+	Poll(until time.Time)
+	Interrupt()
 	Close()
 } = (*Reactor)(nil)

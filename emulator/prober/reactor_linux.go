@@ -11,19 +11,25 @@ import (
 	"time"
 )
 
-// Reactor runs plain-TCP probes on one epoll loop (see reactor.go). Its
-// methods are safe for concurrent use; a nil *Reactor starts nothing.
+// Reactor runs plain-TCP probes on one epoll instance (see reactor.go).
+// It has no goroutine of its own: its owner calls Poll in a loop, which
+// lets a scheduler start probes and collect their answers on one thread,
+// the way an event-driven checker does. Start and Interrupt are safe from
+// any goroutine; Poll runs on one goroutine at a time. A nil *Reactor
+// starts nothing.
 type Reactor struct {
-	epfd int
-	wake [2]int // a pipe: writing to wake[1] interrupts epoll_wait
+	epfd   int
+	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
+	events []syscall.EpollEvent
+	buf    []byte
 
 	mu      sync.Mutex
 	probes  map[int32]*plainProbe // by socket
 	byTime  deadlines
 	serial  int32
 	closed  bool
-	waiting time.Time // when the loop's current epoll_wait times out; zero = never
-	stopped chan struct{}
+	blocked bool      // Poll sleeps in epoll_wait...
+	waiting time.Time // ...until then; zero = until an event
 }
 
 // plainProbe is one probe in flight. After Start hands it to the loop only
@@ -39,13 +45,14 @@ type plainProbe struct {
 	done       Done
 }
 
-// NewReactor starts a reactor's loop; Close stops it.
+// NewReactor returns a reactor; Close frees it.
 func NewReactor() (*Reactor, error) {
 	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
 	}
-	r := &Reactor{epfd: epfd, probes: map[int32]*plainProbe{}, stopped: make(chan struct{})}
+	r := &Reactor{epfd: epfd, probes: map[int32]*plainProbe{},
+		events: make([]syscall.EpollEvent, 256), buf: make([]byte, readBufSize)}
 	if err := syscall.Pipe2(r.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		syscall.Close(epfd)
 		return nil, os.NewSyscallError("pipe2", err)
@@ -55,14 +62,13 @@ func NewReactor() (*Reactor, error) {
 		r.closeFds()
 		return nil, os.NewSyscallError("epoll_ctl", err)
 	}
-	go r.loop()
 	return r, nil
 }
 
 // Start begins probing t as spec says, and reports false without doing
 // anything when spec needs a blocking prober (TLS) or the reactor is nil
-// or closed. done gets the result exactly once, on the reactor's
-// goroutine or before Start returns; never after Close.
+// or closed. done gets the result exactly once, from Poll or before Start
+// returns; never after Close.
 func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool {
 	if r == nil {
 		return false
@@ -183,11 +189,11 @@ func (r *Reactor) watch(p *plainProbe) bool {
 	p.serial = r.serial
 	r.probes[int32(p.fd)] = p
 	heap.Push(&r.byTime, p)
-	if r.waiting.IsZero() || p.deadline.Before(r.waiting) {
-		// The loop sleeps past p's deadline (or forever): wake it to
-		// sleep again for the right time.
+	if r.blocked && (r.waiting.IsZero() || p.deadline.Before(r.waiting)) {
+		// Poll sleeps past p's deadline: wake it to sleep again for the
+		// right time.
 		r.waiting = p.deadline
-		r.interrupt()
+		r.Interrupt()
 	}
 	return true
 }
@@ -205,76 +211,81 @@ func (p *plainProbe) events() uint32 {
 // package declares it as a negative int).
 const epollET = 1 << 31
 
-func (r *Reactor) interrupt() {
-	_, _ = syscall.Write(r.wake[1], []byte{0})
+// Interrupt makes a Poll in progress (or the next one) return at once.
+func (r *Reactor) Interrupt() {
+	if r != nil {
+		_, _ = syscall.Write(r.wake[1], []byte{0})
+	}
 }
 
-// Close stops the loop and closes every socket in flight; their done
-// functions are not called.
+// Close closes every socket in flight, whose done functions are then
+// never called, and frees the reactor. Poll must not run.
 func (r *Reactor) Close() {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	already := r.closed
-	r.closed = true
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		r.closeFds()
+	}
+}
+
+// Poll waits for events of the probes in flight, at most until until
+// (zero: no limit) and at most until the earliest probe deadline, and
+// advances those probes; the done functions of the probes that end run
+// here. It returns after one wait, or at once after Interrupt.
+func (r *Reactor) Poll(until time.Time) {
+	timeout, ok := r.timeout(until)
+	if !ok {
+		return
+	}
+	n, err := syscall.EpollWait(r.epfd, r.events, timeout)
+	r.mu.Lock()
+	r.blocked = false
 	r.mu.Unlock()
-	if !already {
-		r.interrupt()
+	if err != nil && err != syscall.EINTR {
+		panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
 	}
-	<-r.stopped
+	for _, ev := range r.events[:max(n, 0)] {
+		if ev.Pad == -1 {
+			r.drainWake()
+		} else if p := r.lookup(ev); p != nil {
+			r.handle(p, ev.Events, r.buf)
+		}
+	}
+	r.expire(time.Now())
 }
 
-func (r *Reactor) loop() {
-	defer close(r.stopped)
-	defer r.closeFds()
-	events := make([]syscall.EpollEvent, 256)
-	buf := make([]byte, readBufSize)
-	for {
-		n, err := syscall.EpollWait(r.epfd, events, r.timeout())
-		if err != nil && err != syscall.EINTR {
-			panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
-		}
-		for _, ev := range events[:max(n, 0)] {
-			if ev.Pad == -1 {
-				if r.drainWake() {
-					return
-				}
-				continue
-			}
-			if p := r.lookup(ev); p != nil {
-				r.handle(p, ev.Events, buf)
-			}
-		}
-		r.expire(time.Now())
-	}
-}
-
-// timeout is how long epoll_wait may sleep: until the earliest deadline,
-// rounded up to the millisecond epoll counts in; -1 (forever) when idle.
-func (r *Reactor) timeout() int {
+// timeout is how long epoll_wait may sleep: until until or the earliest
+// deadline, rounded up to the millisecond epoll counts in; -1 (forever)
+// when neither is set. false once the reactor is closed.
+func (r *Reactor) timeout(until time.Time) (int, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.byTime) == 0 {
-		r.waiting = time.Time{}
-		return -1
+	if r.closed {
+		return 0, false
 	}
-	r.waiting = r.byTime[0].deadline
-	d := time.Until(r.waiting)
-	return int(max(0, (d+time.Millisecond-1)/time.Millisecond))
+	if len(r.byTime) > 0 && (until.IsZero() || r.byTime[0].deadline.Before(until)) {
+		until = r.byTime[0].deadline
+	}
+	r.blocked, r.waiting = true, until
+	if until.IsZero() {
+		return -1, true
+	}
+	d := time.Until(until)
+	return int(max(0, (d+time.Millisecond-1)/time.Millisecond)), true
 }
 
-// drainWake empties the wake pipe and tells whether Close was called.
-func (r *Reactor) drainWake() bool {
+// drainWake empties the wake pipe.
+func (r *Reactor) drainWake() {
 	var b [64]byte
 	for {
 		if n, err := syscall.Read(r.wake[0], b[:]); n <= 0 || err != nil {
-			break
+			return
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.closed
 }
 
 func (r *Reactor) lookup(ev syscall.EpollEvent) *plainProbe {
