@@ -3,6 +3,7 @@ package prober
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -18,7 +19,12 @@ import (
 // any goroutine; Poll runs on one goroutine at a time. A nil *Reactor
 // starts nothing.
 type Reactor struct {
-	epfd   int
+	epfd int
+	// poller is epfd as a file of Go's own netpoller: Poll parks its
+	// goroutine there instead of blocking a thread in epoll_wait, so the
+	// runtime sleeps (and wakes) as it does for any network wait.
+	poller *os.File
+	raw    syscall.RawConn
 	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
 	events []syscall.EpollEvent
 	buf    []byte
@@ -62,6 +68,18 @@ func NewReactor() (*Reactor, error) {
 		r.closeFds()
 		return nil, os.NewSyscallError("epoll_ctl", err)
 	}
+	// An epoll descriptor is readable while it has events: Go's netpoller
+	// can wait on it like on a socket (NewFile makes a non-blocking
+	// descriptor pollable).
+	if err := syscall.SetNonblock(epfd, true); err != nil {
+		r.closeFds()
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	r.poller = os.NewFile(uintptr(epfd), "epoll")
+	if r.raw, err = r.poller.SyscallConn(); err != nil {
+		r.closeFds()
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -101,17 +119,20 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 // once: on loopback the handshake is usually done before connect returns,
 // which spares the loop a wake-up for writability.
 func (p *plainProbe) open(raddr netip.AddrPort) error {
-	family, sa := sockaddr(raddr)
-	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	family := syscall.AF_INET6
+	if raddr.Addr().Is4() || raddr.Addr().Is4In6() {
+		family = syscall.AF_INET
+	}
+	fd, err := rawSocket(family)
 	if err != nil {
 		return p.opError("dial", "socket", err)
 	}
 	p.fd = fd
 	// Close sends RST and frees the socket at once: no TIME_WAIT.
-	if err := syscall.SetsockoptLinger(fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &syscall.Linger{Onoff: 1}); err != nil {
+	if err := rawLingerZero(fd); err != nil {
 		return p.opError("dial", "setsockopt", err)
 	}
-	switch err := syscall.Connect(fd, sa); err {
+	switch err := rawConnect(fd, raddr); err {
 	case nil:
 	case syscall.EINPROGRESS:
 		p.connecting = true
@@ -128,7 +149,7 @@ func (p *plainProbe) open(raddr netip.AddrPort) error {
 // connection is up, or on a full buffer, leaves the rest for the loop.
 func (p *plainProbe) write() error {
 	for len(p.out) > 0 {
-		n, err := syscall.Write(p.fd, p.out)
+		n, err := rawWrite(p.fd, p.out)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -175,13 +196,13 @@ func (r *Reactor) watch(p *plainProbe) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		syscall.Close(p.fd)
+		rawClose(p.fd)
 		return false
 	}
 	ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: r.serial + 1}
-	if err := syscall.EpollCtl(r.epfd, syscall.EPOLL_CTL_ADD, p.fd, &ev); err != nil {
+	if err := rawEpollCtl(r.epfd, syscall.EPOLL_CTL_ADD, p.fd, &ev); err != nil {
 		// Only exhausted kernel memory or a bug gets here.
-		syscall.Close(p.fd)
+		rawClose(p.fd)
 		go p.done(resultOf(os.NewSyscallError("epoll_ctl", err), nil))
 		return true
 	}
@@ -214,7 +235,7 @@ const epollET = 1 << 31
 // Interrupt makes a Poll in progress (or the next one) return at once.
 func (r *Reactor) Interrupt() {
 	if r != nil {
-		_, _ = syscall.Write(r.wake[1], []byte{0})
+		_, _ = rawWrite(r.wake[1], []byte{0})
 	}
 }
 
@@ -237,18 +258,20 @@ func (r *Reactor) Close() {
 // advances those probes; the done functions of the probes that end run
 // here. It returns after one wait, or at once after Interrupt.
 func (r *Reactor) Poll(until time.Time) {
-	timeout, ok := r.timeout(until)
+	wakeAt, busy, ok := r.sleepUntil(until)
 	if !ok {
 		return
 	}
-	n, err := syscall.EpollWait(r.epfd, r.events, timeout)
+	n := 0
+	if busy {
+		n = r.gather(wakeAt)
+	} else {
+		n = r.park(wakeAt)
+	}
 	r.mu.Lock()
 	r.blocked = false
 	r.mu.Unlock()
-	if err != nil && err != syscall.EINTR {
-		panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
-	}
-	for _, ev := range r.events[:max(n, 0)] {
+	for _, ev := range r.events[:n] {
 		if ev.Pad == -1 {
 			r.drainWake()
 		} else if p := r.lookup(ev); p != nil {
@@ -258,31 +281,69 @@ func (r *Reactor) Poll(until time.Time) {
 	r.expire(time.Now())
 }
 
-// timeout is how long epoll_wait may sleep: until until or the earliest
-// deadline, rounded up to the millisecond epoll counts in; -1 (forever)
-// when neither is set. false once the reactor is closed.
-func (r *Reactor) timeout(until time.Time) (int, bool) {
+// gatherFor is how long Poll lets answers gather while probes are in
+// flight. Loopback answers come a few dozen microseconds apart: waking for
+// each costs a context switch and a round of the Go scheduler, while one
+// wake-up a millisecond reads a whole burst (a result is then seen up to
+// a millisecond late, well inside the millisecond grain timeouts have).
+const gatherFor = time.Millisecond
+
+// gather sleeps for gatherFor (or until wakeAt) and collects the events.
+func (r *Reactor) gather(wakeAt time.Time) int {
+	d := gatherFor
+	if !wakeAt.IsZero() {
+		d = min(d, time.Until(wakeAt))
+	}
+	if d > 0 {
+		time.Sleep(d)
+	}
+	return r.epollWait(r.epfd)
+}
+
+func (r *Reactor) epollWait(fd int) int {
+	n, err := rawEpollPoll(fd, r.events)
+	if err != nil && err != syscall.EINTR {
+		panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
+	}
+	return max(n, 0)
+}
+
+// park waits until an event or wakeAt, whichever comes first.
+func (r *Reactor) park(wakeAt time.Time) int {
+	// The deadline ends the wait; epoll_wait itself never blocks.
+	_ = r.poller.SetReadDeadline(wakeAt)
+	n := 0
+	err := r.raw.Read(func(fd uintptr) bool {
+		n = r.epollWait(int(fd))
+		return n > 0
+	})
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		panic(err) // the poller was closed under Poll: a bug
+	}
+	return n
+}
+
+// sleepUntil is when Poll must wake at the latest: until or the earliest
+// deadline; zero when neither is set. busy tells whether probes are in
+// flight; false once the reactor is closed.
+func (r *Reactor) sleepUntil(until time.Time) (wakeAt time.Time, busy, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return 0, false
+		return time.Time{}, false, false
 	}
 	if len(r.byTime) > 0 && (until.IsZero() || r.byTime[0].deadline.Before(until)) {
 		until = r.byTime[0].deadline
 	}
 	r.blocked, r.waiting = true, until
-	if until.IsZero() {
-		return -1, true
-	}
-	d := time.Until(until)
-	return int(max(0, (d+time.Millisecond-1)/time.Millisecond)), true
+	return until, len(r.probes) > 0, true
 }
 
 // drainWake empties the wake pipe.
 func (r *Reactor) drainWake() {
 	var b [64]byte
 	for {
-		if n, err := syscall.Read(r.wake[0], b[:]); n <= 0 || err != nil {
+		if n, err := rawRead(r.wake[0], b[:]); n <= 0 || err != nil {
 			return
 		}
 	}
@@ -314,7 +375,7 @@ func (r *Reactor) handle(p *plainProbe, events uint32, buf []byte) {
 			return // the socket buffer is full: wait for writability again
 		}
 		ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: p.serial}
-		if err := syscall.EpollCtl(r.epfd, syscall.EPOLL_CTL_MOD, p.fd, &ev); err != nil {
+		if err := rawEpollCtl(r.epfd, syscall.EPOLL_CTL_MOD, p.fd, &ev); err != nil {
 			r.finish(p, os.NewSyscallError("epoll_ctl", err))
 			return
 		}
@@ -329,12 +390,12 @@ func (p *plainProbe) connected() error {
 	if !p.connecting {
 		return nil
 	}
-	errno, err := syscall.GetsockoptInt(p.fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	errno, err := rawSocketError(p.fd)
 	switch {
 	case err != nil:
 		return p.opError("dial", "getsockopt", err)
 	case errno != 0:
-		return p.opError("dial", "connect", syscall.Errno(errno))
+		return p.opError("dial", "connect", errno)
 	}
 	p.connecting = false
 	return nil
@@ -344,7 +405,7 @@ func (p *plainProbe) connected() error {
 // reports new data once, so it reads until EAGAIN or a verdict.
 func (p *plainProbe) read(buf []byte) (bool, error) {
 	for {
-		n, err := syscall.Read(p.fd, buf)
+		n, err := rawRead(p.fd, buf)
 		switch {
 		case n > 0:
 			if done, verr := p.verdict.feed(buf[:n]); done {
@@ -393,14 +454,14 @@ func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
 	delete(r.probes, int32(p.fd))
 	heap.Remove(&r.byTime, p.index)
 	r.mu.Unlock()
-	syscall.Close(p.fd)
+	rawClose(p.fd)
 	p.done(resultOf(err, ended))
 }
 
 // finish ends a probe that never reached the loop.
 func (p *plainProbe) finish(err error) {
 	if p.fd >= 0 {
-		syscall.Close(p.fd)
+		rawClose(p.fd)
 	}
 	p.done(resultOf(err, nil))
 }
@@ -411,15 +472,11 @@ func (r *Reactor) closeFds() {
 	}
 	syscall.Close(r.wake[0])
 	syscall.Close(r.wake[1])
-	syscall.Close(r.epfd)
-}
-
-// sockaddr converts an address for connect(2).
-func sockaddr(a netip.AddrPort) (int, syscall.Sockaddr) {
-	if a.Addr().Is4() || a.Addr().Is4In6() {
-		return syscall.AF_INET, &syscall.SockaddrInet4{Port: int(a.Port()), Addr: a.Addr().Unmap().As4()}
+	if r.poller != nil {
+		r.poller.Close()
+	} else {
+		syscall.Close(r.epfd)
 	}
-	return syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(a.Port()), Addr: a.Addr().As16()}
 }
 
 // deadlines is a min-heap of probes by deadline.
