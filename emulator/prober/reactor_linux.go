@@ -3,10 +3,10 @@ package prober
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -20,11 +20,6 @@ import (
 // starts nothing.
 type Reactor struct {
 	epfd int
-	// poller is epfd as a file of Go's own netpoller: Poll parks its
-	// goroutine there instead of blocking a thread in epoll_wait, so the
-	// runtime sleeps (and wakes) as it does for any network wait.
-	poller *os.File
-	raw    syscall.RawConn
 	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
 	events []syscall.EpollEvent
 	buf    []byte
@@ -67,18 +62,6 @@ func NewReactor() (*Reactor, error) {
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, r.wake[0], &ev); err != nil {
 		r.closeFds()
 		return nil, os.NewSyscallError("epoll_ctl", err)
-	}
-	// An epoll descriptor is readable while it has events: Go's netpoller
-	// can wait on it like on a socket (NewFile makes a non-blocking
-	// descriptor pollable).
-	if err := syscall.SetNonblock(epfd, true); err != nil {
-		r.closeFds()
-		return nil, os.NewSyscallError("fcntl", err)
-	}
-	r.poller = os.NewFile(uintptr(epfd), "epoll")
-	if r.raw, err = r.poller.SyscallConn(); err != nil {
-		r.closeFds()
-		return nil, err
 	}
 	return r, nil
 }
@@ -262,6 +245,11 @@ func (r *Reactor) Poll(until time.Time) {
 	if !ok {
 		return
 	}
+	// A goroutine that polls forever never passes through the Go
+	// scheduler; after 10 ms the runtime's monitor thread takes it for a
+	// runaway, preempts it with a signal, takes its P, and then watches
+	// every 20 µs. Yielding once per round tells the runtime all is well.
+	runtime.Gosched()
 	n := 0
 	if busy {
 		n = r.gather(wakeAt)
@@ -295,32 +283,29 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 		d = min(d, time.Until(wakeAt))
 	}
 	if d > 0 {
-		time.Sleep(d)
+		ts := syscall.NsecToTimespec(int64(d))
+		_ = syscall.Nanosleep(&ts, nil) // EINTR: gather less, no harm
 	}
-	return r.epollWait(r.epfd)
+	return r.check(rawEpollPoll(r.epfd, r.events))
 }
 
-func (r *Reactor) epollWait(fd int) int {
-	n, err := rawEpollPoll(fd, r.events)
+// park blocks in epoll_wait until an event or wakeAt. The thread blocks,
+// not the goroutine: a scheduler that sleeps here between slots costs the
+// Go runtime nothing (no timer, no netpoller round, no other thread woken).
+func (r *Reactor) park(wakeAt time.Time) int {
+	timeout := -1 // until an event
+	if !wakeAt.IsZero() {
+		// epoll counts milliseconds: round up, never wake early.
+		timeout = int(max(0, (time.Until(wakeAt)+time.Millisecond-1)/time.Millisecond))
+	}
+	return r.check(syscall.EpollWait(r.epfd, r.events, timeout))
+}
+
+func (r *Reactor) check(n int, err error) int {
 	if err != nil && err != syscall.EINTR {
 		panic(os.NewSyscallError("epoll_wait", err)) // EBADF/EFAULT/EINVAL: a bug
 	}
 	return max(n, 0)
-}
-
-// park waits until an event or wakeAt, whichever comes first.
-func (r *Reactor) park(wakeAt time.Time) int {
-	// The deadline ends the wait; epoll_wait itself never blocks.
-	_ = r.poller.SetReadDeadline(wakeAt)
-	n := 0
-	err := r.raw.Read(func(fd uintptr) bool {
-		n = r.epollWait(int(fd))
-		return n > 0
-	})
-	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		panic(err) // the poller was closed under Poll: a bug
-	}
-	return n
 }
 
 // sleepUntil is when Poll must wake at the latest: until or the earliest
@@ -472,11 +457,7 @@ func (r *Reactor) closeFds() {
 	}
 	syscall.Close(r.wake[0])
 	syscall.Close(r.wake[1])
-	if r.poller != nil {
-		r.poller.Close()
-	} else {
-		syscall.Close(r.epfd)
-	}
+	syscall.Close(r.epfd)
 }
 
 // deadlines is a min-heap of probes by deadline.
