@@ -55,6 +55,7 @@ type series struct {
 	p        int             // which prober
 	interval time.Duration
 	slot     time.Time // the next slot, or the slot of the probe in flight
+	key      int64     // slot in Unix ns: the heap compares it thousands of times a second
 	index    int       // in the schedule's heap; -1 while probing or halted
 	halted   bool      // under the schedule's lock
 	done     prober.Done
@@ -147,6 +148,7 @@ func (sc *schedule) add(s *series) {
 	if s.halted {
 		return
 	}
+	s.key = s.slot.UnixNano()
 	heap.Push(&sc.heap, s)
 	if sc.wake != nil && (sc.until.IsZero() || s.slot.Before(sc.until)) {
 		sc.wake()
@@ -245,7 +247,7 @@ func (sc *schedule) quiet() bool {
 type seriesHeap []*series
 
 func (h seriesHeap) Len() int           { return len(h) }
-func (h seriesHeap) Less(i, j int) bool { return h[i].slot.Before(h[j].slot) }
+func (h seriesHeap) Less(i, j int) bool { return h[i].key < h[j].key }
 func (h seriesHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j

@@ -19,7 +19,7 @@ import (
 // any goroutine; Poll runs on one goroutine at a time. A nil *Reactor
 // starts nothing.
 type Reactor struct {
-	epfd int
+	epfd   int
 	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
 	events []syscall.EpollEvent
 	buf    []byte
