@@ -8,11 +8,10 @@ import (
 
 // The reactor's socket calls go straight to the kernel with RawSyscall.
 // Every one of them returns at once (non-blocking sockets, epoll_wait with
-// a zero timeout, close with SO_LINGER 0), so the runtime's syscall
-// bookkeeping buys nothing, and it costs: each syscall.Syscall entered
-// while the runtime's monitor thread sleeps wakes that thread, which then
-// polls every 20 µs for a while. At thousands of probes a second that was
-// a tenth of the engine's CPU.
+// a zero timeout, close with SO_LINGER 0), so the runtime's bookkeeping of
+// blocking syscalls buys nothing, and it costs: a syscall.Syscall entered
+// while the runtime's monitor thread sleeps wakes that thread. The
+// reactor's one blocking call, epoll_wait in park, stays syscall.Syscall.
 
 func errnoErr(e syscall.Errno) error {
 	if e == 0 {

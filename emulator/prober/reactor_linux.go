@@ -31,10 +31,11 @@ type Reactor struct {
 	closed  bool
 	blocked bool      // Poll sleeps in epoll_wait...
 	waiting time.Time // ...until then; zero = until an event
+	started time.Time // when the latest probe was handed to Poll
 }
 
-// plainProbe is one probe in flight. After Start hands it to the loop only
-// the loop's goroutine touches it.
+// plainProbe is one probe in flight. Once Start has handed it over, only
+// Poll touches it.
 type plainProbe struct {
 	plainPlan
 	fd         int
@@ -193,6 +194,7 @@ func (r *Reactor) watch(p *plainProbe) bool {
 	p.serial = r.serial
 	r.probes[int32(p.fd)] = p
 	heap.Push(&r.byTime, p)
+	r.started = time.Now()
 	if r.blocked && (r.waiting.IsZero() || p.deadline.Before(r.waiting)) {
 		// Poll sleeps past p's deadline: wake it to sleep again for the
 		// right time.
@@ -269,11 +271,13 @@ func (r *Reactor) Poll(until time.Time) {
 	r.expire(time.Now())
 }
 
-// gatherFor is how long Poll lets answers gather while probes are in
-// flight. Loopback answers come a few dozen microseconds apart: waking for
-// each costs a context switch and a round of the Go scheduler, while one
-// wake-up a millisecond reads a whole burst (a result is then seen up to
-// a millisecond late, well inside the millisecond grain timeouts have).
+// gatherFor is how long Poll lets answers gather after probes started.
+// Loopback answers come a few dozen microseconds apart: waking for each
+// costs a context switch, while one wake-up a millisecond reads a whole
+// burst (a result is then read up to a millisecond late; timeouts count
+// in seconds). Probes still out after a few rounds are slow ones: Poll
+// then sleeps until they answer or time out, so a hung backend does not
+// keep an idle emulator polling.
 const gatherFor = time.Millisecond
 
 // gather sleeps for gatherFor (or until wakeAt) and collects the events.
@@ -309,8 +313,9 @@ func (r *Reactor) check(n int, err error) int {
 }
 
 // sleepUntil is when Poll must wake at the latest: until or the earliest
-// deadline; zero when neither is set. busy tells whether probes are in
-// flight; false once the reactor is closed.
+// deadline; zero when neither is set. busy tells whether answers are due
+// soon (probes started in the last few gathering rounds); false once the
+// reactor is closed.
 func (r *Reactor) sleepUntil(until time.Time) (wakeAt time.Time, busy, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -321,7 +326,8 @@ func (r *Reactor) sleepUntil(until time.Time) (wakeAt time.Time, busy, ok bool) 
 		until = r.byTime[0].deadline
 	}
 	r.blocked, r.waiting = true, until
-	return until, len(r.probes) > 0, true
+	busy = len(r.probes) > 0 && time.Since(r.started) < 3*gatherFor
+	return until, busy, true
 }
 
 // drainWake empties the wake pipe.
