@@ -24,14 +24,18 @@ type Reactor struct {
 	events []syscall.EpollEvent
 	buf    []byte
 
-	mu      sync.Mutex
-	probes  map[int32]*plainProbe // by socket
-	byTime  deadlines
-	serial  int32
-	closed  bool
-	blocked bool      // Poll sleeps in epoll_wait...
-	waiting time.Time // ...until then; zero = until an event
-	started time.Time // when the latest probe was handed to Poll
+	mu     sync.Mutex
+	probes map[int32]*plainProbe // by socket
+	// fresh are the probes started since Poll last looked: Poll reads
+	// them first and registers with epoll only those with no answer yet.
+	// On loopback most have theirs by then, and never cost an epoll_ctl
+	// (checkers like HAProxy read first and subscribe on EAGAIN too).
+	fresh, spare []*plainProbe
+	byTime       deadlines
+	serial       int32
+	closed       bool
+	blocked      bool      // Poll sleeps (it sweeps fresh probes only when awake)
+	started      time.Time // when the latest probe was handed to Poll
 }
 
 // plainProbe is one probe in flight. Once Start has handed it over, only
@@ -44,6 +48,7 @@ type plainProbe struct {
 	deadline   time.Time
 	index      int  // in the deadline heap
 	connecting bool // connect not yet known to have succeeded
+	ended      bool // finished: Poll must not touch it again
 	done       Done
 }
 
@@ -173,9 +178,8 @@ func (p *plainProbe) opError(op, call string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: p.addr, Err: os.NewSyscallError(call, err)}
 }
 
-// watch hands p to the loop: it is registered for the events it waits for
-// and its deadline is kept in the heap. The lock is held across epoll_ctl
-// so that the loop cannot see an event of p before it knows p.
+// watch hands p to Poll: it is kept with its deadline in the heap, and
+// among the fresh probes Poll reads first.
 func (r *Reactor) watch(p *plainProbe) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -183,25 +187,46 @@ func (r *Reactor) watch(p *plainProbe) bool {
 		rawClose(p.fd)
 		return false
 	}
-	ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: r.serial + 1}
-	if err := rawEpollCtl(r.epfd, syscall.EPOLL_CTL_ADD, p.fd, &ev); err != nil {
-		// Only exhausted kernel memory or a bug gets here.
-		rawClose(p.fd)
-		go p.done(resultOf(os.NewSyscallError("epoll_ctl", err), nil))
-		return true
-	}
 	r.serial++
 	p.serial = r.serial
 	r.probes[int32(p.fd)] = p
 	heap.Push(&r.byTime, p)
+	r.fresh = append(r.fresh, p)
 	r.started = time.Now()
-	if r.blocked && (r.waiting.IsZero() || p.deadline.Before(r.waiting)) {
-		// Poll sleeps past p's deadline: wake it to sleep again for the
-		// right time.
-		r.waiting = p.deadline
+	if r.blocked {
+		// Poll sleeps without knowing p (Start from another goroutine):
+		// wake it to look.
 		r.Interrupt()
 	}
 	return true
+}
+
+// sweep reads the fresh probes, finishing those answered, and registers
+// the others with epoll for the events they wait for.
+func (r *Reactor) sweep() {
+	r.mu.Lock()
+	fresh := r.fresh
+	r.fresh, r.spare = r.spare[:0], nil
+	r.mu.Unlock()
+	for i, p := range fresh {
+		fresh[i] = nil
+		if p.ended {
+			continue
+		}
+		if !p.connecting && len(p.out) == 0 {
+			if done, err := p.read(r.buf); done {
+				r.finish(p, err)
+				continue
+			}
+		}
+		ev := syscall.EpollEvent{Events: p.events(), Fd: int32(p.fd), Pad: p.serial}
+		if err := rawEpollCtl(r.epfd, syscall.EPOLL_CTL_ADD, p.fd, &ev); err != nil {
+			r.finish(p, os.NewSyscallError("epoll_ctl", err)) // kernel memory exhausted, or a bug
+		}
+	}
+	r.mu.Lock()
+	r.spare = fresh[:0]
+	r.mu.Unlock()
 }
 
 // events is what p waits for: writability while connecting or sending,
@@ -256,6 +281,7 @@ func (r *Reactor) Poll(until time.Time) {
 	if busy {
 		n = r.gather(wakeAt)
 	} else {
+		r.sweep()
 		n = r.park(wakeAt)
 	}
 	r.mu.Lock()
@@ -290,6 +316,7 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 		ts := syscall.NsecToTimespec(int64(d))
 		_ = syscall.Nanosleep(&ts, nil) // EINTR: gather less, no harm
 	}
+	r.sweep()
 	return r.check(rawEpollPoll(r.epfd, r.events))
 }
 
@@ -325,7 +352,7 @@ func (r *Reactor) sleepUntil(until time.Time) (wakeAt time.Time, busy, ok bool) 
 	if len(r.byTime) > 0 && (until.IsZero() || r.byTime[0].deadline.Before(until)) {
 		until = r.byTime[0].deadline
 	}
-	r.blocked, r.waiting = true, until
+	r.blocked = true
 	busy = len(r.probes) > 0 && time.Since(r.started) < 3*gatherFor
 	return until, busy, true
 }
@@ -445,6 +472,7 @@ func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
 	delete(r.probes, int32(p.fd))
 	heap.Remove(&r.byTime, p.index)
 	r.mu.Unlock()
+	p.ended = true
 	rawClose(p.fd)
 	p.done(resultOf(err, ended))
 }
