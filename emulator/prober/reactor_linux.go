@@ -44,7 +44,7 @@ type plainProbe struct {
 	plainPlan
 	fd         int
 	serial     int32 // tells a reused descriptor's old events from its own
-	addr       *net.TCPAddr
+	raddr      netip.AddrPort
 	deadline   time.Time
 	index      int  // in the deadline heap
 	connecting bool // connect not yet known to have succeeded
@@ -77,7 +77,7 @@ func NewReactor() (*Reactor, error) {
 // or closed. done gets the result exactly once, from Poll or before Start
 // returns; never after Close.
 func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool {
-	if r == nil {
+	if r == nil || r.isClosed() {
 		return false
 	}
 	plan, ok, err := planPlain(spec, t)
@@ -92,8 +92,8 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 		done(resultOf(err, nil))
 		return true
 	}
-	p := &plainProbe{plainPlan: plan, fd: -1, addr: net.TCPAddrFromAddrPort(raddr), deadline: deadline, done: done}
-	if err := p.open(raddr); err != nil {
+	p := &plainProbe{plainPlan: plan, fd: -1, raddr: raddr, deadline: deadline, done: done}
+	if err := p.open(); err != nil {
 		p.finish(err)
 		return true
 	}
@@ -107,7 +107,8 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 // open creates the socket, starts connecting and sends what it can at
 // once: on loopback the handshake is usually done before connect returns,
 // which spares the loop a wake-up for writability.
-func (p *plainProbe) open(raddr netip.AddrPort) error {
+func (p *plainProbe) open() error {
+	raddr := p.raddr
 	family := syscall.AF_INET6
 	if raddr.Addr().Is4() || raddr.Addr().Is4In6() {
 		family = syscall.AF_INET
@@ -172,10 +173,11 @@ func connectFailed(err error) bool {
 // opError words a socket error the way the net package does, so that a
 // probe's Detail reads the same whichever way it ran.
 func (p *plainProbe) opError(op, call string, err error) error {
+	addr := net.TCPAddrFromAddrPort(p.raddr)
 	if err == os.ErrDeadlineExceeded {
-		return &net.OpError{Op: op, Net: "tcp", Addr: p.addr, Err: err}
+		return &net.OpError{Op: op, Net: "tcp", Addr: addr, Err: err}
 	}
-	return &net.OpError{Op: op, Net: "tcp", Addr: p.addr, Err: os.NewSyscallError(call, err)}
+	return &net.OpError{Op: op, Net: "tcp", Addr: addr, Err: os.NewSyscallError(call, err)}
 }
 
 // watch hands p to Poll: it is kept with its deadline in the heap, and
@@ -241,6 +243,12 @@ func (p *plainProbe) events() uint32 {
 // epollET is EPOLLET as the uint32 epoll_event holds it (the syscall
 // package declares it as a negative int).
 const epollET = 1 << 31
+
+func (r *Reactor) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
 
 // Interrupt makes a Poll in progress (or the next one) return at once.
 func (r *Reactor) Interrupt() {

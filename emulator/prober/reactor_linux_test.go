@@ -40,10 +40,10 @@ func TestReactor_LateAnswer(t *testing.T) {
 // Close abandons the probes in flight: their sockets close (the server
 // sees the connection end) and their done functions are never called.
 func TestReactor_CloseAbandonsProbes(t *testing.T) {
-	ended := make(chan struct{})
+	ended := make(chan struct{}, 2)
 	tg := serveTCP(t, nil, func(c net.Conn) {
 		_, _ = io.Copy(io.Discard, c) // never answers; returns when the probe's socket closes
-		close(ended)
+		ended <- struct{}{}
 	})
 	r, err := NewReactor()
 	if err != nil {
@@ -67,6 +67,11 @@ func TestReactor_CloseAbandonsProbes(t *testing.T) {
 	}
 	if r.Start(Spec{Protocol: "HTTP"}, tg, time.Now().Add(time.Second), func(Result) {}) {
 		t.Fatal("a closed reactor took a probe")
+	}
+	select {
+	case <-ended:
+		t.Fatal("a closed reactor still connected to the target")
+	case <-time.After(50 * time.Millisecond):
 	}
 }
 
