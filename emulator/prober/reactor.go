@@ -5,12 +5,14 @@ import "time"
 // The reactor runs plain-TCP probes (TCP, HTTP, LEGACY_HTTP) on one
 // event loop instead of one goroutine each: non-blocking sockets on one
 // epoll instance and one heap of deadlines, driven by its owner's Poll
-// calls (the engine's scheduler sleeps in Poll between slots, so one
-// thread starts probes and reads their answers, with no hand-off). At thousands of probes a
-// second, the goroutine per probe costs more than the probe itself (park
-// and wake on connect and on read, a timer for the deadline, a growing
-// stack), which is what a C checker like HAProxy never pays. Protocols
-// over TLS keep the blocking probers: crypto/tls needs a net.Conn.
+// calls. The engine's scheduler sleeps in Poll between slots, so one
+// thread starts probes and reads their answers, with no hand-off. At
+// thousands of probes a second a goroutine per probe (park and wake on
+// connect and on read, a timer for the deadline, a growing stack) cost
+// more than half as much again as the kernel's own work for the probe,
+// which an event-driven checker like HAProxy never pays (README.md,
+// Performance). Protocols over TLS keep the blocking probers: crypto/tls
+// needs a net.Conn.
 //
 // Both ways to probe judge the answer with the same verdicts (verdict.go),
 // and the tests run every plain-TCP case through both.

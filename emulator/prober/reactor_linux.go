@@ -299,7 +299,7 @@ func (r *Reactor) Poll(until time.Time) {
 		if ev.Pad == -1 {
 			r.drainWake()
 		} else if p := r.lookup(ev); p != nil {
-			r.handle(p, ev.Events, r.buf)
+			r.handle(p, r.buf)
 		}
 	}
 	r.expire(time.Now())
@@ -387,7 +387,7 @@ func (r *Reactor) lookup(ev syscall.EpollEvent) *plainProbe {
 
 // handle advances p on events: finish connecting, send, then read until
 // the verdict is known or the socket has nothing more for now.
-func (r *Reactor) handle(p *plainProbe, events uint32, buf []byte) {
+func (r *Reactor) handle(p *plainProbe, buf []byte) {
 	if p.connecting || len(p.out) > 0 {
 		if err := p.connected(); err != nil {
 			r.finish(p, err)
