@@ -200,22 +200,6 @@ func BenchmarkProbeHTTP(b *testing.B) {
 	benchProbe(b, Spec{Protocol: "HTTP"}, benchHTTPServer(b))
 }
 
-// BenchmarkReactorHTTP is BenchmarkProbeHTTP on the reactor, one probe at
-// a time: the per-probe cost without a goroutine, a timer and a net.Conn.
-func BenchmarkReactorHTTP(b *testing.B) {
-	tg := benchHTTPServer(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		res, ok := reactorProbe(b, probeTimeout, Spec{Protocol: "HTTP"}, tg)
-		if !ok {
-			b.Skip("no reactor on this platform")
-		}
-		if !res.Healthy {
-			b.Fatalf("probe failed: %+v", res)
-		}
-	}
-}
-
 func BenchmarkProbeHTTPResponseMatch(b *testing.B) {
 	benchProbe(b, Spec{Protocol: "HTTP", Response: "ok"}, benchHTTPServer(b))
 }
