@@ -281,14 +281,14 @@ func (e *Engine) start(ep *endpoint, t *Target) {
 // probe in flight is abandoned (cancelled when blocking, its result
 // dropped either way).
 func (e *Engine) halt(ep *endpoint) {
+	if ep.stop != nil {
+		ep.stop() // first: a series whose context ended is never queued again
+		ep.stop = nil
+	}
 	for _, s := range ep.series {
 		e.sched.halt(s)
 	}
 	ep.series = nil
-	if ep.stop != nil {
-		ep.stop()
-		ep.stop = nil
-	}
 }
 
 // current returns the settings a probe starting now uses, and their

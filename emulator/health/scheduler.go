@@ -57,7 +57,6 @@ type series struct {
 	slot     time.Time // the next slot, or the slot of the probe in flight
 	key      int64     // slot in Unix ns: the heap compares it thousands of times a second
 	index    int       // in the schedule's heap; -1 while probing or halted
-	halted   bool      // under the schedule's lock
 	done     prober.Done
 	pm       probeMetrics
 
@@ -142,10 +141,11 @@ type schedule struct {
 }
 
 // add queues s for its slot, waking run if s comes before its sleep ends.
+// A halted series (its context ended) is not queued again.
 func (sc *schedule) add(s *series) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if s.halted {
+	if s.ctx.Err() != nil {
 		return
 	}
 	s.key = s.slot.UnixNano()
@@ -156,11 +156,11 @@ func (sc *schedule) add(s *series) {
 	}
 }
 
-// halt takes s out of the schedule for good.
+// halt takes s out of the schedule for good. Its context must have ended
+// first, so that add cannot queue it again afterwards.
 func (sc *schedule) halt(s *series) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	s.halted = true
 	if s.index >= 0 {
 		heap.Remove(&sc.heap, s.index)
 	}

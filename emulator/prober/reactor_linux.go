@@ -94,11 +94,11 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 	}
 	p := &plainProbe{plainPlan: plan, fd: -1, raddr: raddr, deadline: deadline, done: done}
 	if err := p.open(); err != nil {
-		p.finish(err)
+		p.end(err, nil)
 		return true
 	}
 	if p.verdict == nil && !p.connecting && len(p.out) == 0 {
-		p.finish(nil) // connected and sent all, with no answer to judge
+		p.end(nil, nil) // connected and sent all, with no answer to judge
 		return true
 	}
 	return r.watch(p)
@@ -474,23 +474,23 @@ func (r *Reactor) expire(now time.Time) {
 
 func (r *Reactor) finish(p *plainProbe, err error) { r.finishAt(p, err, nil) }
 
-// finishAt forgets p, closes its socket (RST) and reports its result.
+// finishAt forgets p, then ends it.
 func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
 	r.mu.Lock()
 	delete(r.probes, int32(p.fd))
 	heap.Remove(&r.byTime, p.index)
 	r.mu.Unlock()
-	p.ended = true
-	rawClose(p.fd)
-	p.done(resultOf(err, ended))
+	p.end(err, ended)
 }
 
-// finish ends a probe that never reached the loop.
-func (p *plainProbe) finish(err error) {
+// end closes p's socket (RST) and reports its result; ended is why its
+// time ran out, if it did.
+func (p *plainProbe) end(err, ended error) {
+	p.ended = true
 	if p.fd >= 0 {
 		rawClose(p.fd)
 	}
-	p.done(resultOf(err, nil))
+	p.done(resultOf(err, ended))
 }
 
 func (r *Reactor) closeFds() {
