@@ -525,7 +525,7 @@ func TestBadRequests(t *testing.T) {
 		{"unknown field", writes, `{"name": "web", "checkIntervalSecs": 5, "httpHealthCheck": {}}`, 400, api.ReasonInvalid,
 			[]string{`"checkIntervalSecs"`}},
 		{"unknown nested field", writes, `{"name": "web", "httpHealthCheck": {"path": "/"}}`, 400, api.ReasonInvalid,
-			[]string{`"path"`}},
+			[]string{`"httpHealthCheck.path"`}},
 		{"snake_case field", writes, `{"name": "web", "check_interval_sec": 5, "httpHealthCheck": {}}`, 400, api.ReasonInvalid,
 			[]string{`"check_interval_sec"`, "camelCase"}},
 		{"trailing object", writes, valid + ` {}`, 400, api.ReasonInvalid, []string{"after"}},

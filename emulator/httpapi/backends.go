@@ -36,8 +36,10 @@ func (s *Server) backendServices() *collection[api.BackendService, *api.BackendS
 		check: func(bs *api.BackendService, _ scope) rules.Violations {
 			return rules.BackendService(bs)
 		},
-		defaults: rules.ApplyBackendServiceDefaults,
-		resolve:  s.resolveBackendService,
+		defaults:            rules.ApplyBackendServiceDefaults,
+		resolve:             s.resolveBackendService,
+		fingerprint:         func(bs *api.BackendService) *string { return &bs.Fingerprint },
+		fingerprintOptional: true,
 		refs: func(bs *api.BackendService) []string {
 			refs := append([]string(nil), bs.HealthChecks...)
 			for _, b := range bs.Backends {
@@ -142,7 +144,7 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 		return "", err
 	}
 	var ref api.ResourceGroupReference
-	if err := decodeStrict(body, &ref); err != nil || ref.Group == "" {
+	if err := decodeBody(body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
 		return "", err
 	}
 	k, err := parseRef("group", ref.Group, sc, "networkEndpointGroups")

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -48,6 +50,14 @@ type collection[T any, P ptr[T]] struct {
 	// sets a new one, and updates must send the current one (optimistic
 	// locking: a stale one gets 412).
 	fingerprint func(obj P) *string
+	// fingerprintOptional lets updates leave the fingerprint out (the real
+	// API checks it only when sent on backend services and forwarding
+	// rules); a stale one still gets 412.
+	fingerprintOptional bool
+	// outputs, if set, fills output fields that the server chooses (an
+	// address), once id and creation time are set; prior is the object
+	// replaced, or nil.
+	outputs func(obj, prior P)
 	// immutable, if set, refuses updates that change what cannot change.
 	immutable func(prior, obj P) error
 }
@@ -72,24 +82,55 @@ func (c *collection[T, P]) holder() (holder, bool) {
 	}}, true
 }
 
-// decodeResource reads a strict JSON object of type T from body.
-func (c *collection[T, P]) decodeResource(body []byte) (P, error) {
-	obj := P(new(T))
-	if err := decodeStrict(body, obj); err != nil {
-		return nil, err
+// schemaName is the name of the collection's schema in the API's
+// description: its kind without the prefix, capitalised
+// ("compute#healthCheck" is HealthCheck).
+func (c *collection[T, P]) schemaName() string {
+	k := strings.TrimPrefix(c.kind, "compute#")
+	return strings.ToUpper(k[:1]) + k[1:]
+}
+
+// decodeResource reads a resource from a request body: the body as the
+// client sent it, checked against the API's schema (output-only fields
+// dropped), and the emulator's typed view of it.
+func (c *collection[T, P]) decodeResource(body []byte) (P, document, error) {
+	doc, err := parseObject(body)
+	if err != nil {
+		return nil, nil, err
 	}
-	return obj, nil
+	return c.decodeDocument(doc)
+}
+
+// decodeDocument is decodeResource for a body already parsed.
+func (c *collection[T, P]) decodeDocument(doc document) (P, document, error) {
+	if err := checkSchema(c.schemaName(), doc); err != nil {
+		return nil, nil, err
+	}
+	// region and zone are output only, but a body may repeat the ones of
+	// its path (prepare checks that they match).
+	region, _ := doc["region"].(string)
+	zone, _ := doc["zone"].(string)
+	schema.StripOutputOnly(c.schemaName(), doc)
+	obj := P(new(T))
+	if err := json.Unmarshal(mustJSON(doc), obj); err != nil {
+		return nil, nil, decodeError(err)
+	}
+	obj.GetMeta().Region, obj.GetMeta().Zone = region, zone
+	return obj, doc, nil
 }
 
 // prepare validates obj for scope sc and fills the output fields, keeping id
 // and creation time from prior when it replaces a stored object.
-func (c *collection[T, P]) prepare(ctx context.Context, obj P, sc scope, prior P) error {
+func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc scope, prior P) error {
 	m := obj.GetMeta()
 	if err := checkScopeFields(m, sc); err != nil {
 		return err
 	}
 	if err := c.check(obj, sc).Err(); err != nil {
 		return invalid("%s", err.Error())
+	}
+	if err := checkEnums(c.schemaName(), doc); err != nil {
+		return err
 	}
 	if c.resolve != nil {
 		if err := c.resolve(ctx, obj, sc); err != nil {
@@ -104,13 +145,29 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, sc scope, prior P
 	} else {
 		m.ID, m.CreationTimestamp = newID(), timestamp(c.s.now())
 	}
+	if c.outputs != nil {
+		c.outputs(obj, prior)
+	}
 	if c.fingerprint != nil {
 		fp := c.fingerprint(obj)
 		*fp = ""
 		sum := sha256.Sum256(append(mustJSON(obj), byte(newID())))
-		*fp = base64.RawURLEncoding.EncodeToString(sum[:8])
+		*fp = base64.StdEncoding.EncodeToString(sum[:8]) // the API's fingerprints are base64 bytes
 	}
 	return nil
+}
+
+// stored is what is kept of a prepared object: every field the client sent
+// (the API defines them all, even those the emulator does not act on), with
+// the emulator's typed view (defaults, references as URLs, output fields)
+// laid over it.
+func (c *collection[T, P]) stored(doc document, obj P) []byte {
+	merged := mergeTyped(doc, obj)
+	if schema.Has(c.schemaName(), "selfLinkWithId") {
+		m := obj.GetMeta()
+		merged["selfLinkWithId"] = strings.TrimSuffix(m.SelfLink, "/"+m.Name) + "/" + strconv.FormatUint(m.ID, 10)
+	}
+	return mustJSON(merged)
 }
 
 // checkUpdate refuses an update that sends a stale fingerprint or changes
@@ -119,6 +176,7 @@ func (c *collection[T, P]) checkUpdate(prior, obj P) error {
 	if c.fingerprint != nil {
 		sent, current := *c.fingerprint(obj), *c.fingerprint(prior)
 		switch {
+		case sent == "" && c.fingerprintOptional:
 		case sent == "":
 			return invalid("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current)
 		case sent != current:
@@ -162,17 +220,17 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, err := c.decodeResource(body)
+	obj, doc, err := c.decodeResource(body)
 	if err != nil {
 		return nil, err
 	}
 	c.s.writeMu.Lock()
 	defer c.s.writeMu.Unlock()
-	if err := c.prepare(r.Context(), obj, sc, nil); err != nil {
+	if err := c.prepare(r.Context(), obj, doc, sc, nil); err != nil {
 		return nil, err
 	}
 	key := sc.key(c.name, obj.GetMeta().Name)
-	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: mustJSON(obj)}); err != nil {
+	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
 	return c.s.changed(r, sc, "insert", key, obj.GetMeta().ID)
@@ -180,25 +238,31 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 
 // load reads the stored object the request path names.
 func (c *collection[T, P]) load(r *http.Request) (P, scope, error) {
+	obj, _, sc, err := c.loadBody(r)
+	return obj, sc, err
+}
+
+// loadBody is load that also returns the object as stored.
+func (c *collection[T, P]) loadBody(r *http.Request) (P, []byte, scope, error) {
 	sc, err := scopeOf(r)
 	if err != nil {
-		return nil, sc, err
+		return nil, nil, sc, err
 	}
 	key := sc.key(c.name, r.PathValue("name"))
 	o, err := c.s.store.Get(r.Context(), key)
 	if err != nil {
-		return nil, sc, storeError(key, err)
+		return nil, nil, sc, storeError(key, err)
 	}
 	obj := P(new(T))
 	if err := json.Unmarshal(o.Body, obj); err != nil {
-		return nil, sc, err
+		return nil, nil, sc, err
 	}
-	return obj, sc, nil
+	return obj, o.Body, sc, nil
 }
 
 func (c *collection[T, P]) get(r *http.Request) (any, error) {
-	obj, _, err := c.load(r)
-	return obj, err
+	_, body, _, err := c.loadBody(r)
+	return json.RawMessage(body), err
 }
 
 // MaxResults is the largest page a list returns (and its default size).
@@ -219,8 +283,9 @@ func (c *collection[T, P]) list(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	page := api.List[json.RawMessage]{Kind: c.listKind, ID: sc.key(c.name, "").Path(), Items: []json.RawMessage{},
-		SelfLink: c.s.link(sc.key(c.name, "").Path())}
+	collectionPath := strings.TrimSuffix(sc.key(c.name, "").Path(), "/")
+	page := api.List[json.RawMessage]{Kind: c.listKind, ID: collectionPath, Items: []json.RawMessage{},
+		SelfLink: c.s.link(collectionPath)}
 	for i, o := range objects {
 		if i == limit {
 			page.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(objects[i-1].Name))
@@ -259,7 +324,7 @@ func (c *collection[T, P]) update(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.replace(r, "update", func(P) (P, error) { return c.decodeResource(body) })
+	return c.replace(r, "update", func([]byte) (P, document, error) { return c.decodeResource(body) })
 }
 
 // patch merges the body into the stored object (RFC 7396) and then behaves
@@ -271,42 +336,43 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if mask := r.URL.Query().Get("updateMask"); mask != "" {
-		if body, err = maskPatch(body, mask, new(T)); err != nil {
+		if body, err = maskPatch(body, mask, c.schemaName()); err != nil {
 			return nil, err
 		}
 	}
-	return c.replace(r, "patch", func(stored P) (P, error) {
-		merged, err := mergePatch(withoutOutputFields(stored), body)
+	return c.replace(r, "patch", func(stored []byte) (P, document, error) {
+		merged, err := mergePatch(c.withoutOutputFields(stored), body)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return c.decodeResource(merged)
+		return c.decodeDocument(merged)
 	})
 }
 
 // withoutOutputFields is the stored object as a client would have to send
 // it: output-only fields (and the computed type) dropped.
-func withoutOutputFields(obj any) []byte {
-	var m map[string]any
-	json.Unmarshal(mustJSON(obj), &m)
-	// The fingerprint goes too: a patch must carry its own.
-	for _, k := range []string{"kind", "id", "selfLink", "creationTimestamp", "region", "zone", "type", "fingerprint"} {
-		delete(m, k)
+func (c *collection[T, P]) withoutOutputFields(stored []byte) document {
+	doc, _ := parseObject(stored) // our own JSON
+	schema.StripOutputOnly(c.schemaName(), doc)
+	// The type is computed from the protocol block, so a patch can switch
+	// blocks; the fingerprint goes too: a patch must carry its own.
+	for _, k := range []string{"region", "zone", "selfLinkWithId", "type", "fingerprint"} {
+		delete(doc, k)
 	}
-	return mustJSON(m)
+	return doc
 }
 
 // replace stores, in place of the object the path names, the object build
 // makes from it, once validated. Reading, building and writing happen under
 // the write lock, so concurrent patches cannot lose each other's changes.
-func (c *collection[T, P]) replace(r *http.Request, opType string, build func(stored P) (P, error)) (any, error) {
+func (c *collection[T, P]) replace(r *http.Request, opType string, build func(stored []byte) (P, document, error)) (any, error) {
 	c.s.writeMu.Lock()
 	defer c.s.writeMu.Unlock()
-	prior, sc, err := c.load(r)
+	prior, priorBody, sc, err := c.loadBody(r)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := build(prior)
+	obj, doc, err := build(priorBody)
 	if err != nil {
 		return nil, err
 	}
@@ -318,17 +384,17 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 	if err := c.checkUpdate(prior, obj); err != nil {
 		return nil, err
 	}
-	if err := c.prepare(r.Context(), obj, sc, prior); err != nil {
+	if err := c.prepare(r.Context(), obj, doc, sc, prior); err != nil {
 		return nil, err
 	}
 	key := sc.key(c.name, name)
-	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: mustJSON(obj)}); err != nil {
+	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
 	// Rules that span objects (a service and its check, a health source and
 	// its service) must still hold for the resources that use this one.
 	if err := c.s.recheckUsers(r.Context(), key); err != nil {
-		if rerr := c.s.store.Update(context.WithoutCancel(r.Context()), store.Object{Key: key, Body: mustJSON(prior)}); rerr != nil {
+		if rerr := c.s.store.Update(context.WithoutCancel(r.Context()), store.Object{Key: key, Body: priorBody}); rerr != nil {
 			return nil, errors.Join(err, rerr)
 		}
 		return nil, err

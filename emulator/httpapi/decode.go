@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -33,15 +33,120 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeStrict decodes one JSON object into v, refusing unknown fields,
-// wrong types and trailing data with a message that says what to fix.
-func decodeStrict(body []byte, v any) error {
+// document is a JSON object as the API reads it: numbers kept as the
+// client wrote them (json.Number).
+type document = map[string]any
+
+// parseObject reads one JSON object from body, refusing anything else and
+// trailing data with a message that says what to fix.
+func parseObject(body []byte) (document, error) {
+	// UseNumber keeps numbers as the client wrote them: through float64,
+	// 9007199254740993 would become another number and 5.0 would pass as 5.
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, decodeError(err)
+	}
+	if err := trailingData(body, dec.InputOffset()); err != nil {
+		return nil, err
+	}
+	doc, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid("The request body must be a JSON object, not a JSON %s.", jsonKind(v))
+	}
+	return doc, nil
+}
+
+// checkSchema checks a body against the named schema of the API.
+func checkSchema(name string, doc document) error {
+	return schemaError(schema.Check(name, doc))
+}
+
+// checkEnums checks the enumerated values of a body: after the emulator's
+// rules, whose messages say more about the fields it models.
+func checkEnums(name string, doc document) error {
+	return schemaError(schema.CheckEnums(name, doc))
+}
+
+func schemaError(err error) error {
+	var se *schema.Error
+	if errors.As(err, &se) {
+		return invalid("%s", se.Message)
+	}
+	return err
+}
+
+// decodeBody reads the body of a method (attachNetworkEndpoints,
+// getHealth ...) whose request schema is name, into v.
+func decodeBody(body []byte, name string, v any) error {
+	doc, err := parseObject(body)
+	if err != nil {
+		return err
+	}
+	if err := checkEnums(name, doc); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
 		return decodeError(err)
 	}
-	return trailingData(body, dec.InputOffset())
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	}
+	return "null"
+}
+
+// mergeTyped lays the JSON of typed over doc: typed holds what the emulator
+// decides (defaults, references as URLs, output fields), doc what the
+// client sent, fields the emulator does not model included. Objects merge
+// field by field, and lists of the same length item by item, so that a
+// backend keeps its balancingMode when the emulator rewrites its group.
+func mergeTyped(doc document, typed any) document {
+	var t document
+	dec := json.NewDecoder(bytes.NewReader(mustJSON(typed)))
+	dec.UseNumber()
+	dec.Decode(&t) // our own JSON
+	return mergeValues(doc, t).(document)
+}
+
+func mergeValues(under, over any) any {
+	switch o := over.(type) {
+	case map[string]any:
+		u, ok := under.(map[string]any)
+		if !ok {
+			return o
+		}
+		out := make(map[string]any, len(u)+len(o))
+		for k, v := range u {
+			out[k] = v
+		}
+		for k, v := range o {
+			out[k] = mergeValues(u[k], v)
+		}
+		return out
+	case []any:
+		u, ok := under.([]any)
+		if !ok || len(u) != len(o) {
+			return o
+		}
+		out := make([]any, len(o))
+		for i := range o {
+			out[i] = mergeValues(u[i], o[i])
+		}
+		return out
+	}
+	return over
 }
 
 // trailingData refuses anything but whitespace after the JSON value that
@@ -103,27 +208,12 @@ func jsonTypeName(goType string) string {
 }
 
 // mergePatch applies an RFC 7396 JSON merge patch to a JSON object.
-func mergePatch(original, patch []byte) ([]byte, error) {
-	// UseNumber keeps numbers as the client wrote them: through float64,
-	// 9007199254740993 would become another number and 5.0 would pass as 5.
-	dec := json.NewDecoder(bytes.NewReader(patch))
-	dec.UseNumber()
-	var p any
-	if err := dec.Decode(&p); err != nil {
-		return nil, decodeError(err)
-	}
-	if err := trailingData(patch, dec.InputOffset()); err != nil {
+func mergePatch(original document, patch []byte) (document, error) {
+	pm, err := parseObject(patch)
+	if err != nil {
 		return nil, err
 	}
-	pm, ok := p.(map[string]any)
-	if !ok {
-		return nil, invalid("The request body must be a JSON object.")
-	}
-	var o map[string]any
-	if err := json.Unmarshal(original, &o); err != nil {
-		return nil, err
-	}
-	return json.Marshal(mergeObjects(o, pm))
+	return mergeObjects(original, pm), nil
 }
 
 func mergeObjects(target, patch map[string]any) map[string]any {
@@ -146,47 +236,22 @@ func mergeObjects(target, patch map[string]any) map[string]any {
 
 // maskPatch keeps, of a PATCH body, only the fields updateMask names (and the
 // fingerprint): a named field absent from the body is cleared, so that it
-// returns to its default. Only fields of v's type may be named.
-func maskPatch(body []byte, mask string, v any) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber() // as in mergePatch: numbers stay as the client wrote them
-	var b map[string]any
-	if err := dec.Decode(&b); err != nil {
-		return nil, decodeError(err)
-	}
-	if err := trailingData(body, dec.InputOffset()); err != nil {
+// returns to its default. Only fields of the named schema may be named.
+func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
+	b, err := parseObject(body)
+	if err != nil {
 		return nil, err
 	}
-	known := jsonFields(reflect.TypeOf(v).Elem())
 	out := map[string]any{}
 	if fp, ok := b["fingerprint"]; ok {
 		out["fingerprint"] = fp
 	}
 	for _, field := range strings.Split(mask, ",") {
 		field = strings.TrimSpace(field)
-		if !known[field] {
+		if !schema.Has(schemaName, field) {
 			return nil, invalid("updateMask names %q, which is not a field of this resource.", field)
 		}
 		out[field] = b[field] // nil (cleared) when absent
 	}
 	return json.Marshal(out)
-}
-
-// jsonFields lists the JSON names of a struct's fields, embedded ones too.
-func jsonFields(t reflect.Type) map[string]bool {
-	fields := map[string]bool{}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			for k := range jsonFields(sf.Type) {
-				fields[k] = true
-			}
-			continue
-		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			fields[name] = true
-		}
-	}
-	return fields
 }

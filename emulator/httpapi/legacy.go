@@ -92,7 +92,7 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 		return "", err
 	}
 	var ref api.InstanceReference
-	if err := decodeStrict(body, &ref); err != nil || ref.Instance == "" {
+	if err := decodeBody(body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
 		return "", err
 	}
 	for _, inst := range tp.Instances {
@@ -118,6 +118,23 @@ func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.Forwardi
 		refs: func(fr *api.ForwardingRule) []string {
 			return []string{fr.BackendService, fr.Target}
 		},
+		fingerprint:         func(fr *api.ForwardingRule) *string { return &fr.Fingerprint },
+		fingerprintOptional: true,
+		outputs:             assignRuleAddress,
+	}
+}
+
+// assignRuleAddress gives a rule without IPAddress one, as the API does
+// (an ephemeral address). The emulator picks it in 127.1.0.0/16, where
+// nothing is sent: forwarding rules are not probed.
+func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
+	switch {
+	case fr.IPAddress != "":
+	case prior != nil && prior.IPAddress != "":
+		fr.IPAddress = prior.IPAddress // an ephemeral address lasts as long as its rule
+	default:
+		id := fr.ID
+		fr.IPAddress = fmt.Sprintf("127.1.%d.%d", id>>8&0xff, id&0xfe|1)
 	}
 }
 

@@ -71,6 +71,9 @@ type BackendService struct {
 	NamedPorts   []NamedPort `json:"namedPorts,omitempty"`
 	Backends     []Backend   `json:"backends,omitempty"`
 	HealthChecks []string    `json:"healthChecks,omitempty"`
+	// Fingerprint changes on every write; an update that sends a stale one
+	// gets 412.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // NamedPort maps a port name to a number.

@@ -125,8 +125,8 @@ var forwardingRuleDescriptions = map[string]string{
 		"provider that take a `region` (the Google provider has a separate global resource instead). A rule with " +
 		"`target` must be regional, as target pools are; so must the health destination of a composite health check. " +
 		"Changing it replaces the rule.",
-	"ip_address": "IPv4 or IPv6 address the rule receives traffic on. Unset: none (the emulator does not allocate " +
-		"addresses).",
+	"ip_address": "IPv4 or IPv6 address the rule receives traffic on. Unset: the emulator assigns one in 127.1.0.0/16, " +
+		"as the Compute API assigns an ephemeral address, and keeps it for the life of the rule.",
 	"port_range": fmt.Sprintf("Port (`\"80\"`) or range of ports, low to high (`\"8080-8090\"`), between %d and %d. "+
 		"Unset: every port.", rules.MinPort, rules.MaxPort),
 	"load_balancing_scheme": "`EXTERNAL` (default), `EXTERNAL_MANAGED`, `INTERNAL` or `INTERNAL_MANAGED`. A composite " +
@@ -170,7 +170,10 @@ func (r *forwardingRuleResource) Schema(_ context.Context, _ resource.SchemaRequ
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
 			"region": schema.StringAttribute{Optional: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"ip_address": optional("ip_address"),
+			// Optional+Computed: unset, the emulator assigns one, as the API
+			// assigns an ephemeral address, and it stays across updates.
+			"ip_address": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["ip_address"],
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"port_range": optional("port_range"),
 			"load_balancing_scheme": schema.StringAttribute{Optional: true, Computed: true,
 				MarkdownDescription: d["load_balancing_scheme"],

@@ -172,6 +172,9 @@ func ApplyForwardingRuleDefaults(fr *api.ForwardingRule) {
 	if fr.LoadBalancingScheme == "" {
 		fr.LoadBalancingScheme = api.SchemeExternal
 	}
+	if fr.IPProtocol == "" {
+		fr.IPProtocol = "TCP"
+	}
 }
 
 // portRange checks "80" or "80-90".

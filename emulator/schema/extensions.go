@@ -1,0 +1,30 @@
+package schema
+
+// extensions are the fields lbhealth adds to the Compute API, by schema
+// name: the one place where the emulator's wire shape leaves Google's. A
+// client that never sends them never sees them. README.md ("Extensions of
+// the Compute API") documents each.
+var extensions = map[string]map[string]*Schema{
+	// Endpoints declared inside the group, so that one Terraform resource
+	// holds them (the real API attaches them with attachNetworkEndpoints,
+	// which the emulator also serves, into the same list).
+	"NetworkEndpointGroup": {
+		"endpoints": {Type: "array", Items: &Schema{Ref: "NetworkEndpoint"}},
+	},
+	// A stopped endpoint stands for a stopped VM: it is not probed and
+	// reports UNHEALTHY with reason STOPPED (SPEC 2.3).
+	"NetworkEndpoint": {
+		"state": {Type: "string", Enum: []string{"RUNNING", "STOPPED"}},
+	},
+	// SPEC 2.1 gives every non-legacy protocol a proxy header; the API's
+	// gRPC blocks have none.
+	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
+	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},
+	// Named ports on the service itself, standing in for the named ports of
+	// instance groups that USE_NAMED_PORT checks resolve.
+	"BackendService": {
+		"namedPorts": {Type: "array", Items: &Schema{Ref: "NamedPort"}},
+	},
+}
+
+var proxyHeader = &Schema{Type: "string", Enum: []string{"NONE", "PROXY_V1"}}

@@ -1,0 +1,295 @@
+package schema
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+//go:embed compute-v1.json
+var computeJSON []byte
+
+// Schema is one node of the API's description: an object with properties,
+// an array, a map, or a scalar with a JSON type, format and enum.
+type Schema struct {
+	Ref                  string             `json:"$ref,omitempty"`
+	Type                 string             `json:"type,omitempty"`
+	Format               string             `json:"format,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
+	Default              string             `json:"default,omitempty"`
+	OutputOnly           bool               `json:"outputOnly,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	// Extension marks a property the emulator adds to the real API.
+	Extension bool `json:"-"`
+}
+
+// schemas are the named schemas of the API with the extensions merged in.
+var schemas = load()
+
+func load() map[string]*Schema {
+	var doc struct {
+		Schemas map[string]*Schema `json:"schemas"`
+	}
+	if err := json.Unmarshal(computeJSON, &doc); err != nil {
+		panic("schema: compute-v1.json: " + err.Error()) // generated and embedded: cannot happen at run time
+	}
+	for name, props := range extensions {
+		s := doc.Schemas[name]
+		if s == nil {
+			panic("schema: extension of unknown schema " + name)
+		}
+		for field, p := range props {
+			p.Extension = true
+			s.Properties[field] = p
+		}
+	}
+	return doc.Schemas
+}
+
+// Get returns the named schema, or nil.
+func Get(name string) *Schema { return schemas[name] }
+
+// Kind is the kind the API gives resources of the named schema
+// ("compute#healthCheck"), or "".
+func Kind(name string) string {
+	if s := schemas[name]; s != nil && s.Properties["kind"] != nil {
+		return s.Properties["kind"].Default
+	}
+	return ""
+}
+
+// Has tells whether the named schema defines field (top level).
+func Has(name, field string) bool {
+	s := schemas[name]
+	return s != nil && s.Properties[field] != nil
+}
+
+// Error is a request body that does not fit the schema: Field is the full
+// JSON path of the offending value.
+type Error struct {
+	Field   string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Check checks v, a JSON value decoded with json.Decoder.UseNumber, against
+// the named schema: field names and JSON types. Enumerated values are
+// checked apart (CheckEnums), after the emulator's own rules, whose
+// messages say more for the fields it models.
+func Check(name string, v any) error {
+	s := schemas[name]
+	if s == nil {
+		return fmt.Errorf("schema: no schema %q", name) // a bug of ours, not the client's
+	}
+	return checker{}.check(s, v, "")
+}
+
+// CheckEnums checks v as Check does, and also that every enumerated
+// string is one of its values.
+func CheckEnums(name string, v any) error {
+	s := schemas[name]
+	if s == nil {
+		return fmt.Errorf("schema: no schema %q", name)
+	}
+	return checker{enums: true}.check(s, v, "")
+}
+
+type checker struct{ enums bool }
+
+func (c checker) check(s *Schema, v any, path string) error {
+	if s.Ref != "" {
+		return c.check(schemas[s.Ref], v, path)
+	}
+	switch s.Type {
+	case "object", "":
+		if len(s.Properties) == 0 && s.AdditionalProperties == nil && s.Type == "" {
+			return nil // "any"
+		}
+		return c.checkObject(s, v, path)
+	case "array":
+		list, ok := v.([]any)
+		if !ok {
+			return typeError(path, "a list", v)
+		}
+		for i, item := range list {
+			if err := c.check(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "string":
+		return c.checkString(s, v, path)
+	case "integer":
+		return checkInteger(s, v, path)
+	case "number":
+		if _, ok := v.(json.Number); !ok {
+			return typeError(path, "a number", v)
+		}
+		return nil
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return typeError(path, "a boolean (true or false)", v)
+		}
+		return nil
+	case "any":
+		return nil
+	}
+	return nil
+}
+
+func (c checker) checkObject(s *Schema, v any, path string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return typeError(path, "an object", v)
+	}
+	for _, k := range sortedKeys(m) {
+		field := join(path, k)
+		p := s.Properties[k]
+		if p == nil {
+			p = s.AdditionalProperties
+		}
+		if p == nil {
+			return &Error{field, fmt.Sprintf("Unknown field %q in the request body: the Compute API has no such field here; check its spelling and the block it is in (the API uses camelCase names).", field)}
+		}
+		if m[k] == nil {
+			continue // null: the field is unset
+		}
+		if err := c.check(p, m[k], field); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c checker) checkString(s *Schema, v any, path string) error {
+	str, isString := v.(string)
+	if n, isNumber := v.(json.Number); isNumber && (s.Format == "int64" || s.Format == "uint64") {
+		// 64-bit integers travel as strings, but the API takes numbers too.
+		return checkIntegerText(string(n), s.Format, path)
+	}
+	if !isString {
+		return typeError(path, "a string", v)
+	}
+	switch {
+	case s.Format == "int64" || s.Format == "uint64":
+		return checkIntegerText(str, s.Format, path)
+	case c.enums && len(s.Enum) > 0 && !slices.Contains(s.Enum, str):
+		return &Error{path, fmt.Sprintf("%s (%q) must be one of %s.", path, str, strings.Join(s.Enum, ", "))}
+	}
+	return nil
+}
+
+func checkInteger(s *Schema, v any, path string) error {
+	n, ok := v.(json.Number)
+	if !ok {
+		return typeError(path, "an integer", v)
+	}
+	return checkIntegerText(string(n), s.Format, path)
+}
+
+// checkIntegerText checks that text is an integer that fits format.
+func checkIntegerText(text, format, path string) error {
+	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+	switch format {
+	case "uint32":
+		lo, hi = 0, math.MaxUint32
+	case "int64":
+		lo, hi = math.MinInt64, math.MaxInt64
+	case "uint64":
+		if _, err := strconv.ParseUint(text, 10, 64); err != nil {
+			return &Error{path, fmt.Sprintf("Invalid value for field '%s': %s is not an unsigned 64-bit integer.", path, text)}
+		}
+		return nil
+	}
+	i, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return &Error{path, fmt.Sprintf("Invalid value for field '%s': expected an integer, got %s.", path, text)}
+	}
+	if i < lo || i > hi {
+		return &Error{path, fmt.Sprintf("Invalid value for field '%s': %d is out of range for a %s.", path, i, format)}
+	}
+	return nil
+}
+
+func typeError(path, want string, got any) error {
+	if path == "" {
+		return &Error{path, fmt.Sprintf("The request body must be a JSON object, not a JSON %s.", jsonType(got))}
+	}
+	return &Error{path, fmt.Sprintf("Invalid value for field '%s': expected %s, got a JSON %s.", path, want, jsonType(got))}
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case json.Number, float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// StripOutputOnly deletes from m, in place and at every depth, the fields
+// the named schema marks output only: the API ignores them on input, and
+// the emulator fills its own.
+func StripOutputOnly(name string, m map[string]any) {
+	strip(schemas[name], m)
+}
+
+func strip(s *Schema, v any) {
+	if s == nil {
+		return
+	}
+	if s.Ref != "" {
+		strip(schemas[s.Ref], v)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, val := range v {
+			p := s.Properties[k]
+			if p == nil {
+				p = s.AdditionalProperties
+			}
+			switch {
+			case p == nil:
+			case p.OutputOnly:
+				delete(v, k)
+			default:
+				strip(p, val)
+			}
+		}
+	case []any:
+		for _, item := range v {
+			strip(s.Items, item)
+		}
+	}
+}
