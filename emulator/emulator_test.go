@@ -34,6 +34,9 @@ func call(method, url, body string) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err
