@@ -80,10 +80,11 @@ type Limits struct {
 // connections and stall (by accident or on purpose) cannot hold descriptors
 // and memory for long: a request's headers must arrive in 10 s and all of
 // it in 30 s; its answer must be written within 60 s of the headers
-// arriving (no handler streams or waits for long); an idle keep-alive connection is
-// closed after 2 minutes, longer than a Terraform run's pauses between
-// calls. Beyond 1,024 connections new ones wait in the kernel's accept
-// queue rather than take more descriptors.
+// arriving (no handler streams or waits for long); an idle keep-alive
+// connection is closed after 2 minutes, longer than a Terraform run's
+// pauses between calls (the provider drops its own after 90 s, first).
+// Beyond 1,024 connections new ones wait in the kernel's accept queue
+// rather than take more descriptors.
 var DefaultLimits = Limits{
 	ReadHeaderTimeout: 10 * time.Second,
 	ReadTimeout:       30 * time.Second,

@@ -59,16 +59,16 @@ func TestSoak(t *testing.T) {
 	start := time.Now()
 	prev := scrapeSoak(t, e)
 	var first, last soakSample
-	t.Logf("%8s %9s %13s %13s %13s %20s %8s %6s %10s", "elapsed", "probes/s", "lag p50 (ms)", "lag p99 (ms)",
-		"missed (all)", "healthy/unhealthy/?", "RSS (MB)", "fds", "goroutines")
+	t.Logf("%8s %9s %13s %13s %13s %13s %20s %8s %6s %10s", "elapsed", "probes/s", "lag p50 (ms)", "lag p99 (ms)",
+		"lag max (ms)", "missed (all)", "healthy/unhealthy/?", "RSS (MB)", "fds", "goroutines")
 	for time.Since(start) < opt.duration {
 		time.Sleep(min(opt.every, opt.duration-time.Since(start)))
 		cur := scrapeSoak(t, e)
 		cur.states = soakStates(t, e, targets, opt)
 		w := cur.sub(prev)
-		t.Logf("%8s %9.0f %13.2f %13.2f %6.0f (%4.0f) %20s %8.1f %6d %10d",
+		t.Logf("%8s %9.0f %13.2f %13.2f %13s %6.0f (%4.0f) %20s %8.1f %6d %10d",
 			time.Since(start).Round(time.Second), w.probes/w.window.Seconds(), 1000*quantile(0.5, w.lag), 1000*quantile(0.99, w.lag),
-			w.missed, cur.missed, fmt.Sprintf("%d/%d/%d", cur.states[0], cur.states[1], cur.states[2]),
+			maxBucket(w.lag), w.missed, cur.missed, fmt.Sprintf("%d/%d/%d", cur.states[0], cur.states[1], cur.states[2]),
 			float64(cur.rss)/(1<<20), cur.fds, cur.goroutines)
 		if first.at.IsZero() && time.Since(start) >= 2*opt.interval+opt.every {
 			first = cur // after warm-up: every endpoint probed a few times
@@ -321,6 +321,23 @@ func quantile(q float64, buckets []soakBucket) float64 {
 		return buckets[i].upper
 	}
 	return lower + (buckets[i].upper-lower)*(rank-below)/(buckets[i].count-below)
+}
+
+// maxBucket is the upper bound, in ms, of the highest bucket with an
+// observation: "<= 20" says the worst lag of the window was at most 20 ms.
+func maxBucket(buckets []soakBucket) string {
+	for i := len(buckets) - 1; i > 0; i-- {
+		if buckets[i].count > buckets[i-1].count {
+			if math.IsInf(buckets[i].upper, 1) {
+				return fmt.Sprintf("> %g", 1000*buckets[i-1].upper)
+			}
+			return fmt.Sprintf("<= %g", 1000*buckets[i].upper)
+		}
+	}
+	if len(buckets) > 0 && buckets[0].count > 0 {
+		return fmt.Sprintf("<= %g", 1000*buckets[0].upper)
+	}
+	return "-"
 }
 
 func vmRSS(t *testing.T) int64 {
