@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -79,6 +80,38 @@ func TestAccess_TokenIsRequired(t *testing.T) {
 	}
 	if code := send(t, e, "GET", "/healthz", ""); code != http.StatusOK {
 		t.Errorf("/healthz without the token: %d, want 200", code)
+	}
+}
+
+// TestCommand_TokenFromTheEnvironment: LBHEALTH_TOKEN guards the API of
+// the command, and the token shows neither in its help nor in its output.
+func TestCommand_TokenFromTheEnvironment(t *testing.T) {
+	const token = "env-t0ken-never-shown"
+	help := exec.Command(emulatorBinary(t), "-h")
+	help.Env = []string{"LBHEALTH_TOKEN=" + token}
+	out, _ := help.CombinedOutput()
+	if !strings.Contains(string(out), "-token") || strings.Contains(string(out), token) {
+		t.Errorf("-h must describe --token and never show its value:\n%s", out)
+	}
+	p := runEnv(t, []string{"LBHEALTH_TOKEN=" + token}, "--listen", "127.0.0.1:0", "--in-memory")
+	body := `{"name": "hc", "tcpHealthCheck": {}}`
+	if code, _, err := call("POST", p.url+healthChecks, body); err != nil || code != http.StatusUnauthorized {
+		t.Errorf("without the token: %d %v, want 401", code, err)
+	}
+	req, _ := http.NewRequest("POST", p.url+healthChecks, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("with the token: %v %v, want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	var printed []string
+	for range 3 {
+		printed = append(printed, p.line(t))
+	}
+	if all := strings.Join(printed, "\n") + p.stderr.String(); strings.Contains(all, token) {
+		t.Errorf("the output shows the token:\n%s", all)
 	}
 }
 
