@@ -5,10 +5,12 @@
 package emulator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
@@ -50,6 +53,56 @@ type Config struct {
 	// ProbeNetworks are the networks whose addresses may be probed; nil
 	// means DefaultProbeNetworks (loopback).
 	ProbeNetworks []netip.Prefix
+	// AllowedHosts are the names, besides IP addresses and localhost, that
+	// API requests may carry in their Host header.
+	AllowedHosts []string
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// every API call; /healthz, /metrics and the status page stay open.
+	Token string
+	// Limits bound the API's connections; zero fields take DefaultLimits.
+	Limits Limits
+}
+
+// Limits bound what clients of the API may hold: how long a request may
+// take to arrive and its answer to leave, how long an idle connection is
+// kept, and how many connections are open at once.
+type Limits struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	MaxConnections    int
+}
+
+// DefaultLimits are generous for the emulator's clients (Terraform, test
+// suites, curl) on loopback, whose requests are small (at most 1 MiB) and
+// answered in milliseconds, and short enough that clients which open
+// connections and stall (by accident or on purpose) cannot hold descriptors
+// and memory for long: a request's headers must arrive in 10 s and all of
+// it in 30 s; its answer must be written within 60 s of the headers
+// arriving (no handler streams or waits for long); an idle keep-alive
+// connection is closed after 2 minutes, longer than a Terraform run's
+// pauses between calls (the provider drops its own after 90 s, first).
+// Beyond 1,024 connections new ones wait in the kernel's accept queue
+// rather than take more descriptors.
+var DefaultLimits = Limits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      60 * time.Second,
+	IdleTimeout:       120 * time.Second,
+	MaxConnections:    1024,
+}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	return Limits{
+		ReadHeaderTimeout: cmp.Or(l.ReadHeaderTimeout, d.ReadHeaderTimeout),
+		ReadTimeout:       cmp.Or(l.ReadTimeout, d.ReadTimeout),
+		WriteTimeout:      cmp.Or(l.WriteTimeout, d.WriteTimeout),
+		IdleTimeout:       cmp.Or(l.IdleTimeout, d.IdleTimeout),
+		MaxConnections:    cmp.Or(l.MaxConnections, d.MaxConnections),
+	}
 }
 
 // Emulator is a running emulator.
@@ -96,13 +149,33 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		st.Close()
 		return nil, err
 	}
+	api.SetAccess(httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token})
+	warnIfExposed(log, ln.Addr(), cfg.Token)
+	limits := cfg.Limits.withDefaults()
 	e.http = &http.Server{
 		Handler:           api,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		ReadTimeout:       limits.ReadTimeout,
+		WriteTimeout:      limits.WriteTimeout,
+		IdleTimeout:       limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	go func() { e.served <- e.http.Serve(ln) }()
+	go func() { e.served <- e.http.Serve(netutil.LimitListener(ln, limits.MaxConnections)) }()
 	return e, nil
+}
+
+// warnIfExposed warns when the API listens beyond loopback with no token:
+// anyone who can connect may then change every resource, and make the
+// emulator probe whatever --probe-networks allows.
+func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if token != "" || !ok || tcp.IP.IsLoopback() {
+		return
+	}
+	log.Warn("the API listens beyond loopback with no token: anyone who can connect to it may create, change and "+
+		"delete every resource and make the emulator send probes; set --token or LBHEALTH_TOKEN (the provider's "+
+		"token attribute or LBHEALTH_TOKEN then sends it), or listen on 127.0.0.1",
+		"listen", addr.String())
 }
 
 // startEngine builds the probe engine and the API around it, and resumes
@@ -125,6 +198,10 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	})
 	if err := e.sync(ctx); err != nil {
 		e.engine.Close()
+		if e.dataPath != "" {
+			// What is stored could not be read back: the file is damaged.
+			return nil, databaseError(e.dataPath, fmt.Errorf("resume probing: %w", err))
+		}
 		return nil, fmt.Errorf("resume probing: %w", err)
 	}
 	return srv, nil
@@ -142,11 +219,27 @@ func openStore(cfg Config) (store.Store, string, error) {
 		return nil, "", fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, DatabaseFile)
+	// SQLite says "unable to open database file" whatever the reason:
+	// trying the file first tells a matter of permissions apart.
+	if f, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else if errors.Is(err, fs.ErrPermission) {
+		return nil, "", databaseError(path, fmt.Errorf("permission denied: the user running lbhealth-emulator must be able to read and write it"))
+	}
 	st, err := store.OpenSQLite(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("open database %s: %w", path, err)
+		return nil, "", databaseError(path, err)
 	}
 	return st, path, nil
+}
+
+// databaseError says what to do about a database that cannot be opened or
+// read: the store's own message ("database disk image is malformed") names
+// neither the file nor a way out.
+func databaseError(path string, err error) error {
+	return fmt.Errorf("cannot use the database %s: %w.\n"+
+		"If it is damaged or not an lbhealth database: restore it from a backup, or move it away "+
+		"(mv %s %s.broken) to start with an empty one, or start with another --data-dir, or with --in-memory", path, err, path, path)
 }
 
 // Addr is the host:port the emulator listens on.

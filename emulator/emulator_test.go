@@ -34,6 +34,9 @@ func call(method, url, body string) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err
@@ -196,10 +199,16 @@ type process struct {
 // URL and answers /healthz.
 func run(t *testing.T, args ...string) *process {
 	t.Helper()
+	return runEnv(t, nil, args...)
+}
+
+// runEnv is run with variables added to the environment.
+func runEnv(t *testing.T, env []string, args ...string) *process {
+	t.Helper()
 	cmd := exec.Command(emulatorBinary(t), args...)
 	home := t.TempDir()
 	// A clean environment: no LBHEALTH_* of the caller, no real home.
-	cmd.Env = []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"), "PATH=" + os.Getenv("PATH")}, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,9 @@ func apiCall(t *testing.T, e *emulator.Emulator, method, path, body string, out 
 func apiCallURL(t *testing.T, root, method, path, body string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, root+"/compute/v1/projects/p/"+path, bytes.NewBufferString(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

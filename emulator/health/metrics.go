@@ -42,7 +42,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		missedC: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "lbhealth_probes_missed_total",
-			Help: "Probe slots skipped because the previous probe or the scheduler ran a whole interval late.",
+			Help: "Probe slots skipped because their deadline (slot + timeout) passed before they could start: the previous probe or the scheduler ran that late.",
 		}),
 	}
 	reg.MustRegister(m.probes, m.duration, m.lag, m.missedC)

@@ -43,11 +43,16 @@ func nextSlot(now time.Time, off, interval time.Duration) time.Time {
 }
 
 // series is one prober's probes of one endpoint: one probe per slot,
-// start to start, whatever the probe lasts. Its probes never overlap: the
-// next slot is scheduled when a probe ends, and the timeout (<= interval)
-// bounds how long that is. A series lives from Engine.start to Engine.halt;
-// a change of interval halts it and starts another, so the interval is
-// the series' own.
+// start to start, whatever the probe lasts. Slots are a fixed grid,
+// offset + k*interval, and a probe's deadline is its slot plus the timeout,
+// however late it started: a late start shortens that probe, never moves
+// the grid, so lag cannot build up from probe to probe (issue 11: with
+// timeout == interval and a hanging endpoint, deadlines taken from late
+// starts pushed every later slot a little further). Its probes never
+// overlap: the next slot is scheduled when a probe ends, and the deadline
+// (timeout <= interval) is at or before the next slot. A series lives from
+// Engine.start to Engine.halt; a change of interval or timeout halts it and
+// starts another, so both are the series' own.
 type series struct {
 	e        *Engine
 	ep       *endpoint
@@ -82,9 +87,17 @@ func (s *series) launch() {
 	e := s.e
 	s.start = e.cfg.Clock.Now()
 	s.target, s.gen = s.ep.current()
-	e.metrics.observeLag(s.start.Sub(s.slot))
 	t := s.target
-	deadline := s.start.Add(t.Check.Timeout)
+	deadline := s.slot.Add(t.Check.Timeout)
+	if !deadline.After(s.start) {
+		// The scheduler is a whole timeout late (the machine is starved):
+		// the probe would have no time at all, and would fail for it.
+		s.slot = e.live(s.slot, s.start, s.interval, t.Check.Timeout)
+		e.sched.add(s)
+		e.sched.landed()
+		return
+	}
+	e.metrics.observeLag(s.start.Sub(s.slot))
 	pt := prober.Target{IP: t.Endpoint.IP, Port: t.Check.Port}
 	if e.reactor.Start(t.Check.Probe, pt, deadline, s.done) {
 		return
@@ -110,23 +123,23 @@ func (s *series) finish(res prober.Result) {
 	}
 	s.pm.observe(res, end.Sub(s.start))
 	e.record(s.ep, s.gen, s.p, res, s.start)
-	s.slot = e.following(s.slot, end, s.interval)
+	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, s.target.Check.Timeout)
 	e.sched.add(s)
 }
 
-// following is the slot after slot, skipping (and counting) the slots that
-// have already passed.
-func (e *Engine) following(slot, now time.Time, interval time.Duration) time.Time {
-	next := slot.Add(interval)
-	// A probe may end a little after the next slot (timeout == interval is
-	// allowed): that slot then starts late, not never. Only slots that are
-	// a whole interval gone are skipped, and counted.
-	if late := now.Sub(next); late >= interval {
-		missed := int(late / interval)
-		e.metrics.missed(missed)
-		next = next.Add(time.Duration(missed) * interval)
+// live is the first grid slot from slot on (slot, slot+interval, ...) whose
+// deadline, the slot plus timeout, is still ahead of now; the slots skipped
+// are counted as missed. A probe that ends a little after the next slot
+// (timeout == interval is allowed, and a probe ends just after its
+// deadline) leaves that slot most of its time: it starts late, not never.
+func (e *Engine) live(slot, now time.Time, interval, timeout time.Duration) time.Time {
+	late := now.Sub(slot.Add(timeout))
+	if late < 0 {
+		return slot
 	}
-	return next
+	missed := int(late/interval) + 1
+	e.metrics.missed(missed)
+	return slot.Add(time.Duration(missed) * interval)
 }
 
 // schedule is the engine's one scheduler: every series waiting for its

@@ -236,14 +236,16 @@ func FuzzInsertHealthCheck(f *testing.F) {
 		`{"name": "web", "id": 5, "tcpHealthCheck": {}}`, `{"name": "web", "region": "r", "tcpHealthCheck": {}}`} {
 		f.Add(s)
 	}
-	const root = "http://emulator.test"
+	const root = "http://localhost:8686" // a name the API answers to (guard.go)
 	f.Fuzz(func(t *testing.T, body string) {
 		st := store.NewMemory()
 		log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
 		h := httpapi.New(st, root, log)
 		serve := func(method, path, body string) (int, []byte) {
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(method, root+path, strings.NewReader(body)))
+			req := httptest.NewRequest(method, root+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			h.ServeHTTP(w, req)
 			return w.Code, w.Body.Bytes()
 		}
 		code, answer := serve("POST", globalHC, body)

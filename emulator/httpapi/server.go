@@ -39,6 +39,11 @@ type Server struct {
 	health     HealthReader
 	aggregates AggregateReader
 	metrics    http.Handler
+
+	// Access checks (guard.go): names accepted in the Host header besides
+	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
+	allowedHosts map[string]bool
+	tokenSum     *[32]byte
 }
 
 // SetMetrics sets the handler of GET /metrics. Call it before serving.
@@ -92,6 +97,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, &apiError{http.StatusInternalServerError, "backendError", "Internal error in the emulator."})
 		}
 	}()
+	if err := s.guard(r); err != nil {
+		// Never the Authorization header: it may hold a token.
+		s.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "host", r.Host,
+			"origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", err.reason)
+		if err.code == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lbhealth-emulator"`)
+		}
+		s.writeError(w, r, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 

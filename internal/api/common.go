@@ -87,6 +87,11 @@ const (
 	ReasonParseError       = "parseError"
 	ReasonBackendError     = "backendError"
 	ReasonMethodNotAllowed = "methodNotAllowed"
+	// Refusals of the emulator's access checks (emulator/httpapi/guard.go).
+	ReasonForbidden  = "forbidden"  // a foreign Host or Origin: 403
+	ReasonRequired   = "required"   // no bearer token: 401
+	ReasonAuthError  = "authError"  // a wrong bearer token: 401
+	ReasonBadContent = "badContent" // a body that is not JSON: 415
 )
 
 // PathOf returns the "projects/..." path of a resource URL or path, or ""

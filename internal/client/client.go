@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,7 +29,10 @@ type Client struct {
 	project   string
 	source    string
 	userAgent string
+	token     string // sent as a bearer token when not empty
 	http      *http.Client
+	// retry is how failed requests are tried again (transport.go).
+	retry retryPolicy
 }
 
 // Option configures a Client.
@@ -42,6 +46,18 @@ func WithEndpointSource(source string) Option { return func(c *Client) { c.sourc
 // WithUserAgent sets the User-Agent header of every request.
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
+// WithToken sends token as "Authorization: Bearer <token>" with every
+// request, for an emulator started with --token.
+func WithToken(token string) Option { return func(c *Client) { c.token = token } }
+
+// WithTimeout bounds each request, its answer included (DefaultTimeout).
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.http.Timeout = d } }
+
+// DefaultTimeout bounds one request to the emulator, which answers in
+// milliseconds: a server that takes longer is stuck or is not the emulator,
+// and saying so beats a Terraform run that hangs.
+const DefaultTimeout = 30 * time.Second
+
 // New returns a client of the emulator at endpoint, which is host:port (the
 // LBHEALTH_EMULATOR_HOST convention) or a full http:// or https:// URL.
 // project is the default project of calls whose Scope names none.
@@ -51,7 +67,8 @@ func New(endpoint, project string, opts ...Option) *Client {
 		project:   project,
 		source:    "the caller",
 		userAgent: "terraform-provider-lbhealth",
-		http:      &http.Client{Timeout: 2 * time.Minute},
+		http:      &http.Client{Timeout: DefaultTimeout, Transport: transport},
+		retry:     defaultRetry,
 	}
 	for _, o := range opts {
 		o(c)
@@ -73,88 +90,96 @@ func BaseURL(endpoint string) string {
 }
 
 // do sends one request with an optional JSON body and decodes a JSON answer
-// into out (when out is not nil). An error answer becomes an *APIError; no
-// answer at all an *UnreachableError.
+// into out (when out is not nil). It tries again where that is safe
+// (transport.go). An error answer becomes an *APIError; no answer an
+// *UnreachableError or a *TimeoutError; an answer that is not the API's a
+// *NotEmulatorError.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	req, err := c.newRequest(ctx, method, path, query, in)
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("%s %s: encoding the request: %w", method, path, err)
+		}
+	}
+	resp, err := c.send(ctx, method, path, query, body)
 	if err != nil {
 		return err
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
-		}
-		return &UnreachableError{URL: c.baseURL, Source: c.source, Err: err}
-	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	if err != nil {
-		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+		return c.transportError(ctx, method, path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return decodeError(resp.StatusCode, body)
+		if apiErr := decodeError(resp.StatusCode, raw); apiErr != nil {
+			return apiErr
+		}
+		return c.notEmulator(method, path, resp, raw)
 	}
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return c.notEmulator(method, path, resp, raw)
+		}
 		return fmt.Errorf("%s %s: decoding the answer: %w", method, path, err)
 	}
 	return nil
 }
 
-func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, in any) (*http.Request, error) {
+func (c *Client) newRequest(ctx context.Context, method, path string, query url.Values, body []byte) (*http.Request, error) {
 	u := c.baseURL + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: encoding the request: %w", method, path, err)
-		}
-		body = bytes.NewReader(b)
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	return req, nil
 }
 
-// decodeError turns an error answer into an *APIError, keeping the
-// emulator's message verbatim. A body that is not a Google-style error (a
-// proxy's page, say) still yields an error with the status and the text.
-func decodeError(code int, body []byte) error {
+// decodeError turns a Google-style error answer into an *APIError, keeping
+// the emulator's message verbatim; nil when the body is not one (a proxy's
+// page, another server's answer).
+func decodeError(code int, body []byte) *APIError {
 	var eb api.ErrorBody
-	if err := json.Unmarshal(body, &eb); err == nil && (eb.Error.Message != "" || len(eb.Error.Errors) > 0) {
-		e := &APIError{Code: code, Message: eb.Error.Message}
-		if eb.Error.Code != 0 {
-			e.Code = eb.Error.Code
+	if err := json.Unmarshal(body, &eb); err != nil || (eb.Error.Message == "" && len(eb.Error.Errors) == 0) {
+		return nil
+	}
+	e := &APIError{Code: code, Message: eb.Error.Message}
+	if eb.Error.Code != 0 {
+		e.Code = eb.Error.Code
+	}
+	if len(eb.Error.Errors) > 0 {
+		e.Reason = eb.Error.Errors[0].Reason
+		if e.Message == "" {
+			e.Message = eb.Error.Errors[0].Message
 		}
-		if len(eb.Error.Errors) > 0 {
-			e.Reason = eb.Error.Errors[0].Reason
-			if e.Message == "" {
-				e.Message = eb.Error.Errors[0].Message
-			}
-		}
-		return e
 	}
-	text := strings.TrimSpace(string(body))
-	if len(text) > 512 {
-		text = text[:512] + "..."
-	}
-	if text == "" {
-		text = http.StatusText(code)
-	}
-	return &APIError{Code: code, Message: text}
+	return e
+}
+
+// notEmulator reports an answer that is not the API's, with its type and
+// first bytes only: a web server's whole page would bury the message.
+func (c *Client) notEmulator(method, path string, resp *http.Response, body []byte) error {
+	return &NotEmulatorError{URL: c.baseURL, Source: c.source, Method: method, Path: path,
+		Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Start: body[:min(len(body), notEmulatorBytes)]}
 }
 
 // operationError reports a failed Operation. The emulator answers failures

@@ -7,9 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -50,6 +52,9 @@ func TestAPIError_Is(t *testing.T) {
 	}
 }
 
+// uuidV4 matches a random UUID, the form of the API's requestId.
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
 // fakeServer is a tiny in-memory health-check collection, enough to check
 // the client's paths, methods, paging and error decoding.
 type fakeServer struct {
@@ -61,7 +66,11 @@ type fakeServer struct {
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+	if r.Method != http.MethodGet && !uuidV4.MatchString(r.URL.Query().Get("requestId")) {
+		writeErr(w, 400, api.ReasonInvalid, "mutation without a requestId: "+r.URL.RequestURI())
+		return
+	}
 	const coll = "/compute/v1/projects/p/regions/r1/healthChecks"
 	name := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, coll), "/")
 	switch {
@@ -146,12 +155,14 @@ func TestClient_unreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 
 	c := New(addr, "p", WithEndpointSource("LBHEALTH_EMULATOR_HOST"))
+	c.retry.backoff = time.Millisecond
 	_, err = c.GetHealthCheck(context.Background(), Global, "hc")
 	var unreachable *UnreachableError
 	if !errors.As(err, &unreachable) {
 		t.Fatalf("err = %v, want *UnreachableError", err)
 	}
-	for _, want := range []string{"http://" + addr, "LBHEALTH_EMULATOR_HOST", "connection refused", `"lbhealth-emulator"`} {
+	for _, want := range []string{"http://" + addr, "LBHEALTH_EMULATOR_HOST", "connection refused",
+		"Is lbhealth-emulator running there?", `"lbhealth-emulator --listen ` + addr + `"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q does not mention %q", err, want)
 		}

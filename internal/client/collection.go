@@ -67,9 +67,16 @@ func (col collection[T]) path(scope Scope, name string) string {
 }
 
 // mutate sends a mutation and checks the Operation it is answered with.
-func (col collection[T]) mutate(ctx context.Context, method, path string, in any) error {
+// query may be nil.
+func (col collection[T]) mutate(ctx context.Context, method, path string, query url.Values, in any) error {
+	if query == nil {
+		query = url.Values{}
+	}
+	// One requestId for every try of this mutation: a retry after a lost
+	// answer is then carried out once (the API's requestId contract).
+	query.Set("requestId", newRequestID())
 	var op api.Operation
-	if err := col.c.do(ctx, method, path, nil, in, &op); err != nil {
+	if err := col.c.do(ctx, method, path, query, in, &op); err != nil {
 		return err
 	}
 	return operationError(&op)
@@ -81,7 +88,7 @@ func (col collection[T]) insert(ctx context.Context, scope Scope, name string, o
 	if name == "" {
 		return nil, errNoName
 	}
-	if err := col.mutate(ctx, http.MethodPost, col.path(scope, ""), obj); err != nil {
+	if err := col.mutate(ctx, http.MethodPost, col.path(scope, ""), nil, obj); err != nil {
 		return nil, err
 	}
 	return col.get(ctx, scope, name)
@@ -104,7 +111,7 @@ func (col collection[T]) update(ctx context.Context, scope Scope, name string, o
 	if name == "" {
 		return nil, errNoName
 	}
-	if err := col.mutate(ctx, http.MethodPut, col.path(scope, name), obj); err != nil {
+	if err := col.mutate(ctx, http.MethodPut, col.path(scope, name), nil, obj); err != nil {
 		return nil, err
 	}
 	return col.get(ctx, scope, name)
@@ -118,15 +125,11 @@ func (col collection[T]) patchMask(ctx context.Context, scope Scope, name string
 	if name == "" {
 		return nil, errNoName
 	}
-	var query url.Values
+	query := url.Values{}
 	if len(mask) > 0 {
-		query = url.Values{"updateMask": {strings.Join(mask, ",")}}
+		query.Set("updateMask", strings.Join(mask, ","))
 	}
-	var op api.Operation
-	if err := col.c.do(ctx, http.MethodPatch, col.path(scope, name), query, patch, &op); err != nil {
-		return nil, err
-	}
-	if err := operationError(&op); err != nil {
+	if err := col.mutate(ctx, http.MethodPatch, col.path(scope, name), query, patch); err != nil {
 		return nil, err
 	}
 	return col.get(ctx, scope, name)
@@ -137,7 +140,7 @@ func (col collection[T]) delete(ctx context.Context, scope Scope, name string) e
 	if name == "" {
 		return errNoName
 	}
-	return col.mutate(ctx, http.MethodDelete, col.path(scope, name), nil)
+	return col.mutate(ctx, http.MethodDelete, col.path(scope, name), nil, nil)
 }
 
 // list reads every page of the collection in scope.

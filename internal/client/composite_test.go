@@ -17,15 +17,22 @@ import (
 func int64p(v int64) *int64 { return &v }
 
 // TestClient_compositeRequests checks what the composite methods send: the
-// regional paths, the updateMask query and the fingerprint in the body, and
-// getHealth with no body.
+// regional paths, the updateMask query and the fingerprint in the body, a
+// requestId on mutations, and getHealth with no body.
 func TestClient_compositeRequests(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		uri, q := r.URL.Path, r.URL.Query()
+		if uuidV4.MatchString(q.Get("requestId")) {
+			q.Set("requestId", "UUID")
+		}
+		if len(q) > 0 {
+			uri += "?" + q.Encode()
+		}
 		mu.Lock()
-		got = append(got, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(body)))
+		got = append(got, strings.TrimSpace(r.Method+" "+uri+" "+string(body)))
 		mu.Unlock()
 		_, _ = io.WriteString(w, `{"status":"DONE"}`)
 	}))
@@ -50,9 +57,9 @@ func TestClient_compositeRequests(t *testing.T) {
 		t.Errorf("no name: %v, want errNoName", err)
 	}
 	want := []string{
-		`PATCH /compute/v1/projects/p/regions/r1/healthAggregationPolicies/pol?updateMask=healthyPercentThreshold%2Cdescription {"healthyPercentThreshold":75,"fingerprint":"fp1"}`,
+		`PATCH /compute/v1/projects/p/regions/r1/healthAggregationPolicies/pol?requestId=UUID&updateMask=healthyPercentThreshold%2Cdescription {"healthyPercentThreshold":75,"fingerprint":"fp1"}`,
 		"GET /compute/v1/projects/p/regions/r1/healthAggregationPolicies/pol",
-		`PATCH /compute/v1/projects/p/regions/r1/healthSources/src {"fingerprint":"fp2"}`,
+		`PATCH /compute/v1/projects/p/regions/r1/healthSources/src?requestId=UUID {"fingerprint":"fp2"}`,
 		"GET /compute/v1/projects/p/regions/r1/healthSources/src",
 		"POST /compute/v1/projects/p/regions/r1/healthSources/src/getHealth",
 		"POST /compute/v1/projects/p/regions/r1/compositeHealthChecks/chc/getHealth",

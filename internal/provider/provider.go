@@ -24,6 +24,7 @@ const (
 	EnvEndpoint    = "LBHEALTH_EMULATOR_HOST"
 	EnvProject     = "LBHEALTH_PROJECT"
 	EnvRegion      = "LBHEALTH_REGION"
+	EnvToken       = "LBHEALTH_TOKEN"
 	DefaultProject = "demo-project"
 	DefaultRegion  = "us-central1"
 )
@@ -38,6 +39,7 @@ type providerModel struct {
 	Endpoint types.String `tfsdk:"endpoint"`
 	Project  types.String `tfsdk:"project"`
 	Region   types.String `tfsdk:"region"`
+	Token    types.String `tfsdk:"token"`
 }
 
 // providerData is what Configure hands to every resource and data source.
@@ -80,6 +82,13 @@ func (p *lbhealthProvider) Schema(_ context.Context, _ provider.SchemaRequest, r
 					"` environment variable, then `" + DefaultRegion + "`. Health checks, backend services and forwarding " +
 					"rules are global unless they set `region`.",
 			},
+			"token": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "The token of an emulator started with `--token` (or `" + EnvToken + "`), sent as " +
+					"`Authorization: Bearer` with every call. Defaults to the `" + EnvToken + "` environment variable; " +
+					"prefer it to writing the token in a configuration.",
+			},
 		},
 	}
 }
@@ -93,10 +102,11 @@ func (p *lbhealthProvider) Configure(ctx context.Context, req provider.Configure
 	endpoint, endpointSource := setting(config.Endpoint, `provider "endpoint"`, EnvEndpoint, client.DefaultEndpoint)
 	project, _ := setting(config.Project, "", EnvProject, DefaultProject)
 	region, _ := setting(config.Region, "", EnvRegion, DefaultRegion)
+	token, _ := setting(config.Token, "", EnvToken, "")
 	for _, s := range []struct {
 		name  string
 		value types.String
-	}{{"endpoint", config.Endpoint}, {"project", config.Project}, {"region", config.Region}} {
+	}{{"endpoint", config.Endpoint}, {"project", config.Project}, {"region", config.Region}, {"token", config.Token}} {
 		if s.value.IsUnknown() {
 			resp.Diagnostics.AddAttributeError(path.Root(s.name), "Unknown provider setting",
 				"The provider's "+s.name+" depends on a value known only after apply: set it to a known value.")
@@ -110,7 +120,8 @@ func (p *lbhealthProvider) Configure(ctx context.Context, req provider.Configure
 	data := &providerData{
 		client: client.New(endpoint, project,
 			client.WithEndpointSource(endpointSource),
-			client.WithUserAgent("terraform-provider-lbhealth/"+p.version)),
+			client.WithUserAgent("terraform-provider-lbhealth/"+p.version),
+			client.WithToken(token)),
 		project: project,
 		region:  region,
 	}

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,22 +30,25 @@ type testEmulator struct {
 }
 
 // newTestEmulator starts an in-memory emulator on a free port for this test
-// alone, closed when the test ends: no daemon, no shared state.
-func newTestEmulator(t *testing.T) *testEmulator {
+// alone, closed when the test ends: no daemon, no shared state. opts change
+// its configuration.
+func newTestEmulator(t *testing.T, opts ...func(*emulator.Config)) *testEmulator {
 	t.Helper()
-	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
+	cfg := emulator.Config{Listen: "127.0.0.1:0", InMemory: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e, err := emulator.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("starting the emulator: %v", err)
 	}
 	t.Cleanup(func() {
-		// The provider under test runs in this process and its client uses
-		// http.DefaultTransport, which keeps connections it dialed for
-		// parallel requests but never used. The server counts such a
-		// connection as busy for 5 seconds, so a graceful Close would wait
-		// (and time out) on it: close them first.
-		if tr, ok := http.DefaultTransport.(*http.Transport); ok {
-			tr.CloseIdleConnections()
-		}
+		// The provider under test runs in this process and its client's
+		// transport keeps connections it dialed for parallel requests but
+		// never used. The server counts such a connection as busy for 5
+		// seconds, so a graceful Close would wait (and time out) on it:
+		// close them first.
+		client.CloseIdleConnections()
 		if err := e.Close(); err != nil {
 			t.Errorf("closing the emulator: %v", err)
 		}

@@ -37,9 +37,21 @@ func run(args []string) error {
 	probers := fs.Int("probers", envInt("LBHEALTH_PROBERS", 1), "independent probers per endpoint: each probes every interval (env LBHEALTH_PROBERS)")
 	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", prefixList(emulator.DefaultProbeNetworks)),
 		"comma-separated networks whose addresses may be probed; others are reported, not probed (env LBHEALTH_PROBE_NETWORKS)")
+	allowedHosts := fs.String("allowed-hosts", env("LBHEALTH_ALLOWED_HOSTS", ""),
+		"comma-separated host names the API answers to besides IP addresses and localhost, such as a name that resolves to this machine; "+
+			"other names in the Host header are refused, so that web pages cannot reach the API by DNS rebinding (env LBHEALTH_ALLOWED_HOSTS)")
+	// The token's default is not shown: -h must never print a secret.
+	token := fs.String("token", "",
+		"require \"Authorization: Bearer <token>\" on every API call; /healthz, /metrics and the status page stay open. "+
+			"Prefer the environment variable: a flag shows in the process list (env LBHEALTH_TOKEN)")
+	maxConns := fs.Int("max-connections", envInt("LBHEALTH_MAX_CONNECTIONS", emulator.DefaultLimits.MaxConnections),
+		"most API connections open at once; more wait to be accepted (env LBHEALTH_MAX_CONNECTIONS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *token == "" {
+		*token = os.Getenv("LBHEALTH_TOKEN")
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -52,12 +64,16 @@ func run(args []string) error {
 	if *probers < 1 || *probers > 16 {
 		return fmt.Errorf("--probers %d: want 1 to 16", *probers)
 	}
+	if *maxConns < 1 {
+		return fmt.Errorf("--max-connections %d: want at least 1", *maxConns)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e, err := emulator.Start(ctx, emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
+		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 	})
 	if err != nil {
 		return err
@@ -69,6 +85,9 @@ func run(args []string) error {
 		fmt.Println("data: in memory (lost on exit)")
 	}
 	fmt.Printf("point the provider at it: export LBHEALTH_EMULATOR_HOST=%s\n", e.Addr())
+	if *token != "" {
+		fmt.Println("API calls need the token (Authorization: Bearer): give the provider the same one in LBHEALTH_TOKEN or its token attribute")
+	}
 	<-ctx.Done()
 	log.Info("shutting down")
 	return e.Close()
@@ -112,6 +131,17 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// splitList reads "a, b,c" as [a b c].
+func splitList(s string) []string {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // prefixList writes networks as --probe-networks takes them.

@@ -9,6 +9,12 @@
 // and answered so far, the counter that both halves of the benchmark are
 // measured by. It exits when stdin closes.
 //
+// With -misbehave N, one address in N misbehaves instead, for the soak
+// (emulator/soak_test.go): the last of every N, cycling through hang
+// (read the request, never answer), reset (close with RST at once) and
+// slowloris (answer one byte every half second); their lines say so:
+// "listen ADDR:PORT hang".
+//
 // Only 127.0.0.0/8 is accepted: the benchmark never leaves loopback.
 package main
 
@@ -33,14 +39,15 @@ var accepted, answered atomic.Int64
 func main() {
 	n := flag.Int("n", 1000, "number of addresses to listen on")
 	first := flag.String("first", "127.1.0.1", "first address; later ones count up from it, skipping .0 and .255")
+	misbehave := flag.Int("misbehave", 0, "one address in this many misbehaves (hang, reset, slowloris in turn); 0: none")
 	flag.Parse()
-	if err := run(*n, *first); err != nil {
+	if err := run(*n, *first, *misbehave); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtarget:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, first string) error {
+func run(n int, first string, misbehave int) error {
 	addrs, err := addresses(first, n)
 	if err != nil {
 		return err
@@ -54,15 +61,20 @@ func run(n int, first string) error {
 	lc.SetMultipathTCP(false)
 	out := bufio.NewWriter(os.Stdout)
 	port := 0 // the first listener picks a free port; the others share it
-	for _, a := range addrs {
+	for i, a := range addrs {
 		l, err := lc.Listen(context.Background(), "tcp4", netip.AddrPortFrom(a, uint16(port)).String())
 		if err != nil {
 			return err
 		}
 		ln := l.(*net.TCPListener)
 		port = ln.Addr().(*net.TCPAddr).Port
-		fmt.Fprintf(out, "listen %s\n", ln.Addr())
-		go serve(ln)
+		if m := misbehaviour(i, misbehave); m != "" {
+			fmt.Fprintf(out, "listen %s %s\n", ln.Addr(), m)
+			go misbehaveOn(ln, m)
+		} else {
+			fmt.Fprintf(out, "listen %s\n", ln.Addr())
+			go serve(ln)
+		}
 	}
 	fmt.Fprintln(out, "ready")
 	if err := out.Flush(); err != nil {
@@ -123,4 +135,59 @@ func answer(c *net.TCPConn, buf []byte) bool {
 	}
 	_, err := c.Write(response)
 	return err == nil
+}
+
+// misbehaviour is what address number i (from 0) does when one in every
+// misbehaves: "" (answer), "hang", "reset" or "slowloris".
+func misbehaviour(i, every int) string {
+	if every <= 0 || i%every != every-1 {
+		return ""
+	}
+	return [...]string{"hang", "reset", "slowloris"}[(i/every)%3]
+}
+
+// misbehaveOn treats every connection of ln the way m says, each on a
+// goroutine of its own: a hung connection must not hold up the next.
+func misbehaveOn(ln *net.TCPListener, m string) {
+	for {
+		c, err := ln.AcceptTCP()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtarget: accept:", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		accepted.Add(1)
+		go misbehaveWith(c, m)
+	}
+}
+
+// slowBytes is the answer slowloris dribbles out, one byte at a time.
+var slowBytes = []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+
+func misbehaveWith(c *net.TCPConn, m string) {
+	defer c.Close()
+	// Long enough to outlast any probe: the prober is the one to give up.
+	_ = c.SetDeadline(time.Now().Add(2 * time.Minute))
+	buf := make([]byte, 1024)
+	switch m {
+	case "reset":
+		_ = c.SetLinger(0) // close sends RST
+		return
+	case "hang":
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return // the prober gave up and closed
+			}
+		}
+	case "slowloris":
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+		for _, b := range slowBytes {
+			if _, err := c.Write([]byte{b}); err != nil {
+				return
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
 }
