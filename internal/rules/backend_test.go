@@ -49,7 +49,7 @@ func TestNetworkEndpointGroup(t *testing.T) {
 			field: "endpoints[1]", want: `endpoints[1] repeats endpoints[0] (instance "vm-1", port 80): each endpoint may be listed once.`},
 		{name: "instance alone in a NON_GCP group", body: `{"networkEndpointType": "NON_GCP_PRIVATE_IP_PORT", "endpoints": [{"instance": "vm-1", "port": 80}]}`,
 			field: "endpoints[0].ipAddress",
-			want: "endpoints[0].ipAddress is required: NON_GCP_PRIVATE_IP_PORT endpoints are not instances, so endpoints[0].instance alone does not give an address."},
+			want:  "endpoints[0].ipAddress is required: NON_GCP_PRIVATE_IP_PORT endpoints are not instances, so endpoints[0].instance alone does not give an address."},
 		{name: "neither address nor instance", body: `{"endpoints": [{"port": 80}]}`, field: "endpoints[0].ipAddress",
 			want: `endpoints[0].ipAddress ("") must be an IPv4 or IPv6 address.`},
 		{name: "one address, two spellings", body: `{"endpoints": [{"ipAddress": "::1", "port": 80}, {"ipAddress": "0:0::1", "port": 80}]}`,
