@@ -23,6 +23,8 @@ func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *
 			return rules.NetworkEndpointGroup(g)
 		},
 		defaults: rules.ApplyNetworkEndpointGroupDefaults,
+		// Endpoints named by instance alone get the instance's address.
+		resolve: s.resolveGroupEndpoints,
 	}
 }
 

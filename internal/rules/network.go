@@ -265,3 +265,9 @@ func InstanceRef(ref string) (project, zone, name string, ok bool) {
 	}
 	return parts[1], parts[3], parts[5], true
 }
+
+// GlobalAddressSubnetwork is the violation of a global address that names a
+// subnetwork: subnetworks are regional.
+func GlobalAddressSubnetwork() Violation {
+	return violation("subnetwork", "%s must not be set on a global address: subnetworks are regional; reserve a regional address instead.", f("subnetwork"))
+}
