@@ -262,9 +262,6 @@ func (s *Server) listNetworkEndpoints(r *http.Request) (any, error) {
 		item := api.NetworkEndpointWithHealthStatus{NetworkEndpoint: api.ListedNetworkEndpoint{IPAddress: e.IPAddress, Port: e.Port, Instance: e.Instance}}
 		if show {
 			item.Healths = healths[endpointID(e.IPAddress, portOf(e))]
-			if item.Healths == nil {
-				item.Healths = []api.HealthStatusForNetworkEndpoint{}
-			}
 		}
 		out.Items = append(out.Items, item)
 	}
