@@ -23,6 +23,8 @@ func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *
 			return rules.NetworkEndpointGroup(g)
 		},
 		defaults: rules.ApplyNetworkEndpointGroupDefaults,
+		// Endpoints named by instance alone get the instance's address.
+		resolve: s.resolveGroupEndpoints,
 	}
 }
 
@@ -166,10 +168,18 @@ func (s *Server) statuses(owner string) []health.Status {
 	return s.health.Statuses(owner)
 }
 
+// healthStatus is one endpoint's status as getHealth reports it. The
+// Compute API's HealthStatus.healthState is HEALTHY or UNHEALTHY only, and a
+// backend with no verdict yet is not healthy: UNKNOWN is reported UNHEALTHY,
+// the reason saying it is not known to be (api.ReasonNoVerdict).
 func (s *Server) healthStatus(st health.Status) api.HealthStatus {
+	state, reason := st.State, st.Reason
+	if state == health.Unknown {
+		state, reason = health.Unhealthy, api.ReasonNoVerdict
+	}
 	hs := api.HealthStatus{
 		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
-		HealthState: st.State, Reason: st.Reason, Detail: st.Detail,
+		HealthState: state, Reason: reason, Detail: st.Detail,
 		HealthCheck: s.link(st.Check),
 	}
 	if st.Group != "" { // target-pool instances have no group

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -41,8 +42,27 @@ func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
 }
 
 // resolveTargetPool checks that the pool's check is a legacy HTTP check
-// that exists, and stores the reference as a URL.
+// that exists, and that the instances its instance URLs name exist in its
+// region, and stores the references as URLs.
 func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
+	for i, inst := range tp.Instances {
+		project, zone, name, ok := rules.InstanceRef(inst)
+		if !ok {
+			continue // "ip[:port]", the lbhealth extension
+		}
+		if project == "" {
+			project = sc.project
+		}
+		field := fmt.Sprintf("instances[%d]", i)
+		k := store.Key{Project: project, Scope: "zones/" + zone, Collection: api.CollectionInstances, Name: name}
+		if err := s.load(ctx, field, inst, k, new(api.Instance)); err != nil {
+			return err
+		}
+		if r := rules.ZoneRegion(zone); r != "" && r != sc.region {
+			return invalid("%s (%q) is in zone %s: a target pool takes instances of its own region (%s).", field, inst, zone, sc.region)
+		}
+		tp.Instances[i] = s.link(k.Path())
+	}
 	for i, ref := range tp.HealthChecks {
 		field := fmt.Sprintf("healthChecks[%d]", i)
 		k, err := parseAnyRef(field, ref, scope{project: sc.project}, api.CollectionHTTPHealthChecks)
@@ -95,8 +115,11 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 	if err := decodeBody(body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
 		return "", err
 	}
+	// Compared as the pool's rules compare instances: a URL under another
+	// host, or a path, names the same instance.
+	want, _ := rules.TargetPoolInstance("instance", ref.Instance)
 	for _, inst := range tp.Instances {
-		if inst == ref.Instance {
+		if k, _ := rules.TargetPoolInstance("instance", inst); inst == ref.Instance || (want != "" && k == want) {
 			return inst, nil
 		}
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -43,6 +44,11 @@ func (s *Server) routes() {
 	groups := s.networkEndpointGroups()
 	s.collection(zonalPath+"networkEndpointGroups", groups)
 	s.collection(regionalPath+"networkEndpointGroups", groups)
+	for _, prefix := range []string{zonalPath, regionalPath} {
+		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/attachNetworkEndpoints", s.serve(s.attachNetworkEndpoints))
+		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/detachNetworkEndpoints", s.serve(s.detachNetworkEndpoints))
+		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/listNetworkEndpoints", s.serve(s.listNetworkEndpoints))
+	}
 
 	services := s.backendServices()
 	s.collection(globalPath+"backendServices", services)
@@ -57,10 +63,26 @@ func (s *Server) routes() {
 
 	s.collection(regionalPath+"targetPools", s.targetPools())
 	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/getHealth", s.serve(s.targetPoolHealth))
+	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/addInstance", s.serve(s.targetPoolAddInstance))
+	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/removeInstance", s.serve(s.targetPoolRemoveInstance))
+	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/addHealthCheck", s.serve(s.targetPoolAddHealthCheck))
+	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/removeHealthCheck", s.serve(s.targetPoolRemoveHealthCheck))
 
 	forwardingRules := s.forwardingRules()
 	s.collection(globalPath+"forwardingRules", forwardingRules)
 	s.collection(regionalPath+"forwardingRules", forwardingRules)
+	s.mux.HandleFunc("POST "+globalPath+"forwardingRules/{name}/setTarget", s.serve(s.forwardingRuleSetTarget))
+	s.mux.HandleFunc("POST "+regionalPath+"forwardingRules/{name}/setTarget", s.serve(s.forwardingRuleSetTarget))
+
+	// The minimal compute resources around load balancing, with only the
+	// verbs the Compute API has for them.
+	s.collectionWith(zonalPath+api.CollectionInstances, s.instances())
+	s.collectionWith(globalPath+api.CollectionNetworks, s.networks(), "PATCH")
+	s.collectionWith(regionalPath+api.CollectionSubnetwork, s.subnetworks(), "PATCH")
+	s.collectionWith(globalPath+api.CollectionFirewalls, s.firewalls(), "PUT", "PATCH")
+	addresses := s.addresses()
+	s.collectionWith(regionalPath+api.CollectionAddresses, addresses)
+	s.collectionWith(globalPath+api.CollectionAddresses, addresses)
 
 	s.collection(regionalPath+api.CollectionHealthAggregationPolicies, s.healthAggregationPolicies())
 	s.collection(regionalPath+api.CollectionHealthSources, s.healthSources())
@@ -82,14 +104,24 @@ func (s *Server) routes() {
 
 // collection registers the six verbs of one collection under path.
 func (s *Server) collection(path string, c verbs) {
+	s.collectionWith(path, c, "PUT", "PATCH")
+}
+
+// collectionWith registers insert, list, get and delete of one collection
+// under path, and of update (PUT) and patch (PATCH) those named.
+func (s *Server) collectionWith(path string, c verbs, updates ...string) {
 	if h, ok := c.holder(); ok && !s.holding(h.collection) {
 		s.holders = append(s.holders, h)
 	}
 	s.mux.HandleFunc("POST "+path, s.serve(c.insert))
 	s.mux.HandleFunc("GET "+path, s.serve(c.list))
 	s.mux.HandleFunc("GET "+path+"/{name}", s.serve(c.get))
-	s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(c.update))
-	s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
+	if slices.Contains(updates, "PUT") {
+		s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(c.update))
+	}
+	if slices.Contains(updates, "PATCH") {
+		s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
+	}
 	s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(c.delete))
 }
 

@@ -98,6 +98,13 @@ type BackendServiceGroupHealth struct {
 	HealthStatus []HealthStatus `json:"healthStatus"`
 }
 
+// ReasonNoVerdict is the reason of an endpoint with no verdict yet (a new
+// endpoint, or a new or changed check). The Compute API's
+// HealthStatus.healthState has only HEALTHY and UNHEALTHY, so getHealth
+// reports such an endpoint UNHEALTHY, with this reason (an lbhealth
+// extension) saying that it is not known to be so.
+const ReasonNoVerdict = "UNKNOWN"
+
 // HealthStatus is the health of one endpoint.
 type HealthStatus struct {
 	IPAddress   string `json:"ipAddress"`
@@ -110,4 +117,14 @@ type HealthStatus struct {
 	Reason        string `json:"reason,omitempty"`
 	Detail        string `json:"detail,omitempty"`
 	LastProbeTime string `json:"lastProbeTime,omitempty"`
+}
+
+// State is the endpoint's state as the emulator judges it (SPEC 3.3):
+// HEALTHY, UNHEALTHY, or UNKNOWN for one reported UNHEALTHY for want of a
+// verdict (ReasonNoVerdict).
+func (hs *HealthStatus) State() string {
+	if hs.HealthState == "UNHEALTHY" && hs.Reason == ReasonNoVerdict {
+		return ReasonNoVerdict
+	}
+	return hs.HealthState
 }

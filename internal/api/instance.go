@@ -21,6 +21,7 @@ type Instance struct {
 	Meta
 	Status            string             `json:"status,omitempty"`
 	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
+	Fingerprint       string             `json:"fingerprint,omitempty"`
 }
 
 // NetworkInterface is one interface of an instance.
@@ -28,7 +29,10 @@ type NetworkInterface struct {
 	Name       string `json:"name,omitempty"`
 	Network    string `json:"network,omitempty"`
 	Subnetwork string `json:"subnetwork,omitempty"`
-	NetworkIP  string `json:"networkIP,omitempty"`
+	// NetworkIP is assigned when the client sends none: the next free
+	// address of the subnetwork, or, without a subnetwork, a loopback
+	// address (127.0.x.y) so that probes of the instance reach this machine.
+	NetworkIP string `json:"networkIP,omitempty"`
 }
 
 // PrimaryIP is the address probes reach the instance at: the networkIP of

@@ -37,8 +37,8 @@ type LegacyHealthCheck struct {
 // TargetPool is a regional pool of instances for a network load balancer.
 type TargetPool struct {
 	Meta
-	// Instances are endpoint addresses, "ip:port" or "ip" (an lbhealth
-	// simplification of instance URLs).
+	// Instances are URLs of instances, probed at their networkIP, or (an
+	// lbhealth extension) endpoint addresses, "ip:port" or "ip".
 	Instances []string `json:"instances,omitempty"`
 	// HealthChecks holds at most one legacy HTTP check.
 	HealthChecks []string `json:"healthChecks,omitempty"`

@@ -63,7 +63,7 @@ func waitForHealth(t *testing.T, e *testEmulator, service string, port int64, st
 		return h.HealthStatus, nil
 	}
 	waitForStatus(t, fmt.Sprintf("port %d of %s to be %s", port, service, state), read,
-		func(hs api.HealthStatus) bool { return hs.Port == port && hs.HealthState == state })
+		func(hs api.HealthStatus) bool { return hs.Port == port && hs.State() == state })
 }
 
 // waitForStatus polls read until a status matches. The deadline is a hang

@@ -255,6 +255,18 @@ func TestFlattenBackendHealth(t *testing.T) {
 	}
 	wantString(t, "id", m.ID, "projects/p/regions/r/backendServices/bs")
 	wantString(t, "region", m.Region, "r")
+
+	// getHealth reports an endpoint with no verdict yet UNHEALTHY, with
+	// reason UNKNOWN (the API's enum has no UNKNOWN): it is counted and
+	// shown as UNKNOWN, without a reason.
+	h = &api.BackendServiceGroupHealth{HealthStatus: []api.HealthStatus{
+		{IPAddress: "10.0.0.1", Port: 80, HealthState: "UNHEALTHY", Reason: api.ReasonNoVerdict}}}
+	m, _ = flattenBackendHealth(h, client.Scope{Project: "p"}, "bs", config)
+	attrs = m.Endpoints.Elements()[0].(types.Object).Attributes()
+	if attrs["health_state"].(types.String).ValueString() != "UNKNOWN" || !attrs["reason"].IsNull() ||
+		m.UnknownCount.ValueInt64() != 1 || m.UnhealthyCount.ValueInt64() != 0 {
+		t.Errorf("no verdict: endpoint = %v, counts %v/%v; want UNKNOWN, no reason, 1 unknown", attrs, m.UnhealthyCount, m.UnknownCount)
+	}
 }
 
 func TestKeepEquivalentRefs(t *testing.T) {

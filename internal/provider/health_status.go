@@ -101,7 +101,7 @@ func summarizeHealth(statuses []api.HealthStatus, t types.ObjectType) (healthSum
 	var healthy, unhealthy int64
 	elems := make([]attr.Value, 0, len(statuses))
 	for _, hs := range statuses {
-		switch hs.HealthState {
+		switch hs.State() {
 		case rules.StateHealthy:
 			healthy++
 		case rules.StateUnhealthy:
@@ -128,6 +128,13 @@ func summarizeHealth(statuses []api.HealthStatus, t types.ObjectType) (healthSum
 // and a missing port (GCE_VM_IP, or an instance written without one) are
 // null.
 func healthStatusValue(hs api.HealthStatus, t types.ObjectType) (types.Object, diag.Diagnostics) {
+	// The emulator reports an endpoint with no verdict yet as UNHEALTHY
+	// with reason UNKNOWN, the API's enum having no UNKNOWN: shown here as
+	// the state it is.
+	state, reason := hs.State(), hs.Reason
+	if state == api.ReasonNoVerdict {
+		reason = ""
+	}
 	port := types.Int64Null()
 	if hs.Port != 0 {
 		port = types.Int64Value(hs.Port)
@@ -138,8 +145,8 @@ func healthStatusValue(hs api.HealthStatus, t types.ObjectType) (types.Object, d
 		"port":            port,
 		"instance":        str(hs.Instance),
 		"group":           str(hs.Group),
-		"health_state":    types.StringValue(hs.HealthState),
-		"reason":          str(hs.Reason),
+		"health_state":    types.StringValue(state),
+		"reason":          str(reason),
 		"detail":          str(hs.Detail),
 		"last_probe_time": str(hs.LastProbeTime),
 	}

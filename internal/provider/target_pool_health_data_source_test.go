@@ -27,7 +27,7 @@ func waitForPoolHealth(t *testing.T, e *testEmulator, pool, instance, state stri
 		return h.HealthStatus, nil
 	}
 	waitForStatus(t, fmt.Sprintf("instance %s of %s to be %s", instance, pool, state), read,
-		func(hs api.HealthStatus) bool { return hs.Instance == instance && hs.HealthState == state })
+		func(hs api.HealthStatus) bool { return hs.Instance == instance && hs.State() == state })
 }
 
 // TestAccTargetPoolHealthDataSource_probes: a target pool's health follows

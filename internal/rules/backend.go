@@ -24,7 +24,7 @@ func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
 	}
 	seen := map[endpointKey]int{}
 	for i := range g.Endpoints {
-		vs = append(vs, endpoint(fmt.Sprintf("endpoints[%d]", i), &g.Endpoints[i], typ, g.DefaultPort != nil)...)
+		vs = append(vs, NetworkEndpoint(fmt.Sprintf("endpoints[%d]", i), &g.Endpoints[i], typ, g.DefaultPort != nil)...)
 		k := keyOf(&g.Endpoints[i], g.DefaultPort)
 		if k.port == 0 && typ != api.GCEVMIP {
 			continue // no port at all: reported above, and no key to compare
@@ -39,7 +39,9 @@ func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
 
 // endpointKey is what makes an endpoint distinct: its address, in canonical
 // form ("::1" and "0:0::1" are one address), and the port it will be
-// probed on, the group's default port when it sets none (0: no port).
+// probed on, the group's default port when it sets none (0: no port). An
+// endpoint given by instance alone is keyed by the instance until the
+// emulator fills in the instance's address.
 type endpointKey struct {
 	addr string
 	port int64
@@ -49,6 +51,8 @@ func keyOf(e *api.NetworkEndpoint, defaultPort *int64) endpointKey {
 	addr := e.IPAddress
 	if a, err := netip.ParseAddr(addr); err == nil {
 		addr = a.String()
+	} else if addr == "" {
+		addr = "instance " + e.Instance
 	}
 	return endpointKey{addr: addr, port: valueOr(e.Port, valueOr(defaultPort, 0))}
 }
@@ -60,19 +64,31 @@ func duplicateEndpoint(g *api.NetworkEndpointGroup, i, j int) Violation {
 	ei, ej := f(fmt.Sprintf("endpoints[%d]", i)), f(fmt.Sprintf("endpoints[%d]", j))
 	e := &g.Endpoints[i]
 	k := keyOf(e, g.DefaultPort)
+	who := e.IPAddress
+	if who == "" {
+		who = fmt.Sprintf("instance %q", e.Instance)
+	}
 	switch {
 	case k.port == 0:
-		return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s): each endpoint may be listed once.", ei, ej, e.IPAddress)
+		return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s): each endpoint may be listed once.", ei, ej, who)
 	case g.DefaultPort != nil && (e.Port == nil || g.Endpoints[j].Port == nil):
 		return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s, port %d with %s): each endpoint may be listed once.",
-			ei, ej, e.IPAddress, k.port, f("defaultPort"))
+			ei, ej, who, k.port, f("defaultPort"))
 	}
-	return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s, port %d): each endpoint may be listed once.", ei, ej, e.IPAddress, k.port)
+	return violation(fmt.Sprintf("endpoints[%d]", i), "%s repeats %s (%s, port %d): each endpoint may be listed once.", ei, ej, who, k.port)
 }
 
-func endpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaultPort bool) Violations {
+// NetworkEndpoint checks one endpoint, named field, of a group of type typ.
+// An endpoint of a GCE_VM_* group may name its instance alone: its address
+// is then the instance's networkIP, as in the Compute API.
+func NetworkEndpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaultPort bool) Violations {
 	var vs Violations
-	if _, err := netip.ParseAddr(e.IPAddress); err != nil {
+	switch _, err := netip.ParseAddr(e.IPAddress); {
+	case e.IPAddress == "" && e.Instance != "" && typ != api.NonGCPPrivateIPPort:
+	case e.IPAddress == "" && e.Instance != "":
+		vs = append(vs, violation(field+".ipAddress", "%s is required: %s endpoints are not instances, so %s alone does not give an address.",
+			f(field+".ipAddress"), typ, f(field+".instance")))
+	case err != nil:
 		vs = append(vs, violation(field+".ipAddress", "%s (%q) must be an IPv4 or IPv6 address.", f(field+".ipAddress"), e.IPAddress))
 	}
 	vs.add(optionalRange(field+".port", e.Port, MinPort, MaxPort))

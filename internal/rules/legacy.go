@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -51,15 +52,14 @@ func TargetPool(tp *api.TargetPool) Violations {
 	vs.add(Description("description", tp.Description))
 	// Instances are compared as addresses, not as text: "::1" and "0::1"
 	// are one endpoint, and the engine would probe it once.
-	seen := map[netip.AddrPort]int{}
+	seen := map[string]int{}
 	for i, inst := range tp.Instances {
 		field := fmt.Sprintf("instances[%d]", i)
-		addr, port, err := SplitInstance(inst)
-		if err != nil {
-			vs = append(vs, violation(field, "%s (%q) must be an endpoint address, \"ip\" or \"ip:port\": %v.", f(field), inst, err))
+		k, v := TargetPoolInstance(field, inst)
+		if v != nil {
+			vs = append(vs, *v)
 			continue
 		}
-		k := netip.AddrPortFrom(addr, uint16(port))
 		if j, dup := seen[k]; dup {
 			vs = append(vs, violation(field, "%s (%q) repeats %s: each instance may be listed once.", f(field), inst, f(fmt.Sprintf("instances[%d]", j))))
 		}
@@ -70,6 +70,27 @@ func TargetPool(tp *api.TargetPool) Violations {
 			f("healthChecks"), len(tp.HealthChecks)))
 	}
 	return vs
+}
+
+// TargetPoolInstance checks one instance of a target pool, named field:
+// the URL of an instance (probed at its networkIP) or, an lbhealth
+// extension, an endpoint address "ip" or "ip:port". key is the same for two
+// spellings of one instance.
+func TargetPoolInstance(field, inst string) (key string, _ *Violation) {
+	if _, zone, name, ok := InstanceRef(inst); ok {
+		return "zones/" + zone + "/instances/" + name, nil
+	}
+	addr, port, err := SplitInstance(inst)
+	switch {
+	case errors.Is(err, errPortZero):
+		v := violation(field, "%s (%q) must be an endpoint address, \"ip\" or \"ip:port\": %v.", f(field), inst, err)
+		return "", &v
+	case err != nil:
+		v := violation(field, "%s (%q) must be an endpoint address, \"ip\" or \"ip:port\", or the URL of an instance (zones/{zone}/instances/{name}).",
+			f(field), inst)
+		return "", &v
+	}
+	return netip.AddrPortFrom(addr, uint16(port)).String(), nil
 }
 
 // TargetPoolHealthCheck checks the collection a target pool's check
@@ -118,6 +139,8 @@ func CheckKindMismatch(field, ref, got, want string) Violation {
 	return violation(field, "%s (%q) is %s: %s is needed here.", f(field), ref, checkKind(got), checkKind(want))
 }
 
+var errPortZero = errors.New("port 0 is not a port")
+
 // SplitInstance reads a target-pool instance, "ip" or "ip:port"; port is 0
 // when absent.
 func SplitInstance(inst string) (netip.Addr, int, error) {
@@ -129,7 +152,7 @@ func SplitInstance(inst string) (netip.Addr, int, error) {
 		return netip.Addr{}, 0, fmt.Errorf("not an IP address or address:port")
 	}
 	if ap.Port() == 0 {
-		return netip.Addr{}, 0, fmt.Errorf("port 0 is not a port")
+		return netip.Addr{}, 0, errPortZero
 	}
 	return ap.Addr(), int(ap.Port()), nil
 }

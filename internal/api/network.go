@@ -1,0 +1,90 @@
+package api
+
+// Kinds of the minimal compute collections besides instances (see
+// instance.go for their collection names).
+const (
+	KindNetwork        = "compute#network"
+	KindNetworkList    = "compute#networkList"
+	KindSubnetwork     = "compute#subnetwork"
+	KindSubnetworkList = "compute#subnetworkList"
+	KindFirewall       = "compute#firewall"
+	KindFirewallList   = "compute#firewallList"
+	KindAddress        = "compute#address"
+	KindAddressList    = "compute#addressList"
+)
+
+// Values of the output status fields.
+const (
+	InstanceRunning = "RUNNING"
+	AddressReserved = "RESERVED"
+)
+
+// Address types, directions and IP versions.
+const (
+	AddressExternal  = "EXTERNAL"
+	AddressInternal  = "INTERNAL"
+	DirectionIngress = "INGRESS"
+	DirectionEgress  = "EGRESS"
+	IPv4             = "IPV4"
+	IPv6             = "IPV6"
+)
+
+// DefaultNetwork is the network an instance interface or a firewall is in
+// when it names none, as in the Compute API.
+const DefaultNetwork = "default"
+
+// Network is a global VPC network (collection networks).
+type Network struct {
+	Meta
+	AutoCreateSubnetworks *bool `json:"autoCreateSubnetworks,omitempty"`
+	// IPv4Range is spelled as in the Compute API; set only on legacy
+	// networks, which take no subnetworks.
+	IPv4Range string `json:"IPv4Range,omitempty"`
+	MTU       *int64 `json:"mtu,omitempty"`
+}
+
+// Subnetwork is a regional range of a network (collection subnetworks).
+type Subnetwork struct {
+	Meta
+	Network        string `json:"network,omitempty"`
+	IPCIDRRange    string `json:"ipCidrRange,omitempty"`
+	GatewayAddress string `json:"gatewayAddress,omitempty"`
+	StackType      string `json:"stackType,omitempty"`
+	Fingerprint    string `json:"fingerprint,omitempty"`
+}
+
+// Firewall is a global firewall rule (collection firewalls). The emulator
+// stores it and checks its references; it filters no traffic.
+type Firewall struct {
+	Meta
+	Network           string         `json:"network,omitempty"`
+	Direction         string         `json:"direction,omitempty"`
+	Priority          *int64         `json:"priority,omitempty"`
+	SourceRanges      []string       `json:"sourceRanges,omitempty"`
+	DestinationRanges []string       `json:"destinationRanges,omitempty"`
+	Allowed           []FirewallRule `json:"allowed,omitempty"`
+	Denied            []FirewallRule `json:"denied,omitempty"`
+}
+
+// FirewallRule is one entry of allowed or denied.
+type FirewallRule struct {
+	// IPProtocol is spelled as in the Compute API, capitals included.
+	IPProtocol string   `json:"IPProtocol,omitempty"`
+	Ports      []string `json:"ports,omitempty"`
+}
+
+// Address is a reserved IP address: regional (collection addresses under
+// regions/) or global (the same collection name under global/, the
+// globalAddresses methods of the Compute API).
+type Address struct {
+	Meta
+	// Address is assigned when the client sends none: the next free address
+	// of the subnetwork for an INTERNAL one in a subnetwork, else a loopback
+	// address (127.0.x.y), so that probes sent to it reach this machine.
+	Address     string `json:"address,omitempty"`
+	AddressType string `json:"addressType,omitempty"`
+	IPVersion   string `json:"ipVersion,omitempty"`
+	Subnetwork  string `json:"subnetwork,omitempty"`
+	Network     string `json:"network,omitempty"`
+	Status      string `json:"status,omitempty"`
+}

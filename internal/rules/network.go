@@ -1,0 +1,273 @@
+package rules
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// Rules of the minimal compute resources (SPEC 4): networks, subnetworks,
+// firewalls, addresses and instances. The emulator stores every field the
+// Compute API defines; these rules check the few it acts on, in the API's
+// own limits.
+
+// Limits of the Compute API.
+const (
+	MinMTU              = 1300
+	MaxMTU              = 8896
+	DefaultMTU          = 1460
+	MinSubnetPrefix     = 8
+	MaxSubnetPrefix     = 29
+	MaxFirewallPriority = 65535
+	DefaultPriority     = 1000
+	MaxNetworkInterface = 8
+)
+
+// Network checks a network as a client sent it.
+func Network(n *api.Network) Violations {
+	var vs Violations
+	vs.add(Name("name", n.Name))
+	vs.add(Description("description", n.Description))
+	vs.add(optionalRange("mtu", n.MTU, MinMTU, MaxMTU))
+	if n.IPv4Range != "" {
+		if _, err := netip.ParsePrefix(n.IPv4Range); err != nil {
+			vs = append(vs, violation("IPv4Range", "%s (%q) must be an IPv4 range in CIDR form, such as \"10.240.0.0/16\".", f("IPv4Range"), n.IPv4Range))
+		}
+		if n.AutoCreateSubnetworks != nil {
+			vs = append(vs, violation("IPv4Range", "%s is set, and so is %s: a legacy network (%s) has no subnetworks; remove one of them.",
+				f("IPv4Range"), f("autoCreateSubnetworks"), f("IPv4Range")))
+		}
+	}
+	return vs
+}
+
+// ApplyNetworkDefaults fills the unset fields of a valid network.
+func ApplyNetworkDefaults(n *api.Network) {
+	setDefault(&n.MTU, DefaultMTU)
+}
+
+// Subnetwork checks a subnetwork as a client sent it; that its network
+// exists is checked by the emulator.
+func Subnetwork(sn *api.Subnetwork) Violations {
+	var vs Violations
+	vs.add(Name("name", sn.Name))
+	vs.add(Description("description", sn.Description))
+	if sn.Network == "" {
+		vs = append(vs, violation("network", "%s is required: the network the subnetwork is a range of.", f("network")))
+	}
+	vs.add(SubnetworkRange("ipCidrRange", sn.IPCIDRRange))
+	vs.add(oneOf("stackType", sn.StackType, "IPV4_ONLY", "IPV4_IPV6", "IPV6_ONLY"))
+	return vs
+}
+
+// SubnetworkRange checks a subnetwork's primary range: an IPv4 network in
+// CIDR form, /8 to /29.
+func SubnetworkRange(field, cidr string) *Violation {
+	if cidr == "" {
+		v := violation(field, "%s is required: the subnetwork's IPv4 range, such as \"10.0.0.0/24\".", f(field))
+		return &v
+	}
+	p, err := netip.ParsePrefix(cidr)
+	switch {
+	case err != nil || !p.Addr().Is4():
+		v := violation(field, "%s (%q) must be an IPv4 range in CIDR form, such as \"10.0.0.0/24\".", f(field), cidr)
+		return &v
+	case p.Bits() < MinSubnetPrefix || p.Bits() > MaxSubnetPrefix:
+		v := violation(field, "%s (%q) must have a prefix length between /%d and /%d.", f(field), cidr, MinSubnetPrefix, MaxSubnetPrefix)
+		return &v
+	case p != p.Masked():
+		v := violation(field, "%s (%q) has host bits set: write the network address, %q.", f(field), cidr, p.Masked().String())
+		return &v
+	}
+	return nil
+}
+
+// ApplySubnetworkDefaults fills the unset fields (and the gateway, an
+// output) of a valid subnetwork.
+func ApplySubnetworkDefaults(sn *api.Subnetwork) {
+	if sn.StackType == "" {
+		sn.StackType = "IPV4_ONLY"
+	}
+	if p, err := netip.ParsePrefix(sn.IPCIDRRange); err == nil {
+		sn.GatewayAddress = p.Addr().Next().String()
+	}
+}
+
+// SubnetworkHosts is the range of addresses a subnetwork gives out: like
+// the Compute API, it keeps the first two (network, gateway) and the last
+// two (reserved, broadcast) of its IPv4 range.
+func SubnetworkHosts(p netip.Prefix) (first, last netip.Addr) {
+	b := p.Masked().Addr().As4()
+	n := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	broadcast := n | (1<<(32-p.Bits()) - 1)
+	return addr4(n + 2), addr4(broadcast - 2)
+}
+
+func addr4(n uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
+}
+
+// AddressInSubnetwork checks that ip, named by field, is an address the
+// subnetwork with range cidr may give out.
+func AddressInSubnetwork(field, ip, subnetwork, cidr string) *Violation {
+	addr, err := netip.ParseAddr(ip)
+	p, perr := netip.ParsePrefix(cidr)
+	if err != nil || perr != nil || !p.Contains(addr) {
+		v := violation(field, "%s (%q) is not in the range of subnetwork %s (%s).", f(field), ip, subnetwork, cidr)
+		return &v
+	}
+	if first, last := SubnetworkHosts(p); addr.Less(first) || last.Less(addr) {
+		v := violation(field, "%s (%q) is reserved in subnetwork %s (%s): the first two and the last two addresses of a range are; use %s to %s.",
+			f(field), ip, subnetwork, cidr, first, last)
+		return &v
+	}
+	return nil
+}
+
+// Firewall checks a firewall rule as a client sent it.
+func Firewall(fw *api.Firewall) Violations {
+	var vs Violations
+	vs.add(Name("name", fw.Name))
+	vs.add(Description("description", fw.Description))
+	vs.add(oneOf("direction", fw.Direction, api.DirectionIngress, api.DirectionEgress))
+	vs.add(optionalRange("priority", fw.Priority, 0, MaxFirewallPriority))
+	for i, r := range fw.SourceRanges {
+		vs.add(ipRange(fmt.Sprintf("sourceRanges[%d]", i), r))
+	}
+	for i, r := range fw.DestinationRanges {
+		vs.add(ipRange(fmt.Sprintf("destinationRanges[%d]", i), r))
+	}
+	if len(fw.Allowed) > 0 && len(fw.Denied) > 0 {
+		vs = append(vs, violation("denied", "%s and %s are both set: a firewall rule either allows or denies; make two rules.", f("allowed"), f("denied")))
+	}
+	for _, list := range []struct {
+		field string
+		rules []api.FirewallRule
+	}{{"allowed", fw.Allowed}, {"denied", fw.Denied}} {
+		for i, r := range list.rules {
+			if field := fmt.Sprintf("%s[%d].IPProtocol", list.field, i); r.IPProtocol == "" {
+				vs = append(vs, violation(field, "%s is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number.", f(field)))
+			}
+		}
+	}
+	return vs
+}
+
+// ipRange checks an address or a CIDR range.
+func ipRange(field, value string) *Violation {
+	if _, err := netip.ParsePrefix(value); err == nil {
+		return nil
+	}
+	if _, err := netip.ParseAddr(value); err == nil {
+		return nil
+	}
+	v := violation(field, "%s (%q) must be an IP range in CIDR form, such as \"10.0.0.0/8\".", f(field), value)
+	return &v
+}
+
+// ApplyFirewallDefaults fills the unset fields of a valid firewall rule.
+func ApplyFirewallDefaults(fw *api.Firewall) {
+	if fw.Direction == "" {
+		fw.Direction = api.DirectionIngress
+	}
+	setDefault(&fw.Priority, DefaultPriority)
+}
+
+// Address checks an address as a client sent it.
+func Address(a *api.Address) Violations {
+	var vs Violations
+	vs.add(Name("name", a.Name))
+	vs.add(Description("description", a.Description))
+	vs.add(oneOf("addressType", a.AddressType, api.AddressExternal, api.AddressInternal))
+	vs.add(oneOf("ipVersion", a.IPVersion, api.IPv4, api.IPv6))
+	if a.Address != "" {
+		if _, err := netip.ParseAddr(a.Address); err != nil {
+			vs = append(vs, violation("address", "%s (%q) must be an IPv4 or IPv6 address.", f("address"), a.Address))
+		}
+	} else if a.IPVersion == api.IPv6 {
+		vs = append(vs, violation("address", "%s is required when %s is IPV6: the emulator assigns IPv4 addresses only.", f("address"), f("ipVersion")))
+	}
+	internal := a.AddressType == api.AddressInternal
+	if a.Subnetwork != "" && !internal {
+		vs = append(vs, violation("subnetwork", "%s is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set %s to INTERNAL.",
+			f("subnetwork"), f("addressType")))
+	}
+	if a.Network != "" && !internal {
+		vs = append(vs, violation("network", "%s is set on an EXTERNAL address: only INTERNAL addresses are in a network; set %s to INTERNAL.",
+			f("network"), f("addressType")))
+	}
+	return vs
+}
+
+// ApplyAddressDefaults fills the unset fields (and the status, an output)
+// of a valid address.
+func ApplyAddressDefaults(a *api.Address) {
+	if a.AddressType == "" {
+		a.AddressType = api.AddressExternal
+	}
+	a.Status = api.AddressReserved
+}
+
+// Instance checks an instance as a client sent it; its references are
+// checked by the emulator.
+func Instance(in *api.Instance) Violations {
+	var vs Violations
+	vs.add(Name("name", in.Name))
+	vs.add(Description("description", in.Description))
+	if len(in.NetworkInterfaces) > MaxNetworkInterface {
+		vs = append(vs, violation("networkInterfaces", "%s lists %d interfaces: an instance has at most %d.",
+			f("networkInterfaces"), len(in.NetworkInterfaces), MaxNetworkInterface))
+	}
+	for i, ni := range in.NetworkInterfaces {
+		field := fmt.Sprintf("networkInterfaces[%d].networkIP", i)
+		if a, err := netip.ParseAddr(ni.NetworkIP); ni.NetworkIP != "" && (err != nil || !a.Is4()) {
+			vs = append(vs, violation(field, "%s (%q) must be an IPv4 address.", f(field), ni.NetworkIP))
+		}
+	}
+	return vs
+}
+
+// ApplyInstanceDefaults fills the output fields of a valid instance: it
+// runs as soon as it exists, and its interfaces are named nic0, nic1, ...
+func ApplyInstanceDefaults(in *api.Instance) {
+	in.Status = api.InstanceRunning
+	for i := range in.NetworkInterfaces {
+		in.NetworkInterfaces[i].Name = fmt.Sprintf("nic%d", i)
+	}
+}
+
+// ZoneRegion is the region of a zone ("us-central1" for "us-central1-a"),
+// or "" when the zone's name does not say.
+func ZoneRegion(zone string) string {
+	if i := strings.LastIndex(zone, "-"); i > 0 {
+		return zone[:i]
+	}
+	return ""
+}
+
+// InstanceRef reads a reference to an instance: its URL,
+// projects/{project}/zones/{zone}/instances/{name} or
+// zones/{zone}/instances/{name} (project is then ""). ok is false for
+// anything else, a bare name included: it does not say the zone.
+func InstanceRef(ref string) (project, zone, name string, ok bool) {
+	path := api.PathOf(ref)
+	if path == "" && strings.HasPrefix(ref, "zones/") {
+		path = "projects//" + ref
+	}
+	parts := strings.Split(path, "/")
+	if len(parts) != 6 || parts[0] != "projects" || parts[2] != "zones" || parts[4] != api.CollectionInstances {
+		return "", "", "", false
+	}
+	if Region("zone", parts[3]) != nil || Name("name", parts[5]) != nil {
+		return "", "", "", false
+	}
+	return parts[1], parts[3], parts[5], true
+}
+
+// GlobalAddressSubnetwork is the violation of a global address that names a
+// subnetwork: subnetworks are regional.
+func GlobalAddressSubnetwork() Violation {
+	return violation("subnetwork", "%s must not be set on a global address: subnetworks are regional; reserve a regional address instead.", f("subnetwork"))
+}

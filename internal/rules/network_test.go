@@ -1,0 +1,168 @@
+package rules
+
+import (
+	"encoding/json"
+	"net/netip"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// checkCases runs a table of (body, first message, field) through check,
+// which decodes body and validates it; an empty want means valid.
+func checkCases[T any](t *testing.T, check func(*T) Violations, tests []struct{ name, body, want, field string }) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := new(T)
+			if err := json.Unmarshal([]byte(tt.body), v); err != nil {
+				t.Fatal(err)
+			}
+			vs := check(v)
+			if tt.want == "" {
+				if len(vs) > 0 {
+					t.Fatalf("valid object refused: %v", vs.Err())
+				}
+				return
+			}
+			if len(vs) == 0 {
+				t.Fatalf("accepted, want %q", tt.want)
+			}
+			if got := vs.Err().Error(); got != tt.want {
+				t.Errorf("message:\n got  %s\n want %s", got, tt.want)
+			}
+			if vs[0].Field != tt.field {
+				t.Errorf("Field = %q, want %q", vs[0].Field, tt.field)
+			}
+		})
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	checkCases(t, Network, []struct{ name, body, want, field string }{
+		{name: "custom mode", body: `{"name": "net", "autoCreateSubnetworks": false, "mtu": 1500}`},
+		{name: "legacy", body: `{"name": "net", "IPv4Range": "10.240.0.0/16"}`},
+		{name: "bad name", body: `{"name": "Net"}`, field: "name",
+			want: `name ("Net") is not a valid name: a name must be 1-63 characters, start with a lowercase letter, and contain only lowercase letters, digits and hyphens, not ending with a hyphen (RFC 1035).`},
+		{name: "mtu", body: `{"name": "net", "mtu": 9000}`, field: "mtu", want: "mtu (9000) must be between 1300 and 8896."},
+		{name: "legacy and VPC", body: `{"name": "net", "IPv4Range": "10.0.0.0/8", "autoCreateSubnetworks": true}`, field: "IPv4Range",
+			want: "IPv4Range is set, and so is autoCreateSubnetworks: a legacy network (IPv4Range) has no subnetworks; remove one of them."},
+	})
+}
+
+func TestSubnetwork(t *testing.T) {
+	checkCases(t, Subnetwork, []struct{ name, body, want, field string }{
+		{name: "valid", body: `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`},
+		{name: "no network", body: `{"name": "sub", "ipCidrRange": "10.0.0.0/24"}`, field: "network",
+			want: "network is required: the network the subnetwork is a range of."},
+		{name: "no range", body: `{"name": "sub", "network": "net"}`, field: "ipCidrRange",
+			want: `ipCidrRange is required: the subnetwork's IPv4 range, such as "10.0.0.0/24".`},
+		{name: "IPv6 range", body: `{"name": "sub", "network": "net", "ipCidrRange": "fd00::/64"}`, field: "ipCidrRange",
+			want: `ipCidrRange ("fd00::/64") must be an IPv4 range in CIDR form, such as "10.0.0.0/24".`},
+		{name: "too small", body: `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/30"}`, field: "ipCidrRange",
+			want: `ipCidrRange ("10.0.0.0/30") must have a prefix length between /8 and /29.`},
+		{name: "host bits", body: `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.1/24"}`, field: "ipCidrRange",
+			want: `ipCidrRange ("10.0.0.1/24") has host bits set: write the network address, "10.0.0.0/24".`},
+	})
+}
+
+func TestFirewall(t *testing.T) {
+	checkCases(t, Firewall, []struct{ name, body, want, field string }{
+		{name: "valid", body: `{"name": "fw", "allowed": [{"IPProtocol": "tcp", "ports": ["80"]}], "sourceRanges": ["0.0.0.0/0", "10.0.0.1"]}`},
+		{name: "priority", body: `{"name": "fw", "priority": 70000}`, field: "priority", want: "priority (70000) must be between 0 and 65535."},
+		{name: "direction", body: `{"name": "fw", "direction": "IN"}`, field: "direction", want: `direction ("IN") must be one of INGRESS, EGRESS.`},
+		{name: "range", body: `{"name": "fw", "sourceRanges": ["10.0.0.0/33"]}`, field: "sourceRanges[0]",
+			want: `sourceRanges[0] ("10.0.0.0/33") must be an IP range in CIDR form, such as "10.0.0.0/8".`},
+		{name: "both", body: `{"name": "fw", "allowed": [{"IPProtocol": "tcp"}], "denied": [{"IPProtocol": "udp"}]}`, field: "denied",
+			want: "allowed and denied are both set: a firewall rule either allows or denies; make two rules."},
+		{name: "no protocol", body: `{"name": "fw", "denied": [{"ports": ["22"]}]}`, field: "denied[0].IPProtocol",
+			want: "denied[0].IPProtocol is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number."},
+	})
+}
+
+func TestAddress(t *testing.T) {
+	checkCases(t, Address, []struct{ name, body, want, field string }{
+		{name: "external, assigned", body: `{"name": "ip"}`},
+		{name: "internal in a subnetwork", body: `{"name": "ip", "addressType": "INTERNAL", "subnetwork": "sub", "address": "10.0.0.5"}`},
+		{name: "bad address", body: `{"name": "ip", "address": "10.0.0"}`, field: "address", want: `address ("10.0.0") must be an IPv4 or IPv6 address.`},
+		{name: "IPv6 unassigned", body: `{"name": "ip", "ipVersion": "IPV6"}`, field: "address",
+			want: "address is required when ipVersion is IPV6: the emulator assigns IPv4 addresses only."},
+		{name: "external in a subnetwork", body: `{"name": "ip", "subnetwork": "sub"}`, field: "subnetwork",
+			want: "subnetwork is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set addressType to INTERNAL."},
+		{name: "type", body: `{"name": "ip", "addressType": "PUBLIC"}`, field: "addressType", want: `addressType ("PUBLIC") must be one of EXTERNAL, INTERNAL.`},
+	})
+}
+
+func TestInstance(t *testing.T) {
+	checkCases(t, Instance, []struct{ name, body, want, field string }{
+		{name: "valid", body: `{"name": "vm", "networkInterfaces": [{"network": "net", "networkIP": "127.0.0.1"}]}`},
+		{name: "no interface", body: `{"name": "vm"}`},
+		{name: "IPv6 networkIP", body: `{"name": "vm", "networkInterfaces": [{"networkIP": "::1"}]}`, field: "networkInterfaces[0].networkIP",
+			want: `networkInterfaces[0].networkIP ("::1") must be an IPv4 address.`},
+		{name: "nine interfaces", body: `{"name": "vm", "networkInterfaces": [{},{},{},{},{},{},{},{},{}]}`, field: "networkInterfaces",
+			want: "networkInterfaces lists 9 interfaces: an instance has at most 8."},
+	})
+}
+
+func TestSubnetworkHosts(t *testing.T) {
+	for _, tt := range []struct{ cidr, first, last string }{
+		{"10.0.0.0/24", "10.0.0.2", "10.0.0.253"},
+		{"10.0.0.0/29", "10.0.0.2", "10.0.0.5"},
+		{"10.128.0.0/9", "10.128.0.2", "10.255.255.253"},
+	} {
+		first, last := SubnetworkHosts(netip.MustParsePrefix(tt.cidr))
+		if first.String() != tt.first || last.String() != tt.last {
+			t.Errorf("%s: %s to %s, want %s to %s", tt.cidr, first, last, tt.first, tt.last)
+		}
+	}
+	if v := AddressInSubnetwork("networkIP", "10.0.0.1", "sub", "10.0.0.0/24"); v == nil || v.Error() !=
+		`networkIP ("10.0.0.1") is reserved in subnetwork sub (10.0.0.0/24): the first two and the last two addresses of a range are; use 10.0.0.2 to 10.0.0.253.` {
+		t.Errorf("gateway address: %v", v)
+	}
+	if v := AddressInSubnetwork("networkIP", "10.0.1.9", "sub", "10.0.0.0/24"); v == nil || v.Error() !=
+		`networkIP ("10.0.1.9") is not in the range of subnetwork sub (10.0.0.0/24).` {
+		t.Errorf("outside: %v", v)
+	}
+	if v := AddressInSubnetwork("networkIP", "10.0.0.9", "sub", "10.0.0.0/24"); v != nil {
+		t.Errorf("inside: %v", v)
+	}
+}
+
+func TestInstanceRef(t *testing.T) {
+	for _, tt := range []struct {
+		ref                 string
+		project, zone, name string
+		ok                  bool
+	}{
+		{"http://127.0.0.1:8686/compute/v1/projects/p/zones/us-east1-b/instances/vm", "p", "us-east1-b", "vm", true},
+		{"projects/p/zones/z/instances/vm", "p", "z", "vm", true},
+		{"zones/z/instances/vm", "", "z", "vm", true},
+		{"vm", "", "", "", false},
+		{"127.0.0.1:80", "", "", "", false},
+		{"projects/p/zones/z/instanceGroups/vm", "", "", "", false},
+		{"zones/Z/instances/vm", "", "", "", false},
+	} {
+		p, z, n, ok := InstanceRef(tt.ref)
+		if p != tt.project || z != tt.zone || n != tt.name || ok != tt.ok {
+			t.Errorf("InstanceRef(%q) = %q %q %q %v", tt.ref, p, z, n, ok)
+		}
+	}
+	if r := ZoneRegion("us-east1-b"); r != "us-east1" {
+		t.Errorf("ZoneRegion = %q", r)
+	}
+}
+
+func TestTargetPool_InstanceURLs(t *testing.T) {
+	tp := &api.TargetPool{Meta: api.Meta{Name: "pool"}, Instances: []string{
+		"127.0.0.1:80", "projects/p/zones/z/instances/vm", "zones/z/instances/vm"}}
+	vs := TargetPool(tp)
+	want := `instances[2] ("zones/z/instances/vm") repeats instances[1]: each instance may be listed once.`
+	if len(vs) != 1 || vs[0].Error() != want {
+		t.Errorf("violations = %v, want %q", vs, want)
+	}
+	tp.Instances = []string{"web-1"}
+	want = `instances[0] ("web-1") must be an endpoint address, "ip" or "ip:port", or the URL of an instance (zones/{zone}/instances/{name}).`
+	if vs := TargetPool(tp); len(vs) != 1 || vs[0].Error() != want {
+		t.Errorf("violations = %v, want %q", vs, want)
+	}
+}
