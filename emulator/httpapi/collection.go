@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -402,6 +403,30 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 	return c.s.changed(r, sc, opType, key, obj.GetMeta().ID)
 }
 
+// modify stores, in place of the object the path names, what change makes
+// of it: for methods (attachNetworkEndpoints, addInstance, setTarget ...)
+// that edit fields the emulator models. The fields it does not model stay
+// as stored.
+func (c *collection[T, P]) modify(r *http.Request, opType string, change func(stored P) (P, error)) (any, error) {
+	return c.replace(r, opType, func(stored []byte) (P, document, error) {
+		prior := P(new(T))
+		if err := json.Unmarshal(stored, prior); err != nil {
+			return nil, nil, err
+		}
+		obj, err := change(prior)
+		if err != nil {
+			return nil, nil, err
+		}
+		doc := c.withoutOutputFields(stored)
+		// A field the typed view models is the typed view's, even when the
+		// change cleared it (and its JSON omits it).
+		for field := range jsonFields(reflect.TypeFor[T]()) {
+			delete(doc, field)
+		}
+		return obj, doc, nil
+	})
+}
+
 func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 	c.s.writeMu.Lock()
 	defer c.s.writeMu.Unlock()
@@ -430,4 +455,23 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// jsonFields lists the JSON names of a struct's fields, embedded ones too.
+func jsonFields(t reflect.Type) map[string]bool {
+	fields := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			for k := range jsonFields(sf.Type) {
+				fields[k] = true
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			fields[name] = true
+		}
+	}
+	return fields
 }

@@ -74,10 +74,12 @@ func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A real client sends more fields (annotations, fqdn, ...); the typed
-	// request holds what the emulator acts on.
+	// A real client may send more fields (annotations, fqdn, ...): the
+	// schema takes them, and the typed request holds what the emulator
+	// acts on.
 	var req api.NetworkEndpointGroupsAttachEndpointsRequest
-	if err := decodeStrict(body, &req); err != nil {
+	// Detach and the regional methods take the same shape.
+	if err := decodeBody(body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
 		return nil, err
 	}
 	switch n := len(req.NetworkEndpoints); {
@@ -103,7 +105,7 @@ func (s *Server) attachNetworkEndpoints(r *http.Request) (any, error) {
 		return nil, err
 	}
 	c := s.networkEndpointGroups()
-	return c.replace(r, "attachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
+	return c.modify(r, "attachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
 		g := cloneOf(stored)
 		for i, e := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
@@ -157,7 +159,7 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 		return nil, err
 	}
 	c := s.networkEndpointGroups()
-	return c.replace(r, "detachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
+	return c.modify(r, "detachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
 		g := cloneOf(stored)
 		for i, d := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
@@ -278,7 +280,7 @@ func showHealth(r *http.Request) (bool, error) {
 		return false, err
 	}
 	var req api.NetworkEndpointGroupsListEndpointsRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if err := decodeBody(body, "NetworkEndpointGroupsListEndpointsRequest", &req); err != nil {
 		return false, err
 	}
 	switch req.HealthStatus {

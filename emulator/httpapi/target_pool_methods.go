@@ -14,26 +14,25 @@ import (
 // goes through the collection's own checks, so a pool still takes at most
 // one legacy HTTP check and each instance once.
 
-// readJSON reads a request body into v (strictly: a real client may send
-// only the fields of v here).
-func readJSON(r *http.Request, v any) error {
+// readJSON reads a request body whose schema is name into v.
+func readJSON(r *http.Request, name string, v any) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	return decodeStrict(body, v)
+	return decodeBody(body, name, v)
 }
 
 // targetPoolAddInstance answers targetPools.addInstance.
 func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
 	var req api.TargetPoolsAddInstanceRequest
-	if err := readJSON(r, &req); err != nil {
+	if err := readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return nil, err
 	}
 	if len(req.Instances) == 0 {
 		return nil, invalid("instances is empty: list the instances to add, as {\"instance\": URL}.")
 	}
-	return s.targetPools().replace(r, "addInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().modify(r, "addInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.Instances {
 			field := fmt.Sprintf("instances[%d].instance", i)
@@ -53,13 +52,13 @@ func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
 // targetPoolRemoveInstance answers targetPools.removeInstance.
 func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
 	var req api.TargetPoolsAddInstanceRequest
-	if err := readJSON(r, &req); err != nil {
+	if err := readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return nil, err
 	}
 	if len(req.Instances) == 0 {
 		return nil, invalid("instances is empty: list the instances to remove, as {\"instance\": URL}.")
 	}
-	return s.targetPools().replace(r, "removeInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().modify(r, "removeInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.Instances {
 			field := fmt.Sprintf("instances[%d].instance", i)
@@ -100,7 +99,7 @@ func (s *Server) targetPoolRemoveHealthCheck(r *http.Request) (any, error) {
 // body lists.
 func (s *Server) targetPoolHealthChecks(r *http.Request, op string) (any, error) {
 	var req api.TargetPoolsAddHealthCheckRequest
-	if err := readJSON(r, &req); err != nil {
+	if err := readJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err
 	}
 	if len(req.HealthChecks) == 0 {
@@ -110,7 +109,7 @@ func (s *Server) targetPoolHealthChecks(r *http.Request, op string) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.targetPools().replace(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.HealthChecks {
 			field := fmt.Sprintf("healthChecks[%d].healthCheck", i)
@@ -140,13 +139,13 @@ func (s *Server) targetPoolHealthChecks(r *http.Request, op string) (any, error)
 // no target the emulator models is global).
 func (s *Server) forwardingRuleSetTarget(r *http.Request) (any, error) {
 	var req api.TargetReference
-	if err := readJSON(r, &req); err != nil {
+	if err := readJSON(r, "TargetReference", &req); err != nil {
 		return nil, err
 	}
 	if req.Target == "" {
 		return nil, invalid("target is required: the URL of the rule's new target.")
 	}
-	return s.forwardingRules().replace(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
+	return s.forwardingRules().modify(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
 		fr := cloneOf(stored)
 		fr.Target = req.Target
 		return fr, nil
