@@ -737,6 +737,9 @@ func TestComputeHealthChecks_AggregatedListFilters(t *testing.T) {
 func TestComputeHealthChecks_ACheckOfAnotherProjectIsRefused(t *testing.T) {
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check")) // in ccProject
+	// The same service is fine in the check's own project...
+	c.insertBackendService(ccBackendService("web-backend", hc))
+	// ...but not in another one.
 	_, err := c.svc.BackendServices.Insert(ccOtherProject, ccBackendService("web-backend", hc)).Context(c.ctx).Do()
 	ccWantError(t, "a backend service of "+ccOtherProject+" using a check of "+ccProject, err, 400, "invalid")
 }
@@ -954,8 +957,13 @@ func TestComputeBackendServices_InsertStoresAndReturnsTheFieldsTerraformSends(t 
 	if !slices.Equal(got.HealthChecks, []string{hc}) {
 		t.Errorf("healthChecks %q, want [%s]", got.HealthChecks, hc)
 	}
-	if got.Fingerprint == "" {
-		t.Errorf("no fingerprint")
+}
+
+func TestComputeBackendServices_GetHasAFingerprint(t *testing.T) {
+	c := newComputeEnv(t)
+	c.insertBackendService(ccBackendService("web-backend", c.insertHealthCheck(ccHealthCheck("web-check"))))
+	if got := ccMust(t, "get", ccR(c.svc.BackendServices.Get(ccProject, "web-backend").Context(c.ctx).Do())); got.Fingerprint == "" {
+		t.Errorf("no fingerprint (output only, filled by the API)")
 	}
 }
 
@@ -1091,9 +1099,8 @@ func TestComputeRegionBackendServices_InsertStoresAndReturnsTheFieldsTerraformSe
 	c.checkMeta("compute#backendService", ccRegional("backendServices", "web-backend"), got.Kind, got.Id, got.SelfLink, got.CreationTimestamp)
 	if got.Region != c.regionLink() || got.LoadBalancingScheme != "INTERNAL_MANAGED" || got.SessionAffinity != "CLIENT_IP" || got.TimeoutSec != 10 ||
 		got.ConnectionDraining == nil || got.ConnectionDraining.DrainingTimeoutSec != 60 || got.LogConfig == nil || got.LogConfig.SampleRate != 0.5 ||
-		len(got.Backends) != 1 || got.Backends[0].Group != neg || got.Backends[0].CapacityScaler != 0.8 || got.Backends[0].BalancingMode != "RATE" ||
-		got.Fingerprint == "" {
-		t.Errorf("got %s, want the fields as sent, the region and a fingerprint", ccJSON(got))
+		len(got.Backends) != 1 || got.Backends[0].Group != neg || got.Backends[0].CapacityScaler != 0.8 || got.Backends[0].BalancingMode != "RATE" {
+		t.Errorf("got %s, want the fields as sent and the region", ccJSON(got))
 	}
 }
 
@@ -1130,6 +1137,7 @@ func TestComputeRegionBackendServices_GetHealthBecomesHealthyForAServingEndpoint
 func TestComputeRegionBackendServices_AHealthCheckOfAnotherProjectIsRefused(t *testing.T) {
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
+	c.insertRegionBackendService(ccRegionBackendService("web-backend", hc)) // fine in its own project
 	_, err := c.svc.RegionBackendServices.Insert(ccOtherProject, ccRegion, ccRegionBackendService("web-backend", hc)).Context(c.ctx).Do()
 	ccWantError(t, "a service of "+ccOtherProject+" using a check of "+ccProject, err, 400, "invalid")
 }
@@ -1160,11 +1168,10 @@ func TestComputeNetworkEndpointGroups_GetReturnsNetworkSubnetworkZoneAndSize(t *
 func TestComputeNetworkEndpointGroups_AttachListDetachEndpoints(t *testing.T) {
 	c := newComputeEnv(t)
 	c.insertNEG(ccHybridNEG("web-neg"))
-	op := c.done("attach", ccR(c.svc.NetworkEndpointGroups.AttachNetworkEndpoints(ccProject, ccZone, "web-neg",
+	c.done("attach", ccR(c.svc.NetworkEndpointGroups.AttachNetworkEndpoints(ccProject, ccZone, "web-neg",
 		&compute.NetworkEndpointGroupsAttachEndpointsRequest{NetworkEndpoints: []*compute.NetworkEndpoint{
 			{IpAddress: "10.20.0.5", Port: 8080}, {IpAddress: "10.20.0.6", Port: 8081},
 		}}).Context(c.ctx).Do()))
-	c.checkOp(op, "", ccZonal("networkEndpointGroups", "web-neg"))
 	if neg := ccMust(t, "get", ccR(c.svc.NetworkEndpointGroups.Get(ccProject, ccZone, "web-neg").Context(c.ctx).Do())); neg.Size != 2 {
 		t.Errorf("size %d after attaching 2 endpoints", neg.Size)
 	}
@@ -1207,7 +1214,7 @@ func TestComputeNetworkEndpointGroups_ListNetworkEndpointsShowsHealthWhenAsked(t
 	})
 }
 
-func TestComputeNetworkEndpointGroups_ListNetworkEndpointsSkipsHealthByDefault(t *testing.T) {
+func TestComputeNetworkEndpointGroups_ListNetworkEndpointsWithSKIPHasNoHealths(t *testing.T) {
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -1251,7 +1258,7 @@ func TestComputeNetworkEndpointGroups_DeleteNotFoundAlreadyExists(t *testing.T) 
 	c.insertNEG(ccHybridNEG("web-neg"))
 	_, err := c.svc.NetworkEndpointGroups.Insert(ccProject, ccZone, ccHybridNEG("web-neg")).Context(c.ctx).Do()
 	ccWantError(t, "second insert", err, 409, "alreadyExists")
-	c.checkOp(c.done("delete", ccR(c.svc.NetworkEndpointGroups.Delete(ccProject, ccZone, "web-neg").Context(c.ctx).Do())), "delete", ccZonal("networkEndpointGroups", "web-neg"))
+	c.done("delete", ccR(c.svc.NetworkEndpointGroups.Delete(ccProject, ccZone, "web-neg").Context(c.ctx).Do()))
 	_, err = c.svc.NetworkEndpointGroups.Get(ccProject, ccZone, "web-neg").Context(c.ctx).Do()
 	ccWantError(t, "get after delete", err, 404, "notFound")
 }
@@ -1699,8 +1706,7 @@ func TestComputeFirewalls_InsertGetDelete(t *testing.T) {
 func TestComputeInstances_InsertGetReturnsNetworkIPFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
-	op := c.done("insert", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, subnetwork)).Context(c.ctx).Do()))
-	c.checkOp(op, "insert", ccZonal("instances", "vm-1"))
+	c.done("insert", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, subnetwork)).Context(c.ctx).Do()))
 	vm := ccMust(t, "get", ccR(c.svc.Instances.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
 	c.checkMeta("compute#instance", ccZonal("instances", "vm-1"), vm.Kind, vm.Id, vm.SelfLink, vm.CreationTimestamp)
 	if vm.Zone != c.zoneLink() || len(vm.NetworkInterfaces) != 1 {
@@ -1738,11 +1744,20 @@ func TestComputeInstances_StatusIsRunningAndInterfacesAreNamed(t *testing.T) {
 	}
 }
 
+func TestComputeInstances_InsertAndDeleteAnswerZonalOperations(t *testing.T) {
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	op := c.done("insert", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, subnetwork)).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccZonal("instances", "vm-1"))
+	op = c.done("delete", ccR(c.svc.Instances.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	c.checkOp(op, "delete", ccZonal("instances", "vm-1"))
+}
+
 func TestComputeInstances_DeleteThenGetIsNotFound(t *testing.T) {
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
-	c.checkOp(c.done("delete", ccR(c.svc.Instances.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do())), "delete", ccZonal("instances", "vm-1"))
+	c.done("delete", ccR(c.svc.Instances.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
 	_, err := c.svc.Instances.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()
 	ccWantError(t, "get after delete", err, 404, "notFound")
 }
