@@ -266,37 +266,6 @@ func (c *collection[T, P]) get(r *http.Request) (any, error) {
 	return json.RawMessage(body), err
 }
 
-// MaxResults is the largest page a list returns (and its default size).
-const MaxResults = 500
-
-func (c *collection[T, P]) list(r *http.Request) (any, error) {
-	sc, err := scopeOf(r)
-	if err != nil {
-		return nil, err
-	}
-	limit, after, err := pageParams(r)
-	if err != nil {
-		return nil, err
-	}
-	objects, err := c.s.store.List(r.Context(), store.ListOptions{
-		Project: sc.project, Scope: sc.path(), Collection: c.name, After: after, Limit: limit + 1,
-	})
-	if err != nil {
-		return nil, err
-	}
-	collectionPath := strings.TrimSuffix(sc.key(c.name, "").Path(), "/")
-	page := api.List[json.RawMessage]{Kind: c.listKind, ID: collectionPath, Items: []json.RawMessage{},
-		SelfLink: c.s.link(collectionPath)}
-	for i, o := range objects {
-		if i == limit {
-			page.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(objects[i-1].Name))
-			break
-		}
-		page.Items = append(page.Items, o.Body)
-	}
-	return page, nil
-}
-
 // pageParams reads maxResults and pageToken.
 func pageParams(r *http.Request) (limit int, after string, err error) {
 	limit = MaxResults

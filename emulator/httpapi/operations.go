@@ -30,6 +30,7 @@ func (s *Server) recordOperation(r *http.Request, sc scope, opType string, targe
 		StartTime:     now,
 		EndTime:       now,
 		Region:        s.regionLink(sc),
+		Zone:          s.zoneLink(sc), // a waiter routes by it: zoneOperations
 		SelfLink:      s.link(key.Path()),
 		User:          "emulator",
 	}

@@ -50,6 +50,7 @@ func storeError(k store.Key, err error) error {
 type handler func(r *http.Request) (any, error)
 
 func (s *Server) serve(h handler) http.HandlerFunc {
+	h = s.idempotent(h)
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := h(r)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -23,6 +24,8 @@ type verbs interface {
 	update(*http.Request) (any, error)
 	patch(*http.Request) (any, error)
 	delete(*http.Request) (any, error)
+	aggregatedList(*http.Request) (any, error)
+	schemaName() string
 	holder() (holder, bool)
 }
 
@@ -86,8 +89,11 @@ func (s *Server) routes() {
 
 	s.collection(regionalPath+api.CollectionHealthAggregationPolicies, s.healthAggregationPolicies())
 	s.collection(regionalPath+api.CollectionHealthSources, s.healthSources())
+	// getHealth is a GET in the Compute API; POST stays for older clients.
+	s.mux.HandleFunc("GET "+regionalPath+api.CollectionHealthSources+"/{name}/getHealth", s.serve(s.healthSourceHealth))
 	s.mux.HandleFunc("POST "+regionalPath+api.CollectionHealthSources+"/{name}/getHealth", s.serve(s.healthSourceHealth))
 	s.collection(regionalPath+api.CollectionCompositeHealthChecks, s.compositeHealthChecks())
+	s.mux.HandleFunc("GET "+regionalPath+api.CollectionCompositeHealthChecks+"/{name}/getHealth", s.serve(s.compositeHealth))
 	s.mux.HandleFunc("POST "+regionalPath+api.CollectionCompositeHealthChecks+"/{name}/getHealth", s.serve(s.compositeHealth))
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
@@ -123,6 +129,13 @@ func (s *Server) collectionWith(path string, c verbs, updates ...string) {
 		s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
 	}
 	s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(c.delete))
+	// One aggregated list per collection, for the collections the API
+	// gives one.
+	aggregated := projectPath + "aggregated/" + lastSegment(path)
+	if schema.AggregatedKind(c.schemaName()) != "" && !s.aggregated[aggregated] {
+		s.aggregated[aggregated] = true
+		s.mux.HandleFunc("GET "+aggregated, s.serve(c.aggregatedList))
+	}
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -39,6 +39,10 @@ type Server struct {
 	health     HealthReader
 	aggregates AggregateReader
 	metrics    http.Handler
+	// aggregated are the aggregatedList paths registered.
+	aggregated map[string]bool
+	// requests remembers the answers to mutations that carried a requestId.
+	requests requestIDs
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
@@ -77,11 +81,12 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, target store.
 // ("http://127.0.0.1:8686").
 func New(st store.Store, rootURL string, log *slog.Logger) *Server {
 	s := &Server{
-		store:   st,
-		baseURL: strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
-		log:     log,
-		now:     time.Now,
-		mux:     http.NewServeMux(),
+		store:      st,
+		baseURL:    strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
+		log:        log,
+		now:        time.Now,
+		mux:        http.NewServeMux(),
+		aggregated: map[string]bool{},
 	}
 	s.routes()
 	return s

@@ -64,6 +64,16 @@ func Kind(name string) string {
 	return ""
 }
 
+// AggregatedKind is the kind of the aggregated list of the resources of
+// the named schema ("compute#backendServiceAggregatedList"), or "" when the
+// API has no aggregatedList for them.
+func AggregatedKind(name string) string {
+	if k := Kind(name + "AggregatedList"); k != "" {
+		return k
+	}
+	return Kind(name + "sAggregatedList") // HealthChecksAggregatedList
+}
+
 // Has tells whether the named schema defines field (top level).
 func Has(name, field string) bool {
 	s := schemas[name]

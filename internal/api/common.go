@@ -46,6 +46,7 @@ type Operation struct {
 	StartTime     string          `json:"startTime"`
 	EndTime       string          `json:"endTime"`
 	Region        string          `json:"region,omitempty"`
+	Zone          string          `json:"zone,omitempty"`
 	SelfLink      string          `json:"selfLink"`
 	User          string          `json:"user,omitempty"`
 	Error         *OperationError `json:"error,omitempty"`
