@@ -161,6 +161,10 @@ func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 	}
 }
 
+// modelledTargets are the targets of forwarding rules that the emulator
+// models, and so checks.
+var modelledTargets = map[string]bool{"targetPools": true}
+
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
 func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
@@ -176,11 +180,21 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 		fr.BackendService = s.link(k.Path())
 	}
 	if fr.Target != "" {
+		k, err := parseAnyRef("target", fr.Target, sc, "targetPools")
+		if err != nil {
+			return err
+		}
+		if !modelledTargets[k.Collection] {
+			// Target proxies, instances, service attachments ... are not
+			// modelled: the reference is kept as sent, and not followed.
+			fr.Target = s.link(k.Path())
+			return nil
+		}
 		if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil {
 			return invalid("%s", v.Error())
 		}
 		var tp api.TargetPool
-		k, err := s.lookup(ctx, "target", fr.Target, sc, "targetPools", &tp)
+		k, err = s.lookup(ctx, "target", fr.Target, sc, "targetPools", &tp)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,11 @@ const (
 	GCEVMIPPort         = "GCE_VM_IP_PORT"
 	GCEVMIP             = "GCE_VM_IP"
 	NonGCPPrivateIPPort = "NON_GCP_PRIVATE_IP_PORT"
+	// Internet endpoints: an address (or a domain name) and a port. They
+	// are stored and probed like the others when their address is one the
+	// emulator may probe.
+	InternetIPPort   = "INTERNET_IP_PORT"
+	InternetFQDNPort = "INTERNET_FQDN_PORT"
 )
 
 // Endpoint states (an lbhealth extension: stopped endpoints are not probed).
@@ -54,8 +59,10 @@ type NetworkEndpointGroup struct {
 // NetworkEndpoint is one endpoint of a group.
 type NetworkEndpoint struct {
 	IPAddress string `json:"ipAddress,omitempty"`
-	Port      *int64 `json:"port,omitempty"`
-	Instance  string `json:"instance,omitempty"`
+	// FQDN names an INTERNET_FQDN_PORT endpoint, which may have no address.
+	FQDN     string `json:"fqdn,omitempty"`
+	Port     *int64 `json:"port,omitempty"`
+	Instance string `json:"instance,omitempty"`
 	// State is RUNNING (the default) or STOPPED.
 	State string `json:"state,omitempty"`
 }
