@@ -1665,14 +1665,6 @@ func TestComputeSubnetworks_GatewayAddressIsTheFirstAddressOfTheRange(t *testing
 	}
 }
 
-func TestComputeSubnetworks_TheNetworkListsItsSubnetworks(t *testing.T) {
-	c := newComputeEnv(t)
-	_, subnetwork := c.insertNetwork()
-	if n := ccMust(t, "get network", ccR(c.svc.Networks.Get(ccProject, "lb-network").Context(c.ctx).Do())); !slices.Equal(n.Subnetworks, []string{subnetwork}) {
-		t.Errorf("network subnetworks %q, want [%s] (output only, filled by the API)", n.Subnetworks, subnetwork)
-	}
-}
-
 func TestComputeNetworks_DeleteOfANetworkWithASubnetworkIsResourceInUse(t *testing.T) {
 	c := newComputeEnv(t)
 	c.insertNetwork()

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/netip"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -72,6 +74,32 @@ func (s *Server) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc s
 		return invalid("network (%q) is a legacy network (IPv4Range %s): legacy networks have no subnetworks; use a VPC network (autoCreateSubnetworks set).", sn.Network, n.IPv4Range)
 	}
 	sn.Network = s.link(k.Path())
+	return s.checkOverlap(ctx, sn, sc, k)
+}
+
+// checkOverlap refuses a range that overlaps another subnetwork's in the
+// same network, as the Compute API does. It reads the project's
+// subnetworks: they are few, and created rarely.
+func (s *Server) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
+	mine, err := netip.ParsePrefix(sn.IPCIDRRange)
+	if err != nil {
+		return nil // the rules have said why already
+	}
+	others, err := s.store.All(ctx, api.CollectionSubnetwork)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		var other api.Subnetwork
+		if o.Project != sc.project || (o.Scope == sc.path() && o.Name == sn.Name) || json.Unmarshal(o.Body, &other) != nil {
+			continue
+		}
+		theirs, err := netip.ParsePrefix(other.IPCIDRRange)
+		if err == nil && api.PathOf(other.Network) == network.Path() && theirs.Overlaps(mine) {
+			return invalid("ipCidrRange (%q) overlaps %s (%s) in network %s: subnetworks of one network have distinct ranges.",
+				sn.IPCIDRRange, o.Path(), other.IPCIDRRange, network.Name)
+		}
+	}
 	return nil
 }
 
