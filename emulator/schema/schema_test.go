@@ -1,0 +1,116 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Real fields the emulator does not act on are accepted: the ones
+// terraform-provider-google always sends among them.
+func TestCheck_RealFieldsAreAccepted(t *testing.T) {
+	for name, body := range map[string]string{
+		"BackendService": `{"name": "bs", "connectionDraining": {"drainingTimeoutSec": 300}, "sessionAffinity": "NONE",
+			"cdnPolicy": {"cacheMode": "CACHE_ALL_STATIC", "defaultTtl": 3600}, "circuitBreakers": {"maxRequests": 10},
+			"backends": [{"group": "g", "balancingMode": "UTILIZATION", "capacityScaler": 1.0}], "affinityCookieTtlSec": 0,
+			"logConfig": {"enable": true, "sampleRate": 0.5}, "fingerprint": "abc=", "id": "123", "network": "n"}`,
+		"ForwardingRule":       `{"name": "fr", "IPProtocol": "TCP", "networkTier": "PREMIUM", "labels": {"a": "b"}, "allPorts": true}`,
+		"NetworkEndpointGroup": `{"name": "neg", "network": "n", "subnetwork": "s", "appEngine": {"service": "x"}, "size": 3}`,
+		"TargetPool":           `{"name": "tp", "sessionAffinity": "CLIENT_IP", "failoverRatio": 0.5, "instances": ["a"]}`,
+		"HealthCheck":          `{"name": "hc", "checkIntervalSec": 5, "httpHealthCheck": {"port": 80, "proxyHeader": "NONE"}, "logConfig": {"enable": true}}`,
+	} {
+		if err := CheckEnums(name, decode(t, body)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestCheck_RefusesWhatTheAPIDoesNotDefine(t *testing.T) {
+	tests := []struct {
+		schema, body, want string
+	}{
+		{"BackendService", `{"name": "bs", "conectionDraining": {}}`, `Unknown field "conectionDraining"`},
+		{"BackendService", `{"connectionDraining": {"timeout": 3}}`, `Unknown field "connectionDraining.timeout"`},
+		{"BackendService", `{"backends": [{"group": "g"}, {"weight": 1}]}`, `Unknown field "backends[1].weight"`},
+		{"HealthCheck", `{"checkIntervalSec": "5"}`, `'checkIntervalSec': expected an integer, got a JSON string`},
+		{"HealthCheck", `{"checkIntervalSec": 5.5}`, `'checkIntervalSec': expected an integer, got 5.5`},
+		{"HealthCheck", `{"checkIntervalSec": 3000000000}`, `out of range`},
+		{"HealthCheck", `{"httpHealthCheck": []}`, `'httpHealthCheck': expected an object, got a JSON array`},
+		{"ForwardingRule", `{"labels": {"a": 1}}`, `'labels.a': expected a string`},
+		{"BackendService", `{"enableCDN": "yes"}`, `'enableCDN': expected a boolean`},
+		{"BackendService", `{"id": "12x"}`, `'id': 12x is not an unsigned 64-bit integer`},
+	}
+	for _, tc := range tests {
+		err := Check(tc.schema, decode(t, tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: got %v, want %q", tc.schema, tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestCheck_EnumsOnlyWhenAsked(t *testing.T) {
+	v := decode(t, `{"sessionAffinity": "STICKY"}`)
+	if err := Check("BackendService", v); err != nil {
+		t.Errorf("Check: %v (enums are CheckEnums' job)", err)
+	}
+	err := CheckEnums("BackendService", v)
+	if err == nil || !strings.Contains(err.Error(), `sessionAffinity ("STICKY") must be one of`) || !strings.Contains(err.Error(), "CLIENT_IP") {
+		t.Errorf("CheckEnums: %v", err)
+	}
+}
+
+// 64-bit integers travel as strings in the API, and numbers are taken too.
+func TestCheck_Int64AsStringOrNumber(t *testing.T) {
+	for _, body := range []string{`{"id": "18446744073709551615"}`, `{"id": 42}`} {
+		if err := Check("HealthCheck", decode(t, body)); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+func TestExtensions_AreListedAndAccepted(t *testing.T) {
+	if err := CheckEnums("NetworkEndpointGroup", decode(t, `{"endpoints": [{"ipAddress": "127.0.0.1", "port": 80, "state": "STOPPED"}]}`)); err != nil {
+		t.Error(err)
+	}
+	if err := CheckEnums("NetworkEndpointGroup", decode(t, `{"endpoints": [{"state": "PAUSED"}]}`)); err == nil {
+		t.Error("state PAUSED accepted")
+	}
+	if !Get("BackendService").Properties["namedPorts"].Extension || Get("BackendService").Properties["protocol"].Extension {
+		t.Error("extensions are not marked as such")
+	}
+}
+
+func TestStripOutputOnly(t *testing.T) {
+	m := decode(t, `{"name": "n", "id": "1", "kind": "k", "selfLink": "s", "size": 4, "endpoints": [{"ipAddress": "a"}]}`).(map[string]any)
+	StripOutputOnly("NetworkEndpointGroup", m)
+	got, _ := json.Marshal(m)
+	if string(got) != `{"endpoints":[{"ipAddress":"a"}],"name":"n"}` {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestKinds(t *testing.T) {
+	for name, want := range map[string]string{"HealthCheck": "compute#healthCheck", "Address": "compute#address"} {
+		if got := Kind(name); got != want {
+			t.Errorf("Kind(%s) = %q, want %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{"HealthCheck": "compute#healthChecksAggregatedList",
+		"BackendService": "compute#backendServiceAggregatedList", "HttpHealthCheck": ""} {
+		if got := AggregatedKind(name); got != want {
+			t.Errorf("AggregatedKind(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
