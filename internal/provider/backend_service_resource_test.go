@@ -302,12 +302,14 @@ resource "lbhealth_backend_service" "test" {
 			{
 				Config: e.config(checks + `
 resource "lbhealth_backend_service" "regional" {
-  name          = "bs-rules"
-  region        = "us-central1"
-  health_checks = [lbhealth_health_check.http.self_link]
+  name                  = "bs-rules"
+  region                = "us-central1"
+  load_balancing_scheme = "INTERNAL_MANAGED"
+  health_checks         = [lbhealth_health_check.http.self_link]
 }`),
-				ExpectError: errorRegexp(`healthChecks[0] ("hc-http") is a global health check: a regional backend service ` +
-					"takes a health check of its own region (us-central1)."),
+				ExpectError: errorRegexp(`healthChecks[0] ("hc-http") is a global health check: a regional INTERNAL_MANAGED backend ` +
+					"service takes a health check of its own region (us-central1); only INTERNAL and EXTERNAL (passthrough) " +
+					"ones may use a global check."),
 			},
 			{
 				Config: e.config(checks + usedCheck),

@@ -111,3 +111,16 @@ func TestNetworkEndpointGroup_NoPortIsNoDuplicate(t *testing.T) {
 		t.Errorf("violations = %v, want endpoints[0].port and endpoints[1].port only", vs)
 	}
 }
+
+// Passthrough load balancers' regional services take global checks; proxy
+// ones (the _MANAGED schemes) take only a check of their region.
+func TestBackendServiceHealthCheck_GlobalCheckOnARegionalService(t *testing.T) {
+	hc := &api.HealthCheck{Meta: api.Meta{Name: "hc"}, Type: api.TypeTCP}
+	for scheme, ok := range map[string]bool{"": true, api.SchemeExternal: true, api.SchemeInternal: true,
+		api.SchemeInternalManaged: false, api.SchemeExternalManaged: false} {
+		v := BackendServiceHealthCheck(&api.BackendService{LoadBalancingScheme: scheme}, "us-central1", hc, "")
+		if (v == nil) != ok {
+			t.Errorf("scheme %q: violation %v, want allowed = %v", scheme, v, ok)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+# A hashicorp/google configuration, unchanged but for the provider block,
+# applied to lbhealth-emulator: an internal passthrough load balancer whose
+# endpoints (the demo targets on 127.0.0.1:9000-9002) are probed for real,
+# with a health source and a composite health check over it.
+#
+#   make demo            # or: bin/lbhealth-emulator & bin/lbhealth-emulator targets &
+#   cd examples/google && terraform init && terraform apply
+#
+# `terraform init` downloads hashicorp/google from the registry; offline,
+# point a dev_overrides CLI config at a provider binary (README.md).
+terraform {
+  required_providers {
+    google = {
+      source = "hashicorp/google"
+    }
+  }
+}
+
+variable "emulator" {
+  description = "Where lbhealth-emulator listens."
+  type        = string
+  default     = "http://127.0.0.1:8686"
+}
+
+provider "google" {
+  project      = "demo-project"
+  region       = "us-central1"
+  zone         = "us-central1-a"
+  access_token = "x" # any value: the emulator needs no credentials
+  # Not googleapis.com, so that the provider does not look up the token's
+  # user at start (it would wait minutes for Google to answer).
+  universe_domain         = "emulator.invalid"
+  compute_custom_endpoint = "${var.emulator}/compute/v1/"
+}
+
+resource "google_compute_network" "lb" {
+  name                    = "lb-net"
+  auto_create_subnetworks = false
+}
+
+resource "google_compute_subnetwork" "lb" {
+  name          = "lb-subnet"
+  ip_cidr_range = "10.10.0.0/24"
+  network       = google_compute_network.lb.id
+}
+
+resource "google_compute_network_endpoint_group" "web" {
+  name                  = "web-neg"
+  network               = google_compute_network.lb.id
+  subnetwork            = google_compute_subnetwork.lb.id
+  network_endpoint_type = "GCE_VM_IP_PORT"
+  default_port          = 9000
+}
+
+# The endpoints: the emulator probes them at these addresses (loopback by
+# default; see --probe-networks).
+resource "google_compute_network_endpoints" "web" {
+  network_endpoint_group = google_compute_network_endpoint_group.web.name
+
+  dynamic "network_endpoints" {
+    for_each = [9000, 9001, 9002]
+    content {
+      ip_address = "127.0.0.1"
+      port       = network_endpoints.value
+    }
+  }
+}
+
+resource "google_compute_region_health_check" "web" {
+  name                = "web-hc"
+  check_interval_sec  = 1
+  timeout_sec         = 1
+  healthy_threshold   = 1
+  unhealthy_threshold = 2
+
+  http_health_check {
+    port_specification = "USE_SERVING_PORT"
+    request_path       = "/"
+  }
+}
+
+resource "google_compute_region_backend_service" "web" {
+  name                  = "web-bs"
+  protocol              = "TCP"
+  load_balancing_scheme = "INTERNAL"
+  health_checks         = [google_compute_region_health_check.web.id]
+
+  backend {
+    group          = google_compute_network_endpoint_group.web.id
+    balancing_mode = "CONNECTION"
+  }
+}
+
+resource "google_compute_forwarding_rule" "web" {
+  name                  = "web-fr"
+  load_balancing_scheme = "INTERNAL"
+  backend_service       = google_compute_region_backend_service.web.id
+  network               = google_compute_network.lb.id
+  subnetwork            = google_compute_subnetwork.lb.id
+  ip_protocol           = "TCP"
+  all_ports             = true
+}
+
+resource "google_compute_region_health_aggregation_policy" "web" {
+  name                      = "web-hap"
+  region                    = "us-central1"
+  healthy_percent_threshold = 60
+  min_healthy_threshold     = 2
+}
+
+resource "google_compute_region_health_source" "web" {
+  name                      = "web-hs"
+  region                    = "us-central1"
+  source_type               = "BACKEND_SERVICE"
+  sources                   = [google_compute_region_backend_service.web.id]
+  health_aggregation_policy = google_compute_region_health_aggregation_policy.web.id
+}
+
+resource "google_compute_region_composite_health_check" "web" {
+  name               = "web-chc"
+  region             = "us-central1"
+  health_sources     = [google_compute_region_health_source.web.id]
+  health_destination = google_compute_forwarding_rule.web.id
+}
+
+output "health" {
+  description = "Where to read live health: GET the source and the composite (their getHealth), POST the backend service (its getHealth)."
+  value = {
+    endpoints = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/backendServices/${google_compute_region_backend_service.web.name}/getHealth"
+    source    = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/healthSources/${google_compute_region_health_source.web.name}/getHealth"
+    composite = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/compositeHealthChecks/${google_compute_region_composite_health_check.web.name}/getHealth"
+  }
+}
