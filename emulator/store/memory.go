@@ -49,7 +49,7 @@ func (k scopeKey) split() (project, scope string) {
 type changeKind int
 
 const (
-	changePut   changeKind = iota // insert or update: the body is the new one
+	changePut    changeKind = iota // insert or update: the body is the new one
 	changeDelete                   // delete the key
 	changeReset                    // delete everything
 )

@@ -26,11 +26,11 @@ type SQLite struct {
 	// Memory serves reads and takes writes; its guard and journal are
 	// this store's.
 	*Memory
-	db      *sql.DB
-	path    string
-	log     *slog.Logger
-	upsert  *sql.Stmt
-	remove  *sql.Stmt
+	db     *sql.DB
+	path   string
+	log    *slog.Logger
+	upsert *sql.Stmt
+	remove *sql.Stmt
 
 	mu sync.Mutex
 	// pending collects the changes made since the committer last took a
