@@ -50,6 +50,11 @@ type Config struct {
 	// ProbeNetworks are the networks whose addresses may be probed; nil
 	// means DefaultProbeNetworks (loopback).
 	ProbeNetworks []netip.Prefix
+	// OperationsTTL and OperationsMax bound how long and how many
+	// operations are kept (oldest dropped first); zero means
+	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
+	OperationsTTL time.Duration
+	OperationsMax int
 }
 
 // Emulator is a running emulator.
@@ -59,6 +64,8 @@ type Emulator struct {
 	store         store.Store
 	engine        *health.Engine
 	aggregator    *health.Aggregator
+	api           *httpapi.Server
+	state         *syncState // what sync keeps between writes
 	probeNetworks []netip.Prefix
 	dataPath      string
 	served        chan error
@@ -73,7 +80,7 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st, dataPath, err := openStore(cfg)
+	st, dataPath, err := openStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +125,15 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	srv.SetHealth(e.engine)
 	srv.SetAggregates(e.aggregator)
 	srv.SetMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	srv.OnChange(func(ctx context.Context) {
-		if err := e.sync(ctx); err != nil {
+	srv.SetOperationRetention(cfg.OperationsTTL, cfg.OperationsMax)
+	srv.OnChange(func(ctx context.Context, changed []store.Key) {
+		if err := e.sync(ctx, changed); err != nil {
 			log.Error("probe engine not updated", "error", err)
 		}
 	})
-	if err := e.sync(ctx); err != nil {
+	e.api = srv
+	if err := e.sync(ctx, nil); err != nil {
+		srv.Close()
 		e.engine.Close()
 		return nil, fmt.Errorf("resume probing: %w", err)
 	}
@@ -131,7 +141,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 }
 
 // openStore opens the SQLite file in cfg.DataDir, or a memory store.
-func openStore(cfg Config) (store.Store, string, error) {
+func openStore(cfg Config, log *slog.Logger) (store.Store, string, error) {
 	if cfg.InMemory {
 		return store.NewMemory(), "", nil
 	}
@@ -142,7 +152,7 @@ func openStore(cfg Config) (store.Store, string, error) {
 		return nil, "", fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, DatabaseFile)
-	st, err := store.OpenSQLite(path)
+	st, err := store.OpenSQLite(path, store.WithLogger(log))
 	if err != nil {
 		return nil, "", fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -182,6 +192,7 @@ func (e *Emulator) close() error {
 	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	e.api.Close()
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())
 }

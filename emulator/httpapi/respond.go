@@ -52,6 +52,9 @@ type handler func(r *http.Request) (any, error)
 func (s *Server) serve(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := h(r)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			err = s.durable(r, err)
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return

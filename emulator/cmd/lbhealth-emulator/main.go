@@ -15,8 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 )
 
 func main() {
@@ -37,6 +39,10 @@ func run(args []string) error {
 	probers := fs.Int("probers", envInt("LBHEALTH_PROBERS", 1), "independent probers per endpoint: each probes every interval (env LBHEALTH_PROBERS)")
 	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", prefixList(emulator.DefaultProbeNetworks)),
 		"comma-separated networks whose addresses may be probed; others are reported, not probed (env LBHEALTH_PROBE_NETWORKS)")
+	opsTTL := fs.Duration("operations-ttl", envDuration("LBHEALTH_OPERATIONS_TTL", httpapi.DefaultOperationsTTL),
+		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
+	opsMax := fs.Int("operations-max", envInt("LBHEALTH_OPERATIONS_MAX", httpapi.DefaultOperationsMax),
+		"how many operations are kept at most, the oldest dropped first (env LBHEALTH_OPERATIONS_MAX)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -52,12 +58,19 @@ func run(args []string) error {
 	if *probers < 1 || *probers > 16 {
 		return fmt.Errorf("--probers %d: want 1 to 16", *probers)
 	}
+	if *opsTTL < time.Second {
+		return fmt.Errorf("--operations-ttl %s: want at least 1s (clients read an operation right after the call that returned it)", *opsTTL)
+	}
+	if *opsMax < 1 {
+		return fmt.Errorf("--operations-max %d: want at least 1", *opsMax)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e, err := emulator.Start(ctx, emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
+		OperationsTTL: *opsTTL, OperationsMax: *opsMax,
 	})
 	if err != nil {
 		return err
@@ -105,6 +118,13 @@ func env(name, def string) string {
 func envBool(name string) bool {
 	b, _ := strconv.ParseBool(os.Getenv(name))
 	return b
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return def
 }
 
 func envInt(name string, def int) int {
