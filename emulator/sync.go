@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -61,6 +63,7 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 	}
 	if owners := y.planner.Flush(); len(owners) > 0 {
 		e.engine.UpdateOwners(owners)
+		e.aggregator.OwnersChanged(slices.Sorted(maps.Keys(owners)))
 	}
 	if len(sources) > 0 || len(composites) > 0 {
 		e.aggregator.Apply(sources, composites)

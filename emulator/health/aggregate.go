@@ -149,6 +149,19 @@ func unindex(m map[string]map[string]struct{}, key, value string) {
 	}
 }
 
+// OwnersChanged re-evaluates the sources of the backend services whose
+// targets were just replaced: an endpoint added or removed changes the
+// counts without a transition.
+func (a *Aggregator) OwnersChanged(owners []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, owner := range owners {
+		if srcs := a.byService[owner]; len(srcs) > 0 {
+			a.reevaluate(slices.Collect(maps.Keys(srcs)), nil, "endpoints of "+owner+" changed")
+		}
+	}
+}
+
 // OnTransition re-evaluates what depends on the endpoint that changed. It is
 // the Engine's OnTransition hook.
 func (a *Aggregator) OnTransition(tr Transition) {

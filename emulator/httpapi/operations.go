@@ -100,6 +100,12 @@ func (s *Server) expireOperations() {
 		k := s.ops.queue[0].key
 		s.ops.queue[0] = keptOperation{}
 		s.ops.queue = s.ops.queue[1:]
+		if cap(s.ops.queue) > 4*len(s.ops.queue)+64 {
+			// The array behind a queue popped from the front is only
+			// dropped when append outgrows it; drop it when mostly
+			// empty (amortised: the copy is a quarter of what was popped).
+			s.ops.queue = append([]keptOperation(nil), s.ops.queue...)
+		}
 		// Nobody waits for this delete to be durable: an operation that
 		// outlives a crash is dropped again at the next start.
 		if err := s.store.Delete(context.Background(), k); err != nil && !errors.Is(err, store.ErrNotFound) {

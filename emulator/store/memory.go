@@ -32,6 +32,10 @@ type Memory struct {
 type table struct {
 	bodies map[Key][]byte
 	names  map[scopeKey]*names
+	// peak is the most bodies held since the map was last made: a Go map
+	// never shrinks, so one that has lost most of its peak is copied into
+	// a smaller one (operations come and go by the thousand).
+	peak int
 }
 
 // scopeKey is a project and scope; the NUL keeps "p" + "global" apart from
@@ -170,6 +174,7 @@ func (m *Memory) put(t *table, o Object) {
 		ns.insert(o.Name)
 	}
 	t.bodies[o.Key] = body
+	t.peak = max(t.peak, len(t.bodies))
 	if m.journal != nil {
 		m.journal(change{kind: changePut, key: o.Key, body: body})
 	}
@@ -186,6 +191,11 @@ func (m *Memory) Delete(_ context.Context, k Key) error {
 		return ErrNotFound
 	}
 	delete(t.bodies, k)
+	if len(t.bodies) < t.peak/4 && t.peak > 1024 {
+		// Amortised: at least 3/4 of the peak was deleted since the last
+		// copy, and the copy moves less than 1/4 of it.
+		t.bodies, t.peak = maps.Clone(t.bodies), len(t.bodies)
+	}
 	sk := scopeKeyOf(k.Project, k.Scope)
 	t.names[sk].delete(k.Name)
 	if len(t.names[sk].chunks) == 0 {

@@ -390,3 +390,29 @@ func TestMemory_ObjectsReadCountsWhatIsHandedOut(t *testing.T) {
 		t.Fatalf("ObjectsRead grew by %d, want 4", got)
 	}
 }
+
+// A collection that shrinks to a few of its objects (operations expiring)
+// still answers every read right after the memory index is compacted.
+func TestStore_ShrinkingCollection(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s Store) {
+		ctx := context.Background()
+		for i := range 3000 {
+			s.Insert(ctx, Object{Key: key(fmt.Sprintf("op%05d", i)), Body: []byte(fmt.Sprintf(`{"i":%d}`, i))})
+		}
+		for i := range 2950 {
+			if err := s.Delete(ctx, key(fmt.Sprintf("op%05d", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, _ := s.All(ctx, "healthChecks")
+		if len(all) != 50 || all[0].Name != "op02950" {
+			t.Fatalf("after deleting most: %d objects, first %v", len(all), all[0].Key)
+		}
+		if o, err := s.Get(ctx, key("op02999")); err != nil || string(o.Body) != `{"i":2999}` {
+			t.Fatalf("Get after compaction: %s %v", o.Body, err)
+		}
+		if err := s.Insert(ctx, Object{Key: key("op02999"), Body: []byte(`{}`)}); !errors.Is(err, ErrAlreadyExists) {
+			t.Fatalf("Insert of a kept name after compaction: %v", err)
+		}
+	})
+}
