@@ -377,6 +377,14 @@ func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "--log-level") {
 		t.Errorf("bad --log-level: %v %s", err, out)
 	}
+	for _, bad := range [][]string{{"--operations-max", "0"}, {"--operations-ttl", "10ms"}} {
+		cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0"}, bad...)...)
+		cmd.Env = []string{"HOME=" + home}
+		out, err := cmd.CombinedOutput()
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), bad[0]) {
+			t.Errorf("bad %s: %v %s", bad[0], err, out)
+		}
+	}
 
 	p := run(t, "--listen", "127.0.0.1:0")
 	// run sets XDG_DATA_HOME to $HOME/data.
