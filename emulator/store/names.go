@@ -94,11 +94,3 @@ func (s *names) ascend(after string, fn func(name string) bool) {
 		}
 	}
 }
-
-func (s *names) len() int {
-	n := 0
-	for _, c := range s.chunks {
-		n += len(c)
-	}
-	return n
-}
