@@ -121,12 +121,24 @@ func (s *SQLite) load() error {
 		return err
 	}
 	defer rows.Close()
+	// Projects, scopes and collections repeat on every row: one copy each.
+	interned := map[string]string{}
+	intern := func(v *string) {
+		if c, ok := interned[*v]; ok {
+			*v = c
+		} else {
+			interned[*v] = *v
+		}
+	}
 	for rows.Next() {
 		var o Object
 		var body string
 		if err := rows.Scan(&o.Project, &o.Scope, &o.Collection, &o.Name, &body); err != nil {
 			return err
 		}
+		intern(&o.Project)
+		intern(&o.Scope)
+		intern(&o.Collection)
 		o.Body = []byte(body)
 		if err := s.Memory.Insert(context.Background(), o); err != nil {
 			return fmt.Errorf("%s: %w", o.Path(), err)
