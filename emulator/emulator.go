@@ -61,6 +61,11 @@ type Config struct {
 	Token string
 	// Limits bound the API's connections; zero fields take DefaultLimits.
 	Limits Limits
+	// OperationsTTL and OperationsMax bound how long and how many
+	// operations are kept (oldest dropped first); zero means
+	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
+	OperationsTTL time.Duration
+	OperationsMax int
 }
 
 // Limits bound what clients of the API may hold: how long a request may
@@ -112,6 +117,8 @@ type Emulator struct {
 	store         store.Store
 	engine        *health.Engine
 	aggregator    *health.Aggregator
+	api           *httpapi.Server
+	state         *syncState // what sync keeps between writes
 	probeNetworks []netip.Prefix
 	dataPath      string
 	served        chan error
@@ -126,7 +133,7 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st, dataPath, err := openStore(cfg)
+	st, dataPath, err := openStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -191,12 +198,15 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	srv.SetHealth(e.engine)
 	srv.SetAggregates(e.aggregator)
 	srv.SetMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	srv.OnChange(func(ctx context.Context) {
-		if err := e.sync(ctx); err != nil {
+	srv.SetOperationRetention(cfg.OperationsTTL, cfg.OperationsMax)
+	srv.OnChange(func(ctx context.Context, changed []store.Key) {
+		if err := e.sync(ctx, changed); err != nil {
 			log.Error("probe engine not updated", "error", err)
 		}
 	})
-	if err := e.sync(ctx); err != nil {
+	e.api = srv
+	if err := e.sync(ctx, nil); err != nil {
+		srv.Close()
 		e.engine.Close()
 		if e.dataPath != "" {
 			// What is stored could not be read back: the file is damaged.
@@ -208,7 +218,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 }
 
 // openStore opens the SQLite file in cfg.DataDir, or a memory store.
-func openStore(cfg Config) (store.Store, string, error) {
+func openStore(cfg Config, log *slog.Logger) (store.Store, string, error) {
 	if cfg.InMemory {
 		return store.NewMemory(), "", nil
 	}
@@ -226,7 +236,7 @@ func openStore(cfg Config) (store.Store, string, error) {
 	} else if errors.Is(err, fs.ErrPermission) {
 		return nil, "", databaseError(path, fmt.Errorf("permission denied: the user running lbhealth-emulator must be able to read and write it"))
 	}
-	st, err := store.OpenSQLite(path)
+	st, err := store.OpenSQLite(path, store.WithLogger(log))
 	if err != nil {
 		return nil, "", databaseError(path, err)
 	}
@@ -275,6 +285,7 @@ func (e *Emulator) close() error {
 	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	e.api.Close()
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())
 }

@@ -386,6 +386,14 @@ func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "--log-level") {
 		t.Errorf("bad --log-level: %v %s", err, out)
 	}
+	for _, bad := range [][]string{{"--operations-max", "0"}, {"--operations-ttl", "10ms"}} {
+		cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0"}, bad...)...)
+		cmd.Env = []string{"HOME=" + home}
+		out, err := cmd.CombinedOutput()
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), bad[0]) {
+			t.Errorf("bad %s: %v %s", bad[0], err, out)
+		}
+	}
 
 	p := run(t, "--listen", "127.0.0.1:0")
 	// run sets XDG_DATA_HOME to $HOME/data.
@@ -430,4 +438,151 @@ func TestClose_WithAnIdleNewConnection(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatalf("Close with an idle connection: %v", err)
 	}
+}
+
+// ackedState is what the acknowledged writes say of one check.
+type ackedState struct {
+	exists      bool
+	id          uint64
+	description string
+}
+
+// TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9: 8
+// clients insert, patch and delete at once (so that their writes share
+// commits) until SIGKILL lands mid-burst; after a restart on the same data
+// directory, every acknowledged write is there, and the one request each
+// client had in flight is either wholly there or not at all.
+func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testing.T) {
+	dir := t.TempDir()
+	p := run(t, "--listen", "127.0.0.1:0", "--data-dir", dir)
+	const writers = 8
+	type inflight struct{ method, name, description string }
+	var (
+		mu      sync.Mutex
+		acked   = map[string]ackedState{}
+		pending = make([]inflight, writers)
+		total   int
+	)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			var mine []string
+			for i := 0; ; i++ {
+				var req inflight
+				switch {
+				case i%5 == 4 && len(mine) > 1:
+					req = inflight{"DELETE", mine[0], ""}
+				case i%3 == 2 && len(mine) > 0:
+					req = inflight{"PATCH", mine[len(mine)-1], fmt.Sprintf("v%d", i)}
+				default:
+					req = inflight{"POST", fmt.Sprintf("w%d-%04d", w, i), ""}
+				}
+				mu.Lock()
+				pending[w] = req
+				mu.Unlock()
+				var code int
+				var body []byte
+				var err error
+				switch req.method {
+				case "POST":
+					code, body, err = call("POST", p.url+healthChecks, `{"name": "`+req.name+`", "tcpHealthCheck": {}}`)
+				case "PATCH":
+					code, body, err = call("PATCH", p.url+healthChecks+"/"+req.name, `{"description": "`+req.description+`"}`)
+				case "DELETE":
+					code, body, err = call("DELETE", p.url+healthChecks+"/"+req.name, "")
+				}
+				if err != nil {
+					return // killed
+				}
+				if code != http.StatusOK {
+					t.Errorf("%s %s: %d %s", req.method, req.name, code, body)
+					return
+				}
+				var op api.Operation
+				json.Unmarshal(body, &op)
+				mu.Lock()
+				switch req.method {
+				case "POST":
+					acked[req.name] = ackedState{exists: true, id: op.TargetID}
+					mine = append(mine, req.name)
+				case "PATCH":
+					st := acked[req.name]
+					st.description = req.description
+					acked[req.name] = st
+				case "DELETE":
+					acked[req.name] = ackedState{}
+					mine = mine[1:]
+				}
+				pending[w] = inflight{}
+				total++
+				mu.Unlock()
+			}
+		})
+	}
+	// Kill mid-burst: once enough writes are acknowledged that commits are
+	// being shared, while every writer has a request on the wire.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := total
+		mu.Unlock()
+		if n >= 600 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 5*time.Second)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if total < 100 {
+		t.Fatalf("only %d writes acknowledged before the kill", total)
+	}
+
+	p = run(t, "--listen", strings.TrimPrefix(p.url, "http://"), "--data-dir", dir)
+	inFlight := map[string]inflight{}
+	for _, req := range pending {
+		if req.method != "" {
+			inFlight[req.name] = req
+		}
+	}
+	for name, want := range acked {
+		code, body, err := call("GET", p.url+healthChecks+"/"+name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got api.HealthCheck
+		json.Unmarshal(body, &got)
+		req, racing := inFlight[name]
+		switch {
+		case want.exists && code == 200 && got.ID == want.id &&
+			(got.Description == want.description || racing && req.method == "PATCH" && got.Description == req.description):
+		case want.exists && racing && req.method == "DELETE" && code == 404:
+		case !want.exists && code == 404:
+		default:
+			t.Errorf("%s after kill -9: %d %s; acknowledged %+v, in flight %+v", name, code, body, want, req)
+		}
+	}
+	// Nothing is there that was acknowledged as deleted, or that was never
+	// acknowledged nor in flight.
+	var list api.HealthCheckList
+	for token := ""; ; {
+		var page api.HealthCheckList
+		json.Unmarshal(must(t, "GET", p.url+healthChecks+"?pageToken="+token, ""), &page)
+		list.Items = append(list.Items, page.Items...)
+		if token = page.NextPageToken; token == "" {
+			break
+		}
+	}
+	for _, hc := range list.Items {
+		if st, ok := acked[hc.Name]; !(ok && st.exists) && inFlight[hc.Name].method != "POST" {
+			if _, deleting := inFlight[hc.Name]; !deleting {
+				t.Errorf("%s is there after kill -9, though its delete was acknowledged or its insert never was (and nothing was in flight for it)", hc.Name)
+			}
+		}
+	}
+	t.Logf("%d writes acknowledged by 8 writers before SIGKILL; %d checks after restart", total, len(list.Items))
 }

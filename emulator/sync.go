@@ -2,7 +2,12 @@ package emulator
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -14,77 +19,216 @@ import (
 // example copied from the docs never sends traffic across a network.
 var DefaultProbeNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
-// sync hands the probe engine the targets the store asks for, and the
-// aggregator the health sources and composite checks. It runs at start and
-// after every mutation (under the API's write lock).
-func (e *Emulator) sync(ctx context.Context) error {
-	snap, err := snapshot(ctx, e.store)
-	if err != nil {
-		return err
+// syncState is what keeps the probe engine and the aggregator in step with
+// the store: every object that decides them, decoded once and updated per
+// changed key, so that a write costs what it changes. It is used under the
+// API's write lock (and at start, before serving), never concurrently.
+type syncState struct {
+	planner *health.Planner
+	// policies and sources are the health aggregation policies and health
+	// sources; policyUsers maps a policy to the sources that use it.
+	policies    map[string]*api.HealthAggregationPolicy
+	sources     map[string]*api.HealthSource
+	policyUsers map[string]map[string]struct{}
+	// decoded counts the objects decoded, for tests of the cost of a write.
+	decoded uint64
+}
+
+// aggregateCollections are the collections the aggregator reads.
+var aggregateCollections = []string{api.CollectionHealthAggregationPolicies, api.CollectionHealthSources, api.CollectionCompositeHealthChecks}
+
+// syncedCollections are every collection sync reads.
+var syncedCollections = append([]string{api.CollectionHealthChecks, api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks,
+	"networkEndpointGroups", "backendServices", "targetPools", api.CollectionInstances}, aggregateCollections...)
+
+// sync hands the probe engine and the aggregator what the keys changed
+// (nil: everything, as at start and after a reset). It runs under the
+// API's write lock, after each mutation.
+func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
+	if keys == nil || e.state == nil {
+		return e.load(ctx)
 	}
-	e.engine.Update(health.Plan(snap, e.probeAllowed))
-	sources, composites, err := aggregates(ctx, e.store)
-	if err != nil {
-		return err
+	y := e.state
+	sources := map[string]*health.Source{}
+	composites := map[string]*health.Composite{}
+	for _, k := range keys {
+		if !synced(k.Collection) {
+			continue
+		}
+		obj, err := y.read(ctx, e.store, k)
+		if err != nil {
+			return err
+		}
+		y.apply(k.Path(), k.Collection, obj, sources, composites)
 	}
-	e.aggregator.Update(sources, composites)
+	if owners := y.planner.Flush(); len(owners) > 0 {
+		e.engine.UpdateOwners(owners)
+		e.aggregator.OwnersChanged(slices.Sorted(maps.Keys(owners)))
+	}
+	if len(sources) > 0 || len(composites) > 0 {
+		e.aggregator.Apply(sources, composites)
+	}
 	return nil
 }
 
-// snapshot reads what decides which endpoints are probed, and how.
-func snapshot(ctx context.Context, st store.Store) (s health.Snapshot, err error) {
-	if s.HealthChecks, err = store.Decoded[api.HealthCheck](ctx, st, api.CollectionHealthChecks); err != nil {
-		return s, err
+// load reads everything anew: at start, and after a reset.
+func (e *Emulator) load(ctx context.Context) error {
+	y := &syncState{planner: health.NewPlanner(e.probeAllowed), policies: map[string]*api.HealthAggregationPolicy{},
+		sources: map[string]*api.HealthSource{}, policyUsers: map[string]map[string]struct{}{}}
+	sources := map[string]*health.Source{}
+	composites := map[string]*health.Composite{}
+	for _, c := range syncedCollections {
+		objects, err := e.store.All(ctx, c)
+		if err != nil {
+			return err
+		}
+		for _, o := range objects {
+			obj, err := y.decode(o)
+			if err != nil {
+				return err
+			}
+			y.apply(o.Path(), c, obj, sources, composites)
+		}
 	}
-	if s.LegacyHTTP, err = store.Decoded[api.LegacyHealthCheck](ctx, st, api.CollectionHTTPHealthChecks); err != nil {
-		return s, err
+	var ss []health.Source
+	var cs []health.Composite
+	for _, s := range sources {
+		if s != nil {
+			ss = append(ss, *s)
+		}
 	}
-	if s.LegacyHTTPS, err = store.Decoded[api.LegacyHealthCheck](ctx, st, api.CollectionHTTPSHealthChecks); err != nil {
-		return s, err
+	for _, c := range composites {
+		cs = append(cs, *c)
 	}
-	if s.Groups, err = store.Decoded[api.NetworkEndpointGroup](ctx, st, "networkEndpointGroups"); err != nil {
-		return s, err
-	}
-	if s.BackendServices, err = store.Decoded[api.BackendService](ctx, st, "backendServices"); err != nil {
-		return s, err
-	}
-	s.TargetPools, err = store.Decoded[api.TargetPool](ctx, st, "targetPools")
-	return s, err
+	e.state = y
+	e.engine.Update(y.planner.All())
+	e.aggregator.Update(ss, cs)
+	return nil
 }
 
-// aggregates reads the health sources (with their policies) and composite
-// checks.
-func aggregates(ctx context.Context, st store.Store) ([]health.Source, []health.Composite, error) {
-	policies, err := store.Decoded[api.HealthAggregationPolicy](ctx, st, api.CollectionHealthAggregationPolicies)
-	if err != nil {
-		return nil, nil, err
-	}
-	hss, err := store.Decoded[api.HealthSource](ctx, st, api.CollectionHealthSources)
-	if err != nil {
-		return nil, nil, err
-	}
-	chcs, err := store.Decoded[api.CompositeHealthCheck](ctx, st, api.CollectionCompositeHealthChecks)
-	if err != nil {
-		return nil, nil, err
-	}
-	var sources []health.Source
-	for path, hs := range hss {
-		p, ok := policies[api.PathOf(hs.HealthAggregationPolicy)]
-		if !ok || len(hs.Sources) == 0 {
-			continue
+func synced(collection string) bool {
+	for _, c := range syncedCollections {
+		if c == collection {
+			return true
 		}
-		sources = append(sources, health.Source{Path: path, Service: api.PathOf(hs.Sources[0]),
-			HealthyPercent: *p.HealthyPercentThreshold, MinHealthy: *p.MinHealthyThreshold})
 	}
-	var composites []health.Composite
-	for path, c := range chcs {
-		comp := health.Composite{Path: path}
+	return false
+}
+
+// read returns the object stored at k, decoded, or nil when it is gone.
+func (y *syncState) read(ctx context.Context, st store.Store, k store.Key) (any, error) {
+	o, err := st.Get(ctx, k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return y.decode(o)
+}
+
+// decode reads a stored object as the type of its collection.
+func (y *syncState) decode(o store.Object) (any, error) {
+	var v any
+	switch o.Collection {
+	case api.CollectionHealthChecks:
+		v = new(api.HealthCheck)
+	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
+		v = new(api.LegacyHealthCheck)
+	case "networkEndpointGroups":
+		v = new(api.NetworkEndpointGroup)
+	case "backendServices":
+		v = new(api.BackendService)
+	case "targetPools":
+		v = new(api.TargetPool)
+	case api.CollectionInstances:
+		v = new(api.Instance)
+	case api.CollectionHealthAggregationPolicies:
+		v = new(api.HealthAggregationPolicy)
+	case api.CollectionHealthSources:
+		v = new(api.HealthSource)
+	case api.CollectionCompositeHealthChecks:
+		v = new(api.CompositeHealthCheck)
+	default:
+		return nil, fmt.Errorf("decode %s: not a collection the probe engine reads", o.Path())
+	}
+	y.decoded++
+	if err := json.Unmarshal(o.Body, v); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", o.Path(), err)
+	}
+	return v, nil
+}
+
+// apply records one object (nil: deleted): in the planner, or as the health
+// sources and composites to hand the aggregator (nil there: deleted).
+func (y *syncState) apply(path, collection string, obj any, sources map[string]*health.Source, composites map[string]*health.Composite) {
+	switch collection {
+	case api.CollectionHealthAggregationPolicies:
+		setOrDelete(y.policies, path, obj)
+		for src := range y.policyUsers[path] {
+			sources[src] = y.source(src)
+		}
+	case api.CollectionHealthSources:
+		if old, ok := y.sources[path]; ok {
+			p := api.PathOf(old.HealthAggregationPolicy)
+			delete(y.policyUsers[p], path)
+			if len(y.policyUsers[p]) == 0 {
+				delete(y.policyUsers, p)
+			}
+		}
+		setOrDelete(y.sources, path, obj)
+		if hs, ok := y.sources[path]; ok {
+			p := api.PathOf(hs.HealthAggregationPolicy)
+			if y.policyUsers[p] == nil {
+				y.policyUsers[p] = map[string]struct{}{}
+			}
+			y.policyUsers[p][path] = struct{}{}
+		}
+		sources[path] = y.source(path)
+	case api.CollectionCompositeHealthChecks:
+		c, ok := obj.(*api.CompositeHealthCheck)
+		if !ok || c == nil {
+			composites[path] = nil
+			return
+		}
+		comp := &health.Composite{Path: path}
 		for _, s := range c.HealthSources {
 			comp.Sources = append(comp.Sources, api.PathOf(s))
 		}
-		composites = append(composites, comp)
+		composites[path] = comp
+	default:
+		y.planner.Set(path, obj)
 	}
-	return sources, composites, nil
+}
+
+// source is the health source at path as the aggregator needs it, or nil
+// when it is gone or cannot be evaluated (no policy, no service).
+func (y *syncState) source(path string) *health.Source {
+	hs, ok := y.sources[path]
+	if !ok || len(hs.Sources) == 0 {
+		return nil
+	}
+	p, ok := y.policies[api.PathOf(hs.HealthAggregationPolicy)]
+	if !ok {
+		return nil
+	}
+	return &health.Source{Path: path, Service: api.PathOf(hs.Sources[0]),
+		HealthyPercent: deref(p.HealthyPercentThreshold), MinHealthy: deref(p.MinHealthyThreshold)}
+}
+
+func setOrDelete[T any](m map[string]*T, path string, obj any) {
+	if v, ok := obj.(*T); ok && v != nil {
+		m[path] = v
+		return
+	}
+	delete(m, path)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func (e *Emulator) probeAllowed(addr netip.Addr) bool {

@@ -43,14 +43,20 @@ type Aggregator struct {
 	mu         sync.Mutex
 	sources    map[string]Source
 	composites map[string]Composite
-	states     map[string]string // last state of each source and composite
-	gauge      *prometheus.GaugeVec
+	// byService and bySource index sources by their service and composites
+	// by their sources: a transition or a change re-evaluates what depends
+	// on it, never every source and composite.
+	byService map[string]map[string]struct{}
+	bySource  map[string]map[string]struct{}
+	states    map[string]string // last state of each source and composite
+	gauge     *prometheus.GaugeVec
 }
 
 // NewAggregator returns an Aggregator reading endpoint health from r. reg
 // may be nil.
 func NewAggregator(r StatusReader, log *slog.Logger, reg prometheus.Registerer) *Aggregator {
-	a := &Aggregator{endpoints: r, log: log, sources: map[string]Source{}, composites: map[string]Composite{}, states: map[string]string{}}
+	a := &Aggregator{endpoints: r, log: log, sources: map[string]Source{}, composites: map[string]Composite{},
+		byService: map[string]map[string]struct{}{}, bySource: map[string]map[string]struct{}{}, states: map[string]string{}}
 	if reg != nil {
 		a.gauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "lbhealth_aggregate_state",
@@ -61,26 +67,99 @@ func NewAggregator(r StatusReader, log *slog.Logger, reg prometheus.Registerer) 
 	return a
 }
 
-// Update sets the health sources and composite checks, and re-evaluates
-// them all at once (a changed policy or source list takes effect now).
+// Update sets the health sources and composite checks, replacing all
+// those known, and re-evaluates them.
 func (a *Aggregator) Update(sources []Source, composites []Composite) {
 	a.mu.Lock()
+	ss := make(map[string]*Source, len(a.sources)+len(sources))
+	cs := make(map[string]*Composite, len(a.composites)+len(composites))
+	for path := range a.sources {
+		ss[path] = nil
+	}
+	for path := range a.composites {
+		cs[path] = nil
+	}
+	a.mu.Unlock()
+	for i := range sources {
+		ss[sources[i].Path] = &sources[i]
+	}
+	for i := range composites {
+		cs[composites[i].Path] = &composites[i]
+	}
+	a.Apply(ss, cs)
+}
+
+// Apply sets (or, for nil, deletes) the health sources and composite
+// checks it names, leaves the others alone, and re-evaluates those it set
+// and the composites that list a source it changed: a changed policy or
+// source list takes effect now.
+func (a *Aggregator) Apply(sources map[string]*Source, composites map[string]*Composite) {
+	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.sources, a.composites = map[string]Source{}, map[string]Composite{}
-	for _, s := range sources {
-		a.sources[s.Path] = s
-	}
-	for _, c := range composites {
-		a.composites[c.Path] = c
-	}
-	for path := range a.states {
-		if _, ok := a.sources[path]; !ok {
-			if _, ok := a.composites[path]; !ok {
-				a.forget(path)
-			}
+	evalSources := make([]string, 0, len(sources))
+	evalComposites := map[string]struct{}{}
+	for path, src := range sources {
+		if old, ok := a.sources[path]; ok {
+			unindex(a.byService, old.Service, path)
+			delete(a.sources, path)
+		}
+		if src == nil {
+			a.forget(path)
+		} else {
+			a.sources[path] = *src
+			index(a.byService, src.Service, path)
+			evalSources = append(evalSources, path)
+		}
+		for c := range a.bySource[path] {
+			evalComposites[c] = struct{}{}
 		}
 	}
-	a.reevaluate(func(Source) bool { return true }, true, "configuration changed")
+	for path, c := range composites {
+		if old, ok := a.composites[path]; ok {
+			for _, sp := range old.Sources {
+				unindex(a.bySource, sp, path)
+			}
+			delete(a.composites, path)
+		}
+		if c == nil {
+			a.forget(path)
+			delete(evalComposites, path)
+			continue
+		}
+		a.composites[path] = *c
+		for _, sp := range c.Sources {
+			index(a.bySource, sp, path)
+		}
+		evalComposites[path] = struct{}{}
+	}
+	a.reevaluate(evalSources, evalComposites, "configuration changed")
+}
+
+func index(m map[string]map[string]struct{}, key, value string) {
+	if m[key] == nil {
+		m[key] = map[string]struct{}{}
+	}
+	m[key][value] = struct{}{}
+}
+
+func unindex(m map[string]map[string]struct{}, key, value string) {
+	delete(m[key], value)
+	if len(m[key]) == 0 {
+		delete(m, key)
+	}
+}
+
+// OwnersChanged re-evaluates the sources of the backend services whose
+// targets were just replaced: an endpoint added or removed changes the
+// counts without a transition.
+func (a *Aggregator) OwnersChanged(owners []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, owner := range owners {
+		if srcs := a.byService[owner]; len(srcs) > 0 {
+			a.reevaluate(slices.Collect(maps.Keys(srcs)), nil, "endpoints of "+owner+" changed")
+		}
+	}
 }
 
 // OnTransition re-evaluates what depends on the endpoint that changed. It is
@@ -90,29 +169,33 @@ func (a *Aggregator) OnTransition(tr Transition) {
 	defer a.mu.Unlock()
 	// The port too: endpoints of one service often share an address.
 	cause := "endpoint " + net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)) + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
-	a.reevaluate(func(s Source) bool { return s.Service == tr.Owner }, false, cause)
+	a.reevaluate(slices.Collect(maps.Keys(a.byService[tr.Owner])), nil, cause)
 }
 
-// reevaluate recomputes the sources that match, then the composites that
-// list a source that changed (every composite when all is set), logging
-// each change with its cause.
-func (a *Aggregator) reevaluate(match func(Source) bool, all bool, cause string) {
+// reevaluate recomputes the sources named, then the composites named and
+// those that list a source whose state changed, logging each change with
+// its cause.
+func (a *Aggregator) reevaluate(sources []string, composites map[string]struct{}, cause string) {
 	changed := map[string]string{}
-	for _, path := range slices.Sorted(maps.Keys(a.sources)) {
+	slices.Sort(sources)
+	for _, path := range sources {
 		s := a.sources[path]
-		if !match(s) {
-			continue
-		}
 		if from, to, ok := a.set(path, "healthSource", a.sourceState(s)); ok {
 			a.log.Info("health source transition", "resource", path, "from", from, "to", to, "cause", cause)
 			changed[path] = from + " -> " + to
 		}
 	}
-	for _, path := range slices.Sorted(maps.Keys(a.composites)) {
-		c := a.composites[path]
-		if !all && !slices.ContainsFunc(c.Sources, func(s string) bool { _, ok := changed[s]; return ok }) {
-			continue
+	eval := maps.Clone(composites)
+	if eval == nil {
+		eval = map[string]struct{}{}
+	}
+	for sp := range changed {
+		for c := range a.bySource[sp] {
+			eval[c] = struct{}{}
 		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(eval)) {
+		c := a.composites[path]
 		if from, to, ok := a.set(path, "compositeHealthCheck", a.compositeState(c)); ok {
 			a.log.Info("composite health transition", "resource", path, "from", from, "to", to, "cause", compositeCause(c, changed, cause))
 		}

@@ -53,7 +53,12 @@ type Check struct {
 // for one owner (SPEC 3.1: an endpoint in several services is probed once
 // per service).
 func (t *Target) id() string {
-	return t.Owner + "|" + t.Group + "|" + net.JoinHostPort(t.Endpoint.IP, strconv.Itoa(t.Endpoint.Port))
+	addr := t.Endpoint.IP
+	if addr == "" {
+		// An instance whose address is unknown: its name tells it apart.
+		addr = "instance " + t.Endpoint.Instance
+	}
+	return t.Owner + "|" + t.Group + "|" + net.JoinHostPort(addr, strconv.Itoa(t.Endpoint.Port))
 }
 
 // Status is the health of one target, as getHealth reports it.
@@ -151,10 +156,27 @@ func New(cfg Config) *Engine {
 	return e
 }
 
-// Update makes targets the whole set being probed. Verdicts settled here
-// (stopped or unprobeable endpoints) are reported once the engine's lock is
-// released, since OnTransition may read the engine.
+// Update makes targets the whole set being probed.
 func (e *Engine) Update(targets []Target) {
+	byOwner := map[string][]Target{}
+	e.mu.Lock()
+	for owner := range e.byOwner {
+		byOwner[owner] = nil // probed now, and not in targets: stops
+	}
+	e.mu.Unlock()
+	for _, t := range targets {
+		byOwner[t.Owner] = append(byOwner[t.Owner], t)
+	}
+	e.UpdateOwners(byOwner)
+}
+
+// UpdateOwners makes targets[owner] the targets of each owner it names
+// (none: the owner is no longer probed), and leaves every other owner's
+// targets alone: a write re-plans only the owners it affects. Each
+// target's Owner must be the key it is listed under. Verdicts settled here
+// (stopped or unprobeable endpoints) are reported once the engine's lock
+// is released, since OnTransition may read the engine.
+func (e *Engine) UpdateOwners(targets map[string][]Target) {
 	var settled []Transition
 	defer func() {
 		for _, tr := range settled {
@@ -163,25 +185,28 @@ func (e *Engine) Update(targets []Target) {
 	}()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	seen := make(map[string]bool, len(targets))
-	for i := range targets {
-		t := targets[i]
-		id := t.id()
-		seen[id] = true
-		ep, ok := e.endpoints[id]
-		if !ok {
-			ep = e.add(id, &t)
-		} else if !e.change(ep, &t) {
-			continue
+	for owner, ts := range targets {
+		seen := make(map[string]bool, len(ts))
+		for i := range ts {
+			t := ts[i]
+			t.Owner = owner
+			id := t.id()
+			seen[id] = true
+			ep, ok := e.endpoints[id]
+			if !ok {
+				ep = e.add(id, &t)
+			} else if !e.change(ep, &t) {
+				continue
+			}
+			if tr, ok := e.settle(ep, &t); ok {
+				settled = append(settled, tr)
+			}
+			e.start(ep, &t)
 		}
-		if tr, ok := e.settle(ep, &t); ok {
-			settled = append(settled, tr)
-		}
-		e.start(ep, &t)
-	}
-	for id, ep := range e.endpoints {
-		if !seen[id] {
-			e.remove(id, ep)
+		for id, ep := range e.byOwner[owner] {
+			if !seen[id] {
+				e.remove(id, ep)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
@@ -21,6 +22,223 @@ type Snapshot struct {
 	Groups          map[string]*api.NetworkEndpointGroup
 	BackendServices map[string]*api.BackendService
 	TargetPools     map[string]*api.TargetPool
+	Instances       map[string]*api.Instance
+}
+
+// Collections the planner reads, by the collection segment of a path.
+const (
+	collectionGroups   = "networkEndpointGroups"
+	collectionServices = "backendServices"
+	collectionPools    = "targetPools"
+)
+
+// Plans reports whether objects of collection decide what is probed, so
+// that callers hand the Planner only those.
+func Plans(collection string) bool {
+	switch collection {
+	case api.CollectionHealthChecks, api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks,
+		collectionGroups, collectionServices, collectionPools, api.CollectionInstances:
+		return true
+	}
+	return false
+}
+
+// Planner keeps the resources that decide what is probed, decoded once, and
+// which owner (backend service or target pool) depends on which of them, so
+// that a change re-plans only the owners it affects: a check its users, a
+// group the services it backs, an instance the groups and pools that name
+// it. It is not safe for concurrent use: the emulator calls it under its
+// write lock.
+type Planner struct {
+	s       Snapshot
+	allowed func(netip.Addr) bool
+	// users maps the path of a check, group or instance to the paths of
+	// the owners and groups whose targets depend on it; uses is the
+	// reverse, to unregister an object's dependencies when it changes.
+	users map[string]map[string]struct{}
+	uses  map[string][]string
+	dirty map[string]struct{} // owners to re-plan at the next Flush
+	stats PlanStats
+}
+
+// PlanStats counts the planner's work since it was made: tests use it to
+// prove that a write costs what it changes, not what is stored.
+type PlanStats struct {
+	Objects uint64 // objects set or deleted
+	Owners  uint64 // owners planned
+	Targets uint64 // targets planned
+}
+
+// NewPlanner returns a Planner that knows nothing yet. allowed says which
+// addresses may be probed; targets at others are reported, not probed.
+func NewPlanner(allowed func(netip.Addr) bool) *Planner {
+	return &Planner{
+		s: Snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
+			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
+			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{}},
+		allowed: allowed,
+		users:   map[string]map[string]struct{}{},
+		uses:    map[string][]string{},
+		dirty:   map[string]struct{}{},
+	}
+}
+
+// Stats returns the work done so far.
+func (p *Planner) Stats() PlanStats { return p.stats }
+
+// Set records the object stored at path (of a collection that Plans), or
+// its deletion when obj is nil, and marks the owners it affects for the
+// next Flush. obj's type must be the collection's: *api.HealthCheck,
+// *api.LegacyHealthCheck, *api.NetworkEndpointGroup, *api.BackendService,
+// *api.TargetPool or *api.Instance; the Planner keeps it and does not
+// change it.
+func (p *Planner) Set(path string, obj any) {
+	p.stats.Objects++
+	switch collectionOf(path) {
+	case api.CollectionHealthChecks:
+		setOrDelete(p.s.HealthChecks, path, obj)
+	case api.CollectionHTTPHealthChecks:
+		setOrDelete(p.s.LegacyHTTP, path, obj)
+	case api.CollectionHTTPSHealthChecks:
+		setOrDelete(p.s.LegacyHTTPS, path, obj)
+	case collectionGroups:
+		setOrDelete(p.s.Groups, path, obj)
+	case collectionServices:
+		setOrDelete(p.s.BackendServices, path, obj)
+	case collectionPools:
+		setOrDelete(p.s.TargetPools, path, obj)
+	case api.CollectionInstances:
+		setOrDelete(p.s.Instances, path, obj)
+	default:
+		return
+	}
+	p.depend(path, p.dependencies(path))
+	p.markDirty(path)
+}
+
+func setOrDelete[T any](m map[string]*T, path string, obj any) {
+	if v, ok := obj.(*T); ok && v != nil {
+		m[path] = v
+		return
+	}
+	delete(m, path)
+}
+
+// dependencies lists the paths whose change changes the targets of the
+// owner or group at path (none for other objects, or when it is gone).
+func (p *Planner) dependencies(path string) []string {
+	var deps []string
+	switch collectionOf(path) {
+	case collectionServices:
+		bs, ok := p.s.BackendServices[path]
+		if !ok {
+			return nil
+		}
+		if len(bs.HealthChecks) > 0 {
+			deps = append(deps, api.PathOf(bs.HealthChecks[0]))
+		}
+		for _, b := range bs.Backends {
+			deps = append(deps, api.PathOf(b.Group))
+		}
+	case collectionPools:
+		tp, ok := p.s.TargetPools[path]
+		if !ok {
+			return nil
+		}
+		if len(tp.HealthChecks) > 0 {
+			deps = append(deps, api.PathOf(tp.HealthChecks[0]))
+		}
+		for _, inst := range tp.Instances {
+			if ip, _ := poolInstancePath(inst, path); ip != "" {
+				deps = append(deps, ip)
+			}
+		}
+	case collectionGroups:
+		g, ok := p.s.Groups[path]
+		if !ok {
+			return nil
+		}
+		for _, e := range g.Endpoints {
+			if e.IPAddress == "" && e.Instance != "" {
+				if ip, _ := endpointInstancePath(e.Instance, path); ip != "" {
+					deps = append(deps, ip)
+				}
+			}
+		}
+	}
+	return deps
+}
+
+// depend replaces what user depends on.
+func (p *Planner) depend(user string, deps []string) {
+	for _, d := range p.uses[user] {
+		delete(p.users[d], user)
+		if len(p.users[d]) == 0 {
+			delete(p.users, d)
+		}
+	}
+	delete(p.uses, user)
+	for _, d := range deps {
+		if d == "" {
+			continue
+		}
+		if p.users[d] == nil {
+			p.users[d] = map[string]struct{}{}
+		}
+		p.users[d][user] = struct{}{}
+		p.uses[user] = append(p.uses[user], d)
+	}
+}
+
+// markDirty marks the owners whose targets depend on path, itself
+// included when it is one: through groups to services, at most two steps.
+func (p *Planner) markDirty(path string) {
+	switch collectionOf(path) {
+	case collectionServices, collectionPools:
+		p.dirty[path] = struct{}{}
+		return
+	}
+	for u := range p.users[path] {
+		p.markDirty(u)
+	}
+}
+
+// Flush plans the owners that changed since the last Flush: their new
+// targets by owner, with no targets for an owner that is gone or probes
+// nothing. Engine.UpdateOwners takes the result.
+func (p *Planner) Flush() map[string][]Target {
+	out := make(map[string][]Target, len(p.dirty))
+	for owner := range p.dirty {
+		out[owner] = p.plan(owner)
+	}
+	clear(p.dirty)
+	return out
+}
+
+// All plans every owner: what the engine probes at start.
+func (p *Planner) All() []Target {
+	clear(p.dirty)
+	var targets []Target
+	for _, owner := range slices.Sorted(maps.Keys(p.s.BackendServices)) {
+		targets = append(targets, p.plan(owner)...)
+	}
+	for _, owner := range slices.Sorted(maps.Keys(p.s.TargetPools)) {
+		targets = append(targets, p.plan(owner)...)
+	}
+	return targets
+}
+
+// plan lists the targets of one owner.
+func (p *Planner) plan(owner string) []Target {
+	p.stats.Owners++
+	var targets []Target
+	if bs, ok := p.s.BackendServices[owner]; ok {
+		targets = p.s.serviceTargets(owner, bs)
+	} else if tp, ok := p.s.TargetPools[owner]; ok {
+		targets = p.s.poolTargets(owner, tp)
+	}
+	p.stats.Targets += uint64(len(targets))
+	return restrict(targets, p.allowed)
 }
 
 // Plan lists the targets a snapshot asks for: every endpoint of every group
@@ -31,21 +249,27 @@ type Snapshot struct {
 func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
 	var targets []Target
 	for _, bsPath := range slices.Sorted(maps.Keys(s.BackendServices)) {
-		bs := s.BackendServices[bsPath]
-		if len(bs.HealthChecks) == 0 {
-			continue
-		}
-		for _, b := range bs.Backends {
-			groupPath := api.PathOf(b.Group)
-			if g, ok := s.Groups[groupPath]; ok {
-				targets = append(targets, s.groupTargets(bsPath, bs, groupPath, g)...)
-			}
-		}
+		targets = append(targets, s.serviceTargets(bsPath, s.BackendServices[bsPath])...)
 	}
 	for _, tpPath := range slices.Sorted(maps.Keys(s.TargetPools)) {
 		targets = append(targets, s.poolTargets(tpPath, s.TargetPools[tpPath])...)
 	}
 	return restrict(targets, allowed)
+}
+
+// serviceTargets are the endpoints of every group of a service.
+func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []Target {
+	if len(bs.HealthChecks) == 0 {
+		return nil
+	}
+	var targets []Target
+	for _, b := range bs.Backends {
+		groupPath := api.PathOf(b.Group)
+		if g, ok := s.Groups[groupPath]; ok {
+			targets = append(targets, s.groupTargets(bsPath, bs, groupPath, g)...)
+		}
+	}
+	return targets
 }
 
 // groupTargets are the endpoints of group g probed for service bs.
@@ -56,9 +280,16 @@ func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 		if e.Port != nil {
 			ep.Port = int(*e.Port)
 		}
+		unresolved := ""
+		if ep.IP == "" && e.Instance != "" {
+			ep.IP, unresolved = s.instanceIP(endpointInstancePath(e.Instance, groupPath))
+		}
 		check, ok := s.check(bs.HealthChecks[0], bs, ep)
 		if !ok {
 			continue
+		}
+		if unresolved != "" {
+			check.Port, check.Unresolved = 0, unresolved
 		}
 		targets = append(targets, Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
 	}
@@ -66,28 +297,117 @@ func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 }
 
 // poolTargets are the instances of a target pool, probed with its legacy
-// HTTP check on the instance's own port when it names one.
+// HTTP check on the instance's own port when it names one. An instance
+// given by its URL is probed at its primary address on the check's port.
 func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []Target {
 	if len(tp.HealthChecks) == 0 {
 		return nil
 	}
 	var targets []Target
 	for _, inst := range tp.Instances {
-		addr, port, err := rules.SplitInstance(inst)
-		if err != nil {
+		ep, unresolved, ok := s.poolEndpoint(inst, tpPath)
+		if !ok {
 			continue
 		}
-		ep := Endpoint{IP: addr.String(), Port: port, Instance: inst}
 		check, ok := s.check(tp.HealthChecks[0], nil, ep)
 		if !ok {
 			continue
 		}
-		if port != 0 {
-			check.Port, check.Unresolved = port, ""
+		switch {
+		case unresolved != "":
+			check.Port, check.Unresolved = 0, unresolved
+		case ep.Port != 0:
+			check.Port, check.Unresolved = ep.Port, ""
 		}
 		targets = append(targets, Target{Owner: tpPath, Endpoint: ep, Check: check})
 	}
 	return targets
+}
+
+// poolEndpoint reads one instance of a pool: "ip", "ip:port", or an
+// instance URL or path. ok is false for anything else (the API refuses it).
+func (s Snapshot) poolEndpoint(inst, tpPath string) (ep Endpoint, unresolved string, ok bool) {
+	if addr, port, err := rules.SplitInstance(inst); err == nil {
+		return Endpoint{IP: addr.String(), Port: port, Instance: inst}, "", true
+	}
+	path, err := poolInstancePath(inst, tpPath)
+	if path == "" && err == "" {
+		return Endpoint{}, "", false
+	}
+	ep = Endpoint{Instance: inst}
+	if err != "" {
+		return ep, err, true
+	}
+	ep.IP, unresolved = s.instanceIP(path, "")
+	return ep, unresolved, true
+}
+
+// instanceIP is the address an instance is probed at, or a reason why
+// there is none. why is a reason already known (the reference itself is
+// wrong).
+func (s Snapshot) instanceIP(path, why string) (string, string) {
+	if why != "" {
+		return "", why
+	}
+	in, ok := s.Instances[path]
+	if !ok {
+		return "", fmt.Sprintf("instance %s does not exist", path)
+	}
+	ip := in.PrimaryIP()
+	if ip == "" {
+		return "", fmt.Sprintf("instance %s has no address: its first network interface has no networkIP", path)
+	}
+	return ip, ""
+}
+
+// endpointInstancePath is the path of the instance an endpoint of the group
+// at groupPath names: a URL, a path, or a name in the group's zone.
+func endpointInstancePath(ref, groupPath string) (string, string) {
+	if p := instanceRef(ref, groupPath); p != "" {
+		return p, ""
+	}
+	parts := strings.Split(groupPath, "/") // projects/p/zones/z/networkEndpointGroups/g
+	if !strings.Contains(ref, "/") && len(parts) == 6 && parts[2] == "zones" {
+		return strings.Join([]string{"projects", parts[1], "zones", parts[3], api.CollectionInstances, ref}, "/"), ""
+	}
+	return "", fmt.Sprintf("instance %q cannot be found: a regional group names an instance by its URL (projects/{project}/zones/{zone}/instances/{name})", ref)
+}
+
+// poolInstancePath is the path of a pool instance given as a URL or path:
+// "" when inst is not an instance reference at all.
+func poolInstancePath(inst, tpPath string) (string, string) {
+	if !strings.Contains(inst, "/"+api.CollectionInstances+"/") {
+		return "", ""
+	}
+	if p := instanceRef(inst, tpPath); p != "" {
+		return p, ""
+	}
+	return "", fmt.Sprintf("instance %q is not an instance reference: use its URL or projects/{project}/zones/{zone}/instances/{name}", inst)
+}
+
+// instanceRef reads an instance URL, "projects/p/zones/z/instances/n", or
+// "zones/z/instances/n" in the project of the referring path.
+func instanceRef(ref, from string) string {
+	path := api.PathOf(ref)
+	if path == "" && strings.HasPrefix(ref, "zones/") {
+		if parts := strings.SplitN(from, "/", 3); len(parts) == 3 {
+			path = "projects/" + parts[1] + "/" + ref
+		}
+	}
+	parts := strings.Split(path, "/")
+	if len(parts) != 6 || parts[2] != "zones" || parts[4] != api.CollectionInstances || parts[5] == "" {
+		return ""
+	}
+	return path
+}
+
+// collectionOf is the collection segment of a path.
+func collectionOf(path string) string {
+	parts := strings.Split(path, "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[len(parts)-2]
 }
 
 // check resolves a health-check reference, regular or legacy, for one
@@ -126,6 +446,9 @@ func legacyCheck(path string, hc *api.LegacyHealthCheck, protocol string) Check 
 func restrict(targets []Target, allowed func(netip.Addr) bool) []Target {
 	for i := range targets {
 		t := &targets[i]
+		if t.Endpoint.IP == "" && t.Check.Unresolved != "" {
+			continue // an instance without an address: its reason stands
+		}
 		if addr, err := netip.ParseAddr(t.Endpoint.IP); err != nil || !allowed(addr) {
 			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks)", t.Endpoint.IP)
 		}

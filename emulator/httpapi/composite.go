@@ -3,9 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -186,15 +184,12 @@ func (s *Server) resolveDestination(ctx context.Context, c *api.CompositeHealthC
 }
 
 // destinationOf returns the path of a composite other than self whose
-// destination is the forwarding rule fr, or "".
-func (s *Server) destinationOf(ctx context.Context, fr, self store.Key) (string, error) {
-	others, err := store.Decoded[api.CompositeHealthCheck](ctx, s.store, api.CollectionCompositeHealthChecks)
-	if err != nil {
-		return "", err
-	}
-	for _, path := range slices.Sorted(maps.Keys(others)) {
-		o := others[path]
-		if path != self.Path() && api.PathOf(o.HealthDestination) == fr.Path() {
+// destination is the forwarding rule fr, or "": a look-up in the
+// reference index (a composite references its sources and its
+// destination, and only the destination can be a forwarding rule).
+func (s *Server) destinationOf(_ context.Context, fr, self store.Key) (string, error) {
+	for _, path := range s.usersIn(fr.Path(), api.CollectionCompositeHealthChecks) {
+		if path != self.Path() {
 			return path, nil
 		}
 	}
@@ -230,16 +225,9 @@ func (s *Server) healthSourceHealth(r *http.Request) (any, error) {
 
 // forwardingRuleOf is the URL of a forwarding rule that sends traffic to
 // the backend service at path, or "".
-func (s *Server) forwardingRuleOf(ctx context.Context, service string) (string, error) {
-	frs, err := store.Decoded[api.ForwardingRule](ctx, s.store, "forwardingRules")
-	if err != nil {
-		return "", err
-	}
-	for _, path := range slices.Sorted(maps.Keys(frs)) {
-		fr := frs[path]
-		if api.PathOf(fr.BackendService) == service {
-			return s.link(path), nil
-		}
+func (s *Server) forwardingRuleOf(_ context.Context, service string) (string, error) {
+	if rules := s.usersIn(service, "forwardingRules"); len(rules) > 0 {
+		return s.link(rules[0]), nil
 	}
 	return "", nil
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -90,29 +92,171 @@ type holder struct {
 	recheck func(ctx context.Context, o store.Object) error
 }
 
+// holderOf returns the holder of a collection, if it is one.
+func (s *Server) holderOf(collection string) (holder, bool) {
+	for _, h := range s.holders {
+		if h.collection == collection {
+			return h, true
+		}
+	}
+	return holder{}, false
+}
+
+// refIndex is the reverse reference index: which stored objects reference
+// each path. It is kept beside the store (updated after every write, built
+// once at start), so that a delete or an update finds the users of what it
+// changes without reading every collection that holds references.
+type refIndex struct {
+	mu sync.RWMutex
+	// users maps a referenced path to the paths of the objects that
+	// reference it; uses maps a user to what it references, to drop its
+	// entries when it changes.
+	users map[string]map[string]struct{}
+	uses  map[string][]string
+}
+
+// set makes refs what user references now (nothing when it is deleted).
+func (x *refIndex) set(user string, refs []string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.users == nil {
+		x.users, x.uses = map[string]map[string]struct{}{}, map[string][]string{}
+	}
+	for _, t := range x.uses[user] {
+		delete(x.users[t], user)
+		if len(x.users[t]) == 0 {
+			delete(x.users, t)
+		}
+	}
+	delete(x.uses, user)
+	for _, ref := range refs {
+		t := api.PathOf(ref)
+		if t == "" {
+			continue
+		}
+		if x.users[t] == nil {
+			x.users[t] = map[string]struct{}{}
+		}
+		x.users[t][user] = struct{}{}
+		x.uses[user] = append(x.uses[user], t)
+	}
+}
+
+// usersOf returns the paths of the objects that reference target, in order.
+func (x *refIndex) usersOf(target string) []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return slices.Sorted(maps.Keys(x.users[target]))
+}
+
+func (x *refIndex) reset() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.users, x.uses = nil, nil
+}
+
+// buildRefIndex reads every object of every holder collection once: at
+// start, after the route table has registered the holders.
+func (s *Server) buildRefIndex() {
+	s.refs.reset()
+	for _, h := range s.holders {
+		objects, err := s.store.All(context.Background(), h.collection)
+		if err != nil {
+			s.log.Error("reference index not built", "collection", h.collection, "error", err)
+			continue
+		}
+		for _, o := range objects {
+			s.refs.set(o.Path(), h.refs(o.Body))
+		}
+	}
+}
+
+// indexRefs brings the reference index up to date with the object stored
+// at k (or its absence): every successful write calls it, through changed.
+func (s *Server) indexRefs(ctx context.Context, k store.Key) {
+	h, ok := s.holderOf(k.Collection)
+	if !ok {
+		return
+	}
+	o, err := s.store.Get(ctx, k)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.refs.set(k.Path(), nil)
+	case err != nil:
+		s.log.Error("reference index not updated", "resource", k.Path(), "error", err)
+	default:
+		s.refs.set(k.Path(), h.refs(o.Body))
+	}
+}
+
+// usersIn returns the paths of the objects of collection that reference
+// target, in order.
+func (s *Server) usersIn(target, collection string) []string {
+	var out []string
+	for _, u := range s.refs.usersOf(target) {
+		if keyOfPath(u).Collection == collection {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // recheckUsers runs again the reference rules of every resource that uses
 // k, after k has changed: a check given sourceRegions while a backend
-// service uses it breaks a rule of the service's, and is refused.
+// service uses it breaks a rule of the service's, and is refused. Users of
+// users are rechecked too, since some rules look through a reference: a
+// health source's rules read the endpoint types of its service's groups.
 func (s *Server) recheckUsers(ctx context.Context, k store.Key) error {
-	for _, h := range s.holders {
-		objects, err := s.store.All(ctx, h.collection)
+	type user struct{ path, via string }
+	var queue []user
+	for _, u := range s.refs.usersOf(k.Path()) {
+		queue = append(queue, user{u, ""})
+	}
+	seen := map[string]bool{k.Path(): true}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u.path] {
+			continue
+		}
+		seen[u.path] = true
+		uk := keyOfPath(u.path)
+		h, ok := s.holderOf(uk.Collection)
+		if !ok {
+			continue
+		}
+		o, err := s.store.Get(ctx, uk)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		for _, o := range objects {
-			if !slices.ContainsFunc(h.refs(o.Body), func(ref string) bool { return api.PathOf(ref) == k.Path() }) {
-				continue
-			}
-			if err := h.recheck(ctx, o); err != nil {
-				var ae *apiError
-				if errors.As(err, &ae) {
-					return invalid("%s uses %s, and this change would break it: %s", o.Path(), k.Path(), ae.message)
-				}
+		if err := h.recheck(ctx, o); err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
 				return err
 			}
+			if u.via != "" {
+				return invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.message)
+			}
+			return invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.message)
+		}
+		for _, next := range s.refs.usersOf(u.path) {
+			queue = append(queue, user{next, u.path})
 		}
 	}
 	return nil
+}
+
+// keyOfPath reads a stored object's path ("projects/p/global/c/n",
+// "projects/p/regions/r/c/n"); a path it cannot read gives a zero Key.
+func keyOfPath(path string) store.Key {
+	k, err := parseAnyRef("", path, scope{}, "")
+	if err != nil {
+		return store.Key{}
+	}
+	return k
 }
 
 // scopeOfKey is the scope a stored object lives in.
@@ -127,21 +271,11 @@ func scopeOfKey(k store.Key) scope {
 	return sc
 }
 
-// usedBy returns the path of one resource that references k, or "".
-func (s *Server) usedBy(ctx context.Context, k store.Key) (string, error) {
-	target := k.Path()
-	for _, h := range s.holders {
-		objects, err := s.store.All(ctx, h.collection)
-		if err != nil {
-			return "", err
-		}
-		for _, o := range objects {
-			for _, ref := range h.refs(o.Body) {
-				if api.PathOf(ref) == target {
-					return o.Path(), nil
-				}
-			}
-		}
+// usedBy returns the path of one resource that references k, or "": a
+// look-up in the reference index.
+func (s *Server) usedBy(_ context.Context, k store.Key) (string, error) {
+	if users := s.refs.usersOf(k.Path()); len(users) > 0 {
+		return users[0], nil
 	}
 	return "", nil
 }

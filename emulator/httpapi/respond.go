@@ -53,6 +53,9 @@ func (s *Server) serve(h handler) http.HandlerFunc {
 	h = s.idempotent(h)
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := h(r)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			err = s.durable(r, err)
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return

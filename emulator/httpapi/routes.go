@@ -159,8 +159,10 @@ func (s *Server) reset(r *http.Request) (any, error) {
 	if err := s.store.Reset(r.Context()); err != nil {
 		return nil, err
 	}
+	s.refs.reset()
+	s.resetOperations()
 	if s.onChange != nil {
-		s.onChange(r.Context())
+		s.onChange(r.Context(), nil)
 	}
 	s.log.Info("reset: every resource deleted")
 	return map[string]string{"status": "reset"}, nil

@@ -31,11 +31,14 @@ type Server struct {
 	// writeMu serialises every mutation: check, then write, atomically.
 	writeMu sync.Mutex
 	mux     *http.ServeMux
-	// holders are the collections whose objects reference others.
+	// holders are the collections whose objects reference others, and
+	// refs who references what among their objects.
 	holders []holder
+	refs    refIndex
+	ops     operationLog
 	// onChange runs after every mutation, under writeMu, so that the probe
 	// engine sees each change before the client gets its answer.
-	onChange   func(context.Context)
+	onChange   func(ctx context.Context, changed []store.Key)
 	health     HealthReader
 	aggregates AggregateReader
 	metrics    http.Handler
@@ -59,8 +62,9 @@ type HealthReader interface {
 }
 
 // OnChange sets the function run after every mutation (under the write
-// lock, before the answer is sent). Call it before serving.
-func (s *Server) OnChange(fn func(context.Context)) { s.onChange = fn }
+// lock, before the answer is sent) with the keys it changed; nil keys mean
+// that everything may have changed (a reset). Call it before serving.
+func (s *Server) OnChange(fn func(ctx context.Context, changed []store.Key)) { s.onChange = fn }
 
 // SetHealth sets where getHealth reads health from. Call it before serving.
 func (s *Server) SetHealth(h HealthReader) { s.health = h }
@@ -71,8 +75,9 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, target store.
 	// The change is stored: what follows must happen even if the client
 	// has gone away meanwhile (Ctrl-C in Terraform).
 	r = r.WithContext(context.WithoutCancel(r.Context()))
+	s.indexRefs(r.Context(), target)
 	if s.onChange != nil {
-		s.onChange(r.Context())
+		s.onChange(r.Context(), []store.Key{target})
 	}
 	return s.recordOperation(r, sc, opType, target, targetID)
 }
@@ -89,6 +94,8 @@ func New(st store.Store, rootURL string, log *slog.Logger) *Server {
 		aggregated: map[string]bool{},
 	}
 	s.routes()
+	s.buildRefIndex()
+	s.loadOperations()
 	return s
 }
 

@@ -26,7 +26,7 @@ func TestSchemaTrue_RealFieldsStoredAndReturned(t *testing.T) {
 		"connectionDraining": `{"drainingTimeoutSec":300}`, "sessionAffinity": `"NONE"`, "timeoutSec": `30`,
 		"cdnPolicy": `{"cacheMode":"CACHE_ALL_STATIC"}`, "circuitBreakers": `{"maxRequests":10}`,
 		"backends": `[{"balancingMode":"RATE","capacityScaler":1,"group":"` + e.url + `/compute/v1/projects/p/zones/z/networkEndpointGroups/neg","maxRatePerEndpoint":10}]`,
-		"kind": `"compute#backendService"`,
+		"kind":     `"compute#backendService"`,
 	} {
 		if b, _ := json.Marshal(got[field]); string(b) != want {
 			t.Errorf("%s = %s, want %s", field, b, want)
@@ -49,10 +49,10 @@ func TestSchemaTrue_UnknownAndBadValuesRefused(t *testing.T) {
 	e := newEmu(t)
 	before := e.snapshot()
 	for body, want := range map[string]string{
-		`{"name": "web", "conectionDraining": {}}`:                   `Unknown field "conectionDraining"`,
+		`{"name": "web", "conectionDraining": {}}`:                      `Unknown field "conectionDraining"`,
 		`{"name": "web", "connectionDraining": {"drainingTimeout": 3}}`: `Unknown field "connectionDraining.drainingTimeout"`,
-		`{"name": "web", "sessionAffinity": "STICKY"}`:                `sessionAffinity ("STICKY") must be one of`,
-		`{"name": "web", "timeoutSec": "thirty"}`:                     `'timeoutSec': expected an integer`,
+		`{"name": "web", "sessionAffinity": "STICKY"}`:                  `sessionAffinity ("STICKY") must be one of`,
+		`{"name": "web", "timeoutSec": "thirty"}`:                       `'timeoutSec': expected an integer`,
 	} {
 		msg := e.fail("POST", "/compute/v1/projects/p/global/backendServices", body, 400, api.ReasonInvalid)
 		if !strings.Contains(msg, want) {

@@ -5,6 +5,13 @@
 // The store knows nothing of resource shapes: it keeps JSON documents under
 // a Key. Rules about them (validation, references) belong to the API layer,
 // which serialises writes, so the store only has to be atomic per call.
+//
+// Both implementations serve every read from memory. The SQLite store
+// applies a write to memory at once and commits it in the background,
+// together with the writes made meanwhile (group commit: one fsync for
+// many writers); WaitDurable is how a writer waits for its commit, after it
+// has released whatever lock serialises writers, so that writers share
+// commits instead of queueing for one each.
 package store
 
 import (
@@ -19,6 +26,9 @@ import (
 var (
 	ErrNotFound      = errors.New("not found")
 	ErrAlreadyExists = errors.New("already exists")
+	// ErrUnavailable: the store takes no more writes, because it is closed
+	// or because a commit failed (the wrapping error says which and why).
+	ErrUnavailable = errors.New("the store takes no more writes")
 )
 
 // Key names one stored object.
@@ -51,7 +61,9 @@ type ListOptions struct {
 }
 
 // Store keeps objects. Implementations are safe for concurrent use, and a
-// method that returns an error has changed nothing.
+// method that returns an error has changed nothing. A write is visible to
+// reads as soon as its method returns; it is durable once WaitDurable,
+// called after it, returns nil.
 type Store interface {
 	Get(ctx context.Context, k Key) (Object, error)
 	// List returns objects ordered by name.
@@ -66,10 +78,19 @@ type Store interface {
 	Delete(ctx context.Context, k Key) error
 	// Reset deletes everything.
 	Reset(ctx context.Context) error
+	// WaitDurable waits until every write made before the call is durable
+	// (it survives kill -9 and a power cut, where the store is durable at
+	// all). An error means that some of them may be lost: the store then
+	// refuses further writes with ErrUnavailable rather than go on from a
+	// state the disk does not have.
+	WaitDurable(ctx context.Context) error
+	// Close makes the writes made so far durable and releases the store.
 	Close() error
 }
 
 // Decoded returns every object of a collection decoded as T, keyed by path.
+// It costs the whole collection: for start-up and reports, never for a
+// write (which keeps an index instead).
 func Decoded[T any](ctx context.Context, s Store, collection string) (map[string]*T, error) {
 	objects, err := s.All(ctx, collection)
 	if err != nil {

@@ -15,8 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 )
 
 func main() {
@@ -46,6 +48,10 @@ func run(args []string) error {
 			"Prefer the environment variable: a flag shows in the process list (env LBHEALTH_TOKEN)")
 	maxConns := fs.Int("max-connections", envInt("LBHEALTH_MAX_CONNECTIONS", emulator.DefaultLimits.MaxConnections),
 		"most API connections open at once; more wait to be accepted (env LBHEALTH_MAX_CONNECTIONS)")
+	opsTTL := fs.Duration("operations-ttl", envDuration("LBHEALTH_OPERATIONS_TTL", httpapi.DefaultOperationsTTL),
+		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
+	opsMax := fs.Int("operations-max", envInt("LBHEALTH_OPERATIONS_MAX", httpapi.DefaultOperationsMax),
+		"how many operations are kept at most, the oldest dropped first (env LBHEALTH_OPERATIONS_MAX)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -67,6 +73,12 @@ func run(args []string) error {
 	if *maxConns < 1 {
 		return fmt.Errorf("--max-connections %d: want at least 1", *maxConns)
 	}
+	if *opsTTL < time.Second {
+		return fmt.Errorf("--operations-ttl %s: want at least 1s (clients read an operation right after the call that returned it)", *opsTTL)
+	}
+	if *opsMax < 1 {
+		return fmt.Errorf("--operations-max %d: want at least 1", *opsMax)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -74,6 +86,7 @@ func run(args []string) error {
 	e, err := emulator.Start(ctx, emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
+		OperationsTTL: *opsTTL, OperationsMax: *opsMax,
 	})
 	if err != nil {
 		return err
@@ -124,6 +137,13 @@ func env(name, def string) string {
 func envBool(name string) bool {
 	b, _ := strconv.ParseBool(os.Getenv(name))
 	return b
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return def
 }
 
 func envInt(name string, def int) int {
