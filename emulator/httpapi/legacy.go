@@ -161,6 +161,21 @@ func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 	}
 }
 
+// resolveRuleAddress turns an IPAddress that names an address resource
+// into that address's number, as the API does ("when reading an IPAddress,
+// the API always returns the IP address number").
+func (s *Server) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	if fr.IPAddress == "" || rules.IsIPOrRange(fr.IPAddress) {
+		return nil
+	}
+	var addr api.Address
+	if _, err := s.lookup(ctx, "IPAddress", fr.IPAddress, sc, api.CollectionAddresses, &addr); err != nil {
+		return err
+	}
+	fr.IPAddress = addr.Address
+	return nil
+}
+
 // modelledTargets are the targets of forwarding rules that the emulator
 // models, and so checks.
 var modelledTargets = map[string]bool{"targetPools": true}
@@ -168,6 +183,9 @@ var modelledTargets = map[string]bool{"targetPools": true}
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
 func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	if err := s.resolveRuleAddress(ctx, fr, sc); err != nil {
+		return err
+	}
 	if fr.BackendService != "" {
 		var bs api.BackendService
 		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, "backendServices", &bs)

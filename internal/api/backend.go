@@ -36,11 +36,18 @@ const (
 	ProtocolSSL   = "SSL"
 	ProtocolUDP   = "UDP"
 	ProtocolGRPC  = "GRPC"
+	// Values the Compute API also takes; the emulator stores them and
+	// probes backends the same way.
+	ProtocolH2C         = "H2C"
+	ProtocolUnspecified = "UNSPECIFIED"
 
 	SchemeExternal        = "EXTERNAL"
 	SchemeExternalManaged = "EXTERNAL_MANAGED"
 	SchemeInternal        = "INTERNAL"
 	SchemeInternalManaged = "INTERNAL_MANAGED"
+	// Traffic Director and passthrough schemes of the Compute API.
+	SchemeInternalSelfManaged = "INTERNAL_SELF_MANAGED"
+	SchemeExternalPassthrough = "EXTERNAL_PASSTHROUGH"
 )
 
 // NetworkEndpointGroup is a zonal or regional group of endpoints

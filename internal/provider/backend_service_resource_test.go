@@ -353,10 +353,10 @@ func TestAccBackendService_validation(t *testing.T) {
 		body string // inside the resource, after name
 		want string
 	}{
-		{`protocol = "QUIC"`, `protocol ("QUIC") must be one of HTTP, HTTPS, HTTP2, TCP, SSL, UDP, GRPC.`},
+		{`protocol = "QUIC"`, `protocol ("QUIC") must be one of HTTP, HTTPS, HTTP2, TCP, SSL, UDP, GRPC, H2C, UNSPECIFIED.`},
 		{`protocol = ""`, `protocol ("") must not be empty: remove it to get the default "HTTP".`},
-		{`load_balancing_scheme = "INTERNAL_SELF_MANAGED"`,
-			`load_balancing_scheme ("INTERNAL_SELF_MANAGED") must be one of EXTERNAL, EXTERNAL_MANAGED, INTERNAL, INTERNAL_MANAGED.`},
+		{`load_balancing_scheme = "INVALID"`,
+			`load_balancing_scheme ("INVALID") must be one of EXTERNAL, EXTERNAL_MANAGED, INTERNAL, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED, EXTERNAL_PASSTHROUGH.`},
 		{`health_checks = ["a", "b"]`, "health_checks lists 2 health checks: a backend service takes one."},
 		{"named_port {\n name = \"http\"\n port = 80\n }\n named_port {\n name = \"http\"\n port = 81\n }",
 			`named_port[1].name ("http") is used twice: named ports must have different names.`},

@@ -78,7 +78,7 @@ func flattenForwardingRule(fr *api.ForwardingRule, scope client.Scope, prior for
 		Description:         flattenString(fr.Description, prior.Description),
 		Project:             types.StringValue(scope.Project),
 		Region:              flattenString(region, types.StringNull()),
-		IPAddress:           flattenString(fr.IPAddress, prior.IPAddress),
+		IPAddress:           flattenRuleAddress(fr.IPAddress, prior.IPAddress),
 		PortRange:           flattenString(fr.PortRange, prior.PortRange),
 		LoadBalancingScheme: types.StringValue(fr.LoadBalancingScheme),
 		SelfLink:            types.StringValue(fr.SelfLink),
@@ -128,4 +128,13 @@ func forwardingRuleConfigViolations(config forwardingRuleModel) rules.Violations
 	vs = append(vs, explicitlyEmptyDefaults(e.empty, map[string]string{"loadBalancingScheme": api.SchemeExternal})...)
 	vs = append(vs, scopeViolations(config.Project, config.Region, types.StringNull())...)
 	return knownViolations(vs, e.unknown)
+}
+
+// flattenRuleAddress keeps a configured reference to an address resource:
+// the emulator answers with the address it names, which is no change.
+func flattenRuleAddress(v string, prior types.String) types.String {
+	if p := prior.ValueString(); p != "" && !prior.IsUnknown() && !rules.IsIPOrRange(p) {
+		return prior
+	}
+	return flattenString(v, prior)
 }

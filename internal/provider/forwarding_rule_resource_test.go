@@ -191,9 +191,10 @@ func TestAccForwardingRule_validation(t *testing.T) {
 		{`port_range = "80"`, "one of backend_service or target is required."},
 		{"backend_service = \"bs\"\n port_range = \"90-80\"",
 			`port_range ("90-80") must be a port ("80") or a range of ports ("8080-8090") between 1 and 65535, low to high.`},
-		{"backend_service = \"bs\"\n ip_address = \"localhost\"", `ip_address ("localhost") must be an IPv4 or IPv6 address.`},
-		{"backend_service = \"bs\"\n load_balancing_scheme = \"INTERNAL_SELF_MANAGED\"",
-			`load_balancing_scheme ("INTERNAL_SELF_MANAGED") must be one of EXTERNAL, EXTERNAL_MANAGED, INTERNAL, INTERNAL_MANAGED.`},
+		{"backend_service = \"bs\"\n ip_address = \"10.0.0.300\"", `ip_address ("10.0.0.300") must be an IPv4 or IPv6 address, an IPv6 range ` +
+			"(2600:1234::/96), or a reference to an address resource (its URL, regions/{region}/addresses/{name} or its name)."},
+		{"backend_service = \"bs\"\n load_balancing_scheme = \"INVALID\"",
+			`load_balancing_scheme ("INVALID") must be one of EXTERNAL, EXTERNAL_MANAGED, INTERNAL, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED, EXTERNAL_PASSTHROUGH.`},
 		{"backend_service = \"bs\"\n load_balancing_scheme = \"\"",
 			`load_balancing_scheme ("") must not be empty: remove it to get the default "EXTERNAL".`},
 		{`target = "pool"`,

@@ -131,8 +131,9 @@ func BackendService(bs *api.BackendService) Violations {
 	var vs Violations
 	vs.add(Name("name", bs.Name))
 	vs.add(Description("description", bs.Description))
-	vs.add(oneOf("protocol", bs.Protocol, api.ProtocolHTTP, api.ProtocolHTTPS, api.ProtocolHTTP2, api.ProtocolTCP, api.ProtocolSSL, api.ProtocolUDP, api.ProtocolGRPC))
-	vs.add(oneOf("loadBalancingScheme", bs.LoadBalancingScheme, api.SchemeExternal, api.SchemeExternalManaged, api.SchemeInternal, api.SchemeInternalManaged))
+	vs.add(oneOf("protocol", bs.Protocol, api.ProtocolHTTP, api.ProtocolHTTPS, api.ProtocolHTTP2, api.ProtocolTCP, api.ProtocolSSL,
+		api.ProtocolUDP, api.ProtocolGRPC, api.ProtocolH2C, api.ProtocolUnspecified))
+	vs.add(oneOf("loadBalancingScheme", bs.LoadBalancingScheme, Schemes...))
 	if len(bs.HealthChecks) > 1 {
 		vs = append(vs, violation("healthChecks", "%s lists %d health checks: a backend service takes one.", f("healthChecks"), len(bs.HealthChecks)))
 	}
@@ -197,11 +198,16 @@ func BackendServiceHealthCheck(bs *api.BackendService, region string, hc *api.He
 	return nil
 }
 
+// Schemes are the load-balancing schemes of backend services and
+// forwarding rules, as in the Compute API.
+var Schemes = []string{api.SchemeExternal, api.SchemeExternalManaged, api.SchemeInternal, api.SchemeInternalManaged,
+	api.SchemeInternalSelfManaged, api.SchemeExternalPassthrough}
+
 // passthrough tells whether a service is a passthrough load balancer's:
 // scheme INTERNAL or EXTERNAL (the default).
 func passthrough(bs *api.BackendService) bool {
 	s := valueOrString(bs.LoadBalancingScheme, api.SchemeExternal)
-	return s == api.SchemeInternal || s == api.SchemeExternal
+	return s == api.SchemeInternal || s == api.SchemeExternal || s == api.SchemeExternalPassthrough
 }
 
 func isGRPCOrTCP(typ string) bool {

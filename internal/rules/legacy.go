@@ -162,13 +162,12 @@ func ForwardingRule(fr *api.ForwardingRule) Violations {
 	var vs Violations
 	vs.add(Name("name", fr.Name))
 	vs.add(Description("description", fr.Description))
-	if fr.IPAddress != "" {
-		if _, err := netip.ParseAddr(fr.IPAddress); err != nil {
-			vs = append(vs, violation("IPAddress", "%s (%q) must be an IPv4 or IPv6 address.", f("IPAddress"), fr.IPAddress))
-		}
+	if fr.IPAddress != "" && !IsIPOrRange(fr.IPAddress) && !isAddressRef(fr.IPAddress) {
+		vs = append(vs, violation("IPAddress", "%s (%q) must be an IPv4 or IPv6 address, an IPv6 range (2600:1234::/96), or a reference to an address resource (its URL, regions/{region}/addresses/{name} or its name).",
+			f("IPAddress"), fr.IPAddress))
 	}
 	vs.add(portRange("portRange", fr.PortRange))
-	vs.add(oneOf("loadBalancingScheme", fr.LoadBalancingScheme, api.SchemeExternal, api.SchemeExternalManaged, api.SchemeInternal, api.SchemeInternalManaged))
+	vs.add(oneOf("loadBalancingScheme", fr.LoadBalancingScheme, Schemes...))
 	switch {
 	case fr.BackendService != "" && fr.Target != "":
 		vs = append(vs, violation("target", "%s and %s are both set: a forwarding rule sends traffic to one of them; remove one.", f("backendService"), f("target")))
@@ -176,6 +175,22 @@ func ForwardingRule(fr *api.ForwardingRule) Violations {
 		vs = append(vs, violation("backendService", "one of %s or %s is required.", f("backendService"), f("target")))
 	}
 	return vs
+}
+
+// IsIPOrRange tells whether a rule's IPAddress is an address number (or an
+// IPv6 range) rather than a reference to an address resource.
+func IsIPOrRange(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	p, err := netip.ParsePrefix(s)
+	return err == nil && p.Addr().Is6()
+}
+
+// isAddressRef tells whether s may name an address resource: a URL or path
+// to one, or a name.
+func isAddressRef(s string) bool {
+	return strings.Contains(s, "/addresses/") || Name("IPAddress", s) == nil
 }
 
 // ForwardingRuleTarget checks that a rule with a target (a target pool) is
