@@ -25,6 +25,7 @@ type verbs interface {
 	patch(*http.Request) (any, error)
 	delete(*http.Request) (any, error)
 	aggregatedList(*http.Request) (any, error)
+	setLabels(*http.Request) (any, error)
 	schemaName() string
 	holder() (holder, bool)
 }
@@ -129,6 +130,9 @@ func (s *Server) collectionWith(path string, c verbs, updates ...string) {
 		s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
 	}
 	s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(c.delete))
+	if schema.Has(c.schemaName(), "labels") && schema.Has(c.schemaName(), "labelFingerprint") {
+		s.mux.HandleFunc("POST "+path+"/{name}/setLabels", s.serve(c.setLabels))
+	}
 	// One aggregated list per collection, for the collections the API
 	// gives one.
 	aggregated := projectPath + "aggregated/" + lastSegment(path)

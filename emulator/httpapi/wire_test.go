@@ -104,3 +104,22 @@ func TestCrossProjectReference_Refused(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+func TestSetLabels_ReplacesLabelsGuardedByTheirFingerprint(t *testing.T) {
+	e := newEmu(t)
+	const addrs = "/compute/v1/projects/p/regions/r/addresses"
+	e.insert(addrs, `{"name": "ip", "address": "127.0.5.5", "description": "kept"}`)
+	var got map[string]any
+	e.ok("GET", addrs+"/ip", "", &got)
+	fp, _ := got["labelFingerprint"].(string)
+	e.ok("POST", addrs+"/ip/setLabels", `{"labels": {"env": "test"}, "labelFingerprint": "`+fp+`"}`, nil)
+	e.ok("GET", addrs+"/ip", "", &got)
+	if lb, _ := json.Marshal(got["labels"]); string(lb) != `{"env":"test"}` || got["description"] != "kept" || got["address"] != "127.0.5.5" {
+		t.Errorf("after setLabels: %v", got)
+	}
+	if got["labelFingerprint"] == fp || got["labelFingerprint"] == "" {
+		t.Errorf("labelFingerprint %v did not change", got["labelFingerprint"])
+	}
+	e.fail("POST", addrs+"/ip/setLabels", `{"labels": {}, "labelFingerprint": "c3RhbGU="}`, http.StatusPreconditionFailed, api.ReasonConditionNotMet)
+	e.fail("POST", addrs+"/ip/setLabels", `{"labels": {"a": 1}}`, 400, api.ReasonInvalid)
+}

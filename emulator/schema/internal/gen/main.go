@@ -29,7 +29,7 @@ var roots = []string{
 	"NetworkEndpointGroupsListEndpointsRequest",
 	"TargetPoolsAddInstanceRequest", "TargetPoolsRemoveInstanceRequest",
 	"TargetPoolsAddHealthCheckRequest", "TargetPoolsRemoveHealthCheckRequest",
-	"TargetReference", "ResourceGroupReference", "InstanceReference", "NamedPort",
+	"TargetReference", "ResourceGroupReference", "InstanceReference", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest",
 }
 
 // property is what the emulator keeps of a discovery schema: enough to

@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// setLabels answers {collection}.setLabels, which the Compute API has for
+// the resources with labels (addresses, forwarding rules, instances ...):
+// it replaces the labels, guarded by the labelFingerprint as a PATCH is by
+// the fingerprint.
+func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	req, err := parseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema("GlobalSetLabelsRequest", req); err != nil {
+		return nil, err
+	}
+	return c.replace(r, "setLabels", func(stored []byte) (P, document, error) {
+		current, _ := parseObject(stored) // our own JSON
+		sent, _ := req["labelFingerprint"].(string)
+		if now, _ := current["labelFingerprint"].(string); sent != "" && sent != now {
+			return nil, nil, &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("labelFingerprint (%q) is stale: the labels have changed since (it is now %q); GET the resource and set its labels again.", sent, now)}
+		}
+		doc := c.withoutOutputFields(stored)
+		if fp, ok := current["fingerprint"]; ok {
+			doc["fingerprint"] = fp // setLabels needs no fingerprint of its own
+		}
+		doc["labels"] = req["labels"]
+		doc["labelFingerprint"] = newFingerprint()
+		return c.decodeDocument(doc)
+	})
+}
+
+// newFingerprint is a fresh opaque fingerprint, base64 as the API's.
+func newFingerprint() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return base64.StdEncoding.EncodeToString(b[:])
+}
