@@ -88,6 +88,11 @@ func (s *Server) routes() {
 	s.collectionWith(regionalPath+api.CollectionAddresses, addresses)
 	s.collectionWith(globalPath+api.CollectionAddresses, addresses)
 
+	// Public images, read only: what configurations look their boot disks
+	// up in (images.go).
+	s.mux.HandleFunc("GET "+globalPath+"images/{name}", s.serve(s.getImage))
+	s.mux.HandleFunc("GET "+globalPath+"images/family/{family}", s.serve(s.getImageFromFamily))
+
 	s.collection(regionalPath+api.CollectionHealthAggregationPolicies, s.healthAggregationPolicies())
 	s.collection(regionalPath+api.CollectionHealthSources, s.healthSources())
 	// getHealth is a GET in the Compute API; POST stays for older clients.

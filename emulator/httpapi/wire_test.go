@@ -123,3 +123,21 @@ func TestSetLabels_ReplacesLabelsGuardedByTheirFingerprint(t *testing.T) {
 	e.fail("POST", addrs+"/ip/setLabels", `{"labels": {}, "labelFingerprint": "c3RhbGU="}`, http.StatusPreconditionFailed, api.ReasonConditionNotMet)
 	e.fail("POST", addrs+"/ip/setLabels", `{"labels": {"a": 1}}`, 400, api.ReasonInvalid)
 }
+
+func TestPublicImages_FamilyAndNameLookups(t *testing.T) {
+	e := newEmu(t)
+	var img map[string]any
+	e.ok("GET", "/compute/v1/projects/debian-cloud/global/images/family/debian-12", "", &img)
+	if img["name"] != "debian-12-v20260101" || img["family"] != "debian-12" || img["status"] != "READY" || img["kind"] != "compute#image" {
+		t.Errorf("family lookup: %v", img)
+	}
+	var byName map[string]any
+	e.ok("GET", "/compute/v1/projects/debian-cloud/global/images/debian-12-v20260101", "", &byName)
+	if byName["selfLink"] != img["selfLink"] || byName["id"] != img["id"] {
+		t.Errorf("name lookup %v differs from family lookup %v", byName, img)
+	}
+	msg := e.fail("GET", "/compute/v1/projects/p/global/images/mine", "", 404, api.ReasonNotFound)
+	if !strings.Contains(msg, "-cloud") {
+		t.Errorf("message %q", msg)
+	}
+}
