@@ -23,14 +23,24 @@ func readJSON(r *http.Request, name string, v any) error {
 	return decodeBody(body, name, v)
 }
 
-// targetPoolAddInstance answers targetPools.addInstance.
-func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
+// readPoolInstances reads the body of addInstance and removeInstance (the
+// same shape): at least one instance.
+func readPoolInstances(r *http.Request, verb string) (api.TargetPoolsAddInstanceRequest, error) {
 	var req api.TargetPoolsAddInstanceRequest
 	if err := readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
-		return nil, err
+		return req, err
 	}
 	if len(req.Instances) == 0 {
-		return nil, invalid("instances is empty: list the instances to add, as {\"instance\": URL}.")
+		return req, invalid("instances is empty: list the instances to %s, as {\"instance\": URL}.", verb)
+	}
+	return req, nil
+}
+
+// targetPoolAddInstance answers targetPools.addInstance.
+func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
+	req, err := readPoolInstances(r, "add")
+	if err != nil {
+		return nil, err
 	}
 	return s.targetPools().modify(r, "addInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
@@ -51,12 +61,9 @@ func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
 func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
-	var req api.TargetPoolsAddInstanceRequest
-	if err := readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
+	req, err := readPoolInstances(r, "remove")
+	if err != nil {
 		return nil, err
-	}
-	if len(req.Instances) == 0 {
-		return nil, invalid("instances is empty: list the instances to remove, as {\"instance\": URL}.")
 	}
 	return s.targetPools().modify(r, "removeInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
