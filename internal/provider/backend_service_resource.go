@@ -134,7 +134,7 @@ var backendServiceDescriptions = map[string]string{
 	"health_checks": "The health check of the service, as a list of one reference: its `self_link`, its `id` " +
 		"(`projects/...`), or its name (then in the service's own scope). The reference stays as written: it never " +
 		"shows as a diff against the URL the emulator stores, and writing the same check in another form plans " +
-		"nothing. A regional service takes a check of its own region, a " +
+		"nothing. A regional service takes a check of its own region or a global one (as in the Compute API), a " +
 		"global one a global check; a check with `source_regions` cannot be used. An `EXTERNAL` global service may " +
 		"instead take a legacy check (`lbhealth_legacy_http_check` or `lbhealth_legacy_https_check`, by `self_link` " +
 		"or `id`); any other service refuses one, at plan time when the reference shows its kind. Every endpoint of " +

@@ -301,15 +301,19 @@ resource "lbhealth_backend_service" "test" {
 			},
 			{
 				Config: e.config(checks + `
+resource "lbhealth_health_check" "east" {
+  name   = "hc-east"
+  region = "us-east1"
+  http_health_check {}
+}
 resource "lbhealth_backend_service" "regional" {
   name                  = "bs-rules"
   region                = "us-central1"
   load_balancing_scheme = "INTERNAL_MANAGED"
-  health_checks         = [lbhealth_health_check.http.self_link]
+  health_checks         = [lbhealth_health_check.east.self_link]
 }`),
-				ExpectError: errorRegexp(`healthChecks[0] ("hc-http") is a global health check: a regional INTERNAL_MANAGED backend ` +
-					"service takes a health check of its own region (us-central1); only INTERNAL and EXTERNAL (passthrough) " +
-					"ones may use a global check."),
+				ExpectError: errorRegexp(`healthChecks[0] ("hc-east") is in region us-east1: a regional backend service ` +
+					"takes a health check of its own region (us-central1)."),
 			},
 			{
 				Config: e.config(checks + usedCheck),

@@ -177,13 +177,10 @@ func BackendServiceHealthCheck(bs *api.BackendService, region string, hc *api.He
 	case region != hcRegion && region == "":
 		v := violation(field, "%s (%q) is a regional health check (region %s): a global backend service takes a global health check.", f(field), hc.Name, hcRegion)
 		return &v
-	case region != hcRegion && hcRegion == "" && passthrough(bs):
-		// Passthrough load balancers (regional INTERNAL or EXTERNAL
-		// services) take global health checks too, as in the Compute API.
 	case region != hcRegion && hcRegion == "":
-		v := violation(field, "%s (%q) is a global health check: a regional %s backend service takes a health check of its own region (%s); only INTERNAL and EXTERNAL (passthrough) ones may use a global check.",
-			f(field), hc.Name, bs.LoadBalancingScheme, region)
-		return &v
+		// A regional service may use a global check, as in the Compute API
+		// (Google's own examples pair regional INTERNAL_MANAGED services
+		// with global checks).
 	case region != hcRegion:
 		v := violation(field, "%s (%q) is in region %s: a regional backend service takes a health check of its own region (%s).", f(field), hc.Name, hcRegion, region)
 		return &v
@@ -202,13 +199,6 @@ func BackendServiceHealthCheck(bs *api.BackendService, region string, hc *api.He
 // forwarding rules, as in the Compute API.
 var Schemes = []string{api.SchemeExternal, api.SchemeExternalManaged, api.SchemeInternal, api.SchemeInternalManaged,
 	api.SchemeInternalSelfManaged, api.SchemeExternalPassthrough}
-
-// passthrough tells whether a service is a passthrough load balancer's:
-// scheme INTERNAL or EXTERNAL (the default).
-func passthrough(bs *api.BackendService) bool {
-	s := valueOrString(bs.LoadBalancingScheme, api.SchemeExternal)
-	return s == api.SchemeInternal || s == api.SchemeExternal || s == api.SchemeExternalPassthrough
-}
 
 func isGRPCOrTCP(typ string) bool {
 	return typ == api.TypeGRPC || typ == api.TypeGRPCWithTLS || typ == api.TypeTCP

@@ -112,15 +112,15 @@ func TestNetworkEndpointGroup_NoPortIsNoDuplicate(t *testing.T) {
 	}
 }
 
-// Passthrough load balancers' regional services take global checks; proxy
-// ones (the _MANAGED schemes) take only a check of their region.
+// A regional service takes a global check or one of its own region.
 func TestBackendServiceHealthCheck_GlobalCheckOnARegionalService(t *testing.T) {
 	hc := &api.HealthCheck{Meta: api.Meta{Name: "hc"}, Type: api.TypeTCP}
-	for scheme, ok := range map[string]bool{"": true, api.SchemeExternal: true, api.SchemeInternal: true,
-		api.SchemeInternalManaged: false, api.SchemeExternalManaged: false} {
-		v := BackendServiceHealthCheck(&api.BackendService{LoadBalancingScheme: scheme}, "us-central1", hc, "")
-		if (v == nil) != ok {
-			t.Errorf("scheme %q: violation %v, want allowed = %v", scheme, v, ok)
+	for _, scheme := range []string{"", api.SchemeExternal, api.SchemeInternal, api.SchemeInternalManaged, api.SchemeExternalManaged} {
+		if v := BackendServiceHealthCheck(&api.BackendService{LoadBalancingScheme: scheme}, "us-central1", hc, ""); v != nil {
+			t.Errorf("scheme %q: %v", scheme, v)
 		}
+	}
+	if v := BackendServiceHealthCheck(&api.BackendService{}, "us-central1", hc, "us-east1"); v == nil {
+		t.Error("a check of another region was accepted")
 	}
 }

@@ -45,7 +45,7 @@ resource "lbhealth_backend_service" "web" {
 }
 
 # A regional gRPC service. gRPC services take gRPC or TCP checks only, and a
-# regional service takes a check of its own region. References may be ids
+# regional service takes a check of its own region (or a global one). References may be ids
 # (or self links); they stay as written.
 resource "lbhealth_health_check" "grpc" {
   name   = "grpc"
