@@ -261,7 +261,7 @@ func (s *Server) listNetworkEndpoints(r *http.Request) (any, error) {
 			break
 		}
 		e := g.Endpoints[i]
-		item := api.NetworkEndpointWithHealthStatus{NetworkEndpoint: api.ListedNetworkEndpoint{IPAddress: e.IPAddress, Port: e.Port, Instance: e.Instance}}
+		item := api.NetworkEndpointWithHealthStatus{NetworkEndpoint: api.ListedNetworkEndpoint{IPAddress: e.IPAddress, FQDN: e.FQDN, Port: e.Port, Instance: e.Instance}}
 		if show {
 			item.Healths = healths[endpointID(e.IPAddress, portOf(e))]
 		}

@@ -48,7 +48,9 @@ func (s *Server) routes() {
 	groups := s.networkEndpointGroups()
 	s.collection(zonalPath+"networkEndpointGroups", groups)
 	s.collection(regionalPath+"networkEndpointGroups", groups)
-	for _, prefix := range []string{zonalPath, regionalPath} {
+	// Global groups hold internet endpoints (globalNetworkEndpointGroups).
+	s.collectionWith(globalPath+"networkEndpointGroups", groups)
+	for _, prefix := range []string{zonalPath, regionalPath, globalPath} {
 		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/attachNetworkEndpoints", s.serve(s.attachNetworkEndpoints))
 		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/detachNetworkEndpoints", s.serve(s.detachNetworkEndpoints))
 		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/listNetworkEndpoints", s.serve(s.listNetworkEndpoints))

@@ -141,3 +141,20 @@ func TestPublicImages_FamilyAndNameLookups(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+func TestGlobalNetworkEndpointGroup_InternetEndpoints(t *testing.T) {
+	e := newEmu(t)
+	const negs = "/compute/v1/projects/p/global/networkEndpointGroups"
+	e.insert(negs, `{"name": "ext", "networkEndpointType": "INTERNET_FQDN_PORT", "defaultPort": 443}`)
+	e.ok("POST", negs+"/ext/attachNetworkEndpoints", `{"networkEndpoints": [{"fqdn": "www.example.com", "port": 443}]}`, nil)
+	var list struct {
+		Items []struct {
+			NetworkEndpoint map[string]any `json:"networkEndpoint"`
+		} `json:"items"`
+	}
+	e.ok("POST", negs+"/ext/listNetworkEndpoints", "", &list)
+	if len(list.Items) != 1 || list.Items[0].NetworkEndpoint["fqdn"] != "www.example.com" {
+		t.Errorf("listNetworkEndpoints: %+v", list)
+	}
+	e.insert("/compute/v1/projects/p/regions/r/networkEndpointGroups", `{"name": "run", "networkEndpointType": "SERVERLESS", "cloudRun": {"service": "web"}}`)
+}

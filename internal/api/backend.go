@@ -19,6 +19,11 @@ const (
 	// emulator may probe.
 	InternetIPPort   = "INTERNET_IP_PORT"
 	InternetFQDNPort = "INTERNET_FQDN_PORT"
+	// Groups the emulator stores without endpoints to probe: serverless
+	// backends, Private Service Connect, port mapping.
+	Serverless            = "SERVERLESS"
+	PrivateServiceConnect = "PRIVATE_SERVICE_CONNECT"
+	GCEVMIPPortmap        = "GCE_VM_IP_PORTMAP"
 )
 
 // Endpoint states (an lbhealth extension: stopped endpoints are not probed).

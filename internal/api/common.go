@@ -97,10 +97,13 @@ const (
 
 // PathOf returns the "projects/..." path of a resource URL or path, or ""
 // when ref has none. References are stored as URLs (self links); code that
-// compares them compares paths, so the host part never matters.
+// compares them compares paths, so the host part never matters. The last
+// "projects/" counts: a client that does not take the emulator's http://
+// self links for URLs (terraform-provider-google expects https://) puts
+// its own base URL in front of them, and the path stays what it meant.
 func PathOf(ref string) string {
 	const marker = "projects/"
-	for i := 0; i+len(marker) <= len(ref); i++ {
+	for i := len(ref) - len(marker); i >= 0; i-- {
 		if ref[i:i+len(marker)] == marker && (i == 0 || ref[i-1] == '/') {
 			return ref[i:]
 		}

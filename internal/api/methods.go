@@ -51,6 +51,7 @@ type NetworkEndpointWithHealthStatus struct {
 // ListedNetworkEndpoint is a NetworkEndpoint as listNetworkEndpoints shows it.
 type ListedNetworkEndpoint struct {
 	IPAddress string `json:"ipAddress,omitempty"`
+	FQDN      string `json:"fqdn,omitempty"`
 	Port      *int64 `json:"port,omitempty"`
 	Instance  string `json:"instance,omitempty"`
 }
