@@ -80,8 +80,14 @@ func TestSubnetworks(t *testing.T) {
 		e.path(sn.Region) != "/compute/v1/projects/p/regions/us-east1" || sn.Fingerprint == "" || sn.StackType != "IPV4_ONLY" {
 		t.Errorf("subnetwork = %+v", sn)
 	}
-	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "s2", "network": "net", "ipCidrRange": "10.0.1.1/24"}`, 400, api.ReasonInvalid),
-		`ipCidrRange ("10.0.1.1/24") has host bits set`)
+	// Host bits are taken, as the API does; the range is the masked one.
+	e.ok("POST", subnetworksPath, `{"name": "s2", "network": "net", "ipCidrRange": "10.0.1.1/24"}`, nil)
+	var s2 api.Subnetwork
+	e.ok("GET", subnetworksPath+"/s2", "", &s2)
+	if s2.IPCIDRRange != "10.0.1.1/24" || s2.GatewayAddress != "10.0.1.1" {
+		t.Errorf("s2 = %+v", s2)
+	}
+	e.ok("DELETE", subnetworksPath+"/s2", "", nil)
 	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "s2", "ipCidrRange": "10.0.1.0/24"}`, 400, api.ReasonInvalid), "network is required")
 
 	// Patches need the fingerprint, and the range and network stay.

@@ -163,8 +163,8 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 		g := cloneOf(stored)
 		for i, d := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
-			if d.IPAddress == "" && d.Instance == "" {
-				return nil, invalid("%s names no endpoint: give its ipAddress, its instance, or both.", field)
+			if d.IPAddress == "" && d.Instance == "" && d.FQDN == "" {
+				return nil, invalid("%s names no endpoint: give its ipAddress, its instance or its fqdn.", field)
 			}
 			if d.Port == nil && g.DefaultPort != nil {
 				d.Port = g.DefaultPort
@@ -190,6 +190,7 @@ func sameEndpoint(a, b api.NetworkEndpoint) bool {
 func detachMatches(d, e api.NetworkEndpoint) bool {
 	return (d.IPAddress == "" || sameAddr(d.IPAddress, e.IPAddress)) &&
 		(d.Instance == "" || lastSegment(d.Instance) == lastSegment(e.Instance)) &&
+		(d.FQDN == "" || d.FQDN == e.FQDN) &&
 		portOf(d) == portOf(e)
 }
 

@@ -20,6 +20,9 @@ var extensions = map[string]map[string]*Schema{
 	// gRPC blocks have none.
 	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
 	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},
+	// Fields the Compute API takes that its discovery document does not
+	// list (yet): terraform-provider-google sends them, and GCP accepts them.
+	"NetworkRoutingConfig": {"deleteBgpAlwaysCompareMed": {Type: "boolean"}},
 	// Named ports on the service itself, standing in for the named ports of
 	// instance groups that USE_NAMED_PORT checks resolve.
 	"BackendService": {

@@ -24,6 +24,7 @@ const (
 	Serverless            = "SERVERLESS"
 	PrivateServiceConnect = "PRIVATE_SERVICE_CONNECT"
 	GCEVMIPPortmap        = "GCE_VM_IP_PORTMAP"
+	GCEVMIPDedicated      = "GCE_VM_IP_DEDICATED_BACKEND"
 )
 
 // Endpoint states (an lbhealth extension: stopped endpoints are not probed).

@@ -152,7 +152,7 @@ var endpointGroupDescriptions = map[string]string{
 	"network_endpoint_type": "`GCE_VM_IP_PORT` (default: an address and a port), `GCE_VM_IP` (an address only: the " +
 		"health check's port is probed), `NON_GCP_PRIVATE_IP_PORT`, `INTERNET_IP_PORT` or `INTERNET_FQDN_PORT` " +
 		"(internet endpoints are probed only when their address is in the emulator's `--probe-networks`), or " +
-		"`SERVERLESS`, `PRIVATE_SERVICE_CONNECT`, `GCE_VM_IP_PORTMAP` (stored, with nothing to probe). " +
+		"`SERVERLESS`, `PRIVATE_SERVICE_CONNECT`, `GCE_VM_IP_PORTMAP`, `GCE_VM_IP_DEDICATED_BACKEND` (stored, with nothing to probe). " +
 		"Changing it replaces the group.",
 	"default_port": fmt.Sprintf("Port of the endpoints that set none, %d-%d. Not allowed with `GCE_VM_IP`.",
 		rules.MinPort, rules.MaxPort),

@@ -16,7 +16,7 @@ func TestAccEndpointGroup_validation(t *testing.T) {
 		want string
 	}{
 		{"network_endpoint_type = \"FUNCTION\"\n endpoint {\n ip_address = \"127.0.0.1\"\n port = 80\n }",
-			`network_endpoint_type ("FUNCTION") must be one of GCE_VM_IP_PORT, GCE_VM_IP, NON_GCP_PRIVATE_IP_PORT, INTERNET_IP_PORT, INTERNET_FQDN_PORT, SERVERLESS, PRIVATE_SERVICE_CONNECT, GCE_VM_IP_PORTMAP.`},
+			`network_endpoint_type ("FUNCTION") must be one of GCE_VM_IP_PORT, GCE_VM_IP, NON_GCP_PRIVATE_IP_PORT, INTERNET_IP_PORT, INTERNET_FQDN_PORT, SERVERLESS, PRIVATE_SERVICE_CONNECT, GCE_VM_IP_PORTMAP, GCE_VM_IP_DEDICATED_BACKEND.`},
 		{"network_endpoint_type = \"GCE_VM_IP\"\n endpoint {\n ip_address = \"127.0.0.1\"\n port = 80\n }",
 			"endpoint[0].port (80) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed)."},
 		{"network_endpoint_type = \"GCE_VM_IP\"\n default_port = 80",

@@ -13,7 +13,7 @@ func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
 	vs.add(Name("name", g.Name))
 	vs.add(Description("description", g.Description))
 	vs.add(oneOf("networkEndpointType", g.NetworkEndpointType, api.GCEVMIPPort, api.GCEVMIP, api.NonGCPPrivateIPPort,
-		api.InternetIPPort, api.InternetFQDNPort, api.Serverless, api.PrivateServiceConnect, api.GCEVMIPPortmap))
+		api.InternetIPPort, api.InternetFQDNPort, api.Serverless, api.PrivateServiceConnect, api.GCEVMIPPortmap, api.GCEVMIPDedicated))
 	vs.add(optionalRange("defaultPort", g.DefaultPort, MinPort, MaxPort))
 	if len(vs) > 0 {
 		return vs
@@ -88,7 +88,7 @@ func NetworkEndpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaul
 	case typ == api.InternetFQDNPort && e.FQDN == "" && e.IPAddress == "":
 		vs = append(vs, violation(field+".fqdn", "%s is required: INTERNET_FQDN_PORT endpoints are named by a domain name.", f(field+".fqdn")))
 	case typ == api.InternetFQDNPort && e.IPAddress == "":
-	case e.IPAddress == "" && e.Instance != "" && (typ == api.GCEVMIPPort || typ == api.GCEVMIP || typ == api.GCEVMIPPortmap):
+	case e.IPAddress == "" && e.Instance != "" && (typ == api.GCEVMIPPort || typ == api.GCEVMIP || typ == api.GCEVMIPPortmap || typ == api.GCEVMIPDedicated):
 	case e.IPAddress == "" && e.Instance != "":
 		vs = append(vs, violation(field+".ipAddress", "%s is required: %s endpoints are not instances, so %s alone does not give an address.",
 			f(field+".ipAddress"), typ, f(field+".instance")))

@@ -18,7 +18,7 @@ func TestNetworkEndpointGroup(t *testing.T) {
 		{name: "default port fills endpoints", body: `{"defaultPort": 80, "endpoints": [{"ipAddress": "127.0.0.1"}]}`},
 		{name: "GCE_VM_IP without ports", body: `{"networkEndpointType": "GCE_VM_IP", "endpoints": [{"ipAddress": "10.0.0.1"}, {"ipAddress": "10.0.0.2"}]}`},
 		{name: "bad type", body: `{"networkEndpointType": "FUNCTION"}`, field: "networkEndpointType",
-			want: `networkEndpointType ("FUNCTION") must be one of GCE_VM_IP_PORT, GCE_VM_IP, NON_GCP_PRIVATE_IP_PORT, INTERNET_IP_PORT, INTERNET_FQDN_PORT, SERVERLESS, PRIVATE_SERVICE_CONNECT, GCE_VM_IP_PORTMAP.`},
+			want: `networkEndpointType ("FUNCTION") must be one of GCE_VM_IP_PORT, GCE_VM_IP, NON_GCP_PRIVATE_IP_PORT, INTERNET_IP_PORT, INTERNET_FQDN_PORT, SERVERLESS, PRIVATE_SERVICE_CONNECT, GCE_VM_IP_PORTMAP, GCE_VM_IP_DEDICATED_BACKEND.`},
 		{name: "GCE_VM_IP with a default port", body: `{"networkEndpointType": "GCE_VM_IP", "defaultPort": 80}`, field: "defaultPort",
 			want: "defaultPort (80) must not be set when networkEndpointType is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed)."},
 		{name: "GCE_VM_IP with a port", body: `{"networkEndpointType": "GCE_VM_IP", "endpoints": [{"ipAddress": "10.0.0.1", "port": 80}]}`,

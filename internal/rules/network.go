@@ -77,10 +77,9 @@ func SubnetworkRange(field, cidr string) *Violation {
 	case p.Bits() < MinSubnetPrefix || p.Bits() > MaxSubnetPrefix:
 		v := violation(field, "%s (%q) must have a prefix length between /%d and /%d.", f(field), cidr, MinSubnetPrefix, MaxSubnetPrefix)
 		return &v
-	case p != p.Masked():
-		v := violation(field, "%s (%q) has host bits set: write the network address, %q.", f(field), cidr, p.Masked().String())
-		return &v
 	}
+	// Host bits set ("10.0.0.1/16") are taken, as the API does (Google's
+	// own examples write them): the range is the masked one.
 	return nil
 }
 
@@ -91,7 +90,7 @@ func ApplySubnetworkDefaults(sn *api.Subnetwork) {
 		sn.StackType = "IPV4_ONLY"
 	}
 	if p, err := netip.ParsePrefix(sn.IPCIDRRange); err == nil {
-		sn.GatewayAddress = p.Addr().Next().String()
+		sn.GatewayAddress = p.Masked().Addr().Next().String()
 	}
 }
 
