@@ -101,7 +101,7 @@ func NetworkEndpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaul
 	case typ == api.GCEVMIP && e.Port != nil:
 		vs = append(vs, violation(field+".port", "%s (%d) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed).",
 			f(field+".port"), *e.Port))
-	case typ != api.GCEVMIP && e.Port == nil && !hasDefaultPort:
+	case hasPort(typ) && e.Port == nil && !hasDefaultPort:
 		vs = append(vs, violation(field+".port", "%s is required: set it, or set the group's %s.", f(field+".port"), f("defaultPort")))
 	}
 	return vs
@@ -193,6 +193,12 @@ func BackendServiceHealthCheck(bs *api.BackendService, region string, hc *api.He
 		return &v
 	}
 	return nil
+}
+
+// hasPort tells whether the endpoints of a group type have ports of their
+// own: GCE_VM_IP and GCE_VM_IP_DEDICATED_BACKEND ones are addresses only.
+func hasPort(typ string) bool {
+	return typ != api.GCEVMIP && typ != api.GCEVMIPDedicated
 }
 
 // Schemes are the load-balancing schemes of backend services and
