@@ -181,8 +181,8 @@ func TestForwardingRuleConfigViolations(t *testing.T) {
 			m.Target, m.Region = types.StringValue("pool"), types.StringUnknown()
 		}, ""},
 		{"IPAddress", func(m *forwardingRuleModel) {
-			m.Target, m.Region, m.IPAddress = types.StringValue("pool"), types.StringValue("r"), types.StringValue("x")
-		}, `IPAddress ("x")`},
+			m.Target, m.Region, m.IPAddress = types.StringValue("pool"), types.StringValue("r"), types.StringValue("x.y")
+		}, `IPAddress ("x.y")`},
 	}
 	for _, tt := range tests {
 		m := nullForwardingRule()
