@@ -65,6 +65,9 @@ func timed(b *testing.B, method, url, body string) time.Duration {
 		r = strings.NewReader(body)
 	}
 	req, _ := http.NewRequest(method, url, r)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // the API takes JSON only (guard.go)
+	}
 	start := time.Now()
 	resp, err := benchClient.Do(req)
 	if err != nil {
