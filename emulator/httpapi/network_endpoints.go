@@ -27,7 +27,7 @@ func (s *Server) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpoi
 	filled := false
 	for i := range g.Endpoints {
 		if e := &g.Endpoints[i]; e.IPAddress == "" && e.Instance != "" {
-			if _, err := s.endpointInstance(ctx, fmt.Sprintf("endpoints[%d]", i), e, sc); err != nil {
+			if _, err := s.endpointInstance(ctx, fmt.Sprintf("endpoints[%d]", i), e, g, sc); err != nil {
 				return err
 			}
 			filled = true
@@ -42,8 +42,10 @@ func (s *Server) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpoi
 // endpointInstance loads the instance endpoint e (named field) names, in
 // the group's zone (or, for a regional group, in a zone of its region),
 // and fills in e's address from it when e has none: its primary networkIP,
-// as in the Compute API.
-func (s *Server) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, sc scope) (*api.Instance, error) {
+// as in the Compute API, except in GCE_VM_IP_DEDICATED_BACKEND groups,
+// whose endpoints are instances alone (the planner still probes them at
+// the instance's address).
+func (s *Server) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) (*api.Instance, error) {
 	if _, _, _, ok := rules.InstanceRef(e.Instance); sc.zone == "" && !ok {
 		return nil, invalid("%s.instance (%q) must be the instance's URL (zones/{zone}/instances/{name}): a regional group cannot tell its zone.", field, e.Instance)
 	}
@@ -59,7 +61,7 @@ func (s *Server) endpointInstance(ctx context.Context, field string, e *api.Netw
 	case sc.region != "" && rules.ZoneRegion(zone) != "" && rules.ZoneRegion(zone) != sc.region:
 		return nil, invalid("%s.instance (%q) is in zone %s: a group in region %s takes instances of its own region.", field, e.Instance, zone, sc.region)
 	}
-	if e.IPAddress == "" {
+	if e.IPAddress == "" && g.NetworkEndpointType != api.GCEVMIPDedicated {
 		if e.IPAddress = in.PrimaryIP(); e.IPAddress == "" {
 			return nil, invalid("%s.instance (%q) has no networkIP to reach it at: give %s.ipAddress.", field, e.Instance, field)
 		}
@@ -133,7 +135,7 @@ func (s *Server) attachNetworkEndpoints(r *http.Request) (any, error) {
 func (s *Server) attachedEndpoint(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) error {
 	if e.Instance != "" {
 		ip := e.IPAddress
-		in, err := s.endpointInstance(ctx, field, e, sc)
+		in, err := s.endpointInstance(ctx, field, e, g, sc)
 		if err != nil {
 			return err
 		}
