@@ -372,7 +372,10 @@ func dialTLS(ctx context.Context, spec Spec, t Target, proxy bool, nextProtos []
 		return nil, nil, nil, err
 	}
 	tc := tls.Client(raw, tlsConfig(spec.Host, nextProtos))
-	if err := tc.HandshakeContext(ctx); err != nil {
+	// Handshake, not HandshakeContext: raw already obeys ctx (dial binds
+	// its deadline and cancellation), and HandshakeContext would add a
+	// context and an AfterFunc of its own to every probe.
+	if err := tc.Handshake(); err != nil {
 		stop()
 		raw.Close()
 		return nil, nil, nil, handshakeError(err, nextProtos)
