@@ -27,6 +27,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -253,12 +255,16 @@ func dial(ctx context.Context, t Target, proxy bool) (net.Conn, func() bool, err
 	if err != nil {
 		return nil, nil, err
 	}
-	// DialTCP with a parsed address skips the resolver path of
-	// DialContext: fewer allocations at thousands of probes per second.
-	conn, err := dialer.DialTCP(ctx, "tcp", netip.AddrPort{}, raddr)
+	// Not DialTCP: given no local address, it binds the socket to port 0
+	// before connecting (golang/go#81620), a search of the ephemeral ports
+	// in the kernel that grows with the sockets open; with 2,000 probes
+	// waiting it took three quarters of the engine's CPU (issue 11). The
+	// address is an IP literal: DialContext resolves nothing.
+	c, err := dialer.DialContext(ctx, "tcp", raddr.String())
 	if err != nil {
 		return nil, nil, err
 	}
+	conn := c.(*net.TCPConn)
 	// Close sends RST and frees the socket at once: no TIME_WAIT.
 	_ = conn.SetLinger(0)
 	stop := bindDeadline(ctx, conn)
@@ -291,17 +297,57 @@ func wantsProxy(spec Spec) bool {
 	return spec.ProxyHeader == "PROXY_V1"
 }
 
-// tlsConfig returns the probe TLS configuration. Certificates are never
-// verified: a load-balancer health check accepts self-signed, expired and
-// name-mismatched certificates. SNI is sent only for hostnames.
+// tlsConfig returns the probe TLS configuration for a Host value and an
+// ALPN list. Certificates are never verified: a load-balancer health check
+// accepts self-signed, expired and name-mismatched certificates. SNI is
+// sent only for hostnames.
+//
+// Probes share their configuration (one per SNI name and ALPN list): a
+// tls.Config is read-only once in use, and building one per probe was
+// garbage at every probe.
 func tlsConfig(host string, nextProtos []string) *tls.Config {
-	return &tls.Config{
+	key := tlsKey{sni: sniName(host), alpn: strings.Join(nextProtos, ",")}
+	if c, ok := tlsConfigs.Load(key); ok {
+		return c.(*tls.Config)
+	}
+	if tlsConfigCount.Add(1) > maxTLSConfigs {
+		// Names come from health-check definitions, which come and go:
+		// start over rather than keep every name ever probed.
+		tlsConfigs.Clear()
+		tlsConfigCount.Store(1)
+	}
+	c, _ := tlsConfigs.LoadOrStore(key, &tls.Config{
 		InsecureSkipVerify: true, //nolint:gosec // health checks do not validate certificates
-		ServerName:         sniName(host),
+		ServerName:         key.sni,
 		NextProtos:         nextProtos,
 		MinVersion:         tls.VersionTLS10, // old backends still answer health checks
-	}
+		CurvePreferences:   tlsCurves,
+	})
+	return c.(*tls.Config)
 }
+
+type tlsKey struct{ sni, alpn string }
+
+var (
+	tlsConfigs     sync.Map // tlsKey -> *tls.Config
+	tlsConfigCount atomic.Int32
+)
+
+// maxTLSConfigs bounds tlsConfigs.
+const maxTLSConfigs = 1024
+
+// tlsCurves are the key exchanges a probe offers: the classic ones, which
+// Go offered by default before 1.24, X25519 first (the one key share sent).
+// The post-quantum hybrids Go now adds (X25519MLKEM768 first) keep a
+// session secret from a future quantum computer; a probe that never
+// authenticates its peer (SPEC 3.2) has no secret to keep. What they cost
+// is real: every probe waiting on a silent server held about 10 KB of
+// ML-KEM key and twice the goroutine stack, and generating the key cost
+// CPU at every probe (issue 11). A backend that accepts nothing but a
+// hybrid group now fails the handshake (TLS_ERROR); offering the hybrids
+// without a key share instead would make OpenSSL 3.5 servers, which rank
+// them first, answer every probe with a HelloRetryRequest.
+var tlsCurves = []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521}
 
 // sniName extracts the hostname from a Host value ("name" or "name:port");
 // it returns "" for IP literals, which must not be sent as SNI.
@@ -326,7 +372,10 @@ func dialTLS(ctx context.Context, spec Spec, t Target, proxy bool, nextProtos []
 		return nil, nil, nil, err
 	}
 	tc := tls.Client(raw, tlsConfig(spec.Host, nextProtos))
-	if err := tc.HandshakeContext(ctx); err != nil {
+	// Handshake, not HandshakeContext: raw already obeys ctx (dial binds
+	// its deadline and cancellation), and HandshakeContext would add a
+	// context and an AfterFunc of its own to every probe.
+	if err := tc.Handshake(); err != nil {
 		stop()
 		raw.Close()
 		return nil, nil, nil, handshakeError(err, nextProtos)
