@@ -100,8 +100,9 @@ type Engine struct {
 	stop    context.CancelFunc
 	wg      sync.WaitGroup // the scheduler and the probes on goroutines
 	sched   schedule
-	// reactor runs the plain-TCP probes when the engine uses the real
-	// probers and clock; nil when Config replaces them, or off Linux.
+	// reactor runs the probes of every protocol but HTTP2 and gRPC when
+	// the engine uses the real probers and clock (TLS ones from the end
+	// of their handshake); nil when Config replaces them, or off Linux.
 	reactor   *prober.Reactor
 	interrupt func() // reactor.Interrupt, bound once
 

@@ -182,8 +182,8 @@ func checkElapsed(t testing.TB, el, d time.Duration, res Result) {
 }
 
 // probe runs spec against tg with deadline d the blocking way and, for
-// the plain-TCP protocols on Linux, on a Reactor too: both must agree on
-// health and reason. It returns the blocking prober's result.
+// the protocols the reactor runs on Linux, on a Reactor too: both must
+// agree on health and reason. It returns the blocking prober's result.
 func probe(t testing.TB, d time.Duration, spec Spec, tg Target) Result {
 	t.Helper()
 	res := Probe(probeCtx(t, d), spec, tg)
@@ -204,7 +204,7 @@ func sameResult(t testing.TB, reactor, blocking Result) {
 // when the reactor runs it too. Servers that record what they see get
 // one visit per way.
 func ways(protocol string) int {
-	if _, ok, _ := planPlain(Spec{Protocol: protocol}, Target{}); ok && runtime.GOOS == "linux" {
+	if _, ok, _ := planProbe(Spec{Protocol: protocol}, Target{}); ok && runtime.GOOS == "linux" {
 		return 2
 	}
 	return 1
@@ -217,7 +217,7 @@ var shared struct {
 }
 
 // reactorProbe runs one probe on the package's test Reactor; false when
-// the reactor does not run spec (TLS protocols, or not Linux).
+// the reactor does not run spec (HTTP2, gRPC, or not Linux).
 func reactorProbe(t testing.TB, d time.Duration, spec Spec, tg Target) (Result, bool) {
 	t.Helper()
 	shared.once.Do(func() {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 )
@@ -56,15 +57,17 @@ func TestHTTPSBadCertificatesPass(t *testing.T) {
 
 // SNI is spec.Host when it is a hostname, and absent for IPs or no Host.
 func TestHTTPSServerName(t *testing.T) {
-	sni := make(chan string, 1)
+	sni := make(chan string, ways("HTTPS"))
 	tg := tlsHTTPServer(t, serverTLS(t, validCert), sni, ok)
 	for _, tc := range []struct{ host, want string }{
 		{"", ""}, {"backend.example", "backend.example"}, {"backend.example:8443", "backend.example"},
 		{"10.1.2.3", ""}, {"[2001:db8::1]:443", ""},
 	} {
 		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTPS", Host: tc.host}, tg), true, "")
-		if got := <-sni; got != tc.want {
-			t.Fatalf("Host %q: SNI = %q, want %q", tc.host, got, tc.want)
+		for range ways("HTTPS") {
+			if got := <-sni; got != tc.want {
+				t.Fatalf("Host %q: SNI = %q, want %q", tc.host, got, tc.want)
+			}
 		}
 	}
 }
@@ -102,4 +105,46 @@ func TestHTTPSTimeout(t *testing.T) {
 	tg := serveTCP(t, serverTLS(t, validCert), func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 	res := timedProbe(t, Spec{Protocol: "HTTPS"}, tg, 150*time.Millisecond)
 	wantResult(t, res, false, ReasonTimeout)
+}
+
+// Probes offer the classic key exchanges only, X25519 first: no
+// post-quantum hybrid, whose key share every probe waiting on a silent
+// server held (issue 11). A server that wants another classic group asks
+// for it (HelloRetryRequest) and gets it.
+func TestTLSKeyExchanges(t *testing.T) {
+	offered := make(chan []tls.CurveID, ways("SSL"))
+	cfg := serverTLS(t, validCert)
+	cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		offered <- hello.SupportedCurves
+		return nil, nil
+	}
+	wantResult(t, probe(t, probeTimeout, Spec{Protocol: "SSL"}, serveTCP(t, cfg, func(net.Conn) {})), true, "")
+	for range ways("SSL") {
+		if got, want := <-offered, tlsCurves; !slices.Equal(got, want) {
+			t.Errorf("groups offered: %v, want %v", got, want)
+		}
+	}
+	for _, only := range []tls.CurveID{tls.CurveP256, tls.CurveP384, tls.CurveP521} {
+		cfg := serverTLS(t, validCert)
+		cfg.CurvePreferences = []tls.CurveID{only}
+		tg := serveTCP(t, cfg, func(net.Conn) {})
+		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "SSL"}, tg), true, "")
+	}
+}
+
+// Probes share one TLS configuration per SNI name and ALPN list.
+func TestTLSConfigShared(t *testing.T) {
+	a := tlsConfig("backend.example", nil)
+	if b := tlsConfig("backend.example:8443", nil); b != a {
+		t.Error("two configurations for one SNI name")
+	}
+	if h2 := tlsConfig("backend.example", []string{"h2"}); h2 == a || !slices.Equal(h2.NextProtos, []string{"h2"}) {
+		t.Errorf("ALPN h2 shares the configuration without ALPN, or lost it: %v", h2.NextProtos)
+	}
+	if ip := tlsConfig("10.1.2.3", nil); ip.ServerName != "" || ip == a {
+		t.Errorf("an IP literal got SNI %q", ip.ServerName)
+	}
+	if !a.InsecureSkipVerify || a.ServerName != "backend.example" {
+		t.Errorf("configuration %+v: want no verification and SNI backend.example", a)
+	}
 }

@@ -371,16 +371,24 @@ func dialTLS(ctx context.Context, spec Spec, t Target, proxy bool, nextProtos []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tc := tls.Client(raw, tlsConfig(spec.Host, nextProtos))
-	// Handshake, not HandshakeContext: raw already obeys ctx (dial binds
-	// its deadline and cancellation), and HandshakeContext would add a
-	// context and an AfterFunc of its own to every probe.
-	if err := tc.Handshake(); err != nil {
+	tc, err := handshake(raw, spec.Host, nextProtos)
+	if err != nil {
 		stop()
 		raw.Close()
-		return nil, nil, nil, handshakeError(err, nextProtos)
+		return nil, nil, nil, err
 	}
 	return tc, raw, stop, nil
+}
+
+// handshake runs the client side of a TLS handshake on conn, which must
+// already obey the probe's deadline: Handshake, not HandshakeContext,
+// which would add a context and an AfterFunc of its own to every probe.
+func handshake(conn net.Conn, host string, nextProtos []string) (*tls.Conn, error) {
+	tc := tls.Client(conn, tlsConfig(host, nextProtos))
+	if err := tc.Handshake(); err != nil {
+		return nil, handshakeError(err, nextProtos)
+	}
+	return tc, nil
 }
 
 // handshakeError classifies a failed handshake: timeouts stay timeouts, a

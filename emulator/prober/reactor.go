@@ -1,6 +1,9 @@
 package prober
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The reactor runs plain-TCP probes (TCP, HTTP, LEGACY_HTTP) on one
 // event loop instead of one goroutine each: non-blocking sockets on one
@@ -11,43 +14,58 @@ import "time"
 // connect and on read, a timer for the deadline, a growing stack) cost
 // more than half as much again as the kernel's own work for the probe,
 // which an event-driven checker like HAProxy never pays (README.md,
-// Performance). Protocols over TLS keep the blocking probers: crypto/tls
-// needs a net.Conn.
+// Performance).
+//
+// Probes over TLS that judge a plain answer (SSL, HTTPS, LEGACY_HTTPS)
+// run on the reactor from the end of their handshake: crypto/tls has no
+// handshake but a blocking one, so a goroutine connects and handshakes,
+// sends the request, and hands the wait for the answer to the loop, which
+// reads through the tls.Conn without ever blocking (tlsConn). A server
+// that completes TLS and never answers then holds no goroutine, no stack
+// and no read buffer (issue 11). HTTP2 and the gRPC protocols keep the
+// blocking probers: their clients read on goroutines of their own.
 //
 // Both ways to probe judge the answer with the same verdicts (verdict.go),
-// and the tests run every plain-TCP case through both.
+// and the tests run every case the reactor takes through both.
 
 // Done receives the result of a probe started on a Reactor.
 type Done func(Result)
 
-// plainPlan is a plain-TCP probe as the reactor runs it: the bytes to send
-// once connected and the rule that judges the answer.
-type plainPlan struct {
+// probePlan is a probe as the reactor runs it: the bytes to send once
+// connected and the rule that judges the answer.
+type probePlan struct {
 	out []byte // the PROXY line, then the request; may be empty
-	// proxy: out starts with the PROXY line, so a failed write fails the
-	// probe (a failed request write alone does not: see exchange).
+	// proxy: the PROXY line goes first. Plain probes carry it in out, so
+	// a failed write fails the probe (a failed request write alone does
+	// not: see exchange); TLS probes send it before the handshake.
 	proxy bool
+	// tls: out and the answer go through TLS (SSL, HTTPS, LEGACY_HTTPS).
+	tls bool
 	// verdict judges the answer; nil when the probe is healthy once out is
 	// sent (or, with nothing to send, once connected).
 	verdict verdict
 }
 
-// planPlain returns the plan for spec, or false when spec's protocol needs
-// TLS and so a blocking prober.
-func planPlain(spec Spec, t Target) (plainPlan, bool, error) {
-	var plan plainPlan
+// planProbe returns the plan for spec, or false when the reactor does not
+// run spec's protocol (HTTP2, GRPC, GRPC_WITH_TLS).
+func planProbe(spec Spec, t Target) (probePlan, bool, error) {
+	var plan probePlan
 	switch spec.Protocol {
-	case "TCP":
-		plan.proxy = wantsProxy(spec)
-		plan.out = appendProxy(nil, plan.proxy)
+	case "TCP", "SSL":
+		plan.proxy, plan.tls = wantsProxy(spec), spec.Protocol == "SSL"
+		if !plan.tls {
+			plan.out = appendProxy(nil, plan.proxy)
+		}
 		plan.out = append(plan.out, spec.Request...)
 		if spec.Response != "" {
 			plan.verdict = &prefixVerdict{want: spec.Response}
 		}
-	case "HTTP", "LEGACY_HTTP":
-		want, proxy := httpMode{legacy: spec.Protocol == "LEGACY_HTTP"}.rules(spec)
-		plan.proxy = proxy
-		out, err := appendRequest(appendProxy(make([]byte, 0, 128), proxy), spec, t, false)
+	case "HTTP", "LEGACY_HTTP", "HTTPS", "LEGACY_HTTPS":
+		m := httpMode{legacy: strings.HasPrefix(spec.Protocol, "LEGACY_"),
+			tls: spec.Protocol == "HTTPS" || spec.Protocol == "LEGACY_HTTPS"}
+		want, proxy := m.rules(spec)
+		plan.proxy, plan.tls = proxy, m.tls
+		out, err := appendRequest(appendProxy(make([]byte, 0, 128), proxy && !m.tls), spec, t, m.tls)
 		if err != nil {
 			return plan, true, err
 		}

@@ -3,6 +3,7 @@ package prober
 import (
 	"container/heap"
 	"context"
+	"crypto/tls"
 	"net"
 	"net/netip"
 	"os"
@@ -12,12 +13,13 @@ import (
 	"time"
 )
 
-// Reactor runs plain-TCP probes on one epoll instance (see reactor.go).
-// It has no goroutine of its own: its owner calls Poll in a loop, which
+// Reactor runs probes on one epoll instance (see reactor.go). Its loop
+// has no goroutine of its own: its owner calls Poll in a loop, which
 // lets a scheduler start probes and collect their answers on one thread,
-// the way an event-driven checker does. Start and Interrupt are safe from
-// any goroutine; Poll runs on one goroutine at a time. A nil *Reactor
-// starts nothing.
+// the way an event-driven checker does; only TLS handshakes run on
+// goroutines, which end with the handshake. Start and Interrupt are safe
+// from any goroutine; Poll runs on one goroutine at a time. A nil
+// *Reactor starts nothing.
 type Reactor struct {
 	epfd   int
 	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
@@ -25,23 +27,28 @@ type Reactor struct {
 	buf    []byte
 
 	mu     sync.Mutex
-	probes map[int32]*plainProbe // by socket
+	probes map[int32]*liveProbe // by socket
 	// fresh are the probes started since Poll last looked: Poll reads
 	// them first and registers with epoll only those with no answer yet.
 	// On loopback most have theirs by then, and never cost an epoll_ctl
 	// (checkers like HAProxy read first and subscribe on EAGAIN too).
-	fresh, spare []*plainProbe
+	fresh, spare []*liveProbe
 	byTime       deadlines
 	serial       int32
 	closed       bool
 	blocked      bool      // Poll sleeps (it sweeps fresh probes only when awake)
+	wakeAt       time.Time // when a sleeping Poll wakes at the latest; zero: no limit
 	started      time.Time // when the latest probe was handed to Poll
+	// ctx ends at Close, and with it the handshakes in flight.
+	ctx        context.Context
+	cancel     context.CancelFunc
+	handshakes sync.WaitGroup
 }
 
-// plainProbe is one probe in flight. Once Start has handed it over, only
+// liveProbe is one probe in flight. Once Start has handed it over, only
 // Poll touches it.
-type plainProbe struct {
-	plainPlan
+type liveProbe struct {
+	probePlan
 	fd         int
 	serial     int32 // tells a reused descriptor's old events from its own
 	raddr      netip.AddrPort
@@ -50,6 +57,9 @@ type plainProbe struct {
 	connecting bool // connect not yet known to have succeeded
 	ended      bool // finished: Poll must not touch it again
 	done       Done
+	// TLS probes: the connection (which owns fd) and TLS over it.
+	conn *tlsConn
+	tc   *tls.Conn
 }
 
 // NewReactor returns a reactor; Close frees it.
@@ -58,8 +68,9 @@ func NewReactor() (*Reactor, error) {
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
 	}
-	r := &Reactor{epfd: epfd, probes: map[int32]*plainProbe{},
+	r := &Reactor{epfd: epfd, probes: map[int32]*liveProbe{},
 		events: make([]syscall.EpollEvent, 256), buf: make([]byte, readBufSize)}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	if err := syscall.Pipe2(r.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		syscall.Close(epfd)
 		return nil, os.NewSyscallError("pipe2", err)
@@ -73,14 +84,14 @@ func NewReactor() (*Reactor, error) {
 }
 
 // Start begins probing t as spec says, and reports false without doing
-// anything when spec needs a blocking prober (TLS) or the reactor is nil
-// or closed. done gets the result exactly once, from Poll or before Start
-// returns; never after Close.
+// anything when spec needs a blocking prober (HTTP2, gRPC) or the reactor
+// is nil or closed. done gets the result exactly once, from Poll, from the
+// goroutine of a TLS handshake, or before Start returns; never after Close.
 func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool {
 	if r == nil || r.isClosed() {
 		return false
 	}
-	plan, ok, err := planPlain(spec, t)
+	plan, ok, err := planProbe(spec, t)
 	if !ok {
 		return false
 	}
@@ -92,7 +103,10 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 		done(resultOf(err, nil))
 		return true
 	}
-	p := &plainProbe{plainPlan: plan, fd: -1, raddr: raddr, deadline: deadline, done: done}
+	p := &liveProbe{probePlan: plan, fd: -1, raddr: raddr, deadline: deadline, done: done}
+	if p.tls {
+		return r.startTLS(p, spec, t)
+	}
 	if err := p.open(); err != nil {
 		p.end(err, nil)
 		return true
@@ -107,7 +121,7 @@ func (r *Reactor) Start(spec Spec, t Target, deadline time.Time, done Done) bool
 // open creates the socket, starts connecting and sends what it can at
 // once: on loopback the handshake is usually done before connect returns,
 // which spares the loop a wake-up for writability.
-func (p *plainProbe) open() error {
+func (p *liveProbe) open() error {
 	raddr := p.raddr
 	family := syscall.AF_INET6
 	if raddr.Addr().Is4() || raddr.Addr().Is4In6() {
@@ -137,7 +151,7 @@ func (p *plainProbe) open() error {
 
 // write sends as much of out as the socket takes. EAGAIN before the
 // connection is up, or on a full buffer, leaves the rest for the loop.
-func (p *plainProbe) write() error {
+func (p *liveProbe) write() error {
 	for len(p.out) > 0 {
 		n, err := rawWrite(p.fd, p.out)
 		switch {
@@ -172,7 +186,7 @@ func connectFailed(err error) bool {
 
 // opError words a socket error the way the net package does, so that a
 // probe's Detail reads the same whichever way it ran.
-func (p *plainProbe) opError(op, call string, err error) error {
+func (p *liveProbe) opError(op, call string, err error) error {
 	addr := net.TCPAddrFromAddrPort(p.raddr)
 	if err == os.ErrDeadlineExceeded {
 		return &net.OpError{Op: op, Net: "tcp", Addr: addr, Err: err}
@@ -182,7 +196,7 @@ func (p *plainProbe) opError(op, call string, err error) error {
 
 // watch hands p to Poll: it is kept with its deadline in the heap, and
 // among the fresh probes Poll reads first.
-func (r *Reactor) watch(p *plainProbe) bool {
+func (r *Reactor) watch(p *liveProbe) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -233,7 +247,7 @@ func (r *Reactor) sweep() {
 
 // events is what p waits for: writability while connecting or sending,
 // readability (or the peer closing) once an answer is due.
-func (p *plainProbe) events() uint32 {
+func (p *liveProbe) events() uint32 {
 	if p.connecting || len(p.out) > 0 {
 		return syscall.EPOLLOUT | epollET
 	}
@@ -258,17 +272,20 @@ func (r *Reactor) Interrupt() {
 }
 
 // Close closes every socket in flight, whose done functions are then
-// never called, and frees the reactor. Poll must not run.
+// never called, waits for the TLS handshakes in flight to give up, and
+// frees the reactor. Poll must not run.
 func (r *Reactor) Close() {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.closed {
 		r.closed = true
+		r.cancel()
 		r.closeFds()
 	}
+	r.mu.Unlock()
+	r.handshakes.Wait()
 }
 
 // Poll waits for events of the probes in flight, at most until until
@@ -362,6 +379,10 @@ func (r *Reactor) sleepUntil(until time.Time) (wakeAt time.Time, busy, ok bool) 
 	}
 	r.blocked = true
 	busy = len(r.probes) > 0 && time.Since(r.started) < 3*gatherFor
+	r.wakeAt = until
+	if busy {
+		r.wakeAt = time.Now().Add(gatherFor) // at the latest
+	}
 	return until, busy, true
 }
 
@@ -375,7 +396,7 @@ func (r *Reactor) drainWake() {
 	}
 }
 
-func (r *Reactor) lookup(ev syscall.EpollEvent) *plainProbe {
+func (r *Reactor) lookup(ev syscall.EpollEvent) *liveProbe {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.probes[ev.Fd]
@@ -387,7 +408,7 @@ func (r *Reactor) lookup(ev syscall.EpollEvent) *plainProbe {
 
 // handle advances p on events: finish connecting, send, then read until
 // the verdict is known or the socket has nothing more for now.
-func (r *Reactor) handle(p *plainProbe, buf []byte) {
+func (r *Reactor) handle(p *liveProbe, buf []byte) {
 	if p.connecting || len(p.out) > 0 {
 		if err := p.connected(); err != nil {
 			r.finish(p, err)
@@ -412,7 +433,7 @@ func (r *Reactor) handle(p *plainProbe, buf []byte) {
 }
 
 // connected checks the outcome of a pending connect.
-func (p *plainProbe) connected() error {
+func (p *liveProbe) connected() error {
 	if !p.connecting {
 		return nil
 	}
@@ -429,7 +450,10 @@ func (p *plainProbe) connected() error {
 
 // read feeds what the socket holds to the verdict. Edge-triggered epoll
 // reports new data once, so it reads until EAGAIN or a verdict.
-func (p *plainProbe) read(buf []byte) (bool, error) {
+func (p *liveProbe) read(buf []byte) (bool, error) {
+	if p.tc != nil {
+		return p.readTLS(buf)
+	}
 	for {
 		n, err := rawRead(p.fd, buf)
 		switch {
@@ -472,10 +496,10 @@ func (r *Reactor) expire(now time.Time) {
 	}
 }
 
-func (r *Reactor) finish(p *plainProbe, err error) { r.finishAt(p, err, nil) }
+func (r *Reactor) finish(p *liveProbe, err error) { r.finishAt(p, err, nil) }
 
 // finishAt forgets p, then ends it.
-func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
+func (r *Reactor) finishAt(p *liveProbe, err, ended error) {
 	r.mu.Lock()
 	delete(r.probes, int32(p.fd))
 	heap.Remove(&r.byTime, p.index)
@@ -485,17 +509,27 @@ func (r *Reactor) finishAt(p *plainProbe, err, ended error) {
 
 // end closes p's socket (RST) and reports its result; ended is why its
 // time ran out, if it did.
-func (p *plainProbe) end(err, ended error) {
-	p.ended = true
-	if p.fd >= 0 {
-		rawClose(p.fd)
-	}
+func (p *liveProbe) end(err, ended error) {
+	p.close()
 	p.done(resultOf(err, ended))
 }
 
+func (p *liveProbe) close() {
+	p.ended = true
+	switch {
+	case p.conn != nil:
+		// Its TCPConn owns the socket (the runtime closes what it owns
+		// when it is collected: the descriptor must not be closed twice).
+		// No close_notify: the same RST ends any probe.
+		p.conn.Close()
+	case p.fd >= 0:
+		rawClose(p.fd)
+	}
+}
+
 func (r *Reactor) closeFds() {
-	for fd := range r.probes {
-		syscall.Close(int(fd))
+	for _, p := range r.probes {
+		p.close()
 	}
 	syscall.Close(r.wake[0])
 	syscall.Close(r.wake[1])
@@ -503,7 +537,7 @@ func (r *Reactor) closeFds() {
 }
 
 // deadlines is a min-heap of probes by deadline.
-type deadlines []*plainProbe
+type deadlines []*liveProbe
 
 func (h deadlines) Len() int           { return len(h) }
 func (h deadlines) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
@@ -512,7 +546,7 @@ func (h deadlines) Swap(i, j int) {
 	h[i].index, h[j].index = i, j
 }
 func (h *deadlines) Push(x any) {
-	p := x.(*plainProbe)
+	p := x.(*liveProbe)
 	p.index = len(*h)
 	*h = append(*h, p)
 }
