@@ -34,12 +34,9 @@ type syncState struct {
 	decoded uint64
 }
 
-// aggregateCollections are the collections the aggregator reads.
-var aggregateCollections = []string{api.CollectionHealthAggregationPolicies, api.CollectionHealthSources, api.CollectionCompositeHealthChecks}
-
-// syncedCollections are every collection sync reads.
-var syncedCollections = append([]string{api.CollectionHealthChecks, api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks,
-	"networkEndpointGroups", "backendServices", "targetPools", api.CollectionInstances}, aggregateCollections...)
+// syncedCollections are every collection sync reads: those of the
+// catalogue whose resources decide probing or aggregation.
+var syncedCollections = api.CollectionsWith(api.ProbeInput, api.ProbeOwner, api.Aggregated)
 
 // sync hands the probe engine and the aggregator what the keys changed
 // (nil: everything, as at start and after a reset). It runs under the
@@ -78,7 +75,7 @@ func (e *Emulator) load(ctx context.Context) error {
 	sources := map[string]*health.Source{}
 	composites := map[string]*health.Composite{}
 	for _, c := range syncedCollections {
-		objects, err := e.store.All(ctx, c)
+		objects, err := e.store.All(ctx, c.Name)
 		if err != nil {
 			return err
 		}
@@ -87,7 +84,7 @@ func (e *Emulator) load(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			y.apply(o.Path(), c, obj, sources, composites)
+			y.apply(o.Path(), c.Name, obj, sources, composites)
 		}
 	}
 	var ss []health.Source
@@ -108,7 +105,7 @@ func (e *Emulator) load(ctx context.Context) error {
 
 func synced(collection string) bool {
 	for _, c := range syncedCollections {
-		if c == collection {
+		if c.Name == collection {
 			return true
 		}
 	}
@@ -127,31 +124,13 @@ func (y *syncState) read(ctx context.Context, st store.Store, k store.Key) (any,
 	return y.decode(o)
 }
 
-// decode reads a stored object as the type of its collection.
+// decode reads a stored object as the typed view of its collection.
 func (y *syncState) decode(o store.Object) (any, error) {
-	var v any
-	switch o.Collection {
-	case api.CollectionHealthChecks:
-		v = new(api.HealthCheck)
-	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
-		v = new(api.LegacyHealthCheck)
-	case "networkEndpointGroups":
-		v = new(api.NetworkEndpointGroup)
-	case "backendServices":
-		v = new(api.BackendService)
-	case "targetPools":
-		v = new(api.TargetPool)
-	case api.CollectionInstances:
-		v = new(api.Instance)
-	case api.CollectionHealthAggregationPolicies:
-		v = new(api.HealthAggregationPolicy)
-	case api.CollectionHealthSources:
-		v = new(api.HealthSource)
-	case api.CollectionCompositeHealthChecks:
-		v = new(api.CompositeHealthCheck)
-	default:
-		return nil, fmt.Errorf("decode %s: not a collection the probe engine reads", o.Path())
+	c, ok := api.CollectionNamed(o.Collection)
+	if !ok || c.Role == api.Stored {
+		return nil, fmt.Errorf("decode %s: not a collection the probe engine or the aggregator reads", o.Path())
 	}
+	v := c.New()
 	y.decoded++
 	if err := json.Unmarshal(o.Body, v); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", o.Path(), err)

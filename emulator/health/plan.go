@@ -25,24 +25,6 @@ type Snapshot struct {
 	Instances       map[string]*api.Instance
 }
 
-// Collections the planner reads, by the collection segment of a path.
-const (
-	collectionGroups   = "networkEndpointGroups"
-	collectionServices = "backendServices"
-	collectionPools    = "targetPools"
-)
-
-// Plans reports whether objects of collection decide what is probed, so
-// that callers hand the Planner only those.
-func Plans(collection string) bool {
-	switch collection {
-	case api.CollectionHealthChecks, api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks,
-		collectionGroups, collectionServices, collectionPools, api.CollectionInstances:
-		return true
-	}
-	return false
-}
-
 // Planner keeps the resources that decide what is probed, decoded once, and
 // which owner (backend service or target pool) depends on which of them, so
 // that a change re-plans only the owners it affects: a check its users, a
@@ -52,6 +34,10 @@ func Plans(collection string) bool {
 type Planner struct {
 	s       Snapshot
 	allowed func(netip.Addr) bool
+	// slots keep the objects of each collection the planner reads, and
+	// owners are those collections whose objects own probes.
+	slots  map[string]func(path string, obj any)
+	owners map[string]bool
 	// users maps the path of a check, group or instance to the paths of
 	// the owners and groups whose targets depend on it; uses is the
 	// reverse, to unregister an object's dependencies when it changes.
@@ -71,47 +57,65 @@ type PlanStats struct {
 
 // NewPlanner returns a Planner that knows nothing yet. allowed says which
 // addresses may be probed; targets at others are reported, not probed.
+//
+// Every collection the catalogue gives a probing role (api.ProbeInput,
+// api.ProbeOwner) must have a place in the Snapshot: one without panics
+// here, at start, rather than be silently ignored.
 func NewPlanner(allowed func(netip.Addr) bool) *Planner {
-	return &Planner{
+	p := &Planner{
 		s: Snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{}},
 		allowed: allowed,
+		owners:  map[string]bool{},
 		users:   map[string]map[string]struct{}{},
 		uses:    map[string][]string{},
 		dirty:   map[string]struct{}{},
 	}
+	p.slots = map[string]func(string, any){
+		api.CollectionHealthChecks:          slot(p.s.HealthChecks),
+		api.CollectionHTTPHealthChecks:      slot(p.s.LegacyHTTP),
+		api.CollectionHTTPSHealthChecks:     slot(p.s.LegacyHTTPS),
+		api.CollectionNetworkEndpointGroups: slot(p.s.Groups),
+		api.CollectionBackendServices:       slot(p.s.BackendServices),
+		api.CollectionTargetPools:           slot(p.s.TargetPools),
+		api.CollectionInstances:             slot(p.s.Instances),
+	}
+	probing := api.CollectionsWith(api.ProbeInput, api.ProbeOwner)
+	for _, c := range probing {
+		if p.slots[c.Name] == nil {
+			panic("health: the catalogue says " + c.Name + " decides probing, but the planner keeps no " + c.Name)
+		}
+		p.owners[c.Name] = c.Role == api.ProbeOwner
+	}
+	if len(p.slots) != len(probing) {
+		panic("health: the planner keeps a collection that the catalogue does not say decides probing")
+	}
+	return p
+}
+
+// slot stores the objects of one collection in m.
+func slot[T any](m map[string]*T) func(string, any) {
+	return func(path string, obj any) { setOrDelete(m, path, obj) }
 }
 
 // Stats returns the work done so far.
 func (p *Planner) Stats() PlanStats { return p.stats }
 
-// Set records the object stored at path (of a collection that Plans), or
+// Set records the object stored at path (of a collection that decides
+// probing; others are ignored), or
 // its deletion when obj is nil, and marks the owners it affects for the
 // next Flush. obj's type must be the collection's: *api.HealthCheck,
 // *api.LegacyHealthCheck, *api.NetworkEndpointGroup, *api.BackendService,
 // *api.TargetPool or *api.Instance; the Planner keeps it and does not
 // change it.
 func (p *Planner) Set(path string, obj any) {
-	p.stats.Objects++
-	switch collectionOf(path) {
-	case api.CollectionHealthChecks:
-		setOrDelete(p.s.HealthChecks, path, obj)
-	case api.CollectionHTTPHealthChecks:
-		setOrDelete(p.s.LegacyHTTP, path, obj)
-	case api.CollectionHTTPSHealthChecks:
-		setOrDelete(p.s.LegacyHTTPS, path, obj)
-	case collectionGroups:
-		setOrDelete(p.s.Groups, path, obj)
-	case collectionServices:
-		setOrDelete(p.s.BackendServices, path, obj)
-	case collectionPools:
-		setOrDelete(p.s.TargetPools, path, obj)
-	case api.CollectionInstances:
-		setOrDelete(p.s.Instances, path, obj)
-	default:
+	set, ok := p.slots[collectionOf(path)]
+	if !ok {
 		return
 	}
+	p.stats.Objects++
+	set(path, obj)
 	p.depend(path, p.dependencies(path))
 	p.markDirty(path)
 }
@@ -129,7 +133,7 @@ func setOrDelete[T any](m map[string]*T, path string, obj any) {
 func (p *Planner) dependencies(path string) []string {
 	var deps []string
 	switch collectionOf(path) {
-	case collectionServices:
+	case api.CollectionBackendServices:
 		bs, ok := p.s.BackendServices[path]
 		if !ok {
 			return nil
@@ -140,7 +144,7 @@ func (p *Planner) dependencies(path string) []string {
 		for _, b := range bs.Backends {
 			deps = append(deps, api.PathOf(b.Group))
 		}
-	case collectionPools:
+	case api.CollectionTargetPools:
 		tp, ok := p.s.TargetPools[path]
 		if !ok {
 			return nil
@@ -153,7 +157,7 @@ func (p *Planner) dependencies(path string) []string {
 				deps = append(deps, ip)
 			}
 		}
-	case collectionGroups:
+	case api.CollectionNetworkEndpointGroups:
 		g, ok := p.s.Groups[path]
 		if !ok {
 			return nil
@@ -193,8 +197,7 @@ func (p *Planner) depend(user string, deps []string) {
 // markDirty marks the owners whose targets depend on path, itself
 // included when it is one: through groups to services, at most two steps.
 func (p *Planner) markDirty(path string) {
-	switch collectionOf(path) {
-	case collectionServices, collectionPools:
+	if p.owners[collectionOf(path)] {
 		p.dirty[path] = struct{}{}
 		return
 	}
@@ -239,22 +242,6 @@ func (p *Planner) plan(owner string) []Target {
 	}
 	p.stats.Targets += uint64(len(targets))
 	return restrict(targets, p.allowed)
-}
-
-// Plan lists the targets a snapshot asks for: every endpoint of every group
-// of every backend service that has a health check, probed once per service
-// (SPEC 3.1), and every instance of every target pool that has one. allowed
-// says which addresses the emulator may probe; others are reported, not
-// probed.
-func Plan(s Snapshot, allowed func(netip.Addr) bool) []Target {
-	var targets []Target
-	for _, bsPath := range slices.Sorted(maps.Keys(s.BackendServices)) {
-		targets = append(targets, s.serviceTargets(bsPath, s.BackendServices[bsPath])...)
-	}
-	for _, tpPath := range slices.Sorted(maps.Keys(s.TargetPools)) {
-		targets = append(targets, s.poolTargets(tpPath, s.TargetPools[tpPath])...)
-	}
-	return restrict(targets, allowed)
 }
 
 // serviceTargets are the endpoints of every group of a service.

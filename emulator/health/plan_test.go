@@ -162,3 +162,21 @@ func TestEngine_UpdateOwnersLeavesOthersAlone(t *testing.T) {
 		t.Fatalf("owner b still has %d targets", n)
 	}
 }
+
+// TestPlannerKeepsEveryProbingCollection: a collection the catalogue says
+// decides probing, which the planner keeps no place for, stops the planner
+// at construction rather than being ignored.
+func TestPlannerKeepsEveryProbingCollection(t *testing.T) {
+	NewPlanner(allowAll) // the catalogue as it is: no panic
+	saved := api.Catalogue
+	api.Catalogue = append(append([]api.Collection(nil), saved...),
+		api.Collection{Name: "instanceGroups", Kind: "compute#instanceGroup", Scopes: api.Zonal, Role: api.ProbeInput})
+	defer func() { api.Catalogue = saved }()
+	defer func() {
+		p := recover()
+		if p == nil || !strings.Contains(fmt.Sprint(p), "instanceGroups") {
+			t.Fatalf("NewPlanner with a probing collection it does not keep: panic %v, want one naming instanceGroups", p)
+		}
+	}()
+	NewPlanner(allowAll)
+}

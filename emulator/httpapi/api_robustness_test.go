@@ -398,37 +398,50 @@ func TestConcurrentInsertsOfOneName(t *testing.T) {
 	})
 }
 
-// fuzzCollections are the collections FuzzInsertAnyCollection posts to.
-var fuzzCollections = []string{
-	"global/backendServices", "regions/r/backendServices", "zones/z/networkEndpointGroups", "regions/r/targetPools",
-	"regions/r/forwardingRules", "global/httpHealthChecks", "regions/r/healthAggregationPolicies",
-	"regions/r/healthSources", "regions/r/compositeHealthChecks", "zones/z/instances", "regions/r/addresses",
-	"global/networks", "regions/r/subnetworks", "global/firewalls",
-}
+// fuzzCollections are the collections FuzzInsertAnyCollection posts to:
+// every collection of the catalogue, in each of its scopes.
+var fuzzCollections = func() []string {
+	scopes := map[api.Scopes]string{api.Global: "global/", api.Regional: "regions/r/", api.Zonal: "zones/z/"}
+	var out []string
+	for _, c := range api.Catalogue {
+		for _, sc := range c.Scopes.List() {
+			out = append(out, scopes[sc]+c.Name)
+		}
+	}
+	return out
+}()
 
 // FuzzInsertAnyCollection: whatever body is posted to whichever collection,
 // the answer is a 200 with an Operation, or a client error that names a
 // reason and changes nothing stored; never a 5xx. The seeds are the
 // bodies terraform-provider-google sends, and broken variants of them.
 func FuzzInsertAnyCollection(f *testing.F) {
-	for i, s := range []string{
-		`{"name": "bs", "connectionDraining": {"drainingTimeoutSec": 300}, "sessionAffinity": "NONE", "backends": []}`,
-		`{"name": "bs", "healthChecks": ["global/healthChecks/hc"], "loadBalancingScheme": "INTERNAL"}`,
-		`{"name": "neg", "networkEndpointType": "GCE_VM_IP_PORT", "defaultPort": 80, "network": "global/networks/default"}`,
-		`{"name": "tp", "instances": ["127.0.0.1:80"], "sessionAffinity": "NONE"}`,
-		`{"name": "fr", "IPProtocol": "TCP", "portRange": "80", "target": "regions/r/targetPools/tp"}`,
-		`{"name": "leg", "port": 80, "requestPath": "/"}`,
-		`{"name": "hap", "healthyPercentThreshold": 60}`,
-		`{"name": "hs", "sourceType": "BACKEND_SERVICE", "sources": ["x"]}`,
-		`{"name": "chc", "healthSources": [], "healthDestination": ""}`,
-		`{"name": "vm", "networkInterfaces": [{"networkIP": "127.0.0.1"}]}`,
-		`{"name": "ip", "addressType": "EXTERNAL", "labels": {"a": "b"}}`,
-		`{"name": "net", "autoCreateSubnetworks": false}`,
-		`{"name": "sub", "ipCidrRange": "10.0.0.0/24", "network": "global/networks/net"}`,
-		`{"name": "fw", "allowed": [{"IPProtocol": "tcp", "ports": ["80"]}]}`,
-		`{"name": "x", "labels": {"a": 1}}`, `{"name": 5}`, `[]`, `{"name": "x", "id": "nope"}`,
+	// Each seed is posted to the collection it was written for; the broken
+	// ones (collection "") to each in turn.
+	for i, seed := range []struct{ collection, body string }{
+		{"global/backendServices", `{"name": "bs", "connectionDraining": {"drainingTimeoutSec": 300}, "sessionAffinity": "NONE", "backends": []}`},
+		{"regions/r/backendServices", `{"name": "bs", "healthChecks": ["global/healthChecks/hc"], "loadBalancingScheme": "INTERNAL"}`},
+		{"zones/z/networkEndpointGroups", `{"name": "neg", "networkEndpointType": "GCE_VM_IP_PORT", "defaultPort": 80, "network": "global/networks/default"}`},
+		{"regions/r/targetPools", `{"name": "tp", "instances": ["127.0.0.1:80"], "sessionAffinity": "NONE"}`},
+		{"regions/r/forwardingRules", `{"name": "fr", "IPProtocol": "TCP", "portRange": "80", "target": "regions/r/targetPools/tp"}`},
+		{"global/httpHealthChecks", `{"name": "leg", "port": 80, "requestPath": "/"}`},
+		{"regions/r/healthAggregationPolicies", `{"name": "hap", "healthyPercentThreshold": 60}`},
+		{"regions/r/healthSources", `{"name": "hs", "sourceType": "BACKEND_SERVICE", "sources": ["x"]}`},
+		{"regions/r/compositeHealthChecks", `{"name": "chc", "healthSources": [], "healthDestination": ""}`},
+		{"zones/z/instances", `{"name": "vm", "networkInterfaces": [{"networkIP": "127.0.0.1"}]}`},
+		{"regions/r/addresses", `{"name": "ip", "addressType": "EXTERNAL", "labels": {"a": "b"}}`},
+		{"global/networks", `{"name": "net", "autoCreateSubnetworks": false}`},
+		{"regions/r/subnetworks", `{"name": "sub", "ipCidrRange": "10.0.0.0/24", "network": "global/networks/net"}`},
+		{"global/firewalls", `{"name": "fw", "allowed": [{"IPProtocol": "tcp", "ports": ["80"]}]}`},
+		{"", `{"name": "x", "labels": {"a": 1}}`}, {"", `{"name": 5}`}, {"", `[]`}, {"", `{"name": "x", "id": "nope"}`},
 	} {
-		f.Add(uint8(i), s)
+		which := slices.Index(fuzzCollections, seed.collection)
+		if seed.collection == "" {
+			which = i
+		} else if which < 0 {
+			f.Fatalf("seed %d is for %s, which the catalogue does not serve", i, seed.collection)
+		}
+		f.Add(uint8(which), seed.body)
 	}
 	const root = "http://localhost:8686"
 	f.Fuzz(func(t *testing.T, which uint8, body string) {

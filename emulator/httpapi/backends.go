@@ -15,10 +15,8 @@ import (
 // collection.
 func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
 	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
-		s:        s,
-		name:     "networkEndpointGroups",
-		kind:     api.KindNetworkEndpointGroup,
-		listKind: api.KindNetworkEndpointGroupList,
+		s:   s,
+		def: api.MustCollection(api.CollectionNetworkEndpointGroups),
 		check: func(g *api.NetworkEndpointGroup, _ scope) rules.Violations {
 			return rules.NetworkEndpointGroup(g)
 		},
@@ -31,10 +29,8 @@ func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *
 // backendServices is the global and regional backendServices collection.
 func (s *Server) backendServices() *collection[api.BackendService, *api.BackendService] {
 	return &collection[api.BackendService, *api.BackendService]{
-		s:        s,
-		name:     "backendServices",
-		kind:     api.KindBackendService,
-		listKind: api.KindBackendServiceList,
+		s:   s,
+		def: api.MustCollection(api.CollectionBackendServices),
 		check: func(bs *api.BackendService, _ scope) rules.Violations {
 			return rules.BackendService(bs)
 		},
@@ -58,7 +54,7 @@ func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendServi
 	for i := range bs.Backends {
 		field := fmt.Sprintf("backends[%d].group", i)
 		var g api.NetworkEndpointGroup
-		k, err := s.lookup(ctx, field, bs.Backends[i].Group, sc, "networkEndpointGroups", &g)
+		k, err := s.lookup(ctx, field, bs.Backends[i].Group, sc, api.CollectionNetworkEndpointGroups, &g)
 		if err != nil {
 			return err
 		}
@@ -127,7 +123,7 @@ func (s *Server) backendServiceHealth(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := api.BackendServiceGroupHealth{Kind: api.KindBackendServiceGroupHealth, HealthStatus: []api.HealthStatus{}}
-	for _, st := range s.statuses(sc.key(c.name, bs.Name).Path()) {
+	for _, st := range s.statuses(sc.key(c.def.Name, bs.Name).Path()) {
 		if group == "" || st.Group == group {
 			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
 		}
@@ -149,7 +145,7 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 	if err := decodeBody(body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
 		return "", err
 	}
-	k, err := parseRef("group", ref.Group, sc, "networkEndpointGroups")
+	k, err := parseRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)
 	if err != nil {
 		return "", err
 	}

@@ -31,10 +31,8 @@ type ptr[T any] interface {
 // collection describes one API collection. Its handlers (insert, get, list,
 // update, patch, delete) are written once, below, for every collection.
 type collection[T any, P ptr[T]] struct {
-	s        *Server
-	name     string // "healthChecks"
-	kind     string // "compute#healthCheck"
-	listKind string // "compute#healthCheckList"
+	s   *Server
+	def api.Collection // its entry in the catalogue
 	// check validates an object as the client sent it (defaults not yet
 	// applied) in scope sc.
 	check func(obj P, sc scope) rules.Violations
@@ -68,7 +66,7 @@ func (c *collection[T, P]) holder() (holder, bool) {
 	if c.refs == nil {
 		return holder{}, false
 	}
-	return holder{collection: c.name, refs: func(body []byte) []string {
+	return holder{collection: c.def.Name, refs: func(body []byte) []string {
 		obj := P(new(T))
 		if json.Unmarshal(body, obj) != nil {
 			return nil
@@ -81,14 +79,6 @@ func (c *collection[T, P]) holder() (holder, bool) {
 		}
 		return c.resolve(ctx, obj, scopeOfKey(o.Key))
 	}}, true
-}
-
-// schemaName is the name of the collection's schema in the API's
-// description: its kind without the prefix, capitalised
-// ("compute#healthCheck" is HealthCheck).
-func (c *collection[T, P]) schemaName() string {
-	k := strings.TrimPrefix(c.kind, "compute#")
-	return strings.ToUpper(k[:1]) + k[1:]
 }
 
 // decodeResource reads a resource from a request body: the body as the
@@ -104,14 +94,14 @@ func (c *collection[T, P]) decodeResource(body []byte) (P, document, error) {
 
 // decodeDocument is decodeResource for a body already parsed.
 func (c *collection[T, P]) decodeDocument(doc document) (P, document, error) {
-	if err := checkSchema(c.schemaName(), doc); err != nil {
+	if err := checkSchema(c.def.Schema(), doc); err != nil {
 		return nil, nil, err
 	}
 	// region and zone are output only, but a body may repeat the ones of
 	// its path (prepare checks that they match).
 	region, _ := doc["region"].(string)
 	zone, _ := doc["zone"].(string)
-	schema.StripOutputOnly(c.schemaName(), doc)
+	schema.StripOutputOnly(c.def.Schema(), doc)
 	obj := P(new(T))
 	if err := json.Unmarshal(mustJSON(doc), obj); err != nil {
 		return nil, nil, decodeError(err)
@@ -130,7 +120,7 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 	if err := c.check(obj, sc).Err(); err != nil {
 		return invalid("%s", err.Error())
 	}
-	if err := checkEnums(c.schemaName(), doc); err != nil {
+	if err := checkEnums(c.def.Schema(), doc); err != nil {
 		return err
 	}
 	if c.resolve != nil {
@@ -139,8 +129,8 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 		}
 	}
 	c.defaults(obj)
-	m.Kind, m.Region, m.Zone = c.kind, c.s.regionLink(sc), c.s.zoneLink(sc)
-	m.SelfLink = c.s.link(sc.key(c.name, m.Name).Path())
+	m.Kind, m.Region, m.Zone = c.def.Kind, c.s.regionLink(sc), c.s.zoneLink(sc)
+	m.SelfLink = c.s.link(sc.key(c.def.Name, m.Name).Path())
 	if prior != nil {
 		m.ID, m.CreationTimestamp = prior.GetMeta().ID, prior.GetMeta().CreationTimestamp
 	} else {
@@ -164,7 +154,7 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 // laid over it.
 func (c *collection[T, P]) stored(doc document, obj P) []byte {
 	merged := mergeTyped(doc, obj)
-	if schema.Has(c.schemaName(), "selfLinkWithId") {
+	if schema.Has(c.def.Schema(), "selfLinkWithId") {
 		m := obj.GetMeta()
 		merged["selfLinkWithId"] = strings.TrimSuffix(m.SelfLink, "/"+m.Name) + "/" + strconv.FormatUint(m.ID, 10)
 	}
@@ -230,7 +220,7 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err := c.prepare(r.Context(), obj, doc, sc, nil); err != nil {
 		return nil, err
 	}
-	key := sc.key(c.name, obj.GetMeta().Name)
+	key := sc.key(c.def.Name, obj.GetMeta().Name)
 	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
@@ -249,7 +239,7 @@ func (c *collection[T, P]) loadBody(r *http.Request) (P, []byte, scope, error) {
 	if err != nil {
 		return nil, nil, sc, err
 	}
-	key := sc.key(c.name, r.PathValue("name"))
+	key := sc.key(c.def.Name, r.PathValue("name"))
 	o, err := c.s.store.Get(r.Context(), key)
 	if err != nil {
 		return nil, nil, sc, storeError(key, err)
@@ -306,7 +296,7 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if mask := r.URL.Query().Get("updateMask"); mask != "" {
-		if body, err = maskPatch(body, mask, c.schemaName()); err != nil {
+		if body, err = maskPatch(body, mask, c.def.Schema()); err != nil {
 			return nil, err
 		}
 	}
@@ -323,7 +313,7 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 // it: output-only fields (and the computed type) dropped.
 func (c *collection[T, P]) withoutOutputFields(stored []byte) document {
 	doc, _ := parseObject(stored) // our own JSON
-	schema.StripOutputOnly(c.schemaName(), doc)
+	schema.StripOutputOnly(c.def.Schema(), doc)
 	// The type is computed from the protocol block, so a patch can switch
 	// blocks; the fingerprint goes too: a patch must carry its own.
 	for _, k := range []string{"region", "zone", "selfLinkWithId", "type", "fingerprint"} {
@@ -357,7 +347,7 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 	if err := c.prepare(r.Context(), obj, doc, sc, prior); err != nil {
 		return nil, err
 	}
-	key := sc.key(c.name, name)
+	key := sc.key(c.def.Name, name)
 	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
 		return nil, storeError(key, err)
 	}
@@ -403,7 +393,7 @@ func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := sc.key(c.name, obj.GetMeta().Name)
+	key := sc.key(c.def.Name, obj.GetMeta().Name)
 	user, err := c.s.usedBy(r.Context(), key)
 	if err != nil {
 		return nil, err

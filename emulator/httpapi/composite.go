@@ -26,8 +26,7 @@ func (s *Server) SetAggregates(a AggregateReader) { s.aggregates = a }
 // healthAggregationPolicies is the regional healthAggregationPolicies collection.
 func (s *Server) healthAggregationPolicies() *collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy] {
 	return &collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy]{
-		s: s, name: api.CollectionHealthAggregationPolicies,
-		kind: api.KindHealthAggregationPolicy, listKind: api.KindHealthAggregationPolicyList,
+		s: s, def: api.MustCollection(api.CollectionHealthAggregationPolicies),
 		check: func(p *api.HealthAggregationPolicy, _ scope) rules.Violations {
 			return rules.HealthAggregationPolicy(p)
 		},
@@ -42,8 +41,7 @@ func (s *Server) healthAggregationPolicies() *collection[api.HealthAggregationPo
 // healthSources is the regional healthSources collection.
 func (s *Server) healthSources() *collection[api.HealthSource, *api.HealthSource] {
 	return &collection[api.HealthSource, *api.HealthSource]{
-		s: s, name: api.CollectionHealthSources,
-		kind: api.KindHealthSource, listKind: api.KindHealthSourceList,
+		s: s, def: api.MustCollection(api.CollectionHealthSources),
 		check: func(hs *api.HealthSource, _ scope) rules.Violations {
 			return rules.HealthSource(hs)
 		},
@@ -62,8 +60,7 @@ func (s *Server) healthSources() *collection[api.HealthSource, *api.HealthSource
 // compositeHealthChecks is the regional compositeHealthChecks collection.
 func (s *Server) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
 	return &collection[api.CompositeHealthCheck, *api.CompositeHealthCheck]{
-		s: s, name: api.CollectionCompositeHealthChecks,
-		kind: api.KindCompositeHealthCheck, listKind: api.KindCompositeHealthCheckList,
+		s: s, def: api.MustCollection(api.CollectionCompositeHealthChecks),
 		check: func(c *api.CompositeHealthCheck, _ scope) rules.Violations {
 			return rules.CompositeHealthCheck(c)
 		},
@@ -91,7 +88,7 @@ func unchanged(field, prior, now, def string) error {
 // source (SPEC 2.5) and stores both references as URLs.
 func (s *Server) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc scope) error {
 	var bs api.BackendService
-	k, err := s.lookup(ctx, "sources[0]", hs.Sources[0], sc, "backendServices", &bs)
+	k, err := s.lookup(ctx, "sources[0]", hs.Sources[0], sc, api.CollectionBackendServices, &bs)
 	if err != nil {
 		return err
 	}
@@ -120,7 +117,7 @@ func (s *Server) groupTypes(ctx context.Context, bs *api.BackendService) ([]stri
 	types := make([]string, 0, len(bs.Backends))
 	for i, b := range bs.Backends {
 		var g api.NetworkEndpointGroup
-		if _, err := s.lookup(ctx, fmt.Sprintf("backends[%d].group", i), b.Group, scope{}, "networkEndpointGroups", &g); err != nil {
+		if _, err := s.lookup(ctx, fmt.Sprintf("backends[%d].group", i), b.Group, scope{}, api.CollectionNetworkEndpointGroups, &g); err != nil {
 			return nil, err
 		}
 		types = append(types, g.NetworkEndpointType)
@@ -163,7 +160,7 @@ func (s *Server) resolveComposite(ctx context.Context, c *api.CompositeHealthChe
 // must fit, and no other composite may report for it.
 func (s *Server) resolveDestination(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
 	var fr api.ForwardingRule
-	k, err := s.lookup(ctx, "healthDestination", c.HealthDestination, sc, "forwardingRules", &fr)
+	k, err := s.lookup(ctx, "healthDestination", c.HealthDestination, sc, api.CollectionForwardingRules, &fr)
 	if err != nil {
 		return err
 	}
@@ -207,7 +204,7 @@ func (s *Server) healthSourceHealth(r *http.Request) (any, error) {
 	if s.aggregates == nil {
 		return out, nil
 	}
-	rep, ok := s.aggregates.SourceHealth(sc.key(c.name, hs.Name).Path())
+	rep, ok := s.aggregates.SourceHealth(sc.key(c.def.Name, hs.Name).Path())
 	if !ok {
 		return out, nil
 	}
@@ -226,7 +223,7 @@ func (s *Server) healthSourceHealth(r *http.Request) (any, error) {
 // forwardingRuleOf is the URL of a forwarding rule that sends traffic to
 // the backend service at path, or "".
 func (s *Server) forwardingRuleOf(_ context.Context, service string) (string, error) {
-	if rules := s.usersIn(service, "forwardingRules"); len(rules) > 0 {
+	if rules := s.usersIn(service, api.CollectionForwardingRules); len(rules) > 0 {
 		return s.link(rules[0]), nil
 	}
 	return "", nil
@@ -243,7 +240,7 @@ func (s *Server) compositeHealth(r *http.Request) (any, error) {
 	if s.aggregates == nil {
 		return out, nil
 	}
-	if rep, ok := s.aggregates.CompositeHealth(sc.key(c.name, chc.Name).Path()); ok {
+	if rep, ok := s.aggregates.CompositeHealth(sc.key(c.def.Name, chc.Name).Path()); ok {
 		out.HealthState = rep.State
 		for _, src := range rep.Sources {
 			out.HealthSources = append(out.HealthSources, api.HealthSourceState{Source: s.link(src.Source), HealthState: src.State})

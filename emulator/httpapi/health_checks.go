@@ -8,10 +8,8 @@ import (
 // healthChecks is the global and regional healthChecks collection.
 func (s *Server) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
 	return &collection[api.HealthCheck, *api.HealthCheck]{
-		s:        s,
-		name:     "healthChecks",
-		kind:     api.KindHealthCheck,
-		listKind: api.KindHealthCheckList,
+		s:   s,
+		def: api.MustCollection(api.CollectionHealthChecks),
 		check: func(hc *api.HealthCheck, sc scope) rules.Violations {
 			return rules.HealthCheck(hc, sc.region != "")
 		},

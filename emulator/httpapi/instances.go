@@ -19,9 +19,7 @@ import (
 func (s *Server) instances() *collection[api.Instance, *api.Instance] {
 	return &collection[api.Instance, *api.Instance]{
 		s:           s,
-		name:        api.CollectionInstances,
-		kind:        api.KindInstance,
-		listKind:    api.KindInstanceList,
+		def:         api.MustCollection(api.CollectionInstances),
 		check:       func(in *api.Instance, _ scope) rules.Violations { return rules.Instance(in) },
 		defaults:    rules.ApplyInstanceDefaults,
 		resolve:     s.resolveInstance,
@@ -111,7 +109,7 @@ func (s *Server) subnetworkOf(ctx context.Context, field, ref string, sc scope) 
 			field, ref, sc.zone)
 	}
 	var sn api.Subnetwork
-	k, err := s.lookup(ctx, field, ref, scope{project: sc.project, region: region}, api.CollectionSubnetwork, &sn)
+	k, err := s.lookup(ctx, field, ref, scope{project: sc.project, region: region}, api.CollectionSubnetworks, &sn)
 	if err != nil {
 		return k, nil, err
 	}

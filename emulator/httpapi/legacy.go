@@ -12,12 +12,10 @@ import (
 
 // legacyHealthChecks is the global httpHealthChecks or httpsHealthChecks
 // collection (name says which).
-func (s *Server) legacyHealthChecks(name, kind, listKind string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
+func (s *Server) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
 	return &collection[api.LegacyHealthCheck, *api.LegacyHealthCheck]{
-		s:        s,
-		name:     name,
-		kind:     kind,
-		listKind: listKind,
+		s:   s,
+		def: api.MustCollection(name),
 		check: func(hc *api.LegacyHealthCheck, _ scope) rules.Violations {
 			return rules.LegacyHealthCheck(hc)
 		},
@@ -28,10 +26,8 @@ func (s *Server) legacyHealthChecks(name, kind, listKind string) *collection[api
 // targetPools is the regional targetPools collection.
 func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
 	return &collection[api.TargetPool, *api.TargetPool]{
-		s:        s,
-		name:     "targetPools",
-		kind:     api.KindTargetPool,
-		listKind: api.KindTargetPoolList,
+		s:   s,
+		def: api.MustCollection(api.CollectionTargetPools),
 		check: func(tp *api.TargetPool, _ scope) rules.Violations {
 			return rules.TargetPool(tp)
 		},
@@ -94,7 +90,7 @@ func (s *Server) targetPoolHealth(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := api.TargetPoolInstanceHealth{Kind: api.KindTargetPoolInstanceHealth, HealthStatus: []api.HealthStatus{}}
-	for _, st := range s.statuses(sc.key(c.name, tp.Name).Path()) {
+	for _, st := range s.statuses(sc.key(c.def.Name, tp.Name).Path()) {
 		if instance == "" || st.Endpoint.Instance == instance {
 			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
 		}
@@ -129,10 +125,8 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 // forwardingRules is the global and regional forwardingRules collection.
 func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
 	return &collection[api.ForwardingRule, *api.ForwardingRule]{
-		s:        s,
-		name:     "forwardingRules",
-		kind:     api.KindForwardingRule,
-		listKind: api.KindForwardingRuleList,
+		s:   s,
+		def: api.MustCollection(api.CollectionForwardingRules),
 		check: func(fr *api.ForwardingRule, _ scope) rules.Violations {
 			return rules.ForwardingRule(fr)
 		},
@@ -178,7 +172,7 @@ func (s *Server) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule,
 
 // modelledTargets are the targets of forwarding rules that the emulator
 // models, and so checks.
-var modelledTargets = map[string]bool{"targetPools": true}
+var modelledTargets = map[string]bool{api.CollectionTargetPools: true}
 
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
@@ -188,7 +182,7 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 	}
 	if fr.BackendService != "" {
 		var bs api.BackendService
-		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, "backendServices", &bs)
+		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, api.CollectionBackendServices, &bs)
 		if err != nil {
 			return err
 		}
@@ -198,7 +192,7 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 		fr.BackendService = s.link(k.Path())
 	}
 	if fr.Target != "" {
-		k, err := parseAnyRef("target", fr.Target, sc, "targetPools")
+		k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
 		if err != nil {
 			return err
 		}
@@ -212,7 +206,7 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 			return invalid("%s", v.Error())
 		}
 		var tp api.TargetPool
-		k, err = s.lookup(ctx, "target", fr.Target, sc, "targetPools", &tp)
+		k, err = s.lookup(ctx, "target", fr.Target, sc, api.CollectionTargetPools, &tp)
 		if err != nil {
 			return err
 		}

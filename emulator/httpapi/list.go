@@ -69,8 +69,8 @@ func (c *collection[T, P]) list(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	collectionPath := strings.TrimSuffix(sc.key(c.name, "").Path(), "/")
-	page := api.List[json.RawMessage]{Kind: c.listKind, ID: collectionPath, Items: []json.RawMessage{},
+	collectionPath := strings.TrimSuffix(sc.key(c.def.Name, "").Path(), "/")
+	page := api.List[json.RawMessage]{Kind: c.def.ListKind, ID: collectionPath, Items: []json.RawMessage{},
 		SelfLink: c.s.link(collectionPath)}
 	if q.plain {
 		return c.plainPage(r, sc, page)
@@ -79,7 +79,7 @@ func (c *collection[T, P]) list(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.store.List(r.Context(), store.ListOptions{Project: sc.project, Scope: sc.path(), Collection: c.name})
+	objects, err := c.s.store.List(r.Context(), store.ListOptions{Project: sc.project, Scope: sc.path(), Collection: c.def.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (c *collection[T, P]) plainPage(r *http.Request, sc scope, page api.List[js
 		return nil, err
 	}
 	objects, err := c.s.store.List(r.Context(), store.ListOptions{
-		Project: sc.project, Scope: sc.path(), Collection: c.name, After: after, Limit: limit + 1,
+		Project: sc.project, Scope: sc.path(), Collection: c.def.Name, After: after, Limit: limit + 1,
 	})
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (c *collection[T, P]) aggregatedList(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.store.All(r.Context(), c.name)
+	objects, err := c.s.store.All(r.Context(), c.def.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -183,13 +183,13 @@ func (c *collection[T, P]) aggregatedList(r *http.Request) (any, error) {
 	grouped := map[string]map[string][]json.RawMessage{}
 	for _, it := range items {
 		if grouped[it.scope] == nil {
-			grouped[it.scope] = map[string][]json.RawMessage{c.name: {}}
+			grouped[it.scope] = map[string][]json.RawMessage{c.def.Name: {}}
 		}
-		grouped[it.scope][c.name] = append(grouped[it.scope][c.name], it.body)
+		grouped[it.scope][c.def.Name] = append(grouped[it.scope][c.def.Name], it.body)
 	}
-	path := "projects/" + sc.project + "/aggregated/" + c.name
+	path := "projects/" + sc.project + "/aggregated/" + c.def.Name
 	return map[string]any{
-		"kind": schema.AggregatedKind(c.schemaName()), "id": path, "selfLink": c.s.link(path),
+		"kind": schema.AggregatedKind(c.def.Schema()), "id": path, "selfLink": c.s.link(path),
 		"items": grouped, "nextPageToken": next,
 	}, nil
 }

@@ -249,7 +249,7 @@ func (s *Server) listNetworkEndpoints(r *http.Request) (any, error) {
 			return nil, invalid("pageToken (%q) is not a token this method returned: pass nextPageToken from the previous page.", r.URL.Query().Get("pageToken"))
 		}
 	}
-	path := sc.key(c.name, g.Name).Path()
+	path := sc.key(c.def.Name, g.Name).Path()
 	out := api.NetworkEndpointGroupsListNetworkEndpoints{Kind: api.KindNetworkEndpointGroupsListNetworkEndpoints,
 		ID: path, Items: []api.NetworkEndpointWithHealthStatus{}}
 	var healths map[string][]api.HealthStatusForNetworkEndpoint
@@ -300,7 +300,7 @@ func showHealth(r *http.Request) (bool, error) {
 // Its healthState, unlike getHealth's, may be UNKNOWN: the Compute API's
 // HealthStatusForNetworkEndpoint has that value.
 func (s *Server) endpointHealths(ctx context.Context, path string) (map[string][]api.HealthStatusForNetworkEndpoint, error) {
-	services, err := s.store.All(ctx, "backendServices")
+	services, err := s.store.All(ctx, api.CollectionBackendServices)
 	if err != nil {
 		return nil, err
 	}

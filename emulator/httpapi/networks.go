@@ -17,9 +17,7 @@ import (
 func (s *Server) networks() *collection[api.Network, *api.Network] {
 	return &collection[api.Network, *api.Network]{
 		s:        s,
-		name:     api.CollectionNetworks,
-		kind:     api.KindNetwork,
-		listKind: api.KindNetworkList,
+		def:      api.MustCollection(api.CollectionNetworks),
 		check:    func(n *api.Network, _ scope) rules.Violations { return rules.Network(n) },
 		defaults: rules.ApplyNetworkDefaults,
 		immutable: func(prior, n *api.Network) error {
@@ -42,9 +40,7 @@ func boolOf(b *bool) bool { return b != nil && *b }
 func (s *Server) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 	return &collection[api.Subnetwork, *api.Subnetwork]{
 		s:           s,
-		name:        api.CollectionSubnetwork,
-		kind:        api.KindSubnetwork,
-		listKind:    api.KindSubnetworkList,
+		def:         api.MustCollection(api.CollectionSubnetworks),
 		check:       func(sn *api.Subnetwork, _ scope) rules.Violations { return rules.Subnetwork(sn) },
 		defaults:    rules.ApplySubnetworkDefaults,
 		resolve:     s.resolveSubnetwork,
@@ -85,7 +81,7 @@ func (s *Server) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope,
 	if err != nil {
 		return nil // the rules have said why already
 	}
-	others, err := s.store.All(ctx, api.CollectionSubnetwork)
+	others, err := s.store.All(ctx, api.CollectionSubnetworks)
 	if err != nil {
 		return err
 	}
@@ -108,9 +104,7 @@ func (s *Server) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope,
 func (s *Server) firewalls() *collection[api.Firewall, *api.Firewall] {
 	return &collection[api.Firewall, *api.Firewall]{
 		s:        s,
-		name:     api.CollectionFirewalls,
-		kind:     api.KindFirewall,
-		listKind: api.KindFirewallList,
+		def:      api.MustCollection(api.CollectionFirewalls),
 		check:    func(fw *api.Firewall, _ scope) rules.Violations { return rules.Firewall(fw) },
 		defaults: rules.ApplyFirewallDefaults,
 		resolve: func(ctx context.Context, fw *api.Firewall, sc scope) error {
@@ -140,10 +134,8 @@ func (s *Server) firewalls() *collection[api.Firewall, *api.Firewall] {
 // others a loopback address, which probes can reach.
 func (s *Server) addresses() *collection[api.Address, *api.Address] {
 	return &collection[api.Address, *api.Address]{
-		s:        s,
-		name:     api.CollectionAddresses,
-		kind:     api.KindAddress,
-		listKind: api.KindAddressList,
+		s:   s,
+		def: api.MustCollection(api.CollectionAddresses),
 		check: func(a *api.Address, sc scope) rules.Violations {
 			vs := rules.Address(a)
 			if sc.region == "" && a.Subnetwork != "" {
@@ -163,7 +155,7 @@ func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) e
 	pool := loopbackPool
 	if a.Subnetwork != "" {
 		var sn api.Subnetwork
-		k, err := s.lookup(ctx, "subnetwork", a.Subnetwork, sc, api.CollectionSubnetwork, &sn)
+		k, err := s.lookup(ctx, "subnetwork", a.Subnetwork, sc, api.CollectionSubnetworks, &sn)
 		if err != nil {
 			return err
 		}

@@ -49,17 +49,20 @@ func parseAnyRef(field, ref string, from scope, defaultCollection string) (store
 	default:
 		return k, invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
 	}
-	if from.project != "" && k.Project != from.project && !sharedAcrossProjects[k.Collection] {
+	if from.project != "" && k.Project != from.project && !sharedAcrossProjects(k.Collection) {
 		return k, invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
 			field, ref, k.Project, from.project, k.Collection, from.project)
 	}
 	return k, nil
 }
 
-// sharedAcrossProjects are the collections a resource of another project
-// may reference, as in the Compute API: a Shared VPC's network and
-// subnetworks belong to its host project.
-var sharedAcrossProjects = map[string]bool{"networks": true, "subnetworks": true}
+// sharedAcrossProjects reports whether a resource of another project may
+// reference the collection's, as in the Compute API: a Shared VPC's network
+// and subnetworks belong to its host project.
+func sharedAcrossProjects(collection string) bool {
+	c, ok := api.CollectionNamed(collection)
+	return ok && c.SharedAcrossProjects
+}
 
 // lookup loads the resource a reference names into v; a missing one is the
 // client's mistake (400), not a missing request target (404).

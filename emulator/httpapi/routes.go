@@ -26,7 +26,6 @@ type verbs interface {
 	delete(*http.Request) (any, error)
 	aggregatedList(*http.Request) (any, error)
 	setLabels(*http.Request) (any, error)
-	schemaName() string
 	holder() (holder, bool)
 }
 
@@ -39,70 +38,71 @@ func (s *Server) holding(collection string) bool {
 	return false
 }
 
-// routes is the route table: the whole API surface, in one place.
-func (s *Server) routes() {
-	healthChecks := s.healthChecks()
-	s.collection(globalPath+"healthChecks", healthChecks)
-	s.collection(regionalPath+"healthChecks", healthChecks)
+// handlers are a collection's verbs and its custom methods, by name.
+type handlers struct {
+	verbs   verbs
+	methods map[string]handler
+}
 
-	groups := s.networkEndpointGroups()
-	s.collection(zonalPath+"networkEndpointGroups", groups)
-	s.collection(regionalPath+"networkEndpointGroups", groups)
-	// Global groups hold internet endpoints (globalNetworkEndpointGroups).
-	s.collectionWith(globalPath+"networkEndpointGroups", groups)
-	for _, prefix := range []string{zonalPath, regionalPath, globalPath} {
-		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/attachNetworkEndpoints", s.serve(s.attachNetworkEndpoints))
-		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/detachNetworkEndpoints", s.serve(s.detachNetworkEndpoints))
-		s.mux.HandleFunc("POST "+prefix+"networkEndpointGroups/{name}/listNetworkEndpoints", s.serve(s.listNetworkEndpoints))
+// collectionHandlers are the handlers of every collection of the catalogue
+// (api.Catalogue), by collection name: a collection's file in this package
+// writes them, this table puts them together.
+func (s *Server) collectionHandlers() map[string]handlers {
+	return map[string]handlers{
+		api.CollectionHealthChecks: {verbs: s.healthChecks()},
+		api.CollectionNetworkEndpointGroups: {verbs: s.networkEndpointGroups(), methods: map[string]handler{
+			"attachNetworkEndpoints": s.attachNetworkEndpoints,
+			"detachNetworkEndpoints": s.detachNetworkEndpoints,
+			"listNetworkEndpoints":   s.listNetworkEndpoints,
+		}},
+		api.CollectionBackendServices:   {verbs: s.backendServices(), methods: map[string]handler{"getHealth": s.backendServiceHealth}},
+		api.CollectionHTTPHealthChecks:  {verbs: s.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
+		api.CollectionHTTPSHealthChecks: {verbs: s.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
+		api.CollectionTargetPools: {verbs: s.targetPools(), methods: map[string]handler{
+			"getHealth":         s.targetPoolHealth,
+			"addInstance":       s.targetPoolAddInstance,
+			"removeInstance":    s.targetPoolRemoveInstance,
+			"addHealthCheck":    s.targetPoolAddHealthCheck,
+			"removeHealthCheck": s.targetPoolRemoveHealthCheck,
+		}},
+		api.CollectionForwardingRules:           {verbs: s.forwardingRules(), methods: map[string]handler{"setTarget": s.forwardingRuleSetTarget}},
+		api.CollectionInstances:                 {verbs: s.instances()},
+		api.CollectionNetworks:                  {verbs: s.networks()},
+		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
+		api.CollectionFirewalls:                 {verbs: s.firewalls()},
+		api.CollectionAddresses:                 {verbs: s.addresses()},
+		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
+		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]handler{"getHealth": s.healthSourceHealth}},
+		api.CollectionCompositeHealthChecks:     {verbs: s.compositeHealthChecks(), methods: map[string]handler{"getHealth": s.compositeHealth}},
+	}
+}
+
+// scopePaths are the request path prefixes of each scope.
+var scopePaths = map[api.Scopes]string{api.Global: globalPath, api.Regional: regionalPath, api.Zonal: zonalPath}
+
+// routes is the route table: the whole API surface, in one place. Every
+// collection of the catalogue is served in each of its scopes with the
+// verbs and methods the catalogue gives it, and nothing else is: a
+// collection or a method without handlers (or handlers without an entry)
+// stops the emulator at start, and a test.
+func (s *Server) routes() {
+	all := s.collectionHandlers()
+	for _, c := range api.Catalogue {
+		h, ok := all[c.Name]
+		if !ok {
+			panic("httpapi: collection " + c.Name + " is in the catalogue but has no handlers in collectionHandlers")
+		}
+		delete(all, c.Name)
+		s.serveCollection(c, h)
+	}
+	for name := range all {
+		panic("httpapi: collectionHandlers has handlers for " + name + ", which is not in the catalogue (internal/api/catalogue.go)")
 	}
 
-	services := s.backendServices()
-	s.collection(globalPath+"backendServices", services)
-	s.collection(regionalPath+"backendServices", services)
-	s.mux.HandleFunc("POST "+globalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
-	s.mux.HandleFunc("POST "+regionalPath+"backendServices/{name}/getHealth", s.serve(s.backendServiceHealth))
-
-	s.collection(globalPath+api.CollectionHTTPHealthChecks,
-		s.legacyHealthChecks(api.CollectionHTTPHealthChecks, api.KindHTTPHealthCheck, api.KindHTTPHealthCheckList))
-	s.collection(globalPath+api.CollectionHTTPSHealthChecks,
-		s.legacyHealthChecks(api.CollectionHTTPSHealthChecks, api.KindHTTPSHealthCheck, api.KindHTTPSHealthCheckList))
-
-	s.collection(regionalPath+"targetPools", s.targetPools())
-	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/getHealth", s.serve(s.targetPoolHealth))
-	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/addInstance", s.serve(s.targetPoolAddInstance))
-	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/removeInstance", s.serve(s.targetPoolRemoveInstance))
-	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/addHealthCheck", s.serve(s.targetPoolAddHealthCheck))
-	s.mux.HandleFunc("POST "+regionalPath+"targetPools/{name}/removeHealthCheck", s.serve(s.targetPoolRemoveHealthCheck))
-
-	forwardingRules := s.forwardingRules()
-	s.collection(globalPath+"forwardingRules", forwardingRules)
-	s.collection(regionalPath+"forwardingRules", forwardingRules)
-	s.mux.HandleFunc("POST "+globalPath+"forwardingRules/{name}/setTarget", s.serve(s.forwardingRuleSetTarget))
-	s.mux.HandleFunc("POST "+regionalPath+"forwardingRules/{name}/setTarget", s.serve(s.forwardingRuleSetTarget))
-
-	// The minimal compute resources around load balancing, with only the
-	// verbs the Compute API has for them.
-	s.collectionWith(zonalPath+api.CollectionInstances, s.instances())
-	s.collectionWith(globalPath+api.CollectionNetworks, s.networks(), "PATCH")
-	s.collectionWith(regionalPath+api.CollectionSubnetwork, s.subnetworks(), "PATCH")
-	s.collectionWith(globalPath+api.CollectionFirewalls, s.firewalls(), "PUT", "PATCH")
-	addresses := s.addresses()
-	s.collectionWith(regionalPath+api.CollectionAddresses, addresses)
-	s.collectionWith(globalPath+api.CollectionAddresses, addresses)
-
 	// Public images, read only: what configurations look their boot disks
-	// up in (images.go).
+	// up in (images.go). They are not stored, so not in the catalogue.
 	s.mux.HandleFunc("GET "+globalPath+"images/{name}", s.serve(s.getImage))
 	s.mux.HandleFunc("GET "+globalPath+"images/family/{family}", s.serve(s.getImageFromFamily))
-
-	s.collection(regionalPath+api.CollectionHealthAggregationPolicies, s.healthAggregationPolicies())
-	s.collection(regionalPath+api.CollectionHealthSources, s.healthSources())
-	// getHealth is a GET in the Compute API; POST stays for older clients.
-	s.mux.HandleFunc("GET "+regionalPath+api.CollectionHealthSources+"/{name}/getHealth", s.serve(s.healthSourceHealth))
-	s.mux.HandleFunc("POST "+regionalPath+api.CollectionHealthSources+"/{name}/getHealth", s.serve(s.healthSourceHealth))
-	s.collection(regionalPath+api.CollectionCompositeHealthChecks, s.compositeHealthChecks())
-	s.mux.HandleFunc("GET "+regionalPath+api.CollectionCompositeHealthChecks+"/{name}/getHealth", s.serve(s.compositeHealth))
-	s.mux.HandleFunc("POST "+regionalPath+api.CollectionCompositeHealthChecks+"/{name}/getHealth", s.serve(s.compositeHealth))
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))
@@ -116,36 +116,46 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/", s.serve(s.noRoute))
 }
 
-// collection registers the six verbs of one collection under path.
-func (s *Server) collection(path string, c verbs) {
-	s.collectionWith(path, c, "PUT", "PATCH")
-}
-
-// collectionWith registers insert, list, get and delete of one collection
-// under path, and of update (PUT) and patch (PATCH) those named.
-func (s *Server) collectionWith(path string, c verbs, updates ...string) {
-	if h, ok := c.holder(); ok && !s.holding(h.collection) {
-		s.holders = append(s.holders, h)
+// serveCollection registers, in every scope of collection c: insert, list,
+// get and delete; update (PUT) and patch (PATCH) where the catalogue has
+// them; setLabels for resources with labels; c's custom methods; and one
+// aggregated list when the API has one.
+func (s *Server) serveCollection(c api.Collection, h handlers) {
+	if hd, ok := h.verbs.holder(); ok && !s.holding(hd.collection) {
+		s.holders = append(s.holders, hd)
 	}
-	s.mux.HandleFunc("POST "+path, s.serve(c.insert))
-	s.mux.HandleFunc("GET "+path, s.serve(c.list))
-	s.mux.HandleFunc("GET "+path+"/{name}", s.serve(c.get))
-	if slices.Contains(updates, "PUT") {
-		s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(c.update))
+	for _, sc := range c.Scopes.List() {
+		path := scopePaths[sc] + c.Name
+		s.mux.HandleFunc("POST "+path, s.serve(h.verbs.insert))
+		s.mux.HandleFunc("GET "+path, s.serve(h.verbs.list))
+		s.mux.HandleFunc("GET "+path+"/{name}", s.serve(h.verbs.get))
+		if c.UpdatesIn("PUT", sc) {
+			s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(h.verbs.update))
+		}
+		if c.UpdatesIn("PATCH", sc) {
+			s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(h.verbs.patch))
+		}
+		s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(h.verbs.delete))
+		if schema.Has(c.Schema(), "labels") && schema.Has(c.Schema(), "labelFingerprint") {
+			s.mux.HandleFunc("POST "+path+"/{name}/setLabels", s.serve(h.verbs.setLabels))
+		}
+		for _, m := range c.Methods {
+			fn, ok := h.methods[m.Name]
+			if !ok {
+				panic("httpapi: method " + c.Name + "." + m.Name + " is in the catalogue but has no handler")
+			}
+			if c.MethodScopes(m).Has(sc) {
+				s.mux.HandleFunc(m.HTTP+" "+path+"/{name}/"+m.Name, s.serve(fn))
+			}
+		}
 	}
-	if slices.Contains(updates, "PATCH") {
-		s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(c.patch))
+	for name := range h.methods {
+		if !slices.ContainsFunc(c.Methods, func(m api.Method) bool { return m.Name == name }) {
+			panic("httpapi: a handler for " + c.Name + "." + name + " is written, but the catalogue has no such method")
+		}
 	}
-	s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(c.delete))
-	if schema.Has(c.schemaName(), "labels") && schema.Has(c.schemaName(), "labelFingerprint") {
-		s.mux.HandleFunc("POST "+path+"/{name}/setLabels", s.serve(c.setLabels))
-	}
-	// One aggregated list per collection, for the collections the API
-	// gives one.
-	aggregated := projectPath + "aggregated/" + lastSegment(path)
-	if schema.AggregatedKind(c.schemaName()) != "" && !s.aggregated[aggregated] {
-		s.aggregated[aggregated] = true
-		s.mux.HandleFunc("GET "+aggregated, s.serve(c.aggregatedList))
+	if schema.AggregatedKind(c.Schema()) != "" {
+		s.mux.HandleFunc("GET "+projectPath+"aggregated/"+c.Name, s.serve(h.verbs.aggregatedList))
 	}
 }
 

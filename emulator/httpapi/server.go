@@ -42,8 +42,6 @@ type Server struct {
 	health     HealthReader
 	aggregates AggregateReader
 	metrics    http.Handler
-	// aggregated are the aggregatedList paths registered.
-	aggregated map[string]bool
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
 
@@ -86,12 +84,11 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, target store.
 // ("http://127.0.0.1:8686").
 func New(st store.Store, rootURL string, log *slog.Logger) *Server {
 	s := &Server{
-		store:      st,
-		baseURL:    strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
-		log:        log,
-		now:        time.Now,
-		mux:        http.NewServeMux(),
-		aggregated: map[string]bool{},
+		store:   st,
+		baseURL: strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
+		log:     log,
+		now:     time.Now,
+		mux:     http.NewServeMux(),
 	}
 	s.routes()
 	s.buildRefIndex()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // statusRow is one line of the status page.
@@ -51,8 +52,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	var page statusPage
-	for _, collection := range []string{"backendServices", "targetPools"} {
-		owners, err := s.store.All(r.Context(), collection)
+	for _, c := range api.CollectionsWith(api.ProbeOwner) {
+		owners, err := s.store.All(r.Context(), c.Name)
 		if err != nil {
 			return page, err
 		}

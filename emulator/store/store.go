@@ -16,9 +16,7 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -86,23 +84,4 @@ type Store interface {
 	WaitDurable(ctx context.Context) error
 	// Close makes the writes made so far durable and releases the store.
 	Close() error
-}
-
-// Decoded returns every object of a collection decoded as T, keyed by path.
-// It costs the whole collection: for start-up and reports, never for a
-// write (which keeps an index instead).
-func Decoded[T any](ctx context.Context, s Store, collection string) (map[string]*T, error) {
-	objects, err := s.All(ctx, collection)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*T, len(objects))
-	for _, o := range objects {
-		v := new(T)
-		if err := json.Unmarshal(o.Body, v); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", o.Path(), err)
-		}
-		out[o.Path()] = v
-	}
-	return out, nil
 }

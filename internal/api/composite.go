@@ -12,13 +12,6 @@ const (
 	KindCompositeHealthCheckHealth  = "compute#compositeHealthCheckHealth"
 )
 
-// Collections of composite health.
-const (
-	CollectionHealthAggregationPolicies = "healthAggregationPolicies"
-	CollectionHealthSources             = "healthSources"
-	CollectionCompositeHealthChecks     = "compositeHealthChecks"
-)
-
 // Values of policyType and sourceType.
 const (
 	PolicyTypeBackendService = "BACKEND_SERVICE_POLICY"

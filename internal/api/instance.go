@@ -1,17 +1,12 @@
 package api
 
-// Kinds and collections of the minimal compute resources that real
-// configurations need around load balancing (SPEC 4): instances, networks,
-// subnetworks, firewalls and addresses. Every field the Compute API defines
-// is accepted and stored; these types hold only what the emulator acts on.
+// Kinds of instances, the minimal compute resource that real configurations
+// need around load balancing besides networks, subnetworks, firewalls and
+// addresses. Every field the Compute API defines is accepted and stored;
+// these types hold only what the emulator acts on.
 const (
-	KindInstance         = "compute#instance"
-	KindInstanceList     = "compute#instanceList"
-	CollectionInstances  = "instances"
-	CollectionNetworks   = "networks"
-	CollectionSubnetwork = "subnetworks"
-	CollectionFirewalls  = "firewalls"
-	CollectionAddresses  = "addresses"
+	KindInstance     = "compute#instance"
+	KindInstanceList = "compute#instanceList"
 )
 
 // Instance is a zonal VM (collection instances). Probes of a pool instance

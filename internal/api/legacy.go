@@ -13,14 +13,6 @@ const (
 	KindForwardingRuleList       = "compute#forwardingRuleList"
 )
 
-// Collections of the legacy checks: they are separate collections, so a
-// legacy check can never become a regular one or the other way round.
-const (
-	CollectionHealthChecks      = "healthChecks"
-	CollectionHTTPHealthChecks  = "httpHealthChecks"
-	CollectionHTTPSHealthChecks = "httpsHealthChecks"
-)
-
 // LegacyHealthCheck is a legacy HTTP or HTTPS health check (collections
 // httpHealthChecks and httpsHealthChecks): always global, only a port.
 type LegacyHealthCheck struct {

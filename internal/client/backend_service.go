@@ -8,7 +8,7 @@ import (
 )
 
 func (c *Client) backendServices() collection[api.BackendService] {
-	return collection[api.BackendService]{c: c, name: "backendServices"}
+	return collection[api.BackendService]{c: c, name: api.CollectionBackendServices}
 }
 
 // InsertBackendService creates a backend service and returns it as stored:

@@ -9,7 +9,7 @@ import (
 // Network endpoint groups are zonal (Scope.Zone) or regional (Scope.Region);
 // the API has no global ones.
 func (c *Client) networkEndpointGroups() collection[api.NetworkEndpointGroup] {
-	return collection[api.NetworkEndpointGroup]{c: c, name: "networkEndpointGroups"}
+	return collection[api.NetworkEndpointGroup]{c: c, name: api.CollectionNetworkEndpointGroups}
 }
 
 // InsertNetworkEndpointGroup creates an endpoint group and returns it as

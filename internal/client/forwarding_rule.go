@@ -8,7 +8,7 @@ import (
 
 // Forwarding rules are global or regional (Scope.Region).
 func (c *Client) forwardingRules() collection[api.ForwardingRule] {
-	return collection[api.ForwardingRule]{c: c, name: "forwardingRules"}
+	return collection[api.ForwardingRule]{c: c, name: api.CollectionForwardingRules}
 }
 
 // InsertForwardingRule creates a forwarding rule and returns it as stored:

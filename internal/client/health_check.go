@@ -7,7 +7,7 @@ import (
 )
 
 func (c *Client) healthChecks() collection[api.HealthCheck] {
-	return collection[api.HealthCheck]{c: c, name: "healthChecks"}
+	return collection[api.HealthCheck]{c: c, name: api.CollectionHealthChecks}
 }
 
 // InsertHealthCheck creates a health check and returns it as stored, with

@@ -9,7 +9,7 @@ import (
 
 // Target pools are regional (Scope.Region).
 func (c *Client) targetPools() collection[api.TargetPool] {
-	return collection[api.TargetPool]{c: c, name: "targetPools"}
+	return collection[api.TargetPool]{c: c, name: api.CollectionTargetPools}
 }
 
 // InsertTargetPool creates a target pool and returns it as stored, its

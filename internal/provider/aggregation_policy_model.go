@@ -10,9 +10,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// aggregationPolicyCollection is the API collection of aggregation policies.
-const aggregationPolicyCollection = api.CollectionHealthAggregationPolicies
-
 // aggregationPolicyMutable are the API fields an update may change; the
 // policy type cannot change (Terraform replaces the policy).
 var aggregationPolicyMutable = []string{"description", "healthyPercentThreshold", "minHealthyThreshold"}
@@ -55,7 +52,7 @@ func expandAggregationPolicy(m aggregationPolicyModel) (*api.HealthAggregationPo
 // prior (plan or state) keeps a description the user wrote as "".
 func flattenAggregationPolicy(p *api.HealthAggregationPolicy, scope client.Scope, prior aggregationPolicyModel) aggregationPolicyModel {
 	return aggregationPolicyModel{
-		ID:                      types.StringValue(scopedID(scope.Project, scope.Region, aggregationPolicyCollection, p.Name)),
+		ID:                      types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionHealthAggregationPolicies, p.Name)),
 		Name:                    types.StringValue(p.Name),
 		Description:             flattenString(p.Description, prior.Description),
 		Project:                 types.StringValue(scope.Project),

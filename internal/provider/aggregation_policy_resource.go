@@ -73,7 +73,7 @@ func (r *aggregationPolicyResource) Delete(ctx context.Context, req resource.Del
 }
 
 func (r *aggregationPolicyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, aggregationPolicyCollection, req, resp)
+	importRegional(ctx, r.data, api.CollectionHealthAggregationPolicies, req, resp)
 }
 
 // ModifyPlan fills the provider's project and region where none is set
@@ -94,7 +94,7 @@ func (r *aggregationPolicyResource) ModifyPlan(ctx context.Context, req resource
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, aggregationPolicyCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionHealthAggregationPolicies)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 	planFingerprint(ctx, req, resp)
 }

@@ -104,7 +104,7 @@ func (d *backendHealthDataSource) Read(ctx context.Context, req datasource.ReadR
 // project and region when it is a self link or an id, else project and
 // region (or the provider's project; global).
 func backendServiceScope(m backendHealthModel, data *providerData) (client.Scope, string, error) {
-	return referencedScope("backend_service", m.BackendService.ValueString(), backendServiceCollection,
+	return referencedScope("backend_service", m.BackendService.ValueString(), api.CollectionBackendServices,
 		m.Project.ValueString(), m.Region.ValueString(), data.project, "")
 }
 
@@ -112,7 +112,7 @@ func backendServiceScope(m backendHealthModel, data *providerData) (client.Scope
 // (group, address, port), and counts the states.
 func flattenBackendHealth(h *api.BackendServiceGroupHealth, scope client.Scope, name string, config backendHealthModel) (backendHealthModel, diag.Diagnostics) {
 	m := config
-	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, backendServiceCollection, name))
+	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionBackendServices, name))
 	m.Project = types.StringValue(scope.Project)
 	m.Region = flattenString(scope.Region, types.StringNull())
 	sum, diags := summarizeHealth(h.HealthStatus, endpointHealthType)

@@ -13,9 +13,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// backendServiceCollection is the API collection of backend services.
-const backendServiceCollection = "backendServices"
-
 // backendServiceModel is the Terraform data of lbhealth_backend_service.
 type backendServiceModel struct {
 	ID                  types.String `tfsdk:"id"`
@@ -94,7 +91,7 @@ func flattenBackendService(bs *api.BackendService, scope client.Scope, prior bac
 		region = lastPathSegment(bs.Region) // the API gives the region's URL
 	}
 	m := backendServiceModel{
-		ID:                  types.StringValue(scopedID(scope.Project, region, backendServiceCollection, bs.Name)),
+		ID:                  types.StringValue(scopedID(scope.Project, region, api.CollectionBackendServices, bs.Name)),
 		Name:                types.StringValue(bs.Name),
 		Description:         flattenString(bs.Description, prior.Description),
 		Project:             types.StringValue(scope.Project),
@@ -111,7 +108,7 @@ func flattenBackendService(bs *api.BackendService, scope client.Scope, prior bac
 	diags.Append(d...)
 	m.Backends, d = flattenBackends(bs.Backends, prior.Backends, refs)
 	diags.Append(d...)
-	m.HealthChecks, d = flattenRefList(bs.HealthChecks, prior.HealthChecks, refs, healthCheckCollection)
+	m.HealthChecks, d = flattenRefList(bs.HealthChecks, prior.HealthChecks, refs, api.CollectionHealthChecks)
 	diags.Append(d...)
 	return m, diags
 }
@@ -144,7 +141,7 @@ func flattenBackends(backends []api.Backend, prior types.List, refs refResolver)
 			}
 		}
 		obj, diags := types.ObjectValue(backendAttrTypes, map[string]attr.Value{
-			"group": refs.flatten(b.Group, priorGroup, endpointGroupCollection)})
+			"group": refs.flatten(b.Group, priorGroup, api.CollectionNetworkEndpointGroups)})
 		if diags.HasError() {
 			return types.ListNull(backendType), diags
 		}
@@ -165,14 +162,14 @@ func keepEquivalentRefs(plan *backendServiceModel, state backendServiceModel) di
 	}
 	refs := state.refs()
 	var diags diag.Diagnostics
-	plan.HealthChecks = keepEquivalentRefList(plan.HealthChecks, state.HealthChecks, refs, healthCheckCollection, &diags)
+	plan.HealthChecks = keepEquivalentRefList(plan.HealthChecks, state.HealthChecks, refs, api.CollectionHealthChecks, &diags)
 	plan.Backends = keepEquivalentList(plan.Backends, state.Backends, backendType, func(p, s attr.Value) attr.Value {
 		po, ok1 := p.(types.Object)
 		so, ok2 := s.(types.Object)
 		if !ok1 || !ok2 || po.IsNull() || po.IsUnknown() || so.IsNull() || so.IsUnknown() {
 			return p
 		}
-		group := keepEquivalent(refs, po.Attributes()["group"], so.Attributes()["group"], endpointGroupCollection)
+		group := keepEquivalent(refs, po.Attributes()["group"], so.Attributes()["group"], api.CollectionNetworkEndpointGroups)
 		obj, d := types.ObjectValue(backendAttrTypes, map[string]attr.Value{"group": group})
 		diags.Append(d...)
 		return obj
@@ -247,8 +244,8 @@ func backendServiceCheckKind(bs *api.BackendService, config backendServiceModel)
 		return nil // two checks: rules.BackendService says so; unknown: the emulator checks
 	}
 	ref := bs.HealthChecks[0]
-	switch collection := config.refs().collection(ref, healthCheckCollection); collection {
-	case "", healthCheckCollection:
+	switch collection := config.refs().collection(ref, api.CollectionHealthChecks); collection {
+	case "", api.CollectionHealthChecks:
 		return nil
 	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
 		// An unknown scheme expands to "", which the rule reads as the
@@ -258,6 +255,6 @@ func backendServiceCheckKind(bs *api.BackendService, config backendServiceModel)
 		}
 		return nil
 	default:
-		return rules.Violations{rules.CheckKindMismatch("healthChecks[0]", ref, collection, healthCheckCollection)}
+		return rules.Violations{rules.CheckKindMismatch("healthChecks[0]", ref, collection, api.CollectionHealthChecks)}
 	}
 }

@@ -56,9 +56,9 @@ func TestRefResolver(t *testing.T) {
 		{global, "", ""},
 	}
 	for _, tt := range tests {
-		collection := healthCheckCollection
+		collection := api.CollectionHealthChecks
 		if strings.Contains(tt.ref, "networkEndpointGroups") {
-			collection = endpointGroupCollection
+			collection = api.CollectionNetworkEndpointGroups
 		}
 		if got := tt.r.path(tt.ref, collection); got != tt.want {
 			t.Errorf("path(%q) in %s = %q, want %q", tt.ref, tt.r.scopePath, got, tt.want)
@@ -66,12 +66,12 @@ func TestRefResolver(t *testing.T) {
 	}
 	// flatten keeps what the user wrote when it names the same resource.
 	for _, prior := range []string{"hc", "global/healthChecks/hc", "projects/p/global/healthChecks/hc", "http://other/compute/v1/projects/p/global/healthChecks/hc"} {
-		if got := global.flatten(url, types.StringValue(prior), healthCheckCollection); got.ValueString() != prior {
+		if got := global.flatten(url, types.StringValue(prior), api.CollectionHealthChecks); got.ValueString() != prior {
 			t.Errorf("flatten with prior %q = %v, want the prior kept", prior, got)
 		}
 	}
 	for _, prior := range []types.String{types.StringValue("other"), types.StringNull(), types.StringUnknown(), types.StringValue("a/b")} {
-		if got := global.flatten(url, prior, healthCheckCollection); got.ValueString() != url {
+		if got := global.flatten(url, prior, api.CollectionHealthChecks); got.ValueString() != url {
 			t.Errorf("flatten with prior %v = %v, want the API's URL", prior, got)
 		}
 	}

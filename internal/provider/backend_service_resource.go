@@ -75,7 +75,7 @@ func (r *backendServiceResource) ImportState(ctx context.Context, req resource.I
 		_, err := r.data.client.GetBackendService(ctx, scope, name)
 		return err
 	}
-	importScoped(ctx, r.data, backendServiceCollection, backendServiceNoun, lookup, req, resp)
+	importScoped(ctx, r.data, api.CollectionBackendServices, backendServiceNoun, lookup, req, resp)
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -98,7 +98,7 @@ func (r *backendServiceResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, backendServiceCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionBackendServices)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentRefs(&plan, state)...)
 	}

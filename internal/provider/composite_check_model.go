@@ -12,9 +12,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// compositeCheckCollection is the API collection of composite health checks.
-const compositeCheckCollection = api.CollectionCompositeHealthChecks
-
 // compositeCheckMutable are the API fields an update may change.
 var compositeCheckMutable = []string{"description", "healthSources", "healthDestination"}
 
@@ -54,7 +51,7 @@ func expandCompositeCheck(m compositeCheckModel) (*api.CompositeHealthCheck, *ex
 // (plan or state) keeps the form the user wrote references in.
 func flattenCompositeCheck(c *api.CompositeHealthCheck, scope client.Scope, prior compositeCheckModel) (compositeCheckModel, diag.Diagnostics) {
 	m := compositeCheckModel{
-		ID:                types.StringValue(scopedID(scope.Project, scope.Region, compositeCheckCollection, c.Name)),
+		ID:                types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionCompositeHealthChecks, c.Name)),
 		Name:              types.StringValue(c.Name),
 		Description:       flattenString(c.Description, prior.Description),
 		Project:           types.StringValue(scope.Project),
@@ -65,9 +62,9 @@ func flattenCompositeCheck(c *api.CompositeHealthCheck, scope client.Scope, prio
 		Fingerprint:       types.StringValue(c.Fingerprint),
 	}
 	refs := regionalRefs(m.Project, m.Region)
-	m.HealthDestination = refs.flatten(c.HealthDestination, prior.HealthDestination, forwardingRuleCollection)
+	m.HealthDestination = refs.flatten(c.HealthDestination, prior.HealthDestination, api.CollectionForwardingRules)
 	var diags diag.Diagnostics
-	m.HealthSources, diags = flattenRefList(c.HealthSources, prior.HealthSources, refs, healthSourceCollection)
+	m.HealthSources, diags = flattenRefList(c.HealthSources, prior.HealthSources, refs, api.CollectionHealthSources)
 	return m, diags
 }
 
@@ -79,8 +76,8 @@ func keepEquivalentCompositeRefs(plan *compositeCheckModel, state compositeCheck
 	}
 	refs := regionalRefs(state.Project, state.Region)
 	var diags diag.Diagnostics
-	plan.HealthSources = keepEquivalentRefList(plan.HealthSources, state.HealthSources, refs, healthSourceCollection, &diags)
-	plan.HealthDestination = keepEquivalentRef(plan.HealthDestination, state.HealthDestination, refs, forwardingRuleCollection)
+	plan.HealthSources = keepEquivalentRefList(plan.HealthSources, state.HealthSources, refs, api.CollectionHealthSources, &diags)
+	plan.HealthDestination = keepEquivalentRef(plan.HealthDestination, state.HealthDestination, refs, api.CollectionForwardingRules)
 	return diags
 }
 
@@ -104,7 +101,7 @@ func compositeCheckConfigViolations(config compositeCheckModel) rules.Violations
 func compositeAsSourceViolations(sources []string) rules.Violations {
 	var vs rules.Violations
 	for i, ref := range sources {
-		if (refResolver{}).collection(ref, healthSourceCollection) == compositeCheckCollection {
+		if (refResolver{}).collection(ref, api.CollectionHealthSources) == api.CollectionCompositeHealthChecks {
 			vs = append(vs, rules.CompositeAsSource(fmt.Sprintf("healthSources[%d]", i), ref))
 		}
 	}

@@ -72,7 +72,7 @@ func (r *compositeCheckResource) Delete(ctx context.Context, req resource.Delete
 }
 
 func (r *compositeCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, compositeCheckCollection, req, resp)
+	importRegional(ctx, r.data, api.CollectionCompositeHealthChecks, req, resp)
 }
 
 // ModifyPlan fills the provider's project and region where none is set
@@ -94,7 +94,7 @@ func (r *compositeCheckResource) ModifyPlan(ctx context.Context, req resource.Mo
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, compositeCheckCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionCompositeHealthChecks)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentCompositeRefs(&plan, state)...)
 	}

@@ -110,11 +110,11 @@ func (d *compositeHealthDataSource) Read(ctx context.Context, req datasource.Rea
 // targetPoolScope finds a pool: a check named by its name alone is in the
 // provider's region, as composite checks are regional only.
 func compositeCheckScope(m compositeHealthModel, data *providerData) (client.Scope, string, error) {
-	scope, name, err := referencedScope("composite_check", m.CompositeCheck.ValueString(), compositeCheckCollection,
+	scope, name, err := referencedScope("composite_check", m.CompositeCheck.ValueString(), api.CollectionCompositeHealthChecks,
 		m.Project.ValueString(), m.Region.ValueString(), data.project, data.region)
 	if err == nil && scope.Region == "" {
 		err = fmt.Errorf("composite_check %q is global, but composite health checks are regional only: "+
-			"use projects/{project}/regions/{region}/%s/{name}", m.CompositeCheck.ValueString(), compositeCheckCollection)
+			"use projects/{project}/regions/{region}/%s/{name}", m.CompositeCheck.ValueString(), api.CollectionCompositeHealthChecks)
 	}
 	return scope, name, err
 }
@@ -122,7 +122,7 @@ func compositeCheckScope(m compositeHealthModel, data *providerData) (client.Sco
 // flattenCompositeHealth maps a getHealth answer, sources in the check's order.
 func flattenCompositeHealth(h *api.CompositeHealthCheckHealth, scope client.Scope, name string, config compositeHealthModel) (compositeHealthModel, diag.Diagnostics) {
 	m := config
-	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, compositeCheckCollection, name))
+	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionCompositeHealthChecks, name))
 	m.Project, m.Region = types.StringValue(scope.Project), types.StringValue(scope.Region)
 	m.HealthState = types.StringValue(h.HealthState)
 	m.Healthy = types.BoolValue(h.HealthState == rules.StateHealthy)

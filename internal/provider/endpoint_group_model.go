@@ -14,9 +14,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// endpointGroupCollection is the API collection of endpoint groups.
-const endpointGroupCollection = "networkEndpointGroups"
-
 // endpointGroupModel is the Terraform data of lbhealth_endpoint_group.
 type endpointGroupModel struct {
 	ID                  types.String `tfsdk:"id"`
@@ -83,9 +80,9 @@ func flattenEndpointGroup(g *api.NetworkEndpointGroup, scope client.Scope, prior
 	if g.Zone != "" || g.Region != "" { // the API gives their URLs
 		zone, region = lastPathSegment(g.Zone), lastPathSegment(g.Region)
 	}
-	id := scopedID(scope.Project, region, endpointGroupCollection, g.Name)
+	id := scopedID(scope.Project, region, api.CollectionNetworkEndpointGroups, g.Name)
 	if zone != "" {
-		id = zonalID(scope.Project, zone, endpointGroupCollection, g.Name)
+		id = zonalID(scope.Project, zone, api.CollectionNetworkEndpointGroups, g.Name)
 	}
 	endpoints, diags := flattenEndpoints(g.Endpoints, prior.Endpoints)
 	return endpointGroupModel{

@@ -274,19 +274,19 @@ func TestTerraformNaming(t *testing.T) {
 }
 
 func TestParseImportID_zonal(t *testing.T) {
-	got, err := parseImportID("projects/p/zones/us-central1-a/networkEndpointGroups/neg", endpointGroupCollection)
+	got, err := parseImportID("projects/p/zones/us-central1-a/networkEndpointGroups/neg", api.CollectionNetworkEndpointGroups)
 	if want := (resourceID{Project: "p", Zone: "us-central1-a", Name: "neg"}); err != nil || got != want {
 		t.Errorf("zonal id = %+v, %v; want %+v", got, err, want)
 	}
-	got, err = parseImportID("http://h:1/compute/v1/projects/p/zones/z/networkEndpointGroups/neg", endpointGroupCollection)
+	got, err = parseImportID("http://h:1/compute/v1/projects/p/zones/z/networkEndpointGroups/neg", api.CollectionNetworkEndpointGroups)
 	if want := (resourceID{Project: "p", Zone: "z", Name: "neg"}); err != nil || got != want {
 		t.Errorf("zonal self link = %+v, %v; want %+v", got, err, want)
 	}
-	if _, err := parseImportID("projects/p/zones/z/backendServices/bs", backendServiceCollection); err == nil ||
+	if _, err := parseImportID("projects/p/zones/z/backendServices/bs", api.CollectionBackendServices); err == nil ||
 		strings.Contains(err.Error(), "zones/{zone}") {
 		t.Errorf("a zonal backend service: %v, want an error that does not offer zones", err)
 	}
-	if _, err := parseImportID("projects/p/zones/Z_1/networkEndpointGroups/neg", endpointGroupCollection); err == nil ||
+	if _, err := parseImportID("projects/p/zones/Z_1/networkEndpointGroups/neg", api.CollectionNetworkEndpointGroups); err == nil ||
 		!strings.Contains(err.Error(), `zone ("Z_1")`) {
 		t.Errorf("bad zone: %v", err)
 	}

@@ -73,7 +73,7 @@ func (r *endpointGroupResource) Delete(ctx context.Context, req resource.DeleteR
 
 func (r *endpointGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	// Zonal or regional, never global: a bare name is in the provider's region.
-	importRegional(ctx, r.data, endpointGroupCollection, req, resp)
+	importRegional(ctx, r.data, api.CollectionNetworkEndpointGroups, req, resp)
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -122,9 +122,9 @@ func planEndpointGroupID(m endpointGroupModel) types.String {
 		return types.StringUnknown()
 	}
 	if !m.Zone.IsNull() {
-		return types.StringValue(zonalID(m.Project.ValueString(), m.Zone.ValueString(), endpointGroupCollection, m.Name.ValueString()))
+		return types.StringValue(zonalID(m.Project.ValueString(), m.Zone.ValueString(), api.CollectionNetworkEndpointGroups, m.Name.ValueString()))
 	}
-	return types.StringValue(scopedID(m.Project.ValueString(), m.Region.ValueString(), endpointGroupCollection, m.Name.ValueString()))
+	return types.StringValue(scopedID(m.Project.ValueString(), m.Region.ValueString(), api.CollectionNetworkEndpointGroups, m.Name.ValueString()))
 }
 
 // ValidateConfig runs rules.NetworkEndpointGroup, the emulator's own rules,

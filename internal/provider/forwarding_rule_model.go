@@ -10,9 +10,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// forwardingRuleCollection is the API collection of forwarding rules.
-const forwardingRuleCollection = "forwardingRules"
-
 // forwardingRuleModel is the Terraform data of lbhealth_forwarding_rule.
 type forwardingRuleModel struct {
 	ID                  types.String `tfsdk:"id"`
@@ -73,7 +70,7 @@ func flattenForwardingRule(fr *api.ForwardingRule, scope client.Scope, prior for
 		region = lastPathSegment(fr.Region) // the API gives the region's URL
 	}
 	m := forwardingRuleModel{
-		ID:                  types.StringValue(scopedID(scope.Project, region, forwardingRuleCollection, fr.Name)),
+		ID:                  types.StringValue(scopedID(scope.Project, region, api.CollectionForwardingRules, fr.Name)),
 		Name:                types.StringValue(fr.Name),
 		Description:         flattenString(fr.Description, prior.Description),
 		Project:             types.StringValue(scope.Project),
@@ -86,8 +83,8 @@ func flattenForwardingRule(fr *api.ForwardingRule, scope client.Scope, prior for
 		ForwardingRuleID:    types.StringValue(strconv.FormatUint(fr.ID, 10)),
 	}
 	refs := m.refs()
-	m.BackendService = flattenRef(refs, fr.BackendService, prior.BackendService, backendServiceCollection)
-	m.Target = flattenRef(refs, fr.Target, prior.Target, targetPoolCollection)
+	m.BackendService = flattenRef(refs, fr.BackendService, prior.BackendService, api.CollectionBackendServices)
+	m.Target = flattenRef(refs, fr.Target, prior.Target, api.CollectionTargetPools)
 	return m
 }
 
@@ -108,8 +105,8 @@ func keepEquivalentForwardingRefs(plan *forwardingRuleModel, state forwardingRul
 		return
 	}
 	refs := state.refs()
-	plan.BackendService = keepEquivalentRef(plan.BackendService, state.BackendService, refs, backendServiceCollection)
-	plan.Target = keepEquivalentRef(plan.Target, state.Target, refs, targetPoolCollection)
+	plan.BackendService = keepEquivalentRef(plan.BackendService, state.BackendService, refs, api.CollectionBackendServices)
+	plan.Target = keepEquivalentRef(plan.Target, state.Target, refs, api.CollectionTargetPools)
 }
 
 // forwardingRuleConfigViolations checks a raw configuration and keeps only

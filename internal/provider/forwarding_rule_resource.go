@@ -73,7 +73,7 @@ func (r *forwardingRuleResource) ImportState(ctx context.Context, req resource.I
 		_, err := r.data.client.GetForwardingRule(ctx, scope, name)
 		return err
 	}
-	importScoped(ctx, r.data, forwardingRuleCollection, forwardingRuleNoun, lookup, req, resp)
+	importScoped(ctx, r.data, api.CollectionForwardingRules, forwardingRuleNoun, lookup, req, resp)
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -96,7 +96,7 @@ func (r *forwardingRuleResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, forwardingRuleCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionForwardingRules)
 	if !req.State.Raw.IsNull() {
 		keepEquivalentForwardingRefs(&plan, state)
 	}

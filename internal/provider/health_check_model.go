@@ -13,9 +13,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// healthCheckCollection is the API collection of health checks.
-const healthCheckCollection = "healthChecks"
-
 // healthCheckModel is the Terraform data of lbhealth_health_check, shared by
 // the resource and the data source (same attribute names).
 type healthCheckModel struct {
@@ -256,7 +253,7 @@ func flattenHealthCheck(hc *api.HealthCheck, scope client.Scope, prior healthChe
 		region = path.Base(hc.Region) // the API gives the region's URL
 	}
 	m := healthCheckModel{
-		ID:                 types.StringValue(scopedID(scope.Project, region, healthCheckCollection, hc.Name)),
+		ID:                 types.StringValue(scopedID(scope.Project, region, api.CollectionHealthChecks, hc.Name)),
 		Name:               types.StringValue(hc.Name),
 		Description:        flattenString(hc.Description, prior.Description),
 		Project:            types.StringValue(scope.Project),

@@ -76,7 +76,7 @@ func (r *healthCheckResource) ImportState(ctx context.Context, req resource.Impo
 		_, err := r.data.client.GetHealthCheck(ctx, scope, name)
 		return err
 	}
-	importScoped(ctx, r.data, healthCheckCollection, healthCheckNoun, lookup, req, resp)
+	importScoped(ctx, r.data, api.CollectionHealthChecks, healthCheckNoun, lookup, req, resp)
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -101,7 +101,7 @@ func (r *healthCheckResource) ModifyPlan(ctx context.Context, req resource.Modif
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
 	}
 	plan.Type = planType(plan)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, healthCheckCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionHealthChecks)
 	resp.Diagnostics.Append(planBlockPorts(&plan, config)...)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }

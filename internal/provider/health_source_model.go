@@ -11,9 +11,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// healthSourceCollection is the API collection of health sources.
-const healthSourceCollection = api.CollectionHealthSources
-
 // healthSourceMutable are the API fields an update may change; the source
 // type cannot change (Terraform replaces the source).
 var healthSourceMutable = []string{"description", "sources", "healthAggregationPolicy"}
@@ -56,7 +53,7 @@ func expandHealthSource(m healthSourceModel) (*api.HealthSource, *expander) {
 // (plan or state) keeps the form the user wrote references in.
 func flattenHealthSource(hs *api.HealthSource, scope client.Scope, prior healthSourceModel) (healthSourceModel, diag.Diagnostics) {
 	m := healthSourceModel{
-		ID:                types.StringValue(scopedID(scope.Project, scope.Region, healthSourceCollection, hs.Name)),
+		ID:                types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionHealthSources, hs.Name)),
 		Name:              types.StringValue(hs.Name),
 		Description:       flattenString(hs.Description, prior.Description),
 		Project:           types.StringValue(scope.Project),
@@ -68,9 +65,9 @@ func flattenHealthSource(hs *api.HealthSource, scope client.Scope, prior healthS
 		Fingerprint:       types.StringValue(hs.Fingerprint),
 	}
 	refs := regionalRefs(m.Project, m.Region)
-	m.HealthAggregationPolicy = refs.flatten(hs.HealthAggregationPolicy, prior.HealthAggregationPolicy, aggregationPolicyCollection)
+	m.HealthAggregationPolicy = refs.flatten(hs.HealthAggregationPolicy, prior.HealthAggregationPolicy, api.CollectionHealthAggregationPolicies)
 	var diags diag.Diagnostics
-	m.Sources, diags = flattenRefList(hs.Sources, prior.Sources, refs, backendServiceCollection)
+	m.Sources, diags = flattenRefList(hs.Sources, prior.Sources, refs, api.CollectionBackendServices)
 	return m, diags
 }
 
@@ -83,8 +80,8 @@ func keepEquivalentSourceRefs(plan *healthSourceModel, state healthSourceModel) 
 	}
 	refs := regionalRefs(state.Project, state.Region)
 	var diags diag.Diagnostics
-	plan.Sources = keepEquivalentRefList(plan.Sources, state.Sources, refs, backendServiceCollection, &diags)
-	plan.HealthAggregationPolicy = keepEquivalentRef(plan.HealthAggregationPolicy, state.HealthAggregationPolicy, refs, aggregationPolicyCollection)
+	plan.Sources = keepEquivalentRefList(plan.Sources, state.Sources, refs, api.CollectionBackendServices, &diags)
+	plan.HealthAggregationPolicy = keepEquivalentRef(plan.HealthAggregationPolicy, state.HealthAggregationPolicy, refs, api.CollectionHealthAggregationPolicies)
 	return diags
 }
 

@@ -72,7 +72,7 @@ func (r *healthSourceResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *healthSourceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, healthSourceCollection, req, resp)
+	importRegional(ctx, r.data, api.CollectionHealthSources, req, resp)
 }
 
 // ModifyPlan fills the provider's project and region where none is set
@@ -94,7 +94,7 @@ func (r *healthSourceResource) ModifyPlan(ctx context.Context, req resource.Modi
 	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
 	plan.Project, plan.Region = s.Project, s.Region
 	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, healthSourceCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionHealthSources)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentSourceRefs(&plan, state)...)
 	}

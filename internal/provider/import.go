@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -37,7 +38,7 @@ func scopedID(project, region, collection, name string) string {
 
 // zonalCollections are the collections whose resources may also live in a
 // zone, and so have ids projects/{p}/zones/{z}/{collection}/{name}.
-var zonalCollections = map[string]bool{endpointGroupCollection: true}
+var zonalCollections = map[string]bool{api.CollectionNetworkEndpointGroups: true}
 
 // zonalID is the Terraform id of a zonal resource of collection.
 func zonalID(project, zone, collection, name string) string {

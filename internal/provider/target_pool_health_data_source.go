@@ -110,7 +110,7 @@ func (d *targetPoolHealthDataSource) Read(ctx context.Context, req datasource.Re
 // does, except that a pool named by its name alone is in the provider's
 // region: pools are always regional.
 func targetPoolScope(m targetPoolHealthModel, data *providerData) (client.Scope, string, error) {
-	scope, name, err := referencedScope("target_pool", m.TargetPool.ValueString(), targetPoolCollection,
+	scope, name, err := referencedScope("target_pool", m.TargetPool.ValueString(), api.CollectionTargetPools,
 		m.Project.ValueString(), m.Region.ValueString(), data.project, data.region)
 	if err == nil && scope.Region == "" {
 		err = fmt.Errorf("target_pool %q is global, but target pools are regional: use "+
@@ -123,7 +123,7 @@ func targetPoolScope(m targetPoolHealthModel, data *providerData) (client.Scope,
 // (address, port), and counts the states.
 func flattenTargetPoolHealth(h *api.TargetPoolInstanceHealth, scope client.Scope, name string, config targetPoolHealthModel) (targetPoolHealthModel, diag.Diagnostics) {
 	m := config
-	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, targetPoolCollection, name))
+	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionTargetPools, name))
 	m.Project = types.StringValue(scope.Project)
 	m.Region = types.StringValue(scope.Region)
 	sum, diags := summarizeHealth(h.HealthStatus, instanceHealthType)

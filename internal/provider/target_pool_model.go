@@ -11,9 +11,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// targetPoolCollection is the API collection of target pools.
-const targetPoolCollection = "targetPools"
-
 // targetPoolModel is the Terraform data of lbhealth_target_pool.
 type targetPoolModel struct {
 	ID                types.String `tfsdk:"id"`
@@ -61,7 +58,7 @@ func flattenTargetPool(tp *api.TargetPool, scope client.Scope, prior targetPoolM
 		region = lastPathSegment(tp.Region) // the API gives the region's URL
 	}
 	m := targetPoolModel{
-		ID:                types.StringValue(scopedID(scope.Project, region, targetPoolCollection, tp.Name)),
+		ID:                types.StringValue(scopedID(scope.Project, region, api.CollectionTargetPools, tp.Name)),
 		Name:              types.StringValue(tp.Name),
 		Description:       flattenString(tp.Description, prior.Description),
 		Project:           types.StringValue(scope.Project),

@@ -69,7 +69,7 @@ func (r *targetPoolResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *targetPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, targetPoolCollection, req, resp) // target pools are never global
+	importRegional(ctx, r.data, api.CollectionTargetPools, req, resp) // target pools are never global
 }
 
 // ModifyPlan fills what the plan can know before apply: the provider's
@@ -96,7 +96,7 @@ func (r *targetPoolResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Region, replace = planDefault(config.Region, state.Region, r.data.region); replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("region"))
 	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, targetPoolCollection)
+	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionTargetPools)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(keepEquivalentCheckRefs(&plan, state)...)
 	}

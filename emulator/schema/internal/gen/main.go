@@ -15,21 +15,23 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // roots are the schemas of the resources and request bodies the emulator
-// serves; what they reference is included too.
-var roots = []string{
-	"HealthCheck", "HttpHealthCheck", "HttpsHealthCheck",
-	"BackendService", "NetworkEndpointGroup", "TargetPool", "ForwardingRule",
-	"HealthAggregationPolicy", "HealthSource", "CompositeHealthCheck",
-	"Instance", "Network", "Subnetwork", "Firewall", "Address", "Operation",
-	"NetworkEndpointGroupsAttachEndpointsRequest", "NetworkEndpointGroupsDetachEndpointsRequest",
-	"RegionNetworkEndpointGroupsAttachEndpointsRequest", "RegionNetworkEndpointGroupsDetachEndpointsRequest",
-	"NetworkEndpointGroupsListEndpointsRequest",
-	"TargetPoolsAddInstanceRequest", "TargetPoolsRemoveInstanceRequest",
-	"TargetPoolsAddHealthCheckRequest", "TargetPoolsRemoveHealthCheckRequest",
-	"TargetReference", "ResourceGroupReference", "InstanceReference", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest",
+// serves (every collection of the catalogue and the request bodies of its
+// methods), and of the few bodies every collection shares; what they
+// reference is included too.
+func roots() []string {
+	out := []string{"Operation", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest"}
+	for _, c := range api.Catalogue {
+		out = append(out, c.Schema())
+		for _, m := range c.Methods {
+			out = append(out, m.Requests...)
+		}
+	}
+	return out
 }
 
 // property is what the emulator keeps of a discovery schema: enough to
@@ -107,7 +109,7 @@ func run() error {
 		}
 		return nil
 	}
-	for _, r := range roots {
+	for _, r := range roots() {
 		if err := visit(r); err != nil {
 			return err
 		}
