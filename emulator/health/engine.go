@@ -267,7 +267,11 @@ func (e *Engine) change(ep *endpoint, t *Target) bool {
 func judgedAlike(a, b *Target) bool {
 	ac, bc, ae, be := a.Check, b.Check, a.Endpoint, b.Endpoint
 	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
-	return ac == bc && ae == be
+	// The specs' parts are pointers, made anew at each plan: compared by
+	// what they hold.
+	same := ac.Probe.Equal(bc.Probe)
+	ac.Probe, bc.Probe = prober.Spec{}, prober.Spec{}
+	return same && ac == bc && ae == be
 }
 
 // settle gives endpoints that are not probed their verdict at once, and

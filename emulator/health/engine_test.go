@@ -216,7 +216,7 @@ func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
 		t.Fatalf("after a no-op update: %s, want HEALTHY", st.State)
 	}
-	tg.Check.Probe.RequestPath = "/other"
+	tg.Check.Probe.HTTP = &prober.HTTPSpec{RequestPath: "/other"}
 	e.Update([]Target{tg})
 	if st := e.Statuses(tg.Owner)[0]; st.State != Unknown || !st.LastProbe.IsZero() {
 		t.Fatalf("after a check change: %s, want UNKNOWN with no probe yet", st.State)
@@ -262,5 +262,29 @@ func TestEngine_SettledVerdictIsATransition(t *testing.T) {
 	}
 	if c := e.Count(tg.Owner); c.Total != 1 || c.Healthy != 0 || c.Unknown != 0 {
 		t.Fatalf("Count = %+v, want one endpoint, not healthy, not unknown", c)
+	}
+}
+
+// TestJudgedAlikeComparesSpecsByValue: a check planned again (its spec's
+// parts made anew) probes as before, so its endpoints keep their verdicts;
+// a changed field does not.
+func TestJudgedAlikeComparesSpecsByValue(t *testing.T) {
+	text := func(path string) func(string) string {
+		return func(field string) string {
+			if field == "requestPath" {
+				return path
+			}
+			return ""
+		}
+	}
+	a := Target{Owner: "o", Check: Check{Name: "c", Probe: prober.NewSpec("HTTP", "NONE", text("/h")), Port: 80}}
+	b := a
+	b.Check.Probe = prober.NewSpec("HTTP", "NONE", text("/h"))
+	if !judgedAlike(&a, &b) {
+		t.Errorf("the same check planned twice is judged differently")
+	}
+	b.Check.Probe = prober.NewSpec("HTTP", "NONE", text("/other"))
+	if judgedAlike(&a, &b) {
+		t.Errorf("a changed request path is judged alike")
 	}
 }

@@ -419,12 +419,25 @@ func (s Snapshot) check(ref string, bs *api.BackendService, ep Endpoint) (Check,
 func legacyCheck(path string, hc *api.LegacyHealthCheck, protocol string) Check {
 	return Check{
 		Name:               path,
-		Probe:              prober.Spec{Protocol: protocol, Host: hc.Host, RequestPath: hc.RequestPath},
+		Probe:              prober.NewSpec(protocol, "", legacyText(hc)),
 		Port:               int(deref(hc.Port)),
 		Interval:           seconds(hc.CheckIntervalSec),
 		Timeout:            seconds(hc.TimeoutSec),
 		HealthyThreshold:   int(deref(hc.HealthyThreshold)),
 		UnhealthyThreshold: int(deref(hc.UnhealthyThreshold)),
+	}
+}
+
+// legacyText reads a legacy check's fields as those of a protocol block.
+func legacyText(hc *api.LegacyHealthCheck) func(string) string {
+	return func(field string) string {
+		switch field {
+		case "host":
+			return hc.Host
+		case "requestPath":
+			return hc.RequestPath
+		}
+		return ""
 	}
 }
 
@@ -458,29 +471,18 @@ func CheckOf(path string, hc *api.HealthCheck) Check {
 	return c
 }
 
-// probeSpec copies the protocol block that is set into a prober.Spec.
+// probeSpec is the prober.Spec of the protocol block that is set.
 func probeSpec(hc *api.HealthCheck) prober.Spec {
-	spec := prober.Spec{Protocol: hc.Type}
-	if b, ok := hc.Block(); ok {
-		spec.ProxyHeader = b.Ports.ProxyHeader
+	b, ok := hc.Block()
+	if !ok {
+		return prober.Spec{Protocol: hc.Type}
 	}
-	switch {
-	case hc.TCPHealthCheck != nil:
-		spec.Request, spec.Response = hc.TCPHealthCheck.Request, hc.TCPHealthCheck.Response
-	case hc.SSLHealthCheck != nil:
-		spec.Request, spec.Response = hc.SSLHealthCheck.Request, hc.SSLHealthCheck.Response
-	case hc.HTTPHealthCheck != nil:
-		spec.Host, spec.RequestPath, spec.Response = hc.HTTPHealthCheck.Host, hc.HTTPHealthCheck.RequestPath, hc.HTTPHealthCheck.Response
-	case hc.HTTPSHealthCheck != nil:
-		spec.Host, spec.RequestPath, spec.Response = hc.HTTPSHealthCheck.Host, hc.HTTPSHealthCheck.RequestPath, hc.HTTPSHealthCheck.Response
-	case hc.HTTP2HealthCheck != nil:
-		spec.Host, spec.RequestPath, spec.Response = hc.HTTP2HealthCheck.Host, hc.HTTP2HealthCheck.RequestPath, hc.HTTP2HealthCheck.Response
-	case hc.GRPCHealthCheck != nil:
-		spec.GRPCServiceName = hc.GRPCHealthCheck.GRPCServiceName
-	case hc.GRPCTLSHealthCheck != nil:
-		spec.GRPCServiceName = hc.GRPCTLSHealthCheck.GRPCServiceName
-	}
-	return spec
+	return prober.NewSpec(b.Type, b.Ports.ProxyHeader, func(field string) string {
+		if p := b.Text[field]; p != nil {
+			return *p
+		}
+		return ""
+	})
 }
 
 // resolvePort picks the port to probe (SPEC 2.1): the endpoint's own port

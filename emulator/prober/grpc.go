@@ -41,7 +41,7 @@ func probeGRPCHealth(ctx context.Context, spec Spec, t Target, useTLS bool) Resu
 		return result(ctx, failure(ReasonProtocolError, "grpc client: "+err.Error()))
 	}
 	defer cc.Close()
-	req := &healthpb.HealthCheckRequest{Service: spec.GRPCServiceName}
+	req := &healthpb.HealthCheckRequest{Service: spec.grpc().ServiceName}
 	resp, err := healthpb.NewHealthClient(cc).Check(ctx, req)
 	if err != nil {
 		return result(ctx, d.rpcError(err))
@@ -159,4 +159,8 @@ func (c *boundConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWrite
 func (c *boundConn) Close() error {
 	c.stop()
 	return c.raw.Close()
+}
+
+func grpcPart(s *Spec, text func(string) string) {
+	s.GRPC = &GRPCSpec{ServiceName: text("grpcServiceName")}
 }

@@ -60,7 +60,7 @@ func TestGRPCServiceName(t *testing.T) {
 		{"lbhealth.Draining", ReasonNotServing},
 		{"lbhealth.Unknown", ReasonNotServing},
 	} {
-		res := probe(t, probeTimeout, Spec{Protocol: "GRPC", GRPCServiceName: tc.service}, tg)
+		res := probe(t, probeTimeout, Spec{Protocol: "GRPC", GRPC: &GRPCSpec{ServiceName: tc.service}}, tg)
 		wantResult(t, res, tc.reason == "", tc.reason)
 	}
 }

@@ -52,7 +52,7 @@ func (m httpMode) rules(spec Spec) (want string, proxy bool) {
 	if m.legacy {
 		return "", false
 	}
-	return spec.Response, wantsProxy(spec)
+	return spec.http().Response, wantsProxy(spec)
 }
 
 func probeHTTP1(ctx context.Context, spec Spec, t Target, m httpMode) Result {
@@ -104,7 +104,7 @@ func appendRequest(dst []byte, spec Spec, t Target, useTLS bool) ([]byte, error)
 	dst = append(dst, "GET "...)
 	dst = append(dst, path...)
 	dst = append(dst, " HTTP/1.1\r\nHost: "...)
-	dst = appendHost(dst, spec.Host, t, defaultPort(useTLS))
+	dst = appendHost(dst, spec.http().Host, t, defaultPort(useTLS))
 	dst = append(dst, "\r\nUser-Agent: lbhealth-prober\r\nConnection: close\r\n\r\n"...)
 	return dst, nil
 }
@@ -113,11 +113,12 @@ func appendRequest(dst []byte, spec Spec, t Target, useTLS bool) ([]byte, error)
 // byte would let a health-check definition smuggle extra request lines or
 // headers, so such paths and hosts are refused.
 func requestPath(spec Spec) (string, error) {
-	path := spec.RequestPath
+	h := spec.http()
+	path := h.RequestPath
 	if path == "" {
 		path = "/"
 	}
-	if path[0] != '/' || !validToken(path) || !validToken(spec.Host) {
+	if path[0] != '/' || !validToken(path) || !validToken(h.Host) {
 		return "", failure(ReasonProtocolError, "invalid request path or host")
 	}
 	return path, nil
@@ -217,4 +218,8 @@ func quoteStart(p []byte) string {
 		p = p[:show]
 	}
 	return strconv.Quote(string(p))
+}
+
+func httpPart(s *Spec, text func(string) string) {
+	s.HTTP = &HTTPSpec{Host: text("host"), RequestPath: text("requestPath"), Response: text("response")}
 }

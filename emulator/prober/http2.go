@@ -53,10 +53,11 @@ func h2Exchange(ctx context.Context, tc *tls.Conn, raw net.Conn, spec Spec, t Ta
 	if resp.StatusCode != http.StatusOK {
 		return failure(ReasonBadStatus, "HTTP status "+strconv.Itoa(resp.StatusCode))
 	}
-	if spec.Response == "" {
+	want := spec.http().Response
+	if want == "" {
 		return nil
 	}
-	return readVerdict(resp.Body, make([]byte, readBufSize), &bodyVerdict{newBodyWindow(spec.Response, maxBodyMatch)})
+	return readVerdict(resp.Body, make([]byte, readBufSize), &bodyVerdict{newBodyWindow(want, maxBodyMatch)})
 }
 
 // h2Request builds the probe's GET; :authority is the Host rule of HTTP*.
@@ -69,7 +70,7 @@ func h2Request(ctx context.Context, spec Spec, t Target) (*http.Request, error) 
 	if err != nil {
 		return nil, failure(ReasonProtocolError, "invalid request: "+err.Error())
 	}
-	req.Host = hostHeader(spec.Host, t, 443)
+	req.Host = hostHeader(spec.http().Host, t, 443)
 	req.Header.Set("User-Agent", "lbhealth-prober")
 	return req, nil
 }

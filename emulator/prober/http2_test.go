@@ -49,10 +49,10 @@ func TestHTTP2(t *testing.T) {
 		wantSeen string
 	}{
 		{"ok", Spec{}, "", "HTTP/2.0 127.0.0.1:" + strconv.Itoa(tg.Port)},
-		{"host", Spec{Host: "backend.example"}, "", "HTTP/2.0 backend.example"},
-		{"match", Spec{Response: "h2 says"}, "", "HTTP/2.0 127.0.0.1:" + strconv.Itoa(tg.Port)},
-		{"match after 1024", Spec{Response: "late"}, ReasonResponseMismatch, "HTTP/2.0 127.0.0.1:" + strconv.Itoa(tg.Port)},
-		{"404", Spec{RequestPath: "/missing"}, ReasonBadStatus, ""},
+		{"host", Spec{HTTP: &HTTPSpec{Host: "backend.example"}}, "", "HTTP/2.0 backend.example"},
+		{"match", Spec{HTTP: &HTTPSpec{Response: "h2 says"}}, "", "HTTP/2.0 127.0.0.1:" + strconv.Itoa(tg.Port)},
+		{"match after 1024", Spec{HTTP: &HTTPSpec{Response: "late"}}, ReasonResponseMismatch, "HTTP/2.0 127.0.0.1:" + strconv.Itoa(tg.Port)},
+		{"404", Spec{HTTP: &HTTPSpec{RequestPath: "/missing"}}, ReasonBadStatus, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.Protocol = "HTTP2"

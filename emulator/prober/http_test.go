@@ -47,7 +47,7 @@ func TestHTTPStatus(t *testing.T) {
 	} {
 		for _, p := range []string{"HTTP", "LEGACY_HTTP"} {
 			t.Run(p+tc.path, func(t *testing.T) {
-				res := probe(t, probeTimeout, Spec{Protocol: p, RequestPath: tc.path}, tg)
+				res := probe(t, probeTimeout, Spec{Protocol: p, HTTP: &HTTPSpec{RequestPath: tc.path}}, tg)
 				wantResult(t, res, tc.reason == "", tc.reason)
 				if tc.reason != "" && !strings.Contains(res.Detail, tc.path[1:]) {
 					t.Fatalf("detail %q does not name status %s", res.Detail, tc.path[1:])
@@ -111,7 +111,7 @@ func TestHTTPResponseMatch(t *testing.T) {
 		{"/other", "LEGACY_HTTP", ""}, // legacy checks never match the body
 	} {
 		t.Run(tc.protocol+tc.path, func(t *testing.T) {
-			spec := Spec{Protocol: tc.protocol, RequestPath: tc.path, Response: needle}
+			spec := Spec{Protocol: tc.protocol, HTTP: &HTTPSpec{RequestPath: tc.path, Response: needle}}
 			wantResult(t, probe(t, probeTimeout, spec, tg), tc.reason == "", tc.reason)
 		})
 	}
@@ -176,7 +176,7 @@ func TestHTTPHugeBodyBoundedRead(t *testing.T) {
 			var pushed atomic.Int64
 			tg := endlessServer(t, tc.chunked, &pushed)
 			start := time.Now()
-			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", Response: tc.response}, tg)
+			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: tc.response}}, tg)
 			if el := time.Since(start); el > time.Second {
 				t.Fatalf("probe took %v: it did not stop reading", el)
 			}
@@ -204,7 +204,7 @@ func TestHTTPHostHeader(t *testing.T) {
 		{"backend.example", "backend.example"},
 		{"backend.example:8080", "backend.example:8080"},
 	} {
-		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", Host: tc.host}, tg), true, "")
+		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Host: tc.host}}, tg), true, "")
 		mu.Lock()
 		got := hosts
 		hosts = nil
@@ -259,7 +259,7 @@ func TestHTTPRequestPath(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"", "/"}, {"/healthz", "/healthz"}, {"/status?probe=lb&x=1", "/status?probe=lb&x=1"},
 	} {
-		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", RequestPath: tc.path}, tg), true, "")
+		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{RequestPath: tc.path}}, tg), true, "")
 		for range ways("HTTP") {
 			if got := <-uris; got != tc.want {
 				t.Fatalf("request URI = %q, want %q", got, tc.want)
@@ -267,7 +267,7 @@ func TestHTTPRequestPath(t *testing.T) {
 		}
 	}
 	// A path that would inject headers is refused, not sent.
-	res := probe(t, probeTimeout, Spec{Protocol: "HTTP", RequestPath: "/x HTTP/1.1\r\nX-Evil: 1"}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{RequestPath: "/x HTTP/1.1\r\nX-Evil: 1"}}, tg)
 	wantResult(t, res, false, ReasonProtocolError)
 }
 
@@ -291,7 +291,7 @@ func TestHTTPBadAnswers(t *testing.T) {
 				_, _ = http.ReadRequest(bufio.NewReader(c))
 				_, _ = io.WriteString(c, tc.answer)
 			})
-			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", Response: "x"}, tg)
+			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "x"}}, tg)
 			wantResult(t, res, false, tc.reason)
 		})
 	}
@@ -304,7 +304,7 @@ func TestHTTPInterimResponse(t *testing.T) {
 		_, _ = io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"+
 			"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	})
-	wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", Response: "ok"}, tg), true, "")
+	wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "ok"}}, tg), true, "")
 }
 
 // A header line longer than the read buffer is skipped, not fatal, and the
@@ -315,7 +315,7 @@ func TestHTTPLongHeaderLine(t *testing.T) {
 		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("b", 10000)+
 			"\r\nContent-Length: 5\r\n\r\nhello")
 	})
-	wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", Response: "hello"}, tg), true, "")
+	wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "hello"}}, tg), true, "")
 }
 
 // Body framing on the wire: close-delimited bodies are read to EOF (up to
@@ -335,7 +335,7 @@ func TestHTTPBodyFraming(t *testing.T) {
 				_, _ = http.ReadRequest(bufio.NewReader(c))
 				_, _ = io.WriteString(c, tc.answer)
 			})
-			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", Response: "ok"}, tg)
+			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "ok"}}, tg)
 			wantResult(t, res, tc.reason == "", tc.reason)
 		})
 	}

@@ -48,7 +48,7 @@ func TestHTTPSBadCertificatesPass(t *testing.T) {
 		tg := tlsHTTPServer(t, serverTLS(t, o, "h2", "http/1.1"), nil, ok)
 		for _, p := range []string{"HTTPS", "LEGACY_HTTPS", "HTTP2"} {
 			t.Run(name+"/"+p, func(t *testing.T) {
-				spec := Spec{Protocol: p, Host: "backend.example", Response: "healthy"}
+				spec := Spec{Protocol: p, HTTP: &HTTPSpec{Host: "backend.example", Response: "healthy"}}
 				wantResult(t, probe(t, probeTimeout, spec, tg), true, "")
 			})
 		}
@@ -63,7 +63,7 @@ func TestHTTPSServerName(t *testing.T) {
 		{"", ""}, {"backend.example", "backend.example"}, {"backend.example:8443", "backend.example"},
 		{"10.1.2.3", ""}, {"[2001:db8::1]:443", ""},
 	} {
-		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTPS", Host: tc.host}, tg), true, "")
+		wantResult(t, probe(t, probeTimeout, Spec{Protocol: "HTTPS", HTTP: &HTTPSpec{Host: tc.host}}, tg), true, "")
 		for range ways("HTTPS") {
 			if got := <-sni; got != tc.want {
 				t.Fatalf("Host %q: SNI = %q, want %q", tc.host, got, tc.want)
@@ -89,7 +89,7 @@ func TestHTTPSStatusAndMatch(t *testing.T) {
 		{"LEGACY_HTTPS", "/", "sick", ""},
 		{"LEGACY_HTTPS", "/moved", "", ReasonBadStatus},
 	} {
-		spec := Spec{Protocol: tc.protocol, RequestPath: tc.path, Response: tc.response}
+		spec := Spec{Protocol: tc.protocol, HTTP: &HTTPSpec{RequestPath: tc.path, Response: tc.response}}
 		wantResult(t, probe(t, probeTimeout, spec, tg), tc.reason == "", tc.reason)
 	}
 }

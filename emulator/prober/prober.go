@@ -35,15 +35,61 @@ import (
 )
 
 // Spec is what a probe needs from a health check, already resolved (port
-// chosen by the caller).
+// chosen by the caller): the fields every protocol shares, and one part per
+// family of protocols. A part left nil means all its defaults; checks that
+// share a part share it, so a Spec is small whatever the protocol.
 type Spec struct {
-	Protocol        string // "TCP","SSL","HTTP","HTTPS","HTTP2","GRPC","GRPC_WITH_TLS","LEGACY_HTTP","LEGACY_HTTPS"
-	Host            string // HTTP*: Host header; empty = the address probed
-	RequestPath     string // HTTP*: default "/" when empty
-	Request         string // TCP/SSL: bytes sent after connect/handshake
-	Response        string // TCP/SSL: bytes expected back; HTTP/HTTPS/HTTP2: substring expected in the first 1024 bytes of the body
-	GRPCServiceName string // GRPC*: service asked about; empty = server as a whole
-	ProxyHeader     string // "" or "NONE" or "PROXY_V1": with PROXY_V1 send "PROXY UNKNOWN\r\n" first, before any TLS
+	Protocol    string // a name of the registry: "TCP", "HTTP", "LEGACY_HTTP" ...
+	ProxyHeader string // "" or "NONE" or "PROXY_V1": with PROXY_V1 send "PROXY UNKNOWN\r\n" first, before any TLS
+	TCP         *TCPSpec
+	HTTP        *HTTPSpec
+	GRPC        *GRPCSpec
+}
+
+// TCPSpec is the part of TCP and SSL probes.
+type TCPSpec struct {
+	Request  string // bytes sent after connect (or the handshake)
+	Response string // bytes expected back
+}
+
+// HTTPSpec is the part of HTTP, HTTPS, HTTP2 and legacy HTTP(S) probes.
+type HTTPSpec struct {
+	Host        string // Host header; empty = the address probed
+	RequestPath string // default "/" when empty
+	Response    string // substring expected in the first 1024 bytes of the body
+}
+
+// GRPCSpec is the part of GRPC and GRPC_WITH_TLS probes.
+type GRPCSpec struct {
+	ServiceName string // service asked about; empty = server as a whole
+}
+
+// Equal tells whether s and o probe alike: the same protocol, proxy header
+// and parts (compared by what they hold, not where).
+func (s Spec) Equal(o Spec) bool {
+	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
+		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc()
+}
+
+func (s Spec) tcp() TCPSpec {
+	if s.TCP == nil {
+		return TCPSpec{}
+	}
+	return *s.TCP
+}
+
+func (s Spec) http() HTTPSpec {
+	if s.HTTP == nil {
+		return HTTPSpec{}
+	}
+	return *s.HTTP
+}
+
+func (s Spec) grpc() GRPCSpec {
+	if s.GRPC == nil {
+		return GRPCSpec{}
+	}
+	return *s.GRPC
 }
 
 // Target is the backend endpoint probed. IP is an IPv4 or IPv6 literal.
@@ -75,24 +121,59 @@ const (
 // Func probes target t as described by spec. Its deadline is ctx's.
 type Func func(ctx context.Context, spec Spec, t Target) Result
 
-// registry maps a health-check protocol name to its prober. It is never
-// written after package initialisation, so concurrent lookups are safe.
-var registry = map[string]Func{
-	"TCP":           probeTCP,
-	"SSL":           probeSSL,
-	"HTTP":          probeHTTP,
-	"HTTPS":         probeHTTPS,
-	"LEGACY_HTTP":   probeLegacyHTTP,
-	"LEGACY_HTTPS":  probeLegacyHTTPS,
-	"HTTP2":         probeHTTP2,
-	"GRPC":          probeGRPC,
-	"GRPC_WITH_TLS": probeGRPCWithTLS,
+// protocol is one entry of the registry: how a protocol is probed.
+type protocol struct {
+	probe Func
+	// plan, if set, lets the Reactor run the probe on its event loop
+	// (reactor.go); the others always run probe on a goroutine.
+	plan func(spec Spec, t Target) (probePlan, error)
+	// part fills the protocol's part of a Spec from the string fields of
+	// its health-check block, by the API's JSON name ("requestPath").
+	part func(s *Spec, text func(field string) string)
+}
+
+// registry maps a health-check protocol name (the API's type, or
+// LEGACY_HTTP and LEGACY_HTTPS for the legacy checks) to its prober. It is
+// never written after package initialisation, so concurrent lookups are
+// safe. A protocol of the API's table (internal/api.Protocols) must have an
+// entry: a test holds them equal.
+var registry = map[string]protocol{
+	"TCP":           {probe: probeTCP, plan: planTCP, part: tcpPart},
+	"SSL":           {probe: probeSSL, plan: planTCP, part: tcpPart},
+	"HTTP":          {probe: probeHTTP, plan: planHTTP, part: httpPart},
+	"HTTPS":         {probe: probeHTTPS, plan: planHTTP, part: httpPart},
+	"LEGACY_HTTP":   {probe: probeLegacyHTTP, plan: planHTTP, part: httpPart},
+	"LEGACY_HTTPS":  {probe: probeLegacyHTTPS, plan: planHTTP, part: httpPart},
+	"HTTP2":         {probe: probeHTTP2, part: httpPart},
+	"GRPC":          {probe: probeGRPC, part: grpcPart},
+	"GRPC_WITH_TLS": {probe: probeGRPCWithTLS, part: grpcPart},
 }
 
 // Lookup returns the prober registered for protocol.
 func Lookup(protocol string) (Func, bool) {
-	f, ok := registry[protocol]
-	return f, ok
+	p, ok := registry[protocol]
+	return p.probe, ok
+}
+
+// Protocols lists the names of the registry, in no order.
+func Protocols() []string {
+	names := make([]string, 0, len(registry))
+	for name := range registry {
+		names = append(names, name)
+	}
+	return names
+}
+
+// NewSpec is the Spec of a probe of protocol: proxyHeader, and the part of
+// the protocol read from the string fields of its health-check block by
+// their JSON names. An unknown protocol gets a Spec that Probe reports as
+// unknown.
+func NewSpec(protocolName, proxyHeader string, text func(field string) string) Spec {
+	s := Spec{Protocol: protocolName, ProxyHeader: proxyHeader}
+	if p, ok := registry[protocolName]; ok && p.part != nil {
+		p.part(&s, text)
+	}
+	return s
 }
 
 // Probe looks up spec.Protocol and runs it. An unknown protocol is reported
@@ -371,7 +452,7 @@ func dialTLS(ctx context.Context, spec Spec, t Target, proxy bool, nextProtos []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tc, err := handshake(raw, spec.Host, nextProtos)
+	tc, err := handshake(raw, spec.http().Host, nextProtos)
 	if err != nil {
 		stop()
 		raw.Close()

@@ -83,7 +83,7 @@ func TestTruncateDetail(t *testing.T) {
 	}
 	// End to end: a backend's long garbage line yields a short one-line detail.
 	tg := serveTCP(t, nil, func(c net.Conn) { _, _ = io.WriteString(c, strings.Repeat("\x01garbage\n", 2000)) })
-	res := probe(t, probeTimeout, Spec{Protocol: "TCP", Response: strings.Repeat("x", 300)}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "TCP", TCP: &TCPSpec{Response: strings.Repeat("x", 300)}}, tg)
 	wantResult(t, res, false, ReasonResponseMismatch)
 	if strings.ContainsAny(res.Detail, "\n\x01") {
 		t.Fatalf("detail has control characters: %q", res.Detail)
@@ -103,7 +103,7 @@ func TestCancelAbortsProbe(t *testing.T) {
 			const after = 100 * time.Millisecond
 			time.AfterFunc(after, cancel)
 			start := time.Now()
-			res := Probe(ctx, Spec{Protocol: tc.protocol, Response: "never sent"}, tc.tg)
+			res := Probe(ctx, Spec{Protocol: tc.protocol, TCP: &TCPSpec{Response: "never sent"}, HTTP: &HTTPSpec{Response: "never sent"}}, tc.tg)
 			if el := time.Since(start); el < after || el > after+deadlineSlack {
 				t.Fatalf("probe returned after %v, cancelled at %v", el, after)
 			}
@@ -156,7 +156,7 @@ func TestNoTimeWaitPileUp(t *testing.T) {
 	for i := range probes {
 		spec := Spec{Protocol: "TCP"}
 		if i%2 == 1 {
-			spec.Request, spec.Response = "PING\n", "PONG"
+			spec.TCP = &TCPSpec{Request: "PING\n", Response: "PONG"}
 		}
 		wantResult(t, probe(t, probeTimeout, spec, tg), true, "")
 	}
@@ -201,7 +201,7 @@ func BenchmarkProbeHTTP(b *testing.B) {
 }
 
 func BenchmarkProbeHTTPResponseMatch(b *testing.B) {
-	benchProbe(b, Spec{Protocol: "HTTP", Response: "ok"}, benchHTTPServer(b))
+	benchProbe(b, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "ok"}}, benchHTTPServer(b))
 }
 
 func BenchmarkProbeTCP(b *testing.B) {
@@ -221,9 +221,9 @@ func TestConcurrentProbes(t *testing.T) {
 		tg   Target
 	}{
 		{Spec{Protocol: "TCP"}, httpTarget},
-		{Spec{Protocol: "HTTP", Response: "healthy"}, httpTarget},
-		{Spec{Protocol: "HTTPS", Response: "healthy"}, tlsTarget},
-		{Spec{Protocol: "HTTP2", Response: "healthy"}, tlsTarget},
+		{Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: "healthy"}}, httpTarget},
+		{Spec{Protocol: "HTTPS", HTTP: &HTTPSpec{Response: "healthy"}}, tlsTarget},
+		{Spec{Protocol: "HTTP2", HTTP: &HTTPSpec{Response: "healthy"}}, tlsTarget},
 		{Spec{Protocol: "GRPC"}, grpcTarget},
 	}
 	var wg sync.WaitGroup

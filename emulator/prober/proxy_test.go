@@ -132,7 +132,7 @@ func TestProxyV1(t *testing.T) {
 			tc.serve(pl)
 			spec := Spec{Protocol: tc.protocol, ProxyHeader: "PROXY_V1"}
 			if tc.protocol == "TCP" || tc.protocol == "SSL" {
-				spec.Request, spec.Response = "PING\n", "PONG"
+				spec.TCP = &TCPSpec{Request: "PING\n", Response: "PONG"}
 			}
 			wantResult(t, probe(t, probeTimeout, spec, targetOf(t, pl.Addr())), true, "")
 			for range ways(tc.protocol) {

@@ -47,33 +47,44 @@ type probePlan struct {
 }
 
 // planProbe returns the plan for spec, or false when the reactor does not
-// run spec's protocol (HTTP2, GRPC, GRPC_WITH_TLS).
+// run spec's protocol (its registry entry has no plan).
 func planProbe(spec Spec, t Target) (probePlan, bool, error) {
-	var plan probePlan
-	switch spec.Protocol {
-	case "TCP", "SSL":
-		plan.proxy, plan.tls = wantsProxy(spec), spec.Protocol == "SSL"
-		if !plan.tls {
-			plan.out = appendProxy(nil, plan.proxy)
-		}
-		plan.out = append(plan.out, spec.Request...)
-		if spec.Response != "" {
-			plan.verdict = &prefixVerdict{want: spec.Response}
-		}
-	case "HTTP", "LEGACY_HTTP", "HTTPS", "LEGACY_HTTPS":
-		m := httpMode{legacy: strings.HasPrefix(spec.Protocol, "LEGACY_"),
-			tls: spec.Protocol == "HTTPS" || spec.Protocol == "LEGACY_HTTPS"}
-		want, proxy := m.rules(spec)
-		plan.proxy, plan.tls = proxy, m.tls
-		out, err := appendRequest(appendProxy(make([]byte, 0, 128), proxy && !m.tls), spec, t, m.tls)
-		if err != nil {
-			return plan, true, err
-		}
-		plan.out, plan.verdict = out, newHTTPVerdict(want)
-	default:
-		return plan, false, nil
+	p, ok := registry[spec.Protocol]
+	if !ok || p.plan == nil {
+		return probePlan{}, false, nil
 	}
-	return plan, true, nil
+	plan, err := p.plan(spec, t)
+	return plan, true, err
+}
+
+// planTCP is the plan of TCP and SSL probes.
+func planTCP(spec Spec, _ Target) (probePlan, error) {
+	var plan probePlan
+	plan.proxy, plan.tls = wantsProxy(spec), spec.Protocol == "SSL"
+	if !plan.tls {
+		plan.out = appendProxy(nil, plan.proxy)
+	}
+	tcp := spec.tcp()
+	plan.out = append(plan.out, tcp.Request...)
+	if tcp.Response != "" {
+		plan.verdict = &prefixVerdict{want: tcp.Response}
+	}
+	return plan, nil
+}
+
+// planHTTP is the plan of HTTP/1.1 probes, plain or over TLS, legacy or not.
+func planHTTP(spec Spec, t Target) (probePlan, error) {
+	var plan probePlan
+	m := httpMode{legacy: strings.HasPrefix(spec.Protocol, "LEGACY_"),
+		tls: spec.Protocol == "HTTPS" || spec.Protocol == "LEGACY_HTTPS"}
+	want, proxy := m.rules(spec)
+	plan.proxy, plan.tls = proxy, m.tls
+	out, err := appendRequest(appendProxy(make([]byte, 0, 128), proxy && !m.tls), spec, t, m.tls)
+	if err != nil {
+		return plan, err
+	}
+	plan.out, plan.verdict = out, newHTTPVerdict(want)
+	return plan, nil
 }
 
 func appendProxy(dst []byte, proxy bool) []byte {

@@ -38,7 +38,7 @@ func (r *Reactor) handshake(p *liveProbe, spec Spec, t Target) {
 		return
 	}
 	p.conn = &tlsConn{TCPConn: raw.(*net.TCPConn), fd: -1}
-	if p.tc, err = handshake(p.conn, spec.Host, nil); err == nil {
+	if p.tc, err = handshake(p.conn, spec.http().Host, nil); err == nil {
 		err = p.send()
 	}
 	stop() // from here on Poll keeps time

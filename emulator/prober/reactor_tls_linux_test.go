@@ -57,9 +57,9 @@ func TestReactor_TLSAnswerLateAndInPieces(t *testing.T) {
 		})
 		name := tls.VersionName(version)
 		for _, spec := range []Spec{
-			{Protocol: "HTTPS", Response: "healthy"},
+			{Protocol: "HTTPS", HTTP: &HTTPSpec{Response: "healthy"}},
 			{Protocol: "LEGACY_HTTPS"},
-			{Protocol: "SSL", Request: "ping\n", Response: "pong"},
+			{Protocol: "SSL", TCP: &TCPSpec{Request: "ping\n", Response: "pong"}},
 		} {
 			t.Run(name+"/"+spec.Protocol, func(t *testing.T) {
 				wantResult(t, probe(t, probeTimeout, spec, tg), true, "")

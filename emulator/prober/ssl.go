@@ -11,5 +11,5 @@ func probeSSL(ctx context.Context, spec Spec, t Target) Result {
 	}
 	defer raw.Close()
 	defer stop()
-	return result(ctx, exchange(tc, spec.Request, spec.Response))
+	return result(ctx, exchange(tc, spec.tcp().Request, spec.tcp().Response))
 }

@@ -16,7 +16,7 @@ func probeTCP(ctx context.Context, spec Spec, t Target) Result {
 	}
 	defer conn.Close()
 	defer stop()
-	return result(ctx, exchange(conn, spec.Request, spec.Response))
+	return result(ctx, exchange(conn, spec.tcp().Request, spec.tcp().Response))
 }
 
 // exchange runs the TCP/SSL request/response rules on an open connection:
@@ -83,4 +83,8 @@ func truncateBytes(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+func tcpPart(s *Spec, text func(string) string) {
+	s.TCP = &TCPSpec{Request: text("request"), Response: text("response")}
 }

@@ -71,7 +71,7 @@ func runStreamCases(t *testing.T, protocol string, cfg *tls.Config) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := make(chan string, 2)
 			tg := serveTCP(t, cfg, func(c net.Conn) { tc.serve(c, got) })
-			spec := Spec{Protocol: protocol, Request: tc.request, Response: tc.response}
+			spec := Spec{Protocol: protocol, TCP: &TCPSpec{Request: tc.request, Response: tc.response}}
 			res := probe(t, probeTimeout, spec, tg)
 			wantResult(t, res, tc.wantHealth, tc.wantReason)
 			if tc.wantRecv == "" {
@@ -97,7 +97,7 @@ func TestTCPRequestResponse(t *testing.T) {
 
 func TestTCPSilentServerTimesOut(t *testing.T) {
 	tg := serveTCP(t, nil, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
-	res := timedProbe(t, Spec{Protocol: "TCP", Response: "220"}, tg, 150*time.Millisecond)
+	res := timedProbe(t, Spec{Protocol: "TCP", TCP: &TCPSpec{Response: "220"}}, tg, 150*time.Millisecond)
 	wantResult(t, res, false, ReasonTimeout)
 }
 
@@ -108,7 +108,7 @@ func TestTCPResponseIsPrefix(t *testing.T) {
 		_, _ = io.WriteString(c, "OK and then a lot more")
 		_, _ = io.Copy(io.Discard, c)
 	})
-	res := probe(t, probeTimeout, Spec{Protocol: "TCP", Response: "OK"}, tg)
+	res := probe(t, probeTimeout, Spec{Protocol: "TCP", TCP: &TCPSpec{Response: "OK"}}, tg)
 	wantResult(t, res, true, "")
 }
 

@@ -1,7 +1,8 @@
 package api
 
 // ProtocolBlock is a view of one protocol block of a HealthCheck, so that
-// rules written once (ports, proxy header) apply to whichever block is set.
+// code written once (rules, defaults, the provider's blocks, the probe
+// spec) serves whichever block is set.
 type ProtocolBlock struct {
 	Type  string // "TCP", "HTTP", ...
 	Field string // the JSON field of the block: "tcpHealthCheck", ...
@@ -9,67 +10,120 @@ type ProtocolBlock struct {
 	// PortName points at the block's named port; nil for protocols that
 	// have none (gRPC over TLS).
 	PortName *string
+	// Text points at the block's own string fields (those besides its
+	// ports), by JSON name: "request", "response", "host" ...
+	Text map[string]*string
 }
 
-// protocol describes one protocol block: how to find it and how to create it.
-type protocol struct {
-	typ, field string
-	get        func(*HealthCheck) *ProtocolBlock
-	create     func(*HealthCheck)
+// Protocol is one check type: everything about it that the API, the rules,
+// the provider and the probe planner need to know. Which prober runs it is
+// the prober package's registry, under the same Type.
+type Protocol struct {
+	Type  string // the value of HealthCheck.Type: "TCP"
+	Field string // the JSON field of its block: "tcpHealthCheck"
+	// DefaultPort is probed when the block names no port; 0 for the
+	// protocols that have none (gRPC, gRPC over TLS).
+	DefaultPort int64
+	// Text are the JSON names of the block's own string fields, in the
+	// order the API lists them. Each name has one rule (rules.textRules)
+	// and one description in the provider, whatever block it is in.
+	Text []string
+	// Summary says in one sentence what a probe of this type checks; the
+	// provider's documentation of the block starts with it.
+	Summary string
+	get     func(*HealthCheck) *ProtocolBlock
+	create  func(*HealthCheck)
 }
 
-// protocols lists every protocol block in the order the API documents them.
-var protocols = []protocol{
-	{TypeTCP, "tcpHealthCheck", func(h *HealthCheck) *ProtocolBlock { return tcpBlock(h.TCPHealthCheck) },
-		func(h *HealthCheck) { h.TCPHealthCheck = &TCPHealthCheck{} }},
-	{TypeSSL, "sslHealthCheck", func(h *HealthCheck) *ProtocolBlock { return tcpBlock(h.SSLHealthCheck) },
-		func(h *HealthCheck) { h.SSLHealthCheck = &TCPHealthCheck{} }},
-	{TypeHTTP, "httpHealthCheck", func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTPHealthCheck) },
-		func(h *HealthCheck) { h.HTTPHealthCheck = &HTTPHealthCheck{} }},
-	{TypeHTTPS, "httpsHealthCheck", func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTPSHealthCheck) },
-		func(h *HealthCheck) { h.HTTPSHealthCheck = &HTTPHealthCheck{} }},
-	{TypeHTTP2, "http2HealthCheck", func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTP2HealthCheck) },
-		func(h *HealthCheck) { h.HTTP2HealthCheck = &HTTPHealthCheck{} }},
-	{TypeGRPC, "grpcHealthCheck", func(h *HealthCheck) *ProtocolBlock { return grpcBlock(h.GRPCHealthCheck) },
-		func(h *HealthCheck) { h.GRPCHealthCheck = &GRPCHealthCheck{} }},
-	{TypeGRPCWithTLS, "grpcTlsHealthCheck", func(h *HealthCheck) *ProtocolBlock { return grpcTLSBlock(h.GRPCTLSHealthCheck) },
-		func(h *HealthCheck) { h.GRPCTLSHealthCheck = &GRPCTLSHealthCheck{} }},
+// Protocols is every check type, in the order the API documents them:
+// the one table of protocols.
+var Protocols = []Protocol{
+	{Type: TypeTCP, Field: "tcpHealthCheck", DefaultPort: 80, Text: []string{"request", "response"},
+		Summary: "TCP health check: a TCP connection opened before the timeout (then `request` and `response`, when set).",
+		get:     func(h *HealthCheck) *ProtocolBlock { return tcpBlock(h.TCPHealthCheck) },
+		create:  func(h *HealthCheck) { h.TCPHealthCheck = &TCPHealthCheck{} }},
+	{Type: TypeSSL, Field: "sslHealthCheck", DefaultPort: 443, Text: []string{"request", "response"},
+		Summary: "SSL health check: a TCP connection and a completed TLS handshake before the timeout (certificates are not validated).",
+		get:     func(h *HealthCheck) *ProtocolBlock { return tcpBlock(h.SSLHealthCheck) },
+		create:  func(h *HealthCheck) { h.SSLHealthCheck = &TCPHealthCheck{} }},
+	{Type: TypeHTTP, Field: "httpHealthCheck", DefaultPort: 80, Text: httpText,
+		Summary: "HTTP health check: status 200 before the timeout; every other status, redirects included, fails.",
+		get:     func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTPHealthCheck) },
+		create:  func(h *HealthCheck) { h.HTTPHealthCheck = &HTTPHealthCheck{} }},
+	{Type: TypeHTTPS, Field: "httpsHealthCheck", DefaultPort: 443, Text: httpText,
+		Summary: "HTTPS health check: status 200 over TLS before the timeout (certificates are not validated).",
+		get:     func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTPSHealthCheck) },
+		create:  func(h *HealthCheck) { h.HTTPSHealthCheck = &HTTPHealthCheck{} }},
+	{Type: TypeHTTP2, Field: "http2HealthCheck", DefaultPort: 443, Text: httpText,
+		Summary: "HTTP/2 health check: status 200 over TLS with ALPN h2 before the timeout (certificates are not validated).",
+		get:     func(h *HealthCheck) *ProtocolBlock { return httpBlock(h.HTTP2HealthCheck) },
+		create:  func(h *HealthCheck) { h.HTTP2HealthCheck = &HTTPHealthCheck{} }},
+	{Type: TypeGRPC, Field: "grpcHealthCheck", Text: []string{"grpcServiceName"},
+		Summary: "gRPC health check: a `grpc.health.v1.Health/Check` call answered `SERVING`.",
+		get:     func(h *HealthCheck) *ProtocolBlock { return grpcBlock(h.GRPCHealthCheck) },
+		create:  func(h *HealthCheck) { h.GRPCHealthCheck = &GRPCHealthCheck{} }},
+	{Type: TypeGRPCWithTLS, Field: "grpcTlsHealthCheck", Text: []string{"grpcServiceName"},
+		Summary: "gRPC over TLS health check: a `grpc.health.v1.Health/Check` call over TLS answered `SERVING` (certificates are not validated).",
+		get:     func(h *HealthCheck) *ProtocolBlock { return grpcTLSBlock(h.GRPCTLSHealthCheck) },
+		create:  func(h *HealthCheck) { h.GRPCTLSHealthCheck = &GRPCTLSHealthCheck{} }},
 }
+
+var httpText = []string{"host", "requestPath", "response"}
 
 func tcpBlock(b *TCPHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName}
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+		Text: map[string]*string{"request": &b.Request, "response": &b.Response}}
 }
 
 func httpBlock(b *HTTPHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName}
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+		Text: map[string]*string{"host": &b.Host, "requestPath": &b.RequestPath, "response": &b.Response}}
 }
 
 func grpcBlock(b *GRPCHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName}
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+		Text: map[string]*string{"grpcServiceName": &b.GRPCServiceName}}
 }
 
 func grpcTLSBlock(b *GRPCTLSHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec}
+	return &ProtocolBlock{Ports: &b.PortSpec, Text: map[string]*string{"grpcServiceName": &b.GRPCServiceName}}
+}
+
+// ProtocolOf returns the protocol of type typ, or false.
+func ProtocolOf(typ string) (Protocol, bool) {
+	for _, p := range Protocols {
+		if p.Type == typ {
+			return p, true
+		}
+	}
+	return Protocol{}, false
+}
+
+// DefaultPort is the port a protocol probes when none is given; 0 for the
+// protocols that have no default (gRPC, gRPC over TLS) and unknown ones.
+func DefaultPort(typ string) int64 {
+	p, _ := ProtocolOf(typ)
+	return p.DefaultPort
 }
 
 // Blocks returns the protocol blocks that are set, in API order.
 func (h *HealthCheck) Blocks() []ProtocolBlock {
 	var set []ProtocolBlock
-	for _, p := range protocols {
+	for _, p := range Protocols {
 		if b := p.get(h); b != nil {
-			b.Type, b.Field = p.typ, p.field
+			b.Type, b.Field = p.Type, p.Field
 			set = append(set, *b)
 		}
 	}
@@ -86,31 +140,45 @@ func (h *HealthCheck) Block() (ProtocolBlock, bool) {
 	return set[0], true
 }
 
-// AddBlock sets an empty block of protocol typ; false if typ is unknown.
-func (h *HealthCheck) AddBlock(typ string) bool {
-	for _, p := range protocols {
-		if p.typ == typ {
-			p.create(h)
-			return true
-		}
+// BlockOf returns the block of protocol typ when it is set, or false.
+func (h *HealthCheck) BlockOf(typ string) (ProtocolBlock, bool) {
+	p, ok := ProtocolOf(typ)
+	if !ok {
+		return ProtocolBlock{}, false
 	}
-	return false
+	b := p.get(h)
+	if b == nil {
+		return ProtocolBlock{}, false
+	}
+	b.Type, b.Field = p.Type, p.Field
+	return *b, true
+}
+
+// AddBlock sets an empty block of protocol typ and returns it; false if typ
+// is unknown.
+func (h *HealthCheck) AddBlock(typ string) (ProtocolBlock, bool) {
+	p, ok := ProtocolOf(typ)
+	if !ok {
+		return ProtocolBlock{}, false
+	}
+	p.create(h)
+	return h.BlockOf(typ)
 }
 
 // ProtocolTypes lists every protocol type name, in API order.
 func ProtocolTypes() []string {
-	types := make([]string, len(protocols))
-	for i, p := range protocols {
-		types[i] = p.typ
+	types := make([]string, len(Protocols))
+	for i, p := range Protocols {
+		types[i] = p.Type
 	}
 	return types
 }
 
 // ProtocolFields lists the JSON field of every protocol block, in API order.
 func ProtocolFields() []string {
-	fields := make([]string, len(protocols))
-	for i, p := range protocols {
-		fields[i] = p.field
+	fields := make([]string, len(Protocols))
+	for i, p := range Protocols {
+		fields[i] = p.Field
 	}
 	return fields
 }

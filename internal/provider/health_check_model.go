@@ -10,7 +10,6 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // healthCheckModel is the Terraform data of lbhealth_health_check, shared by
@@ -59,25 +58,51 @@ type protocolBlock struct {
 	field string // API field
 	typ   string // API type
 	attrs []string
+	// apiNames maps each attribute but port to its API name.
+	apiNames map[string]string
 }
 
-var (
-	tcpAttrs     = []string{"port", "port_name", "port_specification", "proxy_header", "request", "response"}
-	httpAttrs    = []string{"port", "port_name", "port_specification", "proxy_header", "host", "request_path", "response"}
-	grpcAttrs    = []string{"port", "port_name", "port_specification", "proxy_header", "grpc_service_name"}
-	grpcTLSAttrs = []string{"port", "port_specification", "proxy_header", "grpc_service_name"} // no named port in the API
-)
+// portAttrs map the port attributes every block has to their API names.
+var portAttrs = map[string]string{"port_name": "portName", "port_specification": "portSpecification", "proxy_header": "proxyHeader"}
 
 // protocolBlocks lists the protocol blocks in API order (the order of
-// healthCheckModel.blocks).
-var protocolBlocks = []protocolBlock{
-	{"tcp_health_check", "tcpHealthCheck", api.TypeTCP, tcpAttrs},
-	{"ssl_health_check", "sslHealthCheck", api.TypeSSL, tcpAttrs},
-	{"http_health_check", "httpHealthCheck", api.TypeHTTP, httpAttrs},
-	{"https_health_check", "httpsHealthCheck", api.TypeHTTPS, httpAttrs},
-	{"http2_health_check", "http2HealthCheck", api.TypeHTTP2, httpAttrs},
-	{"grpc_health_check", "grpcHealthCheck", api.TypeGRPC, grpcAttrs},
-	{"grpc_tls_health_check", "grpcTlsHealthCheck", api.TypeGRPCWithTLS, grpcTLSAttrs},
+// healthCheckModel.blocks), one per protocol of the API's table.
+var protocolBlocks = func() []protocolBlock {
+	out := make([]protocolBlock, 0, len(api.Protocols))
+	for _, p := range api.Protocols {
+		b := protocolBlock{name: snakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{}}
+		var probe api.HealthCheck
+		block, _ := probe.AddBlock(p.Type)
+		b.attrs = append(b.attrs, "port")
+		if block.PortName != nil {
+			b.attrs = append(b.attrs, "port_name")
+		}
+		b.attrs = append(b.attrs, "port_specification", "proxy_header")
+		for _, name := range b.attrs[1:] {
+			b.apiNames[name] = portAttrs[name]
+		}
+		for _, text := range p.Text {
+			b.attrs = append(b.attrs, snakeCase(text))
+			b.apiNames[snakeCase(text)] = text
+		}
+		out = append(out, b)
+	}
+	return out
+}()
+
+// snakeCase is the Terraform name of an API field: "grpcTlsHealthCheck" is
+// grpc_tls_health_check.
+func snakeCase(field string) string {
+	var out []byte
+	for i := 0; i < len(field); i++ {
+		c := field[i]
+		if c >= 'A' && c <= 'Z' {
+			out = append(out, '_', c-'A'+'a')
+			continue
+		}
+		out = append(out, c)
+	}
+	return string(out)
 }
 
 // attrTypes is the object type of the block.
@@ -94,104 +119,77 @@ func (b protocolBlock) attrTypes() map[string]attr.Type {
 
 var logConfigAttrTypes = map[string]attr.Type{"enable": types.BoolType}
 
-// blockValues holds the union of the fields of every protocol block, so that
-// one expand and one flatten serve all seven blocks.
+// blockValues holds the fields of any protocol block, so that one expand
+// and one flatten serve every block.
 type blockValues struct {
-	Port                                                  *int64
-	PortName, PortSpecification, ProxyHeader              string
-	Host, RequestPath, Request, Response, GRPCServiceName string
+	Port                                     *int64
+	PortName, PortSpecification, ProxyHeader string
+	// Text holds the block's own string fields, by API name.
+	Text map[string]string
 }
 
-// stringField maps a Terraform attribute of a block to its API name and its
-// place in blockValues; "port", the only number, is handled apart.
-var stringFields = map[string]struct {
-	api string
-	get func(*blockValues) *string
-}{
-	"port_name":          {"portName", func(v *blockValues) *string { return &v.PortName }},
-	"port_specification": {"portSpecification", func(v *blockValues) *string { return &v.PortSpecification }},
-	"proxy_header":       {"proxyHeader", func(v *blockValues) *string { return &v.ProxyHeader }},
-	"host":               {"host", func(v *blockValues) *string { return &v.Host }},
-	"request_path":       {"requestPath", func(v *blockValues) *string { return &v.RequestPath }},
-	"request":            {"request", func(v *blockValues) *string { return &v.Request }},
-	"response":           {"response", func(v *blockValues) *string { return &v.Response }},
-	"grpc_service_name":  {"grpcServiceName", func(v *blockValues) *string { return &v.GRPCServiceName }},
+// get returns the attribute with API name apiName.
+func (v *blockValues) get(apiName string) string {
+	switch apiName {
+	case "portName":
+		return v.PortName
+	case "portSpecification":
+		return v.PortSpecification
+	case "proxyHeader":
+		return v.ProxyHeader
+	}
+	return v.Text[apiName]
+}
+
+// set sets the attribute with API name apiName.
+func (v *blockValues) set(apiName, value string) {
+	switch apiName {
+	case "portName":
+		v.PortName = value
+	case "portSpecification":
+		v.PortSpecification = value
+	case "proxyHeader":
+		v.ProxyHeader = value
+	default:
+		if v.Text == nil {
+			v.Text = map[string]string{}
+		}
+		v.Text[apiName] = value
+	}
 }
 
 // setBlock sets the API block of type typ from v.
 func setBlock(hc *api.HealthCheck, typ string, v blockValues) {
-	ports := api.PortFields{PortSpec: api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification,
-		ProxyHeader: v.ProxyHeader}, PortName: v.PortName}
-	tcp := func() *api.TCPHealthCheck {
-		return &api.TCPHealthCheck{PortFields: ports, Request: v.Request, Response: v.Response}
+	b, ok := hc.AddBlock(typ)
+	if !ok {
+		return
 	}
-	http := func() *api.HTTPHealthCheck {
-		return &api.HTTPHealthCheck{PortFields: ports, Host: v.Host, RequestPath: v.RequestPath, Response: v.Response}
+	*b.Ports = api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification, ProxyHeader: v.ProxyHeader}
+	if b.PortName != nil {
+		*b.PortName = v.PortName
 	}
-	switch typ {
-	case api.TypeTCP:
-		hc.TCPHealthCheck = tcp()
-	case api.TypeSSL:
-		hc.SSLHealthCheck = tcp()
-	case api.TypeHTTP:
-		hc.HTTPHealthCheck = http()
-	case api.TypeHTTPS:
-		hc.HTTPSHealthCheck = http()
-	case api.TypeHTTP2:
-		hc.HTTP2HealthCheck = http()
-	case api.TypeGRPC:
-		hc.GRPCHealthCheck = &api.GRPCHealthCheck{PortFields: ports, GRPCServiceName: v.GRPCServiceName}
-	case api.TypeGRPCWithTLS:
-		hc.GRPCTLSHealthCheck = &api.GRPCTLSHealthCheck{PortSpec: ports.PortSpec, GRPCServiceName: v.GRPCServiceName}
+	for name, value := range v.Text {
+		if p := b.Text[name]; p != nil {
+			*p = value
+		}
 	}
 }
 
 // getBlock returns the API block of type typ, false when it is not set.
 func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
-	fromPorts := func(p api.PortFields) blockValues {
-		return blockValues{Port: p.Port, PortName: p.PortName, PortSpecification: p.PortSpecification, ProxyHeader: p.ProxyHeader}
+	b, ok := hc.BlockOf(typ)
+	if !ok {
+		return blockValues{}, false
 	}
-	tcp := func(b *api.TCPHealthCheck) (blockValues, bool) {
-		if b == nil {
-			return blockValues{}, false
-		}
-		v := fromPorts(b.PortFields)
-		v.Request, v.Response = b.Request, b.Response
-		return v, true
+	v := blockValues{Port: b.Ports.Port, PortSpecification: b.Ports.PortSpecification, ProxyHeader: b.Ports.ProxyHeader,
+		Text: make(map[string]string, len(b.Text))}
+	if b.PortName != nil {
+		v.PortName = *b.PortName
 	}
-	http := func(b *api.HTTPHealthCheck) (blockValues, bool) {
-		if b == nil {
-			return blockValues{}, false
-		}
-		v := fromPorts(b.PortFields)
-		v.Host, v.RequestPath, v.Response = b.Host, b.RequestPath, b.Response
-		return v, true
+	for name, p := range b.Text {
+		v.Text[name] = *p
 	}
-	switch typ {
-	case api.TypeTCP:
-		return tcp(hc.TCPHealthCheck)
-	case api.TypeSSL:
-		return tcp(hc.SSLHealthCheck)
-	case api.TypeHTTP:
-		return http(hc.HTTPHealthCheck)
-	case api.TypeHTTPS:
-		return http(hc.HTTPSHealthCheck)
-	case api.TypeHTTP2:
-		return http(hc.HTTP2HealthCheck)
-	case api.TypeGRPC:
-		if b := hc.GRPCHealthCheck; b != nil {
-			v := fromPorts(b.PortFields)
-			v.GRPCServiceName = b.GRPCServiceName
-			return v, true
-		}
-	case api.TypeGRPCWithTLS:
-		if b := hc.GRPCTLSHealthCheck; b != nil {
-			v := fromPorts(api.PortFields{PortSpec: b.PortSpec})
-			v.GRPCServiceName = b.GRPCServiceName
-			return v, true
-		}
-	}
-	return blockValues{}, false
+	return v, true
 }
 
 // expandHealthCheck converts a plan or a configuration into the API object.
@@ -235,9 +233,9 @@ func expandBlock(e *expander, b protocolBlock, attrs map[string]attr.Value) bloc
 			v.Port = e.int64(b.field+".port", port)
 			continue
 		}
-		f := stringFields[name]
+		apiName := b.apiNames[name]
 		s, _ := attrs[name].(types.String)
-		*f.get(&v) = e.str(b.field+"."+f.api, s)
+		v.set(apiName, e.str(b.field+"."+apiName, s))
 	}
 	return v
 }
@@ -303,7 +301,7 @@ func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object) (typ
 		if !ok {
 			p = types.StringNull()
 		}
-		attrs[name] = flattenString(*stringFields[name].get(&v), p)
+		attrs[name] = flattenString(v.get(b.apiNames[name]), p)
 	}
 	return types.ObjectValue(b.attrTypes(), attrs)
 }
@@ -375,7 +373,7 @@ func planBlockPorts(plan *healthCheckModel, config healthCheckModel) diag.Diagno
 // planBlockPort is the port the emulator stores for a block of type typ
 // whose configuration (attrs) sets no port; false while it cannot be known.
 func planBlockPort(typ string, attrs map[string]attr.Value) (types.Int64, bool) {
-	def := rules.DefaultPort(typ)
+	def := api.DefaultPort(typ)
 	if def == 0 {
 		return types.Int64Null(), true // gRPC: no default port
 	}

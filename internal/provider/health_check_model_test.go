@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -322,5 +323,28 @@ func TestPlanType(t *testing.T) {
 	m.HTTPHealthCheck = types.ObjectUnknown(blockByName(t, "http_health_check").attrTypes())
 	if !planType(m).IsUnknown() {
 		t.Errorf("unknown block: planType = %v, want unknown", planType(m))
+	}
+}
+
+// TestModelHasABlockPerProtocol: the model holds one block per protocol of
+// the API's table, in its order, under the Terraform name of its field, so
+// that a protocol added to the table cannot be left out of the provider.
+func TestModelHasABlockPerProtocol(t *testing.T) {
+	var m healthCheckModel
+	blocks := m.blocks()
+	if len(blocks) != len(api.Protocols) || len(protocolBlocks) != len(api.Protocols) {
+		t.Fatalf("model has %d blocks and protocolBlocks %d, the API's table %d protocols", len(blocks), len(protocolBlocks), len(api.Protocols))
+	}
+	rv := reflect.ValueOf(&m).Elem()
+	for i, p := range api.Protocols {
+		var tag string
+		for f := range rv.NumField() {
+			if rv.Field(f).Addr().Interface() == blocks[i] {
+				tag = rv.Type().Field(f).Tag.Get("tfsdk")
+			}
+		}
+		if tag != protocolBlocks[i].name || protocolBlocks[i].typ != p.Type {
+			t.Errorf("block %d: model field %q, protocolBlocks %q (%s); the table has %s (%s)", i, tag, protocolBlocks[i].name, protocolBlocks[i].typ, p.Field, p.Type)
+		}
 	}
 }

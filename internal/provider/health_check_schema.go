@@ -51,16 +51,8 @@ var healthCheckDescriptions = map[string]string{
 
 // blockDescription describes one protocol block.
 func blockDescription(b protocolBlock) string {
-	what := map[string]string{
-		api.TypeTCP:         "TCP health check: a TCP connection opened before the timeout (then `request` and `response`, when set).",
-		api.TypeSSL:         "SSL health check: a TCP connection and a completed TLS handshake before the timeout (certificates are not validated).",
-		api.TypeHTTP:        "HTTP health check: status 200 before the timeout; every other status, redirects included, fails.",
-		api.TypeHTTPS:       "HTTPS health check: status 200 over TLS before the timeout (certificates are not validated).",
-		api.TypeHTTP2:       "HTTP/2 health check: status 200 over TLS with ALPN h2 before the timeout (certificates are not validated).",
-		api.TypeGRPC:        "gRPC health check: a `grpc.health.v1.Health/Check` call answered `SERVING`.",
-		api.TypeGRPCWithTLS: "gRPC over TLS health check: a `grpc.health.v1.Health/Check` call over TLS answered `SERVING` (certificates are not validated).",
-	}[b.typ]
-	return what + " Exactly one protocol block must be set; switching from one to another updates the check in place. " +
+	p, _ := api.ProtocolOf(b.typ)
+	return p.Summary + " Exactly one protocol block must be set; switching from one to another updates the check in place. " +
 		"An empty block (`" + b.name + " {}`) is accepted and means all defaults."
 }
 
@@ -96,7 +88,7 @@ func blockAttrDescription(b protocolBlock, name string) string {
 
 func portDescription(b protocolBlock) string {
 	s := fmt.Sprintf("Port probed, %d-%d. ", rules.MinPort, rules.MaxPort)
-	if def := rules.DefaultPort(b.typ); def != 0 {
+	if def := api.DefaultPort(b.typ); def != 0 {
 		return s + fmt.Sprintf("When neither `port` nor `port_name` is set (and `port_specification` is unset or "+
 			"`USE_FIXED_PORT`), the server uses %d and this attribute shows it. Remove `port` to switch to `port_name`.", def)
 	}

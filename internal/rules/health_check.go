@@ -25,18 +25,6 @@ const (
 	SourceRegionsMinIntervalSec = 30
 )
 
-// DefaultPort is the port a protocol probes when none is given; 0 for the
-// protocols that have no default (gRPC, gRPC over TLS).
-func DefaultPort(typ string) int64 {
-	switch typ {
-	case api.TypeHTTP, api.TypeTCP:
-		return 80
-	case api.TypeHTTPS, api.TypeHTTP2, api.TypeSSL:
-		return 443
-	}
-	return 0
-}
-
 // HealthCheck checks a health check as a client sent it, before defaults are
 // applied. regional tells whether it lives in a region.
 func HealthCheck(hc *api.HealthCheck, regional bool) Violations {
@@ -116,7 +104,7 @@ func protocolBlock(hc *api.HealthCheck) Violations {
 	}
 	b := blocks[0]
 	vs := ports(b)
-	vs = append(vs, blockText(hc)...)
+	vs = append(vs, blockText(b)...)
 	return vs
 }
 
@@ -215,7 +203,7 @@ func portSpecification(b api.ProtocolBlock, field func(string) string) *Violatio
 
 // portRequired: gRPC has no default port, so something must say which port.
 func portRequired(b api.ProtocolBlock, field func(string) string) *Violation {
-	if DefaultPort(b.Type) != 0 || b.Ports.Port != nil || b.Ports.PortSpecification == api.UseServingPort {
+	if api.DefaultPort(b.Type) != 0 || b.Ports.Port != nil || b.Ports.PortSpecification == api.UseServingPort {
 		return nil
 	}
 	if b.PortName != nil && *b.PortName != "" {
@@ -230,34 +218,27 @@ func portRequired(b api.ProtocolBlock, field func(string) string) *Violation {
 }
 
 // blockText checks the string fields of whichever block is set.
-func blockText(hc *api.HealthCheck) Violations {
+func blockText(b api.ProtocolBlock) Violations {
 	var vs Violations
-	tcp := func(field string, b *api.TCPHealthCheck) {
-		vs.add(printableASCII(field+".request", b.Request))
-		vs.add(printableASCII(field+".response", b.Response))
-	}
-	http := func(field string, b *api.HTTPHealthCheck) {
-		vs.add(host(field+".host", b.Host))
-		vs.add(requestPath(field+".requestPath", b.RequestPath, true))
-		vs.add(printableASCII(field+".response", b.Response))
-	}
-	switch {
-	case hc.TCPHealthCheck != nil:
-		tcp("tcpHealthCheck", hc.TCPHealthCheck)
-	case hc.SSLHealthCheck != nil:
-		tcp("sslHealthCheck", hc.SSLHealthCheck)
-	case hc.HTTPHealthCheck != nil:
-		http("httpHealthCheck", hc.HTTPHealthCheck)
-	case hc.HTTPSHealthCheck != nil:
-		http("httpsHealthCheck", hc.HTTPSHealthCheck)
-	case hc.HTTP2HealthCheck != nil:
-		http("http2HealthCheck", hc.HTTP2HealthCheck)
-	case hc.GRPCHealthCheck != nil:
-		vs.add(printableASCII("grpcHealthCheck.grpcServiceName", hc.GRPCHealthCheck.GRPCServiceName))
-	case hc.GRPCTLSHealthCheck != nil:
-		vs.add(printableASCII("grpcTlsHealthCheck.grpcServiceName", hc.GRPCTLSHealthCheck.GRPCServiceName))
+	p, _ := api.ProtocolOf(b.Type)
+	for _, name := range p.Text {
+		rule, ok := textRules[name]
+		if !ok {
+			panic("rules: protocol " + b.Type + " has a text field " + name + " with no rule in textRules")
+		}
+		vs.add(rule(b.Field+"."+name, *b.Text[name]))
 	}
 	return vs
+}
+
+// textRules are the rules of the string fields of protocol blocks, by JSON
+// name: a field has the same rule in every block that has it.
+var textRules = map[string]func(field, value string) *Violation{
+	"host":            host,
+	"requestPath":     func(field, value string) *Violation { return requestPath(field, value, true) },
+	"request":         printableASCII,
+	"response":        printableASCII,
+	"grpcServiceName": printableASCII,
 }
 
 // sourceRegions checks the restrictions of checks probed from three source
@@ -338,10 +319,8 @@ func ApplyHealthCheckDefaults(hc *api.HealthCheck) {
 	}
 	hc.Type = b.Type
 	applyPortDefaults(b)
-	for _, h := range []*api.HTTPHealthCheck{hc.HTTPHealthCheck, hc.HTTPSHealthCheck, hc.HTTP2HealthCheck} {
-		if h != nil && h.RequestPath == "" {
-			h.RequestPath = DefaultRequestPath
-		}
+	if p := b.Text["requestPath"]; p != nil && *p == "" {
+		*p = DefaultRequestPath
 	}
 	if hc.LogConfig == nil {
 		hc.LogConfig = &api.LogConfig{}
@@ -361,8 +340,8 @@ func applyPortDefaults(b api.ProtocolBlock) {
 	}
 	named := b.PortName != nil && *b.PortName != ""
 	spec := b.Ports.PortSpecification
-	if b.Ports.Port == nil && DefaultPort(b.Type) != 0 && (spec == api.UseFixedPort || (spec == "" && !named)) {
-		p := DefaultPort(b.Type)
+	if b.Ports.Port == nil && api.DefaultPort(b.Type) != 0 && (spec == api.UseFixedPort || (spec == "" && !named)) {
+		p := api.DefaultPort(b.Type)
 		b.Ports.Port = &p
 	}
 }

@@ -449,7 +449,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 func TestDefaultPort(t *testing.T) {
 	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0}
 	for _, typ := range api.ProtocolTypes() {
-		if got := DefaultPort(typ); got != want[typ] {
+		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])
 		}
 	}
