@@ -156,7 +156,6 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		st.Close()
 		return nil, err
 	}
-	api.SetAccess(httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token})
 	warnIfExposed(log, ln.Addr(), cfg.Token)
 	limits := cfg.Limits.withDefaults()
 	e.http = &http.Server{
@@ -194,15 +193,20 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		OnTransition: func(tr health.Transition) { e.aggregator.OnTransition(tr) }})
 	e.aggregator = health.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
-	srv := httpapi.New(e.store, e.URL(), log)
-	srv.SetHealth(e.engine)
-	srv.SetAggregates(e.aggregator)
-	srv.SetMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	srv.SetOperationRetention(cfg.OperationsTTL, cfg.OperationsMax)
-	srv.OnChange(func(ctx context.Context, changed []store.Key) {
-		if err := e.sync(ctx, changed); err != nil {
-			log.Error("probe engine not updated", "error", err)
-		}
+	srv := httpapi.New(e.store, httpapi.Options{
+		RootURL:    e.URL(),
+		Log:        log,
+		Health:     e.engine,
+		Aggregates: e.aggregator,
+		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		OnChange: func(ctx context.Context, changed []store.Key) {
+			if err := e.sync(ctx, changed); err != nil {
+				log.Error("probe engine not updated", "error", err)
+			}
+		},
+		Access:        httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		OperationsTTL: cfg.OperationsTTL,
+		OperationsMax: cfg.OperationsMax,
 	})
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

@@ -240,7 +240,7 @@ func FuzzInsertHealthCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		st := store.NewMemory()
 		log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-		h := httpapi.New(st, root, log)
+		h := httpapi.New(st, httpapi.Options{RootURL: root, Log: log})
 		serve := func(method, path, body string) (int, []byte) {
 			w := httptest.NewRecorder()
 			req := httptest.NewRequest(method, root+path, strings.NewReader(body))
@@ -447,7 +447,7 @@ func FuzzInsertAnyCollection(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, body string) {
 		st := store.NewMemory()
 		log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-		h := httpapi.New(st, root, log)
+		h := httpapi.New(st, httpapi.Options{RootURL: root, Log: log})
 		path := "/compute/v1/projects/p/" + fuzzCollections[int(which)%len(fuzzCollections)]
 		w := httptest.NewRecorder()
 		req := httptest.NewRequest("POST", root+path, strings.NewReader(body))

@@ -63,7 +63,7 @@ func newEmuWith(t *testing.T, st store.Store) *emu {
 	ts := httptest.NewUnstartedServer(nil)
 	root := "http://" + ts.Listener.Addr().String()
 	log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	ts.Config.Handler = httpapi.New(st, root, log)
+	ts.Config.Handler = httpapi.New(st, httpapi.Options{RootURL: root, Log: log})
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &emu{t: t, url: root, store: st}

@@ -434,3 +434,14 @@ func jsonFields(t reflect.Type) map[string]bool {
 	}
 	return fields
 }
+
+// unchanged refuses a change of an immutable field; def is what unset means.
+func unchanged(field, prior, now, def string) error {
+	if now == "" {
+		now = def
+	}
+	if now == "" || now == prior {
+		return nil
+	}
+	return invalid("%s (%q) cannot be changed (it is %q): create a new resource instead (Terraform replaces it).", field, now, prior)
+}

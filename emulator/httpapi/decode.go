@@ -255,3 +255,12 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
+
+// readJSON reads a request body whose schema is name into v.
+func readJSON(r *http.Request, name string, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, name, v)
+}

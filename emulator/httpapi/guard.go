@@ -25,8 +25,8 @@ type Access struct {
 	Token string
 }
 
-// SetAccess sets who may use the API. Call it before serving.
-func (s *Server) SetAccess(a Access) {
+// setAccess sets who may use the API.
+func (s *Server) setAccess(a Access) {
 	s.allowedHosts = map[string]bool{}
 	for _, h := range a.AllowedHosts {
 		if h = hostName(strings.TrimSpace(h)); h != "" {

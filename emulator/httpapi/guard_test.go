@@ -30,8 +30,7 @@ type guarded struct {
 func newGuarded(t *testing.T, a httpapi.Access) *guarded {
 	st := store.NewMemory()
 	log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	h := httpapi.New(st, guardRoot, log)
-	h.SetAccess(a)
+	h := httpapi.New(st, httpapi.Options{RootURL: guardRoot, Log: log, Access: a})
 	return &guarded{t: t, h: h, store: st}
 }
 

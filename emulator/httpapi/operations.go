@@ -17,7 +17,7 @@ import (
 
 const operationsCollection = "operations"
 
-// How long, and how many, operations are kept unless SetOperationRetention
+// How long, and how many, operations are kept unless Options
 // says otherwise. The real API does not keep them forever either; a client
 // reads an operation right after the call that returned it.
 const (
@@ -42,10 +42,9 @@ type keptOperation struct {
 	made time.Time
 }
 
-// SetOperationRetention sets how long operations are kept and how many at
+// setOperationRetention sets how long operations are kept and how many at
 // most (zero or less: the default), and drops those that exceed either now.
-// Call it before serving.
-func (s *Server) SetOperationRetention(ttl time.Duration, limit int) {
+func (s *Server) setOperationRetention(ttl time.Duration, limit int) {
 	s.ops.mu.Lock()
 	s.ops.ttl, s.ops.max = cmp.Or(max(ttl, 0), DefaultOperationsTTL), cmp.Or(max(limit, 0), DefaultOperationsMax)
 	s.ops.mu.Unlock()

@@ -17,13 +17,12 @@ import (
 // write needed to trigger it, and the timer stops once none is left.
 func TestOperations_ExpireAfterTheTTL(t *testing.T) {
 	st := store.NewMemory()
-	s := New(st, "http://emulator.test", slog.New(slog.DiscardHandler))
-	t.Cleanup(s.Close)
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := New(st, Options{RootURL: "http://emulator.test", Log: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, OperationsTTL: time.Minute, OperationsMax: 100})
+	t.Cleanup(s.Close)
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	s.SetOperationRetention(time.Minute, 100)
 	serve := func(method, path, body string) (int, string) {
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(method, "http://127.0.0.1:8686"+path, strings.NewReader(body))
@@ -83,13 +82,13 @@ func TestOperations_LoadedAndTrimmedAtStart(t *testing.T) {
 		body := `{"insertTime": "` + timestamp(base.Add(-age)) + `"}`
 		st.Insert(ctx, store.Object{Key: store.Key{Project: "p", Scope: "global", Collection: operationsCollection, Name: string(rune('a' + i))}, Body: []byte(body)})
 	}
-	s := New(st, "http://emulator.test", slog.New(slog.DiscardHandler))
+	s := New(st, Options{RootURL: "http://emulator.test", Log: slog.New(slog.DiscardHandler)})
 	t.Cleanup(s.Close)
 	all, _ := st.All(ctx, operationsCollection)
 	if len(all) != 2 || all[0].Name != "b" || all[1].Name != "c" {
 		t.Fatalf("after start: %v, want b and c (the ones younger than an hour)", all)
 	}
-	s.SetOperationRetention(time.Hour, 1)
+	s.setOperationRetention(time.Hour, 1)
 	if all, _ := st.All(ctx, operationsCollection); len(all) != 1 || all[0].Name != "b" {
 		t.Fatalf("with at most 1: %v, want b (the newest)", all)
 	}

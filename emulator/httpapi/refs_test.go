@@ -77,10 +77,17 @@ func TestDelete_InUseFollowsEveryWrite(t *testing.T) {
 // server serves an API over st with a logger that keeps what it logs.
 func server(t *testing.T, st store.Store) (*httpapi.Server, *emu, *strings.Builder) {
 	t.Helper()
+	return serverWith(t, st, httpapi.Options{})
+}
+
+// serverWith is server built with options o (RootURL and Log are its own).
+func serverWith(t *testing.T, st store.Store, o httpapi.Options) (*httpapi.Server, *emu, *strings.Builder) {
+	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	root := "http://" + ts.Listener.Addr().String()
 	var logs strings.Builder
-	srv := httpapi.New(st, root, slog.New(slog.NewTextHandler(&lockedBuilder{b: &logs}, nil)))
+	o.RootURL, o.Log = root, slog.New(slog.NewTextHandler(&lockedBuilder{b: &logs}, nil))
+	srv := httpapi.New(st, o)
 	ts.Config.Handler = srv
 	ts.Start()
 	t.Cleanup(ts.Close)
@@ -103,8 +110,7 @@ func (w *lockedBuilder) Write(p []byte) (int, error) {
 // store too, and GET of a dropped one says why it is gone.
 func TestOperations_KeptUpToTheMaximum(t *testing.T) {
 	st := store.NewMemory()
-	srv, e, _ := server(t, st)
-	srv.SetOperationRetention(time.Hour, 3)
+	_, e, _ := serverWith(t, st, httpapi.Options{OperationsTTL: time.Hour, OperationsMax: 3})
 	var ops []api.Operation
 	for i := range 5 {
 		ops = append(ops, e.insert(globalHC, fmt.Sprintf(`{"name": "hc-%d", "tcpHealthCheck": {}}`, i)))

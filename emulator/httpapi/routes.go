@@ -164,7 +164,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
-// serveMetrics answers /metrics with what SetMetrics installed.
+// serveMetrics answers /metrics with Options.Metrics.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.metrics == nil {
 		s.serve(s.noRoute)(w, r)

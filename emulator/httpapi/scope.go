@@ -64,3 +64,11 @@ func (s *Server) zoneLink(sc scope) string {
 
 // lastSegment returns what follows the last "/" (a name from a URL).
 func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }
+
+// regionOfScope is the region of a store scope ("regions/r"), or "".
+func regionOfScope(scope string) string {
+	if len(scope) > len("regions/") && scope[:len("regions/")] == "regions/" {
+		return scope[len("regions/"):]
+	}
+	return ""
+}

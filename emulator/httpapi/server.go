@@ -51,22 +51,6 @@ type Server struct {
 	tokenSum     *[32]byte
 }
 
-// SetMetrics sets the handler of GET /metrics. Call it before serving.
-func (s *Server) SetMetrics(h http.Handler) { s.metrics = h }
-
-// HealthReader is what getHealth reads: the probe engine's verdicts.
-type HealthReader interface {
-	Statuses(owner string) []health.Status
-}
-
-// OnChange sets the function run after every mutation (under the write
-// lock, before the answer is sent) with the keys it changed; nil keys mean
-// that everything may have changed (a reset). Call it before serving.
-func (s *Server) OnChange(fn func(ctx context.Context, changed []store.Key)) { s.onChange = fn }
-
-// SetHealth sets where getHealth reads health from. Call it before serving.
-func (s *Server) SetHealth(h HealthReader) { s.health = h }
-
 // changed finishes a successful mutation: it tells the engine and records
 // the Operation that answers the client.
 func (s *Server) changed(r *http.Request, sc scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
@@ -80,19 +64,65 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, target store.
 	return s.recordOperation(r, sc, opType, target, targetID)
 }
 
-// New returns a Server over st whose self links start with rootURL
-// ("http://127.0.0.1:8686").
-func New(st store.Store, rootURL string, log *slog.Logger) *Server {
-	s := &Server{
-		store:   st,
-		baseURL: strings.TrimSuffix(rootURL, "/") + "/compute/v1/",
-		log:     log,
-		now:     time.Now,
-		mux:     http.NewServeMux(),
+// HealthReader is what getHealth reads: the probe engine's verdicts.
+type HealthReader interface {
+	Statuses(owner string) []health.Status
+}
+
+// Options say how to build a Server. Only RootURL is required.
+type Options struct {
+	// RootURL starts the self links: "http://127.0.0.1:8686".
+	RootURL string
+	// Log receives the server's logs; nil discards them.
+	Log *slog.Logger
+	// Health is where getHealth reads endpoint health from, and
+	// Aggregates where the getHealth of health sources and composite
+	// checks reads; nil reports no verdicts yet.
+	Health     HealthReader
+	Aggregates AggregateReader
+	// Metrics answers GET /metrics; nil answers 404.
+	Metrics http.Handler
+	// OnChange runs after every mutation (under the write lock, before the
+	// answer is sent) with the keys it changed; nil keys mean that
+	// everything may have changed (a reset).
+	OnChange func(ctx context.Context, changed []store.Key)
+	// Access says who may use the API.
+	Access Access
+	// OperationsTTL and OperationsMax bound how long and how many
+	// operations are kept; zero means DefaultOperationsTTL and
+	// DefaultOperationsMax.
+	OperationsTTL time.Duration
+	OperationsMax int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns a Server over st, ready to serve: its routes registered, its
+// reference index built and the stored operations loaded.
+func New(st store.Store, o Options) *Server {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
+	s := &Server{
+		store:      st,
+		baseURL:    strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/",
+		log:        log,
+		now:        o.Now,
+		mux:        http.NewServeMux(),
+		health:     o.Health,
+		aggregates: o.Aggregates,
+		metrics:    o.Metrics,
+		onChange:   o.OnChange,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
 	s.loadOperations()
+	s.setOperationRetention(o.OperationsTTL, o.OperationsMax)
 	return s
 }
 
@@ -128,3 +158,12 @@ func newID() uint64 {
 
 // timestamp formats t the way the Compute API does.
 func timestamp(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z07:00") }
+
+// AggregateReader is what the getHealth of health sources and composite
+// checks reads: the Aggregator.
+type AggregateReader interface {
+	SourceHealth(path string) (health.SourceReport, bool)
+	CompositeHealth(path string) (health.CompositeReport, bool)
+	// States lists the last state of each, for the status page.
+	States() []health.AggregateState
+}

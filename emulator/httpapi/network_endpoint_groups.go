@@ -15,6 +15,21 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
+// networkEndpointGroups is the zonal and regional networkEndpointGroups
+// collection.
+func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
+	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
+		s:   s,
+		def: api.MustCollection(api.CollectionNetworkEndpointGroups),
+		check: func(g *api.NetworkEndpointGroup, _ scope) rules.Violations {
+			return rules.NetworkEndpointGroup(g)
+		},
+		defaults: rules.ApplyNetworkEndpointGroupDefaults,
+		// Endpoints named by instance alone get the instance's address.
+		resolve: s.resolveGroupEndpoints,
+	}
+}
+
 // The methods of networkEndpointGroups beyond the collection's verbs:
 // attachNetworkEndpoints, detachNetworkEndpoints and listNetworkEndpoints.
 // Attached endpoints live in the group's endpoints list (the lbhealth

@@ -1,27 +1,119 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
+
+// targetPools is the regional targetPools collection.
+func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
+	return &collection[api.TargetPool, *api.TargetPool]{
+		s:   s,
+		def: api.MustCollection(api.CollectionTargetPools),
+		check: func(tp *api.TargetPool, _ scope) rules.Violations {
+			return rules.TargetPool(tp)
+		},
+		defaults: func(*api.TargetPool) {},
+		resolve:  s.resolveTargetPool,
+		refs:     func(tp *api.TargetPool) []string { return tp.HealthChecks },
+	}
+}
+
+// resolveTargetPool checks that the pool's check is a legacy HTTP check
+// that exists, and that the instances its instance URLs name exist in its
+// region, and stores the references as URLs.
+func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
+	for i, inst := range tp.Instances {
+		project, zone, name, ok := rules.InstanceRef(inst)
+		if !ok {
+			continue // "ip[:port]", the lbhealth extension
+		}
+		if project == "" {
+			project = sc.project
+		}
+		field := fmt.Sprintf("instances[%d]", i)
+		k := store.Key{Project: project, Scope: "zones/" + zone, Collection: api.CollectionInstances, Name: name}
+		if err := s.load(ctx, field, inst, k, new(api.Instance)); err != nil {
+			return err
+		}
+		if r := rules.ZoneRegion(zone); r != "" && r != sc.region {
+			return invalid("%s (%q) is in zone %s: a target pool takes instances of its own region (%s).", field, inst, zone, sc.region)
+		}
+		tp.Instances[i] = s.link(k.Path())
+	}
+	for i, ref := range tp.HealthChecks {
+		field := fmt.Sprintf("healthChecks[%d]", i)
+		k, err := parseAnyRef(field, ref, scope{project: sc.project}, api.CollectionHTTPHealthChecks)
+		if err != nil {
+			return err
+		}
+		if v := rules.TargetPoolHealthCheck(ref, k.Collection); v != nil {
+			return invalid("%s", v.Error())
+		}
+		var hc api.LegacyHealthCheck
+		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+			return err
+		}
+		tp.HealthChecks[i] = s.link(k.Path())
+	}
+	return nil
+}
+
+// targetPoolHealth answers targetPools.getHealth: the health of one
+// instance (or of all, when the body names none: an lbhealth extension).
+func (s *Server) targetPoolHealth(r *http.Request) (any, error) {
+	c := s.targetPools()
+	tp, sc, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	instance, err := s.instanceFilter(r, tp)
+	if err != nil {
+		return nil, err
+	}
+	out := api.TargetPoolInstanceHealth{Kind: api.KindTargetPoolInstanceHealth, HealthStatus: []api.HealthStatus{}}
+	for _, st := range s.statuses(sc.key(c.def.Name, tp.Name).Path()) {
+		if instance == "" || st.Endpoint.Instance == instance {
+			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
+		}
+	}
+	return out, nil
+}
+
+// instanceFilter reads the optional {"instance": ...} body.
+func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, error) {
+	if r.ContentLength == 0 {
+		return "", nil
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return "", err
+	}
+	var ref api.InstanceReference
+	if err := decodeBody(body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
+		return "", err
+	}
+	// Compared as the pool's rules compare instances: a URL under another
+	// host, or a path, names the same instance.
+	want, _ := rules.TargetPoolInstance("instance", ref.Instance)
+	for _, inst := range tp.Instances {
+		if k, _ := rules.TargetPoolInstance("instance", inst); inst == ref.Instance || (want != "" && k == want) {
+			return inst, nil
+		}
+	}
+	return "", invalid("instance (%q) is not an instance of target pool %s.", ref.Instance, tp.Name)
+}
 
 // The methods of targetPools and forwardingRules beyond the collection's
 // verbs. Each changes one list (or field) of the stored resource and then
 // goes through the collection's own checks, so a pool still takes at most
 // one legacy HTTP check and each instance once.
-
-// readJSON reads a request body whose schema is name into v.
-func readJSON(r *http.Request, name string, v any) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	return decodeBody(body, name, v)
-}
 
 // readPoolInstances reads the body of addInstance and removeInstance (the
 // same shape): at least one instance.
@@ -137,24 +229,5 @@ func (s *Server) targetPoolHealthChecks(r *http.Request, op string) (any, error)
 			}
 		}
 		return tp, nil
-	})
-}
-
-// forwardingRuleSetTarget answers forwardingRules.setTarget and
-// globalForwardingRules.setTarget: the rule's target changes, under the
-// rule's own checks (a regional rule takes a target pool of its region;
-// no target the emulator models is global).
-func (s *Server) forwardingRuleSetTarget(r *http.Request) (any, error) {
-	var req api.TargetReference
-	if err := readJSON(r, "TargetReference", &req); err != nil {
-		return nil, err
-	}
-	if req.Target == "" {
-		return nil, invalid("target is required: the URL of the rule's new target.")
-	}
-	return s.forwardingRules().modify(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
-		fr := cloneOf(stored)
-		fr.Target = req.Target
-		return fr, nil
 	})
 }

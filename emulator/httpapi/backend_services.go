@@ -5,26 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
-
-// networkEndpointGroups is the zonal and regional networkEndpointGroups
-// collection.
-func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
-	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
-		s:   s,
-		def: api.MustCollection(api.CollectionNetworkEndpointGroups),
-		check: func(g *api.NetworkEndpointGroup, _ scope) rules.Violations {
-			return rules.NetworkEndpointGroup(g)
-		},
-		defaults: rules.ApplyNetworkEndpointGroupDefaults,
-		// Endpoints named by instance alone get the instance's address.
-		resolve: s.resolveGroupEndpoints,
-	}
-}
 
 // backendServices is the global and regional backendServices collection.
 func (s *Server) backendServices() *collection[api.BackendService, *api.BackendService] {
@@ -101,14 +85,6 @@ func (s *Server) resolveServiceCheck(ctx context.Context, field, ref string, bs 
 	return k, nil
 }
 
-// regionOfScope is the region of a store scope ("regions/r"), or "".
-func regionOfScope(scope string) string {
-	if len(scope) > len("regions/") && scope[:len("regions/")] == "regions/" {
-		return scope[len("regions/"):]
-	}
-	return ""
-}
-
 // backendServiceHealth answers backendServices.getHealth: the health of the
 // endpoints of one group of the service (or of all its groups when the
 // body names none, an lbhealth extension).
@@ -155,34 +131,4 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 		}
 	}
 	return "", invalid("group (%q) is not a backend of %s.", ref.Group, bs.Name)
-}
-
-func (s *Server) statuses(owner string) []health.Status {
-	if s.health == nil {
-		return nil
-	}
-	return s.health.Statuses(owner)
-}
-
-// healthStatus is one endpoint's status as getHealth reports it. The
-// Compute API's HealthStatus.healthState is HEALTHY or UNHEALTHY only, and a
-// backend with no verdict yet is not healthy: UNKNOWN is reported UNHEALTHY,
-// the reason saying it is not known to be (api.ReasonNoVerdict).
-func (s *Server) healthStatus(st health.Status) api.HealthStatus {
-	state, reason := st.State, st.Reason
-	if state == health.Unknown {
-		state, reason = health.Unhealthy, api.ReasonNoVerdict
-	}
-	hs := api.HealthStatus{
-		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
-		HealthState: state, Reason: reason, Detail: st.Detail,
-		HealthCheck: s.link(st.Check),
-	}
-	if st.Group != "" { // target-pool instances have no group
-		hs.Group = s.link(st.Group)
-	}
-	if !st.LastProbe.IsZero() {
-		hs.LastProbeTime = timestamp(st.LastProbe)
-	}
-	return hs
 }

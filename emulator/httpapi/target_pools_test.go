@@ -142,8 +142,7 @@ func newEmuHealth(t *testing.T, h httpapi.HealthReader) *emu {
 	st := store.NewMemory()
 	ts := httptest.NewUnstartedServer(nil)
 	root := "http://" + ts.Listener.Addr().String()
-	srv := httpapi.New(st, root, slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError})))
-	srv.SetHealth(h)
+	srv := httpapi.New(st, httpapi.Options{RootURL: root, Log: slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError})), Health: h})
 	ts.Config.Handler = srv
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// forwardingRules is the global and regional forwardingRules collection.
+func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
+	return &collection[api.ForwardingRule, *api.ForwardingRule]{
+		s:   s,
+		def: api.MustCollection(api.CollectionForwardingRules),
+		check: func(fr *api.ForwardingRule, _ scope) rules.Violations {
+			return rules.ForwardingRule(fr)
+		},
+		defaults: rules.ApplyForwardingRuleDefaults,
+		resolve:  s.resolveForwardingRule,
+		refs: func(fr *api.ForwardingRule) []string {
+			return []string{fr.BackendService, fr.Target}
+		},
+		fingerprint:         func(fr *api.ForwardingRule) *string { return &fr.Fingerprint },
+		fingerprintOptional: true,
+		outputs:             assignRuleAddress,
+	}
+}
+
+// assignRuleAddress gives a rule without IPAddress one, as the API does
+// (an ephemeral address). The emulator picks it in 127.1.0.0/16, where
+// nothing is sent: forwarding rules are not probed.
+func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
+	switch {
+	case fr.IPAddress != "":
+	case prior != nil && prior.IPAddress != "":
+		fr.IPAddress = prior.IPAddress // an ephemeral address lasts as long as its rule
+	default:
+		id := fr.ID
+		fr.IPAddress = fmt.Sprintf("127.1.%d.%d", id>>8&0xff, id&0xfe|1)
+	}
+}
+
+// resolveRuleAddress turns an IPAddress that names an address resource
+// into that address's number, as the API does ("when reading an IPAddress,
+// the API always returns the IP address number").
+func (s *Server) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	if fr.IPAddress == "" || rules.IsIPOrRange(fr.IPAddress) {
+		return nil
+	}
+	var addr api.Address
+	if _, err := s.lookup(ctx, "IPAddress", fr.IPAddress, sc, api.CollectionAddresses, &addr); err != nil {
+		return err
+	}
+	fr.IPAddress = addr.Address
+	return nil
+}
+
+// modelledTargets are the targets of forwarding rules that the emulator
+// models, and so checks.
+var modelledTargets = map[string]bool{api.CollectionTargetPools: true}
+
+// resolveForwardingRule checks the backend service or target pool a rule
+// sends traffic to: it must exist, in the rule's own scope.
+func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	if err := s.resolveRuleAddress(ctx, fr, sc); err != nil {
+		return err
+	}
+	if fr.BackendService != "" {
+		var bs api.BackendService
+		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, api.CollectionBackendServices, &bs)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("backendService (%q) is in %s: a forwarding rule in %s takes a backend service of its own scope.", fr.BackendService, k.Scope, sc.path())
+		}
+		fr.BackendService = s.link(k.Path())
+	}
+	if fr.Target != "" {
+		k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
+		if err != nil {
+			return err
+		}
+		if !modelledTargets[k.Collection] {
+			// Target proxies, instances, service attachments ... are not
+			// modelled: the reference is kept as sent, and not followed.
+			fr.Target = s.link(k.Path())
+			return nil
+		}
+		if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil {
+			return invalid("%s", v.Error())
+		}
+		var tp api.TargetPool
+		k, err = s.lookup(ctx, "target", fr.Target, sc, api.CollectionTargetPools, &tp)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("target (%q) is in %s: a forwarding rule takes a target pool of its own region (%s).", fr.Target, k.Scope, sc.region)
+		}
+		fr.Target = s.link(k.Path())
+	}
+	return nil
+}
+
+// forwardingRuleSetTarget answers forwardingRules.setTarget and
+// globalForwardingRules.setTarget: the rule's target changes, under the
+// rule's own checks (a regional rule takes a target pool of its region;
+// no target the emulator models is global).
+func (s *Server) forwardingRuleSetTarget(r *http.Request) (any, error) {
+	var req api.TargetReference
+	if err := readJSON(r, "TargetReference", &req); err != nil {
+		return nil, err
+	}
+	if req.Target == "" {
+		return nil, invalid("target is required: the URL of the rule's new target.")
+	}
+	return s.forwardingRules().modify(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
+		fr := cloneOf(stored)
+		fr.Target = req.Target
+		return fr, nil
+	})
+}

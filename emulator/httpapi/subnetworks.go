@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/netip"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// subnetworks is the regional subnetworks collection: ranges instances and
+// internal addresses are given addresses from.
+func (s *Server) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
+	return &collection[api.Subnetwork, *api.Subnetwork]{
+		s:           s,
+		def:         api.MustCollection(api.CollectionSubnetworks),
+		check:       func(sn *api.Subnetwork, _ scope) rules.Violations { return rules.Subnetwork(sn) },
+		defaults:    rules.ApplySubnetworkDefaults,
+		resolve:     s.resolveSubnetwork,
+		refs:        func(sn *api.Subnetwork) []string { return []string{sn.Network} },
+		fingerprint: func(sn *api.Subnetwork) *string { return &sn.Fingerprint },
+		immutable: func(prior, sn *api.Subnetwork) error {
+			if lastSegment(prior.Network) != lastSegment(sn.Network) {
+				return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
+			}
+			if prior.IPCIDRRange != sn.IPCIDRRange {
+				return invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
+			}
+			return nil
+		},
+	}
+}
+
+// resolveSubnetwork checks the subnetwork's network: it must exist, and not
+// be a legacy network, which has no subnetworks.
+func (s *Server) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc scope) error {
+	var n api.Network
+	k, err := s.lookup(ctx, "network", sn.Network, scope{project: sc.project}, api.CollectionNetworks, &n)
+	if err != nil {
+		return err
+	}
+	if n.IPv4Range != "" {
+		return invalid("network (%q) is a legacy network (IPv4Range %s): legacy networks have no subnetworks; use a VPC network (autoCreateSubnetworks set).", sn.Network, n.IPv4Range)
+	}
+	sn.Network = s.link(k.Path())
+	return s.checkOverlap(ctx, sn, sc, k)
+}
+
+// checkOverlap refuses a range that overlaps another subnetwork's in the
+// same network, as the Compute API does. It reads the project's
+// subnetworks: they are few, and created rarely.
+func (s *Server) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
+	mine, err := netip.ParsePrefix(sn.IPCIDRRange)
+	if err != nil {
+		return nil // the rules have said why already
+	}
+	others, err := s.store.All(ctx, api.CollectionSubnetworks)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		var other api.Subnetwork
+		if o.Project != sc.project || (o.Scope == sc.path() && o.Name == sn.Name) || json.Unmarshal(o.Body, &other) != nil {
+			continue
+		}
+		theirs, err := netip.ParsePrefix(other.IPCIDRRange)
+		if err == nil && api.PathOf(other.Network) == network.Path() && theirs.Overlaps(mine) {
+			return invalid("ipCidrRange (%q) overlaps %s (%s) in network %s: subnetworks of one network have distinct ranges.",
+				sn.IPCIDRRange, o.Path(), other.IPCIDRRange, network.Name)
+		}
+	}
+	return nil
+}

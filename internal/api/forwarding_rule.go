@@ -1,0 +1,23 @@
+package api
+
+// Kinds of forwarding rules.
+const (
+	KindForwardingRule     = "compute#forwardingRule"
+	KindForwardingRuleList = "compute#forwardingRuleList"
+)
+
+// ForwardingRule sends traffic to a backend service or a target pool.
+type ForwardingRule struct {
+	Meta
+	// IPAddress is spelled as in the Compute API, capitals included.
+	IPAddress string `json:"IPAddress,omitempty"`
+	// IPProtocol defaults to TCP, as in the Compute API.
+	IPProtocol          string `json:"IPProtocol,omitempty"`
+	PortRange           string `json:"portRange,omitempty"`
+	LoadBalancingScheme string `json:"loadBalancingScheme,omitempty"`
+	BackendService      string `json:"backendService,omitempty"`
+	Target              string `json:"target,omitempty"`
+	// Fingerprint changes on every write; an update that sends a stale one
+	// gets 412.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}

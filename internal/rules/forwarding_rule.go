@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// ForwardingRule checks a forwarding rule as a client sent it.
+func ForwardingRule(fr *api.ForwardingRule) Violations {
+	var vs Violations
+	vs.add(Name("name", fr.Name))
+	vs.add(Description("description", fr.Description))
+	if fr.IPAddress != "" && !IsIPOrRange(fr.IPAddress) && !isAddressRef(fr.IPAddress) {
+		vs = append(vs, violation("IPAddress", "%s (%q) must be an IPv4 or IPv6 address, an IPv6 range (2600:1234::/96), or a reference to an address resource (its URL, regions/{region}/addresses/{name} or its name).",
+			f("IPAddress"), fr.IPAddress))
+	}
+	vs.add(portRange("portRange", fr.PortRange))
+	vs.add(oneOf("loadBalancingScheme", fr.LoadBalancingScheme, Schemes...))
+	switch {
+	case fr.BackendService != "" && fr.Target != "":
+		vs = append(vs, violation("target", "%s and %s are both set: a forwarding rule sends traffic to one of them; remove one.", f("backendService"), f("target")))
+	case fr.BackendService == "" && fr.Target == "":
+		vs = append(vs, violation("backendService", "one of %s or %s is required.", f("backendService"), f("target")))
+	}
+	return vs
+}
+
+// IsIPOrRange tells whether a rule's IPAddress is an address number (or an
+// IPv6 range) rather than a reference to an address resource.
+func IsIPOrRange(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return true
+	}
+	p, err := netip.ParsePrefix(s)
+	return err == nil && p.Addr().Is6()
+}
+
+// isAddressRef tells whether s may name an address resource: a URL or path
+// to one, or a name.
+func isAddressRef(s string) bool {
+	return strings.Contains(s, "/addresses/") || Name("IPAddress", s) == nil
+}
+
+// ForwardingRuleTarget checks that a rule with a target (a target pool) is
+// regional: target pools are. The provider runs it at plan time, since a
+// forwarding rule without region is global there.
+func ForwardingRuleTarget(target string, regional bool) *Violation {
+	if target == "" || regional {
+		return nil
+	}
+	v := violation("target", "%s (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.",
+		f("target"), target)
+	return &v
+}
+
+// ApplyForwardingRuleDefaults fills the unset fields of a valid rule.
+func ApplyForwardingRuleDefaults(fr *api.ForwardingRule) {
+	if fr.LoadBalancingScheme == "" {
+		fr.LoadBalancingScheme = api.SchemeExternal
+	}
+	if fr.IPProtocol == "" {
+		fr.IPProtocol = "TCP"
+	}
+}
+
+// portRange checks "80" or "80-90".
+func portRange(field, value string) *Violation {
+	if value == "" {
+		return nil
+	}
+	lo, hi, found := strings.Cut(value, "-")
+	if !found {
+		hi = lo
+	}
+	a, errA := strconv.Atoi(lo)
+	b, errB := strconv.Atoi(hi)
+	if errA != nil || errB != nil || a < MinPort || b > MaxPort || a > b {
+		v := violation(field, "%s (%q) must be a port (\"80\") or a range of ports (\"8080-8090\") between %d and %d, low to high.",
+			f(field), value, MinPort, MaxPort)
+		return &v
+	}
+	return nil
+}
