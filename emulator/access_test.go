@@ -44,7 +44,7 @@ func send(t *testing.T, e *emulator.Emulator, method, path, body string, headers
 	return resp.StatusCode
 }
 
-// TestAccess_CrossSiteReproducerIsRefused replays issue 11's attack over a
+// TestAccess_CrossSiteReproducerIsRefused replays a cross-site attack over a
 // real connection: a page posts text/plain (no CORS preflight) to the
 // emulator, or reaches it under its own name by DNS rebinding.
 func TestAccess_CrossSiteReproducerIsRefused(t *testing.T) {
@@ -144,7 +144,7 @@ func TestStart_WarnsWhenListeningBeyondLoopbackWithoutToken(t *testing.T) {
 
 // TestLimits_StalledRequestIsCut: a client that sends part of a request
 // and stalls loses its connection once the read timeout passes, instead of
-// holding it (and a descriptor) for as long as it likes (issue 11).
+// holding it (and a descriptor) for as long as it likes.
 func TestLimits_StalledRequestIsCut(t *testing.T) {
 	cfg := emulator0()
 	cfg.Limits = emulator.Limits{ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond}
@@ -220,7 +220,7 @@ func TestLimits_MaxConnections(t *testing.T) {
 
 // TestStart_UnreadableDatabaseSaysWhatToDo: a database file that is not
 // one, or is damaged, stops the start with an error that names the file
-// and the ways out (issue 11).
+// and the ways out.
 func TestStart_UnreadableDatabaseSaysWhatToDo(t *testing.T) {
 	wantRemedy := func(t *testing.T, err error, path string) {
 		t.Helper()

@@ -21,7 +21,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
-// The API benchmarks (make bench) measure what issue 11 asks of the write
+// The API benchmarks (make bench) measure what is asked of the write
 // path: writes/s and latency from 8 concurrent clients at 1k, 10k and 100k
 // stored resources, in memory and durable; GET and list latency idle and
 // during the write burst; and memory after 1k and 100k writes with

@@ -2,7 +2,7 @@ package emulator_test
 
 // Google's own Compute client (google.golang.org/api/compute/v1), unchanged
 // but for its endpoint, against an in-process emulator: every method that
-// issue 9 lists, checked against what the real API answers (the discovery
+// the drop-in work lists, checked against what the real API answers (the discovery
 // document compute-api.json of the same module is the reference for
 // methods, verbs, fields and enums). Each test checks one behaviour, so that
 // a failure names one missing or wrong thing.

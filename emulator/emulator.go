@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -25,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/net/netutil"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -66,6 +66,54 @@ type Config struct {
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
 	OperationsTTL time.Duration
 	OperationsMax int
+}
+
+// Validate checks every value of c as given, zero fields included (Start
+// fills the zero fields with their defaults first, then checks). Its
+// messages name the lbhealth-emulator flag that sets each field.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Probers < 1 || c.Probers > 16 {
+		errs = append(errs, fmt.Errorf("--probers %d: want 1 to 16", c.Probers))
+	}
+	if c.Limits.MaxConnections < 1 {
+		errs = append(errs, fmt.Errorf("--max-connections %d: want at least 1", c.Limits.MaxConnections))
+	}
+	if c.OperationsTTL < time.Second {
+		errs = append(errs, fmt.Errorf("--operations-ttl %s: want at least 1s (clients read an operation right after the call that returned it)", c.OperationsTTL))
+	}
+	if c.OperationsMax < 1 {
+		errs = append(errs, fmt.Errorf("--operations-max %d: want at least 1", c.OperationsMax))
+	}
+	for _, l := range []struct {
+		name string
+		d    time.Duration
+	}{{"read-header timeout", c.Limits.ReadHeaderTimeout}, {"read timeout", c.Limits.ReadTimeout},
+		{"write timeout", c.Limits.WriteTimeout}, {"idle timeout", c.Limits.IdleTimeout}} {
+		if l.d < 0 {
+			errs = append(errs, fmt.Errorf("Limits: the %s (%s) must not be negative", l.name, l.d))
+		}
+	}
+	if !c.InMemory && c.DataDir == "" {
+		errs = append(errs, errors.New("no data directory: set --data-dir, or --in-memory to keep nothing"))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults fills the zero fields of c with their defaults.
+func (c Config) withDefaults() Config {
+	c.Listen = cmp.Or(c.Listen, DefaultListen)
+	c.Probers = cmp.Or(c.Probers, 1)
+	c.Limits = c.Limits.withDefaults()
+	c.OperationsTTL = cmp.Or(c.OperationsTTL, httpapi.DefaultOperationsTTL)
+	c.OperationsMax = cmp.Or(c.OperationsMax, httpapi.DefaultOperationsMax)
+	if c.ProbeNetworks == nil {
+		c.ProbeNetworks = DefaultProbeNetworks
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
 }
 
 // Limits bound what clients of the API may hold: how long a request may
@@ -116,7 +164,7 @@ type Emulator struct {
 	http          *http.Server
 	store         store.Store
 	engine        *health.Engine
-	aggregator    *health.Aggregator
+	aggregator    *aggregate.Aggregator
 	api           *httpapi.Server
 	state         *syncState // what sync keeps between writes
 	probeNetworks []netip.Prefix
@@ -127,19 +175,17 @@ type Emulator struct {
 	closeErr  error
 }
 
-// Start opens the store, listens and serves until Close.
+// Start opens the store, listens and serves until Close. The zero fields of
+// cfg take their defaults; a value Validate refuses is an error.
 func Start(ctx context.Context, cfg Config) (*Emulator, error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
+	log, listen := cfg.Logger, cfg.Listen
 	st, dataPath, err := openStore(cfg, log)
 	if err != nil {
 		return nil, err
-	}
-	listen := cfg.Listen
-	if listen == "" {
-		listen = DefaultListen
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listen)
 	if err != nil {
@@ -147,9 +193,6 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
 	}
 	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks}
-	if e.probeNetworks == nil {
-		e.probeNetworks = DefaultProbeNetworks
-	}
 	api, err := e.startEngine(ctx, cfg, log)
 	if err != nil {
 		ln.Close()
@@ -157,7 +200,7 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		return nil, err
 	}
 	warnIfExposed(log, ln.Addr(), cfg.Token)
-	limits := cfg.Limits.withDefaults()
+	limits := cfg.Limits
 	e.http = &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: limits.ReadHeaderTimeout,
@@ -191,7 +234,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
 		OnTransition: func(tr health.Transition) { e.aggregator.OnTransition(tr) }})
-	e.aggregator = health.NewAggregator(e.engine, log, reg)
+	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
 		RootURL:    e.URL(),
@@ -225,9 +268,6 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 func openStore(cfg Config, log *slog.Logger) (store.Store, string, error) {
 	if cfg.InMemory {
 		return store.NewMemory(), "", nil
-	}
-	if cfg.DataDir == "" {
-		return nil, "", errors.New("no data directory: set --data-dir, or --in-memory to keep nothing")
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("create data directory: %w", err)

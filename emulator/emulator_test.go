@@ -586,3 +586,36 @@ func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testin
 	}
 	t.Logf("%d writes acknowledged by 8 writers before SIGKILL; %d checks after restart", total, len(list.Items))
 }
+
+// TestConfigValidate: each value the emulator cannot run with is refused
+// with a message naming its flag and the rule; Start refuses it too, while
+// zero fields there take their defaults.
+func TestConfigValidate(t *testing.T) {
+	good := emulator.Config{InMemory: true, Probers: 1, Limits: emulator.Limits{MaxConnections: 1},
+		OperationsTTL: time.Second, OperationsMax: 1}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("a valid config: %v", err)
+	}
+	for _, tc := range []struct {
+		change func(*emulator.Config)
+		want   string
+	}{
+		{func(c *emulator.Config) { c.Probers = 0 }, "--probers 0: want 1 to 16"},
+		{func(c *emulator.Config) { c.Probers = 17 }, "--probers 17: want 1 to 16"},
+		{func(c *emulator.Config) { c.Limits.MaxConnections = 0 }, "--max-connections 0: want at least 1"},
+		{func(c *emulator.Config) { c.OperationsTTL = 10 * time.Millisecond }, "--operations-ttl 10ms: want at least 1s"},
+		{func(c *emulator.Config) { c.OperationsMax = -1 }, "--operations-max -1: want at least 1"},
+		{func(c *emulator.Config) { c.Limits.IdleTimeout = -time.Second }, "the idle timeout (-1s) must not be negative"},
+		{func(c *emulator.Config) { c.InMemory = false }, "no data directory: set --data-dir, or --in-memory"},
+	} {
+		c := good
+		tc.change(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate: %v, want %q", err, tc.want)
+		}
+	}
+	if _, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", InMemory: true, Probers: 40}); err == nil ||
+		!strings.Contains(err.Error(), "--probers 40") {
+		t.Errorf("Start with 40 probers: %v, want the --probers rule", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -60,7 +61,7 @@ func unit(t *testing.T, e *Emulator, prefix string) {
 type work struct {
 	StoreReads uint64 // objects the store handed out
 	Decoded    uint64 // objects sync decoded
-	Plan       health.PlanStats
+	Plan       plan.PlanStats
 }
 
 func (e *Emulator) work() work {
@@ -69,7 +70,7 @@ func (e *Emulator) work() work {
 
 func (w work) minus(v work) work {
 	return work{w.StoreReads - v.StoreReads, w.Decoded - v.Decoded,
-		health.PlanStats{Objects: w.Plan.Objects - v.Plan.Objects, Owners: w.Plan.Owners - v.Plan.Owners, Targets: w.Plan.Targets - v.Plan.Targets}}
+		plan.PlanStats{Objects: w.Plan.Objects - v.Plan.Objects, Owners: w.Plan.Owners - v.Plan.Owners, Targets: w.Plan.Targets - v.Plan.Targets}}
 }
 
 // TestWrite_CostDoesNotGrowWithTheStore: the same writes cost the same work

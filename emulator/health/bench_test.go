@@ -114,7 +114,7 @@ type engineResult struct {
 }
 
 // benchTargetList is what Plan would give for one HTTP health check on
-// port t.port of every target address, with SPEC defaults but 1 s.
+// port t.port of every target address, with the API's defaults but 1 s.
 func benchTargetList(t *benchTargets) []Target {
 	out := make([]Target, len(t.ip))
 	for i, ip := range t.ip {

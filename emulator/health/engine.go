@@ -49,10 +49,10 @@ type Check struct {
 	Log bool
 }
 
-// id identifies a target across updates: one endpoint of one group probed
-// for one owner (SPEC 3.1: an endpoint in several services is probed once
+// ID identifies a target across updates: one endpoint of one group probed
+// for one owner (an endpoint in several services is probed once
 // per service).
-func (t *Target) id() string {
+func (t *Target) ID() string {
 	addr := t.Endpoint.IP
 	if addr == "" {
 		// An instance whose address is unknown: its name tells it apart.
@@ -191,7 +191,7 @@ func (e *Engine) UpdateOwners(targets map[string][]Target) {
 		for i := range ts {
 			t := ts[i]
 			t.Owner = owner
-			id := t.id()
+			id := t.ID()
 			seen[id] = true
 			ep, ok := e.endpoints[id]
 			if !ok {
@@ -237,7 +237,7 @@ func (e *Engine) remove(id string, ep *endpoint) {
 
 // change applies new settings and tells whether the target must start over.
 // A change of what is probed or how it is judged restarts the verdict at
-// UNKNOWN (SPEC 3.3: a changed check has no verdict yet); the log flag or an
+// UNKNOWN (a changed check has no verdict yet); the log flag or an
 // instance name apply in place and the verdict carries on.
 func (e *Engine) change(ep *endpoint, t *Target) bool {
 	old := ep.target.Load()
@@ -282,7 +282,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 	from := ep.verdict.state
 	switch {
 	case t.Endpoint.Stopped:
-		// Probers connect only to running machines (SPEC 2.3).
+		// Probers connect only to running machines.
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
 	case t.Check.Port == 0:
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
@@ -424,13 +424,14 @@ func (e *Engine) Count(owner string) Counts {
 	var c Counts
 	for _, ep := range eps {
 		ep.mu.Lock()
-		c.add(ep.verdict.state)
+		c.Add(ep.verdict.state)
 		ep.mu.Unlock()
 	}
 	return c
 }
 
-func (c *Counts) add(state string) {
+// Add counts one endpoint in state.
+func (c *Counts) Add(state string) {
 	c.Total++
 	switch state {
 	case Healthy:

@@ -46,7 +46,7 @@ func nextSlot(now time.Time, off, interval time.Duration) time.Time {
 // start to start, whatever the probe lasts. Slots are a fixed grid,
 // offset + k*interval, and a probe's deadline is its slot plus the timeout,
 // however late it started: a late start shortens that probe, never moves
-// the grid, so lag cannot build up from probe to probe (issue 11: with
+// the grid, so lag cannot build up from probe to probe (with
 // timeout == interval and a hanging endpoint, deadlines taken from late
 // starts pushed every later slot a little further). Its probes never
 // overlap: the next slot is scheduled when a probe ends, and the deadline

@@ -79,7 +79,7 @@ func gridOf(first, start time.Time, interval time.Duration) (int, time.Duration)
 
 // TestScheduler_HangingEndpointKeepsToTheGrid: with timeout == interval and
 // an endpoint that never answers, each probe ends a little after the next
-// slot. Lag must not build up from probe to probe (issue 11 measured 1.6 ms
+// slot. Lag must not build up from probe to probe (1.6 ms was measured
 // more per probe), and no slot may be started twice or skipped.
 func TestScheduler_HangingEndpointKeepsToTheGrid(t *testing.T) {
 	const interval, overrun, probes = 5 * time.Second, time.Millisecond, 1000

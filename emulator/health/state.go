@@ -1,6 +1,6 @@
 package health
 
-// Health states of an endpoint (SPEC 3.3).
+// Health states of an endpoint.
 const (
 	Unknown   = "UNKNOWN"
 	Healthy   = "HEALTHY"
@@ -17,8 +17,9 @@ const (
 	ReasonNotProbed = "NOT_PROBED"
 )
 
-// verdict is the per-endpoint state machine of SPEC 3.3, with the any-prober
-// rule of SPEC 3.1: each prober keeps its own consecutive counts, and one
+// verdict is the per-endpoint state machine (UNKNOWN until a threshold is
+// reached, then HEALTHY or UNHEALTHY), with the any-prober rule of
+// independent probers: each prober keeps its own consecutive counts, and one
 // prober reaching a threshold is enough to change the state.
 type verdict struct {
 	state string

@@ -27,7 +27,7 @@ func (s *Server) compositeHealthChecks() *collection[api.CompositeHealthCheck, *
 }
 
 // resolveComposite checks the sources and the destination of a composite
-// check (SPEC 2.6) and stores the references as URLs.
+// check and stores the references as URLs.
 func (s *Server) resolveComposite(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
 	seen := map[string]string{} // resolved path -> the field that named it first
 	for i, ref := range c.HealthSources {

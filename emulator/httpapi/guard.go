@@ -14,7 +14,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Access says who may use the API (SPEC 4: it is for the user's own tools,
+// Access says who may use the API (it is for the user's own tools,
 // not for web pages).
 type Access struct {
 	// AllowedHosts are the names, besides IP addresses and localhost, that

@@ -76,7 +76,7 @@ func (g *guarded) stored() int {
 }
 
 // TestGuard_WhatAWebPageCanSendIsRefused covers the requests a page in the
-// user's browser can send to 127.0.0.1 without a CORS preflight (issue 11):
+// user's browser can send to 127.0.0.1 without a CORS preflight:
 // none is served, and none stores anything.
 func TestGuard_WhatAWebPageCanSendIsRefused(t *testing.T) {
 	tests := []struct {

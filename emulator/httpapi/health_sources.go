@@ -29,7 +29,7 @@ func (s *Server) healthSources() *collection[api.HealthSource, *api.HealthSource
 }
 
 // resolveHealthSource checks the backend service and the policy of a health
-// source (SPEC 2.5) and stores both references as URLs.
+// source and stores both references as URLs.
 func (s *Server) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc scope) error {
 	var bs api.BackendService
 	k, err := s.lookup(ctx, "sources[0]", hs.Sources[0], sc, api.CollectionBackendServices, &bs)

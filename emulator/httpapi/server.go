@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -162,8 +163,8 @@ func timestamp(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z07
 // AggregateReader is what the getHealth of health sources and composite
 // checks reads: the Aggregator.
 type AggregateReader interface {
-	SourceHealth(path string) (health.SourceReport, bool)
-	CompositeHealth(path string) (health.CompositeReport, bool)
+	SourceHealth(path string) (aggregate.SourceReport, bool)
+	CompositeHealth(path string) (aggregate.CompositeReport, bool)
 	// States lists the last state of each, for the status page.
-	States() []health.AggregateState
+	States() []aggregate.AggregateState
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -63,7 +64,7 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	}
 	if s.aggregates != nil {
 		if a, ok := s.aggregates.(interface {
-			States() []health.AggregateState
+			States() []aggregate.AggregateState
 		}); ok {
 			for _, st := range a.States() {
 				page.Aggregates = append(page.Aggregates, statusRow{Resource: st.Path, Check: st.Kind, State: st.State, Class: stateClass(st.State)})

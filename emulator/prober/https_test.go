@@ -109,7 +109,7 @@ func TestHTTPSTimeout(t *testing.T) {
 
 // Probes offer the classic key exchanges only, X25519 first: no
 // post-quantum hybrid, whose key share every probe waiting on a silent
-// server held (issue 11). A server that wants another classic group asks
+// server held. A server that wants another classic group asks
 // for it (HelloRetryRequest) and gets it.
 func TestTLSKeyExchanges(t *testing.T) {
 	offered := make(chan []tls.CurveID, ways("SSL"))

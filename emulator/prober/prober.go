@@ -339,7 +339,7 @@ func dial(ctx context.Context, t Target, proxy bool) (net.Conn, func() bool, err
 	// Not DialTCP: given no local address, it binds the socket to port 0
 	// before connecting (golang/go#81620), a search of the ephemeral ports
 	// in the kernel that grows with the sockets open; with 2,000 probes
-	// waiting it took three quarters of the engine's CPU (issue 11). The
+	// waiting it took three quarters of the engine's CPU. The
 	// address is an IP literal: DialContext resolves nothing.
 	c, err := dialer.DialContext(ctx, "tcp", raddr.String())
 	if err != nil {
@@ -421,10 +421,10 @@ const maxTLSConfigs = 1024
 // Go offered by default before 1.24, X25519 first (the one key share sent).
 // The post-quantum hybrids Go now adds (X25519MLKEM768 first) keep a
 // session secret from a future quantum computer; a probe that never
-// authenticates its peer (SPEC 3.2) has no secret to keep. What they cost
+// authenticates its peer has no secret to keep. What they cost
 // is real: every probe waiting on a silent server held about 10 KB of
 // ML-KEM key and twice the goroutine stack, and generating the key cost
-// CPU at every probe (issue 11). A backend that accepts nothing but a
+// CPU at every probe. A backend that accepts nothing but a
 // hybrid group now fails the handshake (TLS_ERROR); offering the hybrids
 // without a key share instead would make OpenSSL 3.5 servers, which rank
 // them first, answer every probe with a HelloRetryRequest.

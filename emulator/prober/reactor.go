@@ -22,7 +22,7 @@ import (
 // sends the request, and hands the wait for the answer to the loop, which
 // reads through the tls.Conn without ever blocking (tlsConn). A server
 // that completes TLS and never answers then holds no goroutine, no stack
-// and no read buffer (issue 11). HTTP2 and the gRPC protocols keep the
+// and no read buffer. HTTP2 and the gRPC protocols keep the
 // blocking probers: their clients read on goroutines of their own.
 //
 // Both ways to probe judge the answer with the same verdicts (verdict.go),

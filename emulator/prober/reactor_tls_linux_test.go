@@ -69,7 +69,7 @@ func TestReactor_TLSAnswerLateAndInPieces(t *testing.T) {
 }
 
 // While a server that completed TLS keeps the probe waiting for its
-// answer, no goroutine of the prober waits with it (issue 11): the
+// answer, no goroutine of the prober waits with it: the
 // handshake's goroutine has ended, and Poll holds the probe.
 func TestReactor_NoGoroutineWaitsForTLSAnswer(t *testing.T) {
 	const n = 40
@@ -141,7 +141,7 @@ func TestReactor_CloseAbortsTLSHandshakes(t *testing.T) {
 // Probes connect without binding first. Dialer.DialTCP with no local
 // address binds to port 0 (golang/go#81620), a search of the ephemeral
 // ports that grew with the sockets open and took most of the CPU of
-// 2,000 waiting TLS probes (issue 11). Linux gives bind odd ports and
+// 2,000 waiting TLS probes. Linux gives bind odd ports and
 // connect even ones while it can (4.6 and later), which tells them apart.
 func TestDialDoesNotBind(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -12,11 +12,11 @@ var extensions = map[string]map[string]*Schema{
 		"endpoints": {Type: "array", Items: &Schema{Ref: "NetworkEndpoint"}},
 	},
 	// A stopped endpoint stands for a stopped VM: it is not probed and
-	// reports UNHEALTHY with reason STOPPED (SPEC 2.3).
+	// reports UNHEALTHY with reason STOPPED.
 	"NetworkEndpoint": {
 		"state": {Type: "string", Enum: []string{"RUNNING", "STOPPED"}},
 	},
-	// SPEC 2.1 gives every non-legacy protocol a proxy header; the API's
+	// lbhealth gives every non-legacy protocol a proxy header; the API's
 	// gRPC blocks have none.
 	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
 	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},

@@ -16,7 +16,7 @@ import (
 
 // selfSignedCert makes a fresh certificate for the TLS targets, valid for
 // localhost, 127.0.0.1, ::1 and host. Self-signed on purpose: health checks
-// do not validate certificates (SPEC 3.2), and a new key per start means
+// do not validate certificates, and a new key per start means
 // nothing secret ever lives in the repository.
 func selfSignedCert(host string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -66,7 +66,7 @@ func serverTLS(cert *tls.Certificate, alpn string) *tls.Config {
 	if alpn == "h2" {
 		// crypto/tls lets a client that offers http/1.1 (or no ALPN at all)
 		// complete the handshake without a protocol; an h2-only backend
-		// must fail it, as SPEC 3.2 expects of HTTP/2 over TLS.
+		// must fail it, as a prober of HTTP/2 over TLS must.
 		cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 			if !slices.Contains(hello.SupportedProtos, "h2") {
 				return nil, fmt.Errorf("client offers ALPN %q: this target speaks h2 only", hello.SupportedProtos)

@@ -117,8 +117,8 @@ const (
 )
 
 // proxyConn drops a leading PROXY v1 line, as a backend behind a load
-// balancer with proxy_header = PROXY_V1 does, so that such checks (SPEC
-// 2.1) can be tried against every kind of target. Connections without
+// balancer with proxy_header = PROXY_V1 does, so that such checks
+// can be tried against every kind of target. Connections without
 // the line are untouched.
 //
 // It decides lazily, on the first Read, and reads no further than the

@@ -10,14 +10,14 @@ import (
 )
 
 // The TCP target is a one-exchange, Redis-like server: it reads a request,
-// answers one line and closes (a FIN, which SPEC 3.2 says probers accept).
+// answers one line and closes (a FIN, which probers accept).
 const (
 	// tcpGreetAfter: a client that sends nothing within this time gets the
 	// answer anyway, so a "response only" TCP check (send nothing, match
 	// what arrives) works too. Shorter than the smallest timeout_sec (1 s).
 	tcpGreetAfter = 500 * time.Millisecond
 	// tcpLineWait: after some bytes without a newline, how long to wait for
-	// the rest. A check's request cannot contain CR or LF (SPEC 2.1), so
+	// the rest. A check's request cannot contain CR or LF, so
 	// "PING" usually arrives with no newline at all.
 	tcpLineWait   = 50 * time.Millisecond
 	tcpMaxRequest = 1024

@@ -139,7 +139,7 @@ type HealthStatus struct {
 	LastProbeTime string `json:"lastProbeTime,omitempty"`
 }
 
-// State is the endpoint's state as the emulator judges it (SPEC 3.3):
+// State is the endpoint's state as the emulator judges it:
 // HEALTHY, UNHEALTHY, or UNKNOWN for one reported UNHEALTHY for want of a
 // verdict (ReasonNoVerdict).
 func (hs *HealthStatus) State() string {

@@ -87,7 +87,7 @@ func startEmulator(t *testing.T) *Client {
 	return New(e.Addr(), "p")
 }
 
-// TestClient_policyFingerprint runs the optimistic locking of SPEC 2.4
+// TestClient_policyFingerprint runs the optimistic locking of aggregation policies
 // against the emulator: a stale fingerprint is ErrConditionNotMet and
 // changes nothing; a mask resets the masked fields the patch leaves out.
 func TestClient_policyFingerprint(t *testing.T) {

@@ -29,7 +29,7 @@ func testClient(srv *httptest.Server, opts ...Option) *Client {
 
 // TestClient_GivesUpOnAServerThatNeverAnswers: a server that takes the
 // connection and never answers is reported as too slow once the timeout
-// passes, without retrying (issue 11: the provider hung for 2 minutes).
+// passes, without retrying (a provider that retried them hung for 2 minutes).
 func TestClient_GivesUpOnAServerThatNeverAnswers(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

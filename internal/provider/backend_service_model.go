@@ -235,7 +235,7 @@ func backendServiceConfigViolations(config backendServiceModel) rules.Violations
 }
 
 // backendServiceCheckKind refuses, before any call, a check reference whose
-// path shows a kind the service cannot take: a legacy check (SPEC 2.3:
+// path shows a kind the service cannot take: a legacy check (for
 // EXTERNAL global services only) or no health check at all. The rules are
 // the emulator's; what needs the check itself (its protocol, its region) is
 // left to the emulator.

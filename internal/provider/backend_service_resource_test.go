@@ -384,7 +384,7 @@ func TestAccBackendService_validation(t *testing.T) {
 }
 
 // TestAccBackendService_legacyCheck: an EXTERNAL global service takes a
-// legacy check (SPEC 2.3), HTTP or HTTPS; any other service is refused at
+// legacy check, HTTP or HTTPS; any other service is refused at
 // plan time when the reference shows its kind, else by the emulator.
 func TestAccBackendService_legacyCheck(t *testing.T) {
 	e := newTestEmulator(t)

@@ -14,7 +14,7 @@ import (
 )
 
 // What lbhealth_aggregation_policy, lbhealth_health_source and
-// lbhealth_composite_check share: they are regional only (SPEC 2.4-2.6), so
+// lbhealth_composite_check share: they are regional only, so
 // their region, like their project, defaults to the provider's; and they
 // are updated with PATCH, a fingerprint and an updateMask.
 

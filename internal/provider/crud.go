@@ -32,7 +32,7 @@ type crud[M, A any] struct {
 
 	// Exactly one of put and patch is set. put replaces the whole object.
 	put func(*client.Client, context.Context, client.Scope, A) (A, error)
-	// patch is the update of the types with optimistic locking (SPEC 2.4):
+	// patch is the update of the types with optimistic locking:
 	// it sends only the mutable fields that changed, with the fingerprint
 	// the prior state holds, so Update reads the state as well as the plan.
 	patch          func(c *client.Client, ctx context.Context, scope client.Scope, name string, obj A, mask ...string) (A, error)

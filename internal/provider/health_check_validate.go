@@ -10,7 +10,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// ValidateConfig runs the rules of SPEC 2.1 at plan time. They live in
+// ValidateConfig runs the rules of health checks (package rules) at plan time. They live in
 // package rules, the one place the emulator also uses, so they are not
 // repeated as schema validators: the provider and the emulator say the same
 // thing in the same words, with Terraform attribute names here.

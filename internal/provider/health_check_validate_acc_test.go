@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// TestAccHealthCheck_validation proves that every rule of SPEC 2.1 fails
+// TestAccHealthCheck_validation proves that every rule of health checks fails
 // terraform plan, with the emulator's message in Terraform names.
 func TestAccHealthCheck_validation(t *testing.T) {
 	e := newTestEmulator(t)

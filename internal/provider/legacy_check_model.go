@@ -17,7 +17,7 @@ type legacyKind struct {
 	typeSuffix string // Terraform type name after "lbhealth_"
 	collection string // api.CollectionHTTPHealthChecks or api.CollectionHTTPSHealthChecks
 	protocol   string // "HTTP" or "HTTPS", for words
-	usedBy     string // who may use such a check (SPEC 2.3), for words
+	usedBy     string // who may use such a check, for words
 }
 
 var (

@@ -116,7 +116,7 @@ func (r *legacyCheckResource) ModifyPlan(ctx context.Context, req resource.Modif
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
-// ValidateConfig runs rules.LegacyHealthCheck (SPEC 2.2), the emulator's own
+// ValidateConfig runs rules.LegacyHealthCheck, the emulator's own
 // rules, at plan time, in Terraform names.
 func (r *legacyCheckResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config legacyCheckModel

@@ -91,7 +91,7 @@ resource %q "test" {
 	})
 }
 
-// TestAccLegacyCheck_validation: SPEC 2.2 refused at plan time, for both
+// TestAccLegacyCheck_validation: the rules of legacy checks refused at plan time, for both
 // kinds, in the emulator's words.
 func TestAccLegacyCheck_validation(t *testing.T) {
 	e := newTestEmulator(t)

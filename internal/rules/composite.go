@@ -6,7 +6,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Defaults and limits of composite health (SPEC 2.4-2.6).
+// Defaults and limits of composite health.
 const (
 	DefaultHealthyPercentThreshold = 60
 	DefaultMinHealthyThreshold     = 1

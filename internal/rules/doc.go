@@ -1,5 +1,5 @@
 // Package rules is the one place where the validation rules and defaults of
-// SPEC section 2 live.
+// the resources live.
 //
 // The emulator runs them on every write (it is the source of truth) and the
 // provider runs the very same functions at plan time, so both say the same

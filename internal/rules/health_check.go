@@ -7,7 +7,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Defaults and limits of health checks (SPEC 2.1). Legacy checks share the
+// Defaults and limits of health checks. Legacy checks share the
 // timing ones.
 const (
 	DefaultCheckIntervalSec    = 5
@@ -242,7 +242,7 @@ var textRules = map[string]func(field, value string) *Violation{
 }
 
 // sourceRegions checks the restrictions of checks probed from three source
-// regions (SPEC 2.1, global checks only).
+// regions (global checks only).
 func sourceRegions(hc *api.HealthCheck, regional bool) Violations {
 	if len(hc.SourceRegions) == 0 {
 		return nil
@@ -332,7 +332,7 @@ func ApplyHealthCheckDefaults(hc *api.HealthCheck) {
 }
 
 // applyPortDefaults fills the protocol's default port where the port would
-// be used: a fixed port, or no specification and no named port (SPEC 2.1:
+// be used: a fixed port, or no specification and no named port (the
 // port wins over portName; with neither, the protocol default).
 func applyPortDefaults(b api.ProtocolBlock) {
 	if b.Ports.ProxyHeader == "" {

@@ -44,7 +44,7 @@ const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-we
 
 const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS"
 
-// healthCheckCases has, for every rule of SPEC 2.1, at least one case that
+// healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
 // and a valid case next to it (want empty).
 var healthCheckCases = []struct {

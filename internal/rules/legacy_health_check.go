@@ -4,7 +4,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// LegacyHealthCheck checks a legacy HTTP or HTTPS check (SPEC 2.2) as a
+// LegacyHealthCheck checks a legacy HTTP or HTTPS check as a
 // client sent it. Only port says which port is probed.
 func LegacyHealthCheck(hc *api.LegacyHealthCheck) Violations {
 	var vs Violations

@@ -8,7 +8,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Rules of the minimal compute resources (SPEC 4): networks, subnetworks,
+// Rules of the minimal compute resources: networks, subnetworks,
 // firewalls, addresses and instances. The emulator stores every field the
 // Compute API defines; these rules check the few it acts on, in the API's
 // own limits.

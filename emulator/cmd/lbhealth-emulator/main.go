@@ -67,27 +67,21 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--probe-networks: %w", err)
 	}
-	if *probers < 1 || *probers > 16 {
-		return fmt.Errorf("--probers %d: want 1 to 16", *probers)
-	}
-	if *maxConns < 1 {
-		return fmt.Errorf("--max-connections %d: want at least 1", *maxConns)
-	}
-	if *opsTTL < time.Second {
-		return fmt.Errorf("--operations-ttl %s: want at least 1s (clients read an operation right after the call that returned it)", *opsTTL)
-	}
-	if *opsMax < 1 {
-		return fmt.Errorf("--operations-max %d: want at least 1", *opsMax)
-	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	e, err := emulator.Start(ctx, emulator.Config{
+	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax,
-	})
+	}
+	// Every value the flags set is checked as given: a 0 here is the
+	// user's, not an unset field.
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := emulator.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}

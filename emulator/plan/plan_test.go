@@ -1,6 +1,8 @@
-package health
+package plan
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+
 	"fmt"
 	"maps"
 	"net/netip"
@@ -95,7 +97,7 @@ func TestPlanner_InstancesResolveToTheirPrimaryIP(t *testing.T) {
 	p.Set("projects/p/regions/r/targetPools/pool", &api.TargetPool{HealthChecks: []string{legacyPath},
 		Instances: []string{"http://emulator/compute/v1/" + vmPath, "127.0.0.3:9000"}})
 
-	describe := func(ts []Target) string {
+	describe := func(ts []health.Target) string {
 		var out []string
 		for _, t := range ts {
 			out = append(out, fmt.Sprintf("%s %s:%d %s", t.Endpoint.Instance[strings.LastIndex(t.Endpoint.Instance, "/")+1:], t.Endpoint.IP, t.Check.Port, t.Check.Unresolved))
@@ -103,7 +105,7 @@ func TestPlanner_InstancesResolveToTheirPrimaryIP(t *testing.T) {
 		slices.Sort(out)
 		return strings.Join(out, "\n")
 	}
-	check := func(when string, got map[string][]Target, owner, want string) {
+	check := func(when string, got map[string][]health.Target, owner, want string) {
 		t.Helper()
 		if d := describe(got[owner]); d != want {
 			t.Errorf("%s, %s:\n%s\nwant\n%s", when, owner, d, want)
@@ -133,33 +135,10 @@ func TestPlanner_InstancesResolveToTheirPrimaryIP(t *testing.T) {
 	// Targets whose instance has no address are told apart by name.
 	ids := map[string]bool{}
 	for _, tg := range got["projects/p/global/backendServices/bs"] {
-		ids[tg.id()] = true
+		ids[tg.ID()] = true
 	}
 	if len(ids) != 3 {
 		t.Errorf("%d distinct target ids, want 3: %v", len(ids), ids)
-	}
-}
-
-// The engine takes a partial update: owners not named keep their targets
-// (and verdicts), a named owner with no targets stops.
-func TestEngine_UpdateOwnersLeavesOthersAlone(t *testing.T) {
-	e := New(Config{Clock: newFakeClock(), Probe: (&script{}).probe})
-	t.Cleanup(e.Close)
-	mk := func(owner, ip string) Target {
-		return Target{Owner: owner, Endpoint: Endpoint{IP: ip, Port: 80}, Check: Check{Name: "c", Port: 0, Unresolved: "not probed in this test"}}
-	}
-	e.Update([]Target{mk("a", "127.0.0.1"), mk("b", "127.0.0.2")})
-	e.UpdateOwners(map[string][]Target{"a": {mk("a", "127.0.0.3")}, "c": {mk("c", "127.0.0.4")}})
-	var got []string
-	for _, st := range e.All() {
-		got = append(got, st.Owner+" "+st.Endpoint.IP)
-	}
-	if want := "[a 127.0.0.3 b 127.0.0.2 c 127.0.0.4]"; fmt.Sprint(got) != want {
-		t.Fatalf("after UpdateOwners: %v, want %s", got, want)
-	}
-	e.UpdateOwners(map[string][]Target{"b": nil})
-	if n := len(e.Statuses("b")); n != 0 {
-		t.Fatalf("owner b still has %d targets", n)
 	}
 }
 

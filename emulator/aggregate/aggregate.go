@@ -1,6 +1,14 @@
-package health
+// Package aggregate turns endpoint health into the health of services and
+// regions: a health source is HEALTHY when enough of its backend service's
+// endpoints are (its aggregation policy's percentage and minimum), and a
+// composite check combines its sources. Inputs keeps the stored resources
+// that decide it; the Aggregator re-evaluates as probe verdicts change and
+// logs every transition.
+package aggregate
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+
 	"log/slog"
 	"maps"
 	"net"
@@ -29,12 +37,12 @@ type Composite struct {
 
 // StatusReader is where the Aggregator reads endpoint health: the Engine.
 type StatusReader interface {
-	Statuses(owner string) []Status
-	Count(owner string) Counts
+	Statuses(owner string) []health.Status
+	Count(owner string) health.Counts
 }
 
-// Aggregator turns endpoint health into health-source and composite states
-// (SPEC 2.5, 2.6), re-evaluated as probe results arrive and whenever the
+// Aggregator turns endpoint health into health-source and composite states,
+// re-evaluated as probe results arrive and whenever the
 // topology changes, and logs every transition.
 type Aggregator struct {
 	endpoints StatusReader
@@ -164,7 +172,7 @@ func (a *Aggregator) OwnersChanged(owners []string) {
 
 // OnTransition re-evaluates what depends on the endpoint that changed. It is
 // the Engine's OnTransition hook.
-func (a *Aggregator) OnTransition(tr Transition) {
+func (a *Aggregator) OnTransition(tr health.Transition) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// The port too: endpoints of one service often share an address.
@@ -260,16 +268,16 @@ func (a *Aggregator) SourceHealth(path string) (SourceReport, bool) {
 		return SourceReport{}, false
 	}
 	r := SourceReport{Service: s.Service}
-	var all Counts
+	var all health.Counts
 	for _, st := range a.endpoints.Statuses(s.Service) {
-		all.add(st.State)
+		all.Add(st.State)
 		i := slices.IndexFunc(r.Groups, func(g GroupCount) bool { return g.Group == st.Group })
 		if i < 0 {
 			r.Groups = append(r.Groups, GroupCount{Group: st.Group})
 			i = len(r.Groups) - 1
 		}
 		r.Groups[i].Endpoints++
-		if st.State == Healthy {
+		if st.State == health.Healthy {
 			r.Groups[i].Healthy++
 		}
 	}
@@ -314,13 +322,13 @@ func (a *Aggregator) sourceState(s Source) string {
 	return s.state(a.endpoints.Count(s.Service))
 }
 
-// state applies the source's policy to endpoint counts (SPEC 2.5).
-func (s Source) state(c Counts) string {
+// state applies the source's policy to endpoint counts.
+func (s Source) state(c health.Counts) string {
 	return rules.SourceState(s.HealthyPercent, s.MinHealthy, c.Healthy, c.Unknown, c.Total)
 }
 
 // compositeState combines the states just recorded for the composite's
-// sources (SPEC 2.6); reevaluate has brought those up to date.
+// sources; reevaluate has brought those up to date.
 func (a *Aggregator) compositeState(c Composite) string {
 	states := make([]string, 0, len(c.Sources))
 	for _, sp := range c.Sources {

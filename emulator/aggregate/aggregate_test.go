@@ -1,6 +1,8 @@
-package health
+package aggregate
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+
 	"bytes"
 	"log/slog"
 	"strings"
@@ -8,14 +10,14 @@ import (
 )
 
 // fixedStatuses is a StatusReader with fixed endpoint states.
-type fixedStatuses map[string][]Status
+type fixedStatuses map[string][]health.Status
 
-func (f fixedStatuses) Statuses(owner string) []Status { return f[owner] }
+func (f fixedStatuses) Statuses(owner string) []health.Status { return f[owner] }
 
-func (f fixedStatuses) Count(owner string) Counts {
-	var c Counts
+func (f fixedStatuses) Count(owner string) health.Counts {
+	var c health.Counts
 	for _, st := range f[owner] {
-		c.add(st.State)
+		c.Add(st.State)
 	}
 	return c
 }
@@ -26,18 +28,18 @@ func (f fixedStatuses) Count(owner string) Counts {
 // failover example's do).
 func TestAggregator_transitionCause(t *testing.T) {
 	const svc = "projects/p/regions/r/backendServices/bs"
-	ep := func(port int, state string) Status {
-		return Status{Owner: svc, Endpoint: Endpoint{IP: "127.0.0.1", Port: port}, State: state}
+	ep := func(port int, state string) health.Status {
+		return health.Status{Owner: svc, Endpoint: health.Endpoint{IP: "127.0.0.1", Port: port}, State: state}
 	}
-	statuses := fixedStatuses{svc: {ep(9000, Healthy), ep(9001, Healthy)}}
+	statuses := fixedStatuses{svc: {ep(9000, health.Healthy), ep(9001, health.Healthy)}}
 	var logs bytes.Buffer
 	a := NewAggregator(statuses, slog.New(slog.NewTextHandler(&logs, nil)), nil)
 	a.Update([]Source{{Path: "projects/p/regions/r/healthSources/src", Service: svc, HealthyPercent: 60, MinHealthy: 1}},
 		[]Composite{{Path: "projects/p/regions/r/compositeHealthChecks/chc", Sources: []string{"projects/p/regions/r/healthSources/src"}}})
 	logs.Reset()
 
-	statuses[svc][1] = ep(9001, Unhealthy) // 1 of 2 is 50% < 60%
-	a.OnTransition(Transition{Status: statuses[svc][1], From: Healthy})
+	statuses[svc][1] = ep(9001, health.Unhealthy) // 1 of 2 is 50% < 60%
+	a.OnTransition(health.Transition{Status: statuses[svc][1], From: health.Healthy})
 	out := logs.String()
 	for _, want := range []string{
 		`msg="health source transition" resource=projects/p/regions/r/healthSources/src from=HEALTHY to=UNHEALTHY ` +

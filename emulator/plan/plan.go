@@ -1,6 +1,13 @@
-package health
+// Package plan decides what the probe engine probes: it keeps the stored
+// resources that decide it (health checks, endpoint groups, instances,
+// backend services, target pools), decoded once, and turns them into the
+// targets of each owner (a backend service or a target pool), re-planning
+// only the owners a change reaches.
+package plan
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+
 	"fmt"
 	"maps"
 	"net/netip"
@@ -209,8 +216,8 @@ func (p *Planner) markDirty(path string) {
 // Flush plans the owners that changed since the last Flush: their new
 // targets by owner, with no targets for an owner that is gone or probes
 // nothing. Engine.UpdateOwners takes the result.
-func (p *Planner) Flush() map[string][]Target {
-	out := make(map[string][]Target, len(p.dirty))
+func (p *Planner) Flush() map[string][]health.Target {
+	out := make(map[string][]health.Target, len(p.dirty))
 	for owner := range p.dirty {
 		out[owner] = p.plan(owner)
 	}
@@ -219,9 +226,9 @@ func (p *Planner) Flush() map[string][]Target {
 }
 
 // All plans every owner: what the engine probes at start.
-func (p *Planner) All() []Target {
+func (p *Planner) All() []health.Target {
 	clear(p.dirty)
-	var targets []Target
+	var targets []health.Target
 	for _, owner := range slices.Sorted(maps.Keys(p.s.BackendServices)) {
 		targets = append(targets, p.plan(owner)...)
 	}
@@ -232,9 +239,9 @@ func (p *Planner) All() []Target {
 }
 
 // plan lists the targets of one owner.
-func (p *Planner) plan(owner string) []Target {
+func (p *Planner) plan(owner string) []health.Target {
 	p.stats.Owners++
-	var targets []Target
+	var targets []health.Target
 	if bs, ok := p.s.BackendServices[owner]; ok {
 		targets = p.s.serviceTargets(owner, bs)
 	} else if tp, ok := p.s.TargetPools[owner]; ok {
@@ -245,11 +252,11 @@ func (p *Planner) plan(owner string) []Target {
 }
 
 // serviceTargets are the endpoints of every group of a service.
-func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []Target {
+func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health.Target {
 	if len(bs.HealthChecks) == 0 {
 		return nil
 	}
-	var targets []Target
+	var targets []health.Target
 	for _, b := range bs.Backends {
 		groupPath := api.PathOf(b.Group)
 		if g, ok := s.Groups[groupPath]; ok {
@@ -260,10 +267,10 @@ func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []Target
 }
 
 // groupTargets are the endpoints of group g probed for service bs.
-func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []Target {
-	targets := make([]Target, 0, len(g.Endpoints))
+func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []health.Target {
+	targets := make([]health.Target, 0, len(g.Endpoints))
 	for _, e := range g.Endpoints {
-		ep := Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
+		ep := health.Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
 		if e.Port != nil {
 			ep.Port = int(*e.Port)
 		}
@@ -278,7 +285,7 @@ func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 		if unresolved != "" {
 			check.Port, check.Unresolved = 0, unresolved
 		}
-		targets = append(targets, Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
+		targets = append(targets, health.Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
 	}
 	return targets
 }
@@ -286,11 +293,11 @@ func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 // poolTargets are the instances of a target pool, probed with its legacy
 // HTTP check on the instance's own port when it names one. An instance
 // given by its URL is probed at its primary address on the check's port.
-func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []Target {
+func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target {
 	if len(tp.HealthChecks) == 0 {
 		return nil
 	}
-	var targets []Target
+	var targets []health.Target
 	for _, inst := range tp.Instances {
 		ep, unresolved, ok := s.poolEndpoint(inst, tpPath)
 		if !ok {
@@ -306,22 +313,22 @@ func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []Target {
 		case ep.Port != 0:
 			check.Port, check.Unresolved = ep.Port, ""
 		}
-		targets = append(targets, Target{Owner: tpPath, Endpoint: ep, Check: check})
+		targets = append(targets, health.Target{Owner: tpPath, Endpoint: ep, Check: check})
 	}
 	return targets
 }
 
 // poolEndpoint reads one instance of a pool: "ip", "ip:port", or an
 // instance URL or path. ok is false for anything else (the API refuses it).
-func (s Snapshot) poolEndpoint(inst, tpPath string) (ep Endpoint, unresolved string, ok bool) {
+func (s Snapshot) poolEndpoint(inst, tpPath string) (ep health.Endpoint, unresolved string, ok bool) {
 	if addr, port, err := rules.SplitInstance(inst); err == nil {
-		return Endpoint{IP: addr.String(), Port: port, Instance: inst}, "", true
+		return health.Endpoint{IP: addr.String(), Port: port, Instance: inst}, "", true
 	}
 	path, err := poolInstancePath(inst, tpPath)
 	if path == "" && err == "" {
-		return Endpoint{}, "", false
+		return health.Endpoint{}, "", false
 	}
-	ep = Endpoint{Instance: inst}
+	ep = health.Endpoint{Instance: inst}
 	if err != "" {
 		return ep, err, true
 	}
@@ -399,7 +406,7 @@ func collectionOf(path string) string {
 
 // check resolves a health-check reference, regular or legacy, for one
 // endpoint of a backend service (bs is nil for target pools).
-func (s Snapshot) check(ref string, bs *api.BackendService, ep Endpoint) (Check, bool) {
+func (s Snapshot) check(ref string, bs *api.BackendService, ep health.Endpoint) (health.Check, bool) {
 	path := api.PathOf(ref)
 	if hc, ok := s.HealthChecks[path]; ok {
 		c := CheckOf(path, hc)
@@ -412,12 +419,12 @@ func (s Snapshot) check(ref string, bs *api.BackendService, ep Endpoint) (Check,
 	if hc, ok := s.LegacyHTTPS[path]; ok {
 		return legacyCheck(path, hc, "LEGACY_HTTPS"), true
 	}
-	return Check{}, false
+	return health.Check{}, false
 }
 
 // legacyCheck is what probing needs of a legacy check: only its port.
-func legacyCheck(path string, hc *api.LegacyHealthCheck, protocol string) Check {
-	return Check{
+func legacyCheck(path string, hc *api.LegacyHealthCheck, protocol string) health.Check {
+	return health.Check{
 		Name:               path,
 		Probe:              prober.NewSpec(protocol, "", legacyText(hc)),
 		Port:               int(deref(hc.Port)),
@@ -443,7 +450,7 @@ func legacyText(hc *api.LegacyHealthCheck) func(string) string {
 
 // restrict keeps targets outside the allowed networks from being probed,
 // and says why.
-func restrict(targets []Target, allowed func(netip.Addr) bool) []Target {
+func restrict(targets []health.Target, allowed func(netip.Addr) bool) []health.Target {
 	for i := range targets {
 		t := &targets[i]
 		if t.Endpoint.IP == "" && t.Check.Unresolved != "" {
@@ -458,8 +465,8 @@ func restrict(targets []Target, allowed func(netip.Addr) bool) []Target {
 
 // CheckOf is what probing needs of a (stored, defaulted) health check; the
 // port is left for the caller to resolve per endpoint.
-func CheckOf(path string, hc *api.HealthCheck) Check {
-	c := Check{
+func CheckOf(path string, hc *api.HealthCheck) health.Check {
+	c := health.Check{
 		Name:               path,
 		Interval:           seconds(hc.CheckIntervalSec),
 		Timeout:            seconds(hc.TimeoutSec),
@@ -485,10 +492,10 @@ func probeSpec(hc *api.HealthCheck) prober.Spec {
 	})
 }
 
-// resolvePort picks the port to probe (SPEC 2.1): the endpoint's own port
+// resolvePort picks the port to probe: the endpoint's own port
 // for USE_SERVING_PORT, the service's named port for USE_NAMED_PORT (or a
 // port name alone), else the check's port. 0 and a reason when it cannot.
-func resolvePort(hc *api.HealthCheck, bs *api.BackendService, ep Endpoint) (int, string) {
+func resolvePort(hc *api.HealthCheck, bs *api.BackendService, ep health.Endpoint) (int, string) {
 	b, ok := hc.Block()
 	if !ok {
 		return 0, "the health check has no protocol block"

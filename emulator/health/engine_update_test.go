@@ -1,0 +1,29 @@
+package health
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The engine takes a partial update: owners not named keep their targets
+// (and verdicts), a named owner with no targets stops.
+func TestEngine_UpdateOwnersLeavesOthersAlone(t *testing.T) {
+	e := New(Config{Clock: newFakeClock(), Probe: (&script{}).probe})
+	t.Cleanup(e.Close)
+	mk := func(owner, ip string) Target {
+		return Target{Owner: owner, Endpoint: Endpoint{IP: ip, Port: 80}, Check: Check{Name: "c", Port: 0, Unresolved: "not probed in this test"}}
+	}
+	e.Update([]Target{mk("a", "127.0.0.1"), mk("b", "127.0.0.2")})
+	e.UpdateOwners(map[string][]Target{"a": {mk("a", "127.0.0.3")}, "c": {mk("c", "127.0.0.4")}})
+	var got []string
+	for _, st := range e.All() {
+		got = append(got, st.Owner+" "+st.Endpoint.IP)
+	}
+	if want := "[a 127.0.0.3 b 127.0.0.2 c 127.0.0.4]"; fmt.Sprint(got) != want {
+		t.Fatalf("after UpdateOwners: %v, want %s", got, want)
+	}
+	e.UpdateOwners(map[string][]Target{"b": nil})
+	if n := len(e.Statuses("b")); n != 0 {
+		t.Fatalf("owner b still has %d targets", n)
+	}
+}
