@@ -13,11 +13,9 @@ import (
 // backendServices is the global and regional backendServices collection.
 func (s *Server) backendServices() *collection[api.BackendService, *api.BackendService] {
 	return &collection[api.BackendService, *api.BackendService]{
-		s:   s,
-		def: api.MustCollection(api.CollectionBackendServices),
-		check: func(bs *api.BackendService, _ scope) rules.Violations {
-			return rules.BackendService(bs)
-		},
+		s:                   s,
+		def:                 api.MustCollection(api.CollectionBackendServices),
+		rule:                rules.BackendService,
 		defaults:            rules.ApplyBackendServiceDefaults,
 		resolve:             s.resolveBackendService,
 		fingerprint:         func(bs *api.BackendService) *string { return &bs.Fingerprint },

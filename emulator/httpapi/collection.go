@@ -33,8 +33,9 @@ type ptr[T any] interface {
 type collection[T any, P ptr[T]] struct {
 	s   *Server
 	def api.Collection // its entry in the catalogue
-	// check validates an object as the client sent it (defaults not yet
-	// applied) in scope sc.
+	// rule validates an object as the client sent it (defaults not yet
+	// applied); check does, for rules that depend on the scope.
+	rule  func(obj P) rules.Violations
 	check func(obj P, sc scope) rules.Violations
 	// defaults fills the unset fields of a valid object before it is stored.
 	defaults func(obj P)
@@ -117,7 +118,7 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 	if err := checkScopeFields(m, sc); err != nil {
 		return err
 	}
-	if err := c.check(obj, sc).Err(); err != nil {
+	if err := c.violations(obj, sc).Err(); err != nil {
 		return invalid("%s", err.Error())
 	}
 	if err := checkEnums(c.def.Schema(), doc); err != nil {
@@ -179,6 +180,14 @@ func (c *collection[T, P]) checkUpdate(prior, obj P) error {
 		return c.immutable(prior, obj)
 	}
 	return nil
+}
+
+// violations are the rules' verdict on obj in scope sc.
+func (c *collection[T, P]) violations(obj P, sc scope) rules.Violations {
+	if c.check != nil {
+		return c.check(obj, sc)
+	}
+	return c.rule(obj)
 }
 
 // checkScopeFields: a body may repeat its region or zone (name or URL), but

@@ -14,9 +14,7 @@ import (
 func (s *Server) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
 	return &collection[api.CompositeHealthCheck, *api.CompositeHealthCheck]{
 		s: s, def: api.MustCollection(api.CollectionCompositeHealthChecks),
-		check: func(c *api.CompositeHealthCheck, _ scope) rules.Violations {
-			return rules.CompositeHealthCheck(c)
-		},
+		rule:     rules.CompositeHealthCheck,
 		defaults: func(*api.CompositeHealthCheck) {},
 		resolve:  s.resolveComposite,
 		refs: func(c *api.CompositeHealthCheck) []string {

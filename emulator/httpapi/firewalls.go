@@ -13,7 +13,7 @@ func (s *Server) firewalls() *collection[api.Firewall, *api.Firewall] {
 	return &collection[api.Firewall, *api.Firewall]{
 		s:        s,
 		def:      api.MustCollection(api.CollectionFirewalls),
-		check:    func(fw *api.Firewall, _ scope) rules.Violations { return rules.Firewall(fw) },
+		rule:     rules.Firewall,
 		defaults: rules.ApplyFirewallDefaults,
 		resolve: func(ctx context.Context, fw *api.Firewall, sc scope) error {
 			if fw.Network == "" {

@@ -12,11 +12,9 @@ import (
 // forwardingRules is the global and regional forwardingRules collection.
 func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
 	return &collection[api.ForwardingRule, *api.ForwardingRule]{
-		s:   s,
-		def: api.MustCollection(api.CollectionForwardingRules),
-		check: func(fr *api.ForwardingRule, _ scope) rules.Violations {
-			return rules.ForwardingRule(fr)
-		},
+		s:        s,
+		def:      api.MustCollection(api.CollectionForwardingRules),
+		rule:     rules.ForwardingRule,
 		defaults: rules.ApplyForwardingRuleDefaults,
 		resolve:  s.resolveForwardingRule,
 		refs: func(fr *api.ForwardingRule) []string {

@@ -9,9 +9,7 @@ import (
 func (s *Server) healthAggregationPolicies() *collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy] {
 	return &collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy]{
 		s: s, def: api.MustCollection(api.CollectionHealthAggregationPolicies),
-		check: func(p *api.HealthAggregationPolicy, _ scope) rules.Violations {
-			return rules.HealthAggregationPolicy(p)
-		},
+		rule:        rules.HealthAggregationPolicy,
 		defaults:    rules.ApplyHealthAggregationPolicyDefaults,
 		fingerprint: func(p *api.HealthAggregationPolicy) *string { return &p.Fingerprint },
 		immutable: func(prior, p *api.HealthAggregationPolicy) error {

@@ -13,9 +13,7 @@ import (
 func (s *Server) healthSources() *collection[api.HealthSource, *api.HealthSource] {
 	return &collection[api.HealthSource, *api.HealthSource]{
 		s: s, def: api.MustCollection(api.CollectionHealthSources),
-		check: func(hs *api.HealthSource, _ scope) rules.Violations {
-			return rules.HealthSource(hs)
-		},
+		rule:     rules.HealthSource,
 		defaults: func(*api.HealthSource) {},
 		resolve:  s.resolveHealthSource,
 		refs: func(hs *api.HealthSource) []string {

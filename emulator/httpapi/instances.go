@@ -20,7 +20,7 @@ func (s *Server) instances() *collection[api.Instance, *api.Instance] {
 	return &collection[api.Instance, *api.Instance]{
 		s:           s,
 		def:         api.MustCollection(api.CollectionInstances),
-		check:       func(in *api.Instance, _ scope) rules.Violations { return rules.Instance(in) },
+		rule:        rules.Instance,
 		defaults:    rules.ApplyInstanceDefaults,
 		resolve:     s.resolveInstance,
 		fingerprint: func(in *api.Instance) *string { return &in.Fingerprint },

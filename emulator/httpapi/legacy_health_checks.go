@@ -9,11 +9,9 @@ import (
 // collection (name says which).
 func (s *Server) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
 	return &collection[api.LegacyHealthCheck, *api.LegacyHealthCheck]{
-		s:   s,
-		def: api.MustCollection(name),
-		check: func(hc *api.LegacyHealthCheck, _ scope) rules.Violations {
-			return rules.LegacyHealthCheck(hc)
-		},
+		s:        s,
+		def:      api.MustCollection(name),
+		rule:     rules.LegacyHealthCheck,
 		defaults: func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) },
 	}
 }

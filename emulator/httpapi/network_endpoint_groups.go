@@ -19,11 +19,9 @@ import (
 // collection.
 func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
 	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
-		s:   s,
-		def: api.MustCollection(api.CollectionNetworkEndpointGroups),
-		check: func(g *api.NetworkEndpointGroup, _ scope) rules.Violations {
-			return rules.NetworkEndpointGroup(g)
-		},
+		s:        s,
+		def:      api.MustCollection(api.CollectionNetworkEndpointGroups),
+		rule:     rules.NetworkEndpointGroup,
 		defaults: rules.ApplyNetworkEndpointGroupDefaults,
 		// Endpoints named by instance alone get the instance's address.
 		resolve: s.resolveGroupEndpoints,

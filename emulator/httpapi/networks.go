@@ -13,7 +13,7 @@ func (s *Server) networks() *collection[api.Network, *api.Network] {
 	return &collection[api.Network, *api.Network]{
 		s:        s,
 		def:      api.MustCollection(api.CollectionNetworks),
-		check:    func(n *api.Network, _ scope) rules.Violations { return rules.Network(n) },
+		rule:     rules.Network,
 		defaults: rules.ApplyNetworkDefaults,
 		immutable: func(prior, n *api.Network) error {
 			if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {

@@ -16,7 +16,7 @@ func (s *Server) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 	return &collection[api.Subnetwork, *api.Subnetwork]{
 		s:           s,
 		def:         api.MustCollection(api.CollectionSubnetworks),
-		check:       func(sn *api.Subnetwork, _ scope) rules.Violations { return rules.Subnetwork(sn) },
+		rule:        rules.Subnetwork,
 		defaults:    rules.ApplySubnetworkDefaults,
 		resolve:     s.resolveSubnetwork,
 		refs:        func(sn *api.Subnetwork) []string { return []string{sn.Network} },

@@ -14,11 +14,9 @@ import (
 // targetPools is the regional targetPools collection.
 func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
 	return &collection[api.TargetPool, *api.TargetPool]{
-		s:   s,
-		def: api.MustCollection(api.CollectionTargetPools),
-		check: func(tp *api.TargetPool, _ scope) rules.Violations {
-			return rules.TargetPool(tp)
-		},
+		s:        s,
+		def:      api.MustCollection(api.CollectionTargetPools),
+		rule:     rules.TargetPool,
 		defaults: func(*api.TargetPool) {},
 		resolve:  s.resolveTargetPool,
 		refs:     func(tp *api.TargetPool) []string { return tp.HealthChecks },

@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -18,29 +16,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*backendServiceResource)(nil)
-	_ resource.ResourceWithConfigure      = (*backendServiceResource)(nil)
-	_ resource.ResourceWithImportState    = (*backendServiceResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*backendServiceResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*backendServiceResource)(nil)
-)
-
 const backendServiceNoun = "backend service"
-
-type backendServiceResource struct {
-	data *providerData
-}
-
-func newBackendServiceResource() resource.Resource { return &backendServiceResource{} }
-
-func (r *backendServiceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_backend_service"
-}
-
-func (r *backendServiceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var backendServiceCRUD = crud[backendServiceModel, *api.BackendService]{
 	noun:    backendServiceNoun,
@@ -54,66 +30,28 @@ var backendServiceCRUD = crud[backendServiceModel, *api.BackendService]{
 	del:     (*client.Client).DeleteBackendService,
 }
 
-func (r *backendServiceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	backendServiceCRUD.create(ctx, r.data, req, resp)
+// backendServiceKind is lbhealth_backend_service.
+var backendServiceKind = &resourceKind[backendServiceModel, *api.BackendService]{
+	crud:          backendServiceCRUD,
+	typeName:      "backend_service",
+	collection:    api.CollectionBackendServices,
+	imports:       importAnyScope,
+	schema:        backendServiceSchema,
+	fingerprinted: false,
+	violations:    backendServiceConfigViolations,
+	naming:        backendServiceNaming,
+	plan: func(s *planStep[backendServiceModel]) {
+		p := s.plan
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionBackendServices)
+		if s.hasState {
+			s.diags.Append(keepEquivalentRefs(p, s.state)...)
+		}
+	},
 }
 
-func (r *backendServiceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	backendServiceCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *backendServiceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	backendServiceCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *backendServiceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	backendServiceCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *backendServiceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	lookup := func(ctx context.Context, scope client.Scope, name string) error {
-		_, err := r.data.client.GetBackendService(ctx, scope, name)
-		return err
-	}
-	importScoped(ctx, r.data, api.CollectionBackendServices, backendServiceNoun, lookup, req, resp)
-}
-
-// ModifyPlan fills what the plan can know before apply: the provider's
-// project when none is set (replacing the service when it changes) and the
-// id; and it keeps references that change form but not target as they are.
-func (r *backendServiceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state backendServiceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var replace bool
-	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
-	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionBackendServices)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(keepEquivalentRefs(&plan, state)...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-}
-
-// ValidateConfig runs rules.BackendService, the emulator's own rules, at
-// plan time, in Terraform names.
-func (r *backendServiceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config backendServiceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, backendServiceConfigViolations(config), "Invalid backend service", backendServiceNaming)
+func newBackendServiceResource() resource.Resource {
+	return &managedResource[backendServiceModel, *api.BackendService]{kind: backendServiceKind}
 }
 
 var backendServiceDescriptions = map[string]string{
@@ -152,27 +90,15 @@ var backendServiceDescriptions = map[string]string{
 		"own scope, where zonal groups never are). The reference stays as written, as for `health_checks`.",
 }
 
-func (r *backendServiceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func backendServiceSchema() schema.Schema {
 	d := backendServiceDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A backend service, global or regional: endpoint groups and the one health check that " +
 			"probes their endpoints. Read their live health with the `lbhealth_backend_health` data source. Changes " +
 			"to backends, named ports, protocol and health check are updates in place (HTTP PUT) that take effect at the " +
 			"next probe. A health check or endpoint group the service uses cannot be deleted until the service stops " +
 			"using it.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
-			// ModifyPlan fills the provider's project and asks for replacement
-			// when it changes; this modifier covers a configured project.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
 			"region": schema.StringAttribute{Optional: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"protocol": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["protocol"],
@@ -183,10 +109,8 @@ func (r *backendServiceResource) Schema(_ context.Context, _ resource.SchemaRequ
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"health_checks": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: d["health_checks"]},
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"backend_service_id": computed("backend_service_id"),
-		},
+			"backend_service_id": computedString(d, "backend_service_id"),
+		}),
 		// Lists, not sets, as for endpoint blocks: the emulator keeps the
 		// order written, and validation points at named_port[1].name.
 		Blocks: map[string]schema.Block{

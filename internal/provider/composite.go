@@ -60,7 +60,7 @@ func regionalRefs(project, region types.String) refResolver {
 // regional only, or (zonalCollections) zonal or regional. Unlike
 // importScoped it never looks for a global one, which cannot exist: a bare
 // name ("{name}", "{project}/{name}") is in the provider's region.
-func importRegional(ctx context.Context, data *providerData, collection string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func importRegionalID(ctx context.Context, data *providerData, collection string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	rid, err := parseImportID(req.ID, collection)
 	if err == nil && !rid.Bare && rid.Region == "" && rid.Zone == "" {
 		what, zonal := "regional only", ""

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,29 +14,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*compositeCheckResource)(nil)
-	_ resource.ResourceWithConfigure      = (*compositeCheckResource)(nil)
-	_ resource.ResourceWithImportState    = (*compositeCheckResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*compositeCheckResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*compositeCheckResource)(nil)
-)
-
 const compositeCheckNoun = "composite health check"
-
-type compositeCheckResource struct {
-	data *providerData
-}
-
-func newCompositeCheckResource() resource.Resource { return &compositeCheckResource{} }
-
-func (r *compositeCheckResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_composite_check"
-}
-
-func (r *compositeCheckResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var compositeCheckCRUD = crud[compositeCheckModel, *api.CompositeHealthCheck]{
 	noun:    compositeCheckNoun,
@@ -55,62 +32,29 @@ var compositeCheckCRUD = crud[compositeCheckModel, *api.CompositeHealthCheck]{
 	del: (*client.Client).DeleteCompositeHealthCheck,
 }
 
-func (r *compositeCheckResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	compositeCheckCRUD.create(ctx, r.data, req, resp)
+// compositeCheckKind is lbhealth_composite_check.
+var compositeCheckKind = &resourceKind[compositeCheckModel, *api.CompositeHealthCheck]{
+	crud:          compositeCheckCRUD,
+	typeName:      "composite_check",
+	collection:    api.CollectionCompositeHealthChecks,
+	imports:       importRegional,
+	schema:        compositeCheckSchema,
+	fingerprinted: true,
+	violations:    compositeCheckConfigViolations,
+	plan: func(s *planStep[compositeCheckModel]) {
+		p := s.plan
+		sc := planRegionalScope(s.data, s.config.Project, s.config.Region, s.state.Project, s.state.Region)
+		p.Project, p.Region = sc.Project, sc.Region
+		s.replace = append(s.replace, sc.Replace...)
+		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionCompositeHealthChecks)
+		if s.hasState {
+			s.diags.Append(keepEquivalentCompositeRefs(p, s.state)...)
+		}
+	},
 }
 
-func (r *compositeCheckResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	compositeCheckCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *compositeCheckResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	compositeCheckCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *compositeCheckResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	compositeCheckCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *compositeCheckResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, api.CollectionCompositeHealthChecks, req, resp)
-}
-
-// ModifyPlan fills the provider's project and region where none is set
-// (replacing the check when they change) and the id, and keeps references
-// that change form but not target as they are.
-func (r *compositeCheckResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state compositeCheckModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
-	plan.Project, plan.Region = s.Project, s.Region
-	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionCompositeHealthChecks)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(keepEquivalentCompositeRefs(&plan, state)...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-	planFingerprint(ctx, req, resp)
-}
-
-// ValidateConfig runs rules.CompositeHealthCheck and rules.CompositeAsSource,
-// the emulator's own rules, at plan time, in Terraform names.
-func (r *compositeCheckResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config compositeCheckModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, compositeCheckConfigViolations(config), "Invalid composite health check", rules.TerraformName)
+func newCompositeCheckResource() resource.Resource {
+	return &managedResource[compositeCheckModel, *api.CompositeHealthCheck]{kind: compositeCheckKind}
 }
 
 var compositeCheckDescriptions = map[string]string{
@@ -138,28 +82,18 @@ var compositeCheckDescriptions = map[string]string{
 		"check outside Terraform in between, the emulator refuses the update (HTTP 412) rather than lose that change.",
 }
 
-func (r *compositeCheckResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func compositeCheckSchema() schema.Schema {
 	d := compositeCheckDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A composite health check: the health of one published regional service, combined " +
 			"from its health sources and reported for its forwarding rule (the health destination), for cross-region " +
 			"failover. `HEALTHY` when every source is; `UNHEALTHY` when at least one is; otherwise `UNKNOWN`. There " +
 			"is no dry run: the check reports its state from the moment it exists. Read it with the " +
 			"`lbhealth_composite_health` data source. Sources and destination change in place (HTTP PATCH with the " +
 			"`fingerprint`). Destroy deletes in dependency order: the check, then its sources and their policies.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
-			// ModifyPlan fills the provider's project and region and asks for
-			// replacement when they change; these modifiers cover configured ones.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
+			// ModifyPlan fills the provider's region and asks for replacement
+			// when it changes; this modifier covers a configured one.
 			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
 			// A list, not a set: the API keeps the order written, and
@@ -167,11 +101,9 @@ func (r *compositeCheckResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"health_sources": schema.ListAttribute{Required: true, ElementType: types.StringType,
 				MarkdownDescription: d["health_sources"]},
 			"health_destination": schema.StringAttribute{Required: true, MarkdownDescription: d["health_destination"]},
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"composite_check_id": computed("composite_check_id"),
+			"composite_check_id": computedString(d, "composite_check_id"),
 			// No UseStateForUnknown: every update changes it.
 			"fingerprint": schema.StringAttribute{Computed: true, MarkdownDescription: d["fingerprint"]},
-		},
+		}),
 	}
 }

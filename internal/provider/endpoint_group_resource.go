@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -19,29 +18,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*endpointGroupResource)(nil)
-	_ resource.ResourceWithConfigure      = (*endpointGroupResource)(nil)
-	_ resource.ResourceWithImportState    = (*endpointGroupResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*endpointGroupResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*endpointGroupResource)(nil)
-)
-
 const endpointGroupNoun = "endpoint group"
-
-type endpointGroupResource struct {
-	data *providerData
-}
-
-func newEndpointGroupResource() resource.Resource { return &endpointGroupResource{} }
-
-func (r *endpointGroupResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_endpoint_group"
-}
-
-func (r *endpointGroupResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var endpointGroupCRUD = crud[endpointGroupModel, *api.NetworkEndpointGroup]{
 	noun:    endpointGroupNoun,
@@ -55,64 +32,35 @@ var endpointGroupCRUD = crud[endpointGroupModel, *api.NetworkEndpointGroup]{
 	del:     (*client.Client).DeleteNetworkEndpointGroup,
 }
 
-func (r *endpointGroupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	endpointGroupCRUD.create(ctx, r.data, req, resp)
+// endpointGroupKind is lbhealth_endpoint_group.
+var endpointGroupKind = &resourceKind[endpointGroupModel, *api.NetworkEndpointGroup]{
+	crud:          endpointGroupCRUD,
+	typeName:      "endpoint_group",
+	collection:    api.CollectionNetworkEndpointGroups,
+	imports:       importRegional,
+	schema:        endpointGroupSchema,
+	fingerprinted: false,
+	violations:    endpointGroupConfigViolations,
+	naming:        endpointGroupNaming,
+	plan: func(s *planStep[endpointGroupModel]) {
+		p := s.plan
+		p.Project = s.project(s.config.Project, s.state.Project)
+		if s.config.Zone.IsNull() {
+			p.Region = s.region(s.config.Region, s.state.Region)
+		} else if s.config.Region.IsNull() {
+			p.Region = types.StringNull() // a zonal group has no region
+		}
+		s.diags.Append(planEndpointPorts(p, s.config)...)
+		p.Size = types.Int64Unknown()
+		if !p.Endpoints.IsUnknown() {
+			p.Size = types.Int64Value(int64(len(p.Endpoints.Elements())))
+		}
+		p.ID = planEndpointGroupID(*p)
+	},
 }
 
-func (r *endpointGroupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	endpointGroupCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *endpointGroupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	endpointGroupCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *endpointGroupResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	endpointGroupCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *endpointGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	// Zonal or regional, never global: a bare name is in the provider's region.
-	importRegional(ctx, r.data, api.CollectionNetworkEndpointGroups, req, resp)
-}
-
-// ModifyPlan fills what the plan can know before apply: the provider's
-// project, and its region when neither zone nor region is set (replacing
-// the group when they change), the id, the size, and the ports the
-// emulator will give endpoints that set none.
-func (r *endpointGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state endpointGroupModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var replaceProject, replaceRegion bool
-	plan.Project, replaceProject = planDefault(config.Project, state.Project, r.data.project)
-	if config.Zone.IsNull() {
-		plan.Region, replaceRegion = planDefault(config.Region, state.Region, r.data.region)
-	} else if config.Region.IsNull() {
-		plan.Region = types.StringNull() // a zonal group has no region
-	}
-	if replaceProject {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
-	}
-	if replaceRegion {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("region"))
-	}
-	resp.Diagnostics.Append(planEndpointPorts(&plan, config)...)
-	plan.Size = types.Int64Unknown()
-	if !plan.Endpoints.IsUnknown() {
-		plan.Size = types.Int64Value(int64(len(plan.Endpoints.Elements())))
-	}
-	plan.ID = planEndpointGroupID(plan)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+func newEndpointGroupResource() resource.Resource {
+	return &managedResource[endpointGroupModel, *api.NetworkEndpointGroup]{kind: endpointGroupKind}
 }
 
 // planEndpointGroupID is the id the group will have, unknown while its
@@ -125,17 +73,6 @@ func planEndpointGroupID(m endpointGroupModel) types.String {
 		return types.StringValue(zonalID(m.Project.ValueString(), m.Zone.ValueString(), api.CollectionNetworkEndpointGroups, m.Name.ValueString()))
 	}
 	return types.StringValue(scopedID(m.Project.ValueString(), m.Region.ValueString(), api.CollectionNetworkEndpointGroups, m.Name.ValueString()))
-}
-
-// ValidateConfig runs rules.NetworkEndpointGroup, the emulator's own rules,
-// at plan time, in Terraform names.
-func (r *endpointGroupResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config endpointGroupModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, endpointGroupConfigViolations(config), "Invalid endpoint group", endpointGroupNaming)
 }
 
 var endpointGroupDescriptions = map[string]string{
@@ -173,27 +110,15 @@ var endpointGroupDescriptions = map[string]string{
 		"with reason `STOPPED`, as a stopped machine does.",
 }
 
-func (r *endpointGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func endpointGroupSchema() schema.Schema {
 	d := endpointGroupDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A network endpoint group: the endpoints a backend service's health check probes. Zonal " +
 			"with `zone`, regional with `region`, and with neither, regional in the provider's region. Endpoints are " +
 			"`endpoint` blocks of the group itself; changing them updates the group in place (HTTP PUT). A group used " +
 			"by a backend service cannot be deleted, so a change that replaces it (name, scope, type) fails while a " +
 			"service uses it: move the service to a new group first.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
-			// ModifyPlan fills the provider's project and region and asks for
-			// replacement when they change; these modifiers cover configured ones.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
 			"zone": schema.StringAttribute{Optional: true, MarkdownDescription: d["zone"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("region"))}},
@@ -203,13 +128,11 @@ func (r *endpointGroupResource) Schema(_ context.Context, _ resource.SchemaReque
 				Default:             stringdefault.StaticString(api.GCEVMIPPort),
 				MarkdownDescription: d["network_endpoint_type"],
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"default_port":       schema.Int64Attribute{Optional: true, MarkdownDescription: d["default_port"]},
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"endpoint_group_id":  computed("endpoint_group_id"),
+			"default_port":      schema.Int64Attribute{Optional: true, MarkdownDescription: d["default_port"]},
+			"endpoint_group_id": computedString(d, "endpoint_group_id"),
 			// No UseStateForUnknown: ModifyPlan counts the endpoints.
 			"size": schema.Int64Attribute{Computed: true, MarkdownDescription: d["size"]},
-		},
+		}),
 		Blocks: map[string]schema.Block{
 			// A list, not a set: the emulator keeps the order, so a list never
 			// diffs; its indexes let validation point at endpoint[1].port; and

@@ -1,10 +1,8 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -16,29 +14,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*forwardingRuleResource)(nil)
-	_ resource.ResourceWithConfigure      = (*forwardingRuleResource)(nil)
-	_ resource.ResourceWithImportState    = (*forwardingRuleResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*forwardingRuleResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*forwardingRuleResource)(nil)
-)
-
 const forwardingRuleNoun = "forwarding rule"
-
-type forwardingRuleResource struct {
-	data *providerData
-}
-
-func newForwardingRuleResource() resource.Resource { return &forwardingRuleResource{} }
-
-func (r *forwardingRuleResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_forwarding_rule"
-}
-
-func (r *forwardingRuleResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var forwardingRuleCRUD = crud[forwardingRuleModel, *api.ForwardingRule]{
 	noun:    forwardingRuleNoun,
@@ -52,66 +28,28 @@ var forwardingRuleCRUD = crud[forwardingRuleModel, *api.ForwardingRule]{
 	del:     (*client.Client).DeleteForwardingRule,
 }
 
-func (r *forwardingRuleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	forwardingRuleCRUD.create(ctx, r.data, req, resp)
+// forwardingRuleKind is lbhealth_forwarding_rule.
+var forwardingRuleKind = &resourceKind[forwardingRuleModel, *api.ForwardingRule]{
+	crud:          forwardingRuleCRUD,
+	typeName:      "forwarding_rule",
+	collection:    api.CollectionForwardingRules,
+	imports:       importAnyScope,
+	schema:        forwardingRuleSchema,
+	fingerprinted: false,
+	violations:    forwardingRuleConfigViolations,
+	naming:        forwardingRuleNaming,
+	plan: func(s *planStep[forwardingRuleModel]) {
+		p := s.plan
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionForwardingRules)
+		if s.hasState {
+			keepEquivalentForwardingRefs(p, s.state)
+		}
+	},
 }
 
-func (r *forwardingRuleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	forwardingRuleCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *forwardingRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	forwardingRuleCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *forwardingRuleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	forwardingRuleCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *forwardingRuleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	lookup := func(ctx context.Context, scope client.Scope, name string) error {
-		_, err := r.data.client.GetForwardingRule(ctx, scope, name)
-		return err
-	}
-	importScoped(ctx, r.data, api.CollectionForwardingRules, forwardingRuleNoun, lookup, req, resp)
-}
-
-// ModifyPlan fills what the plan can know before apply: the provider's
-// project when none is set (replacing the rule when it changes) and the id;
-// and it keeps references that change form but not target as they are.
-func (r *forwardingRuleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state forwardingRuleModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var replace bool
-	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
-	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionForwardingRules)
-	if !req.State.Raw.IsNull() {
-		keepEquivalentForwardingRefs(&plan, state)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-}
-
-// ValidateConfig runs rules.ForwardingRule, the emulator's own rules, at
-// plan time, in Terraform names.
-func (r *forwardingRuleResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config forwardingRuleModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, forwardingRuleConfigViolations(config), "Invalid forwarding rule", forwardingRuleNaming)
+func newForwardingRuleResource() resource.Resource {
+	return &managedResource[forwardingRuleModel, *api.ForwardingRule]{kind: forwardingRuleKind}
 }
 
 var forwardingRuleDescriptions = map[string]string{
@@ -145,30 +83,18 @@ var forwardingRuleDescriptions = map[string]string{
 	"forwarding_rule_id": "Numeric id the server assigned to the forwarding rule, as a string.",
 }
 
-func (r *forwardingRuleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func forwardingRuleSchema() schema.Schema {
 	d := forwardingRuleDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
 	optional := func(name string) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, MarkdownDescription: d[name]}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A forwarding rule, global or regional: an address and port range whose traffic goes to " +
 			"a backend service or a target pool. The emulator sends no traffic; forwarding rules are what composite " +
 			"health checks report for (their health destination). Changes to the address, ports, backend service or " +
 			"target are updates in place (HTTP PUT). A backend service or target pool a rule uses cannot be deleted " +
 			"until the rule stops using it.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": optional("description"),
-			// ModifyPlan fills the provider's project and asks for replacement
-			// when it changes; this modifier covers a configured project.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
 			"region": schema.StringAttribute{Optional: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			// Optional+Computed: unset, the emulator assigns one, as the API
@@ -182,9 +108,7 @@ func (r *forwardingRuleResource) Schema(_ context.Context, _ resource.SchemaRequ
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"backend_service":    optional("backend_service"),
 			"target":             optional("target"),
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"forwarding_rule_id": computed("forwarding_rule_id"),
-		},
+			"forwarding_rule_id": computedString(d, "forwarding_rule_id"),
+		}),
 	}
 }

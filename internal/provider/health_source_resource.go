@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,29 +14,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*healthSourceResource)(nil)
-	_ resource.ResourceWithConfigure      = (*healthSourceResource)(nil)
-	_ resource.ResourceWithImportState    = (*healthSourceResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*healthSourceResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*healthSourceResource)(nil)
-)
-
 const healthSourceNoun = "health source"
-
-type healthSourceResource struct {
-	data *providerData
-}
-
-func newHealthSourceResource() resource.Resource { return &healthSourceResource{} }
-
-func (r *healthSourceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_health_source"
-}
-
-func (r *healthSourceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var healthSourceCRUD = crud[healthSourceModel, *api.HealthSource]{
 	noun:    healthSourceNoun,
@@ -55,62 +32,29 @@ var healthSourceCRUD = crud[healthSourceModel, *api.HealthSource]{
 	del: (*client.Client).DeleteHealthSource,
 }
 
-func (r *healthSourceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	healthSourceCRUD.create(ctx, r.data, req, resp)
+// healthSourceKind is lbhealth_health_source.
+var healthSourceKind = &resourceKind[healthSourceModel, *api.HealthSource]{
+	crud:          healthSourceCRUD,
+	typeName:      "health_source",
+	collection:    api.CollectionHealthSources,
+	imports:       importRegional,
+	schema:        healthSourceSchema,
+	fingerprinted: true,
+	violations:    healthSourceConfigViolations,
+	plan: func(s *planStep[healthSourceModel]) {
+		p := s.plan
+		sc := planRegionalScope(s.data, s.config.Project, s.config.Region, s.state.Project, s.state.Region)
+		p.Project, p.Region = sc.Project, sc.Region
+		s.replace = append(s.replace, sc.Replace...)
+		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionHealthSources)
+		if s.hasState {
+			s.diags.Append(keepEquivalentSourceRefs(p, s.state)...)
+		}
+	},
 }
 
-func (r *healthSourceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	healthSourceCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *healthSourceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	healthSourceCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *healthSourceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	healthSourceCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *healthSourceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, api.CollectionHealthSources, req, resp)
-}
-
-// ModifyPlan fills the provider's project and region where none is set
-// (replacing the source when they change) and the id, and keeps references
-// that change form but not target as they are.
-func (r *healthSourceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state healthSourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := planRegionalScope(r.data, config.Project, config.Region, state.Project, state.Region)
-	plan.Project, plan.Region = s.Project, s.Region
-	resp.RequiresReplace = append(resp.RequiresReplace, s.Replace...)
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionHealthSources)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(keepEquivalentSourceRefs(&plan, state)...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-	planFingerprint(ctx, req, resp)
-}
-
-// ValidateConfig runs rules.HealthSource, the emulator's own rules, at plan
-// time, in Terraform names.
-func (r *healthSourceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config healthSourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, healthSourceConfigViolations(config), "Invalid health source", rules.TerraformName)
+func newHealthSourceResource() resource.Resource {
+	return &managedResource[healthSourceModel, *api.HealthSource]{kind: healthSourceKind}
 }
 
 var healthSourceDescriptions = map[string]string{
@@ -137,28 +81,18 @@ var healthSourceDescriptions = map[string]string{
 		"source outside Terraform in between, the emulator refuses the update (HTTP 412) rather than lose that change.",
 }
 
-func (r *healthSourceResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func healthSourceSchema() schema.Schema {
 	d := healthSourceDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A health source: the health of one backend service as one state, judged by a health " +
 			"aggregation policy from the live health of its endpoints. `HEALTHY` when the policy holds counting only " +
 			"healthy endpoints; `UNHEALTHY` when it fails even if every endpoint without a verdict yet turned healthy " +
 			"(and when the service has no endpoint); otherwise `UNKNOWN`, as just after creation. Composite health " +
 			"checks (`lbhealth_composite_check`) combine health sources. `sources` and the policy change in place " +
 			"(HTTP PATCH with the `fingerprint`). A source in use cannot be deleted.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
-			// ModifyPlan fills the provider's project and region and asks for
-			// replacement when they change; these modifiers cover configured ones.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
+			// ModifyPlan fills the provider's region and asks for replacement
+			// when it changes; this modifier covers a configured one.
 			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
 			"source_type": schema.StringAttribute{Required: true, MarkdownDescription: d["source_type"],
@@ -169,11 +103,9 @@ func (r *healthSourceResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: d["sources"]},
 			"health_aggregation_policy": schema.StringAttribute{Required: true,
 				MarkdownDescription: d["health_aggregation_policy"]},
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"health_source_id":   computed("health_source_id"),
+			"health_source_id": computedString(d, "health_source_id"),
 			// No UseStateForUnknown: every update changes it.
 			"fingerprint": schema.StringAttribute{Computed: true, MarkdownDescription: d["fingerprint"]},
-		},
+		}),
 	}
 }

@@ -165,7 +165,7 @@ func findScope(ctx context.Context, data *providerData, rid resourceID, lookup l
 // (also inside a self link), "{project}/{name}" or "{name}", and sets id,
 // project and name; Read fills the rest, and fails the import when there is
 // no such resource.
-func importGlobal(ctx context.Context, data *providerData, collection string,
+func importGlobalID(ctx context.Context, data *providerData, collection string,
 	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	rid, err := parseImportID(req.ID, collection)
 	if err == nil && rid.Region != "" {

@@ -1,10 +1,8 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -16,29 +14,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ resource.Resource                   = (*targetPoolResource)(nil)
-	_ resource.ResourceWithConfigure      = (*targetPoolResource)(nil)
-	_ resource.ResourceWithImportState    = (*targetPoolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*targetPoolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*targetPoolResource)(nil)
-)
-
 const targetPoolNoun = "target pool"
-
-type targetPoolResource struct {
-	data *providerData
-}
-
-func newTargetPoolResource() resource.Resource { return &targetPoolResource{} }
-
-func (r *targetPoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_target_pool"
-}
-
-func (r *targetPoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
 
 var targetPoolCRUD = crud[targetPoolModel, *api.TargetPool]{
 	noun:    targetPoolNoun,
@@ -52,66 +28,28 @@ var targetPoolCRUD = crud[targetPoolModel, *api.TargetPool]{
 	del:     (*client.Client).DeleteTargetPool,
 }
 
-func (r *targetPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	targetPoolCRUD.create(ctx, r.data, req, resp)
+// targetPoolKind is lbhealth_target_pool.
+var targetPoolKind = &resourceKind[targetPoolModel, *api.TargetPool]{
+	crud:          targetPoolCRUD,
+	typeName:      "target_pool",
+	collection:    api.CollectionTargetPools,
+	imports:       importRegional,
+	schema:        targetPoolSchema,
+	fingerprinted: false,
+	violations:    targetPoolConfigViolations,
+	plan: func(s *planStep[targetPoolModel]) {
+		p := s.plan
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.Region = s.region(s.config.Region, s.state.Region)
+		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionTargetPools)
+		if s.hasState {
+			s.diags.Append(keepEquivalentCheckRefs(p, s.state)...)
+		}
+	},
 }
 
-func (r *targetPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	targetPoolCRUD.read(ctx, r.data, req, resp)
-}
-
-func (r *targetPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	targetPoolCRUD.update(ctx, r.data, req, resp)
-}
-
-func (r *targetPoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	targetPoolCRUD.delete(ctx, r.data, req, resp)
-}
-
-func (r *targetPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRegional(ctx, r.data, api.CollectionTargetPools, req, resp) // target pools are never global
-}
-
-// ModifyPlan fills what the plan can know before apply: the provider's
-// project and region when none is set (replacing the pool when they
-// change) and the id; and it keeps a check reference that changes form but
-// not target as it is.
-func (r *targetPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
-		return // destroy, or a provider not configured yet
-	}
-	var plan, config, state targetPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var replace bool
-	if plan.Project, replace = planDefault(config.Project, state.Project, r.data.project); replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
-	}
-	if plan.Region, replace = planDefault(config.Region, state.Region, r.data.region); replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("region"))
-	}
-	plan.ID = planID(plan.Project, plan.Region, plan.Name, api.CollectionTargetPools)
-	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(keepEquivalentCheckRefs(&plan, state)...)
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
-}
-
-// ValidateConfig runs rules.TargetPool and rules.TargetPoolHealthCheck, the
-// emulator's own rules, at plan time, in Terraform names.
-func (r *targetPoolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config targetPoolModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	addViolations(&resp.Diagnostics, targetPoolConfigViolations(config), "Invalid target pool", rules.TerraformName)
+func newTargetPoolResource() resource.Resource {
+	return &managedResource[targetPoolModel, *api.TargetPool]{kind: targetPoolKind}
 }
 
 var targetPoolDescriptions = map[string]string{
@@ -135,36 +73,24 @@ var targetPoolDescriptions = map[string]string{
 	"target_pool_id":     "Numeric id the server assigned to the target pool, as a string.",
 }
 
-func (r *targetPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func targetPoolSchema() schema.Schema {
 	d := targetPoolDescriptions
-	computed := func(name string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d[name],
-			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A target pool, the backend of a network load balancer: instances probed by one legacy " +
 			"HTTP health check (`lbhealth_legacy_http_check`). Read their live health with the " +
 			"`lbhealth_target_pool_health` data source. Changing the instances or the check updates the pool in place " +
 			"(HTTP PUT). A check the pool uses cannot be deleted until the pool stops using it, and a pool a " +
 			"forwarding rule uses cannot be deleted either.",
-		Attributes: map[string]schema.Attribute{
-			"id": computed("id"),
-			"name": schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"description": schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]},
-			// ModifyPlan fills the provider's project and region and asks for
-			// replacement when they change; these modifiers cover configured ones.
-			"project": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+		Attributes: resourceAttributes(d, map[string]schema.Attribute{
+			// ModifyPlan fills the provider's region and asks for replacement
+			// when it changes; this modifier covers a configured one.
 			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
 			"instances": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: d["instances"]},
 			"health_checks": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: d["health_checks"]},
-			"self_link":          computed("self_link"),
-			"creation_timestamp": computed("creation_timestamp"),
-			"target_pool_id":     computed("target_pool_id"),
-		},
+			"target_pool_id": computedString(d, "target_pool_id"),
+		}),
 	}
 }
