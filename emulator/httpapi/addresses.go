@@ -13,20 +13,17 @@ import (
 // value gets one: INTERNAL ones in a subnetwork its next free address,
 // others a loopback address, which probes can reach.
 func (s *Server) addresses() *collection[api.Address, *api.Address] {
-	return &collection[api.Address, *api.Address]{
-		s:   s,
-		def: api.MustCollection(api.CollectionAddresses),
-		check: func(a *api.Address, sc scope) rules.Violations {
-			vs := rules.Address(a)
-			if sc.region == "" && a.Subnetwork != "" {
-				vs = append(vs, rules.GlobalAddressSubnetwork())
-			}
-			return vs
-		},
-		defaults: rules.ApplyAddressDefaults,
-		resolve:  s.resolveAddress,
-		refs:     func(a *api.Address) []string { return []string{a.Subnetwork, a.Network} },
+	c := newCollection[api.Address, *api.Address](s, api.CollectionAddresses, nil, rules.ApplyAddressDefaults)
+	c.check = func(a *api.Address, sc scope) rules.Violations {
+		vs := rules.Address(a)
+		if sc.region == "" && a.Subnetwork != "" {
+			vs = append(vs, rules.GlobalAddressSubnetwork())
+		}
+		return vs
 	}
+	c.resolve = s.resolveAddress
+	c.refs = func(a *api.Address) []string { return []string{a.Subnetwork, a.Network} }
+	return c
 }
 
 // resolveAddress checks the address's subnetwork and network and gives it

@@ -12,22 +12,18 @@ import (
 
 // backendServices is the global and regional backendServices collection.
 func (s *Server) backendServices() *collection[api.BackendService, *api.BackendService] {
-	return &collection[api.BackendService, *api.BackendService]{
-		s:                   s,
-		def:                 api.MustCollection(api.CollectionBackendServices),
-		rule:                rules.BackendService,
-		defaults:            rules.ApplyBackendServiceDefaults,
-		resolve:             s.resolveBackendService,
-		fingerprint:         func(bs *api.BackendService) *string { return &bs.Fingerprint },
-		fingerprintOptional: true,
-		refs: func(bs *api.BackendService) []string {
-			refs := append([]string(nil), bs.HealthChecks...)
-			for _, b := range bs.Backends {
-				refs = append(refs, b.Group)
-			}
-			return refs
-		},
+	c := newCollection[api.BackendService, *api.BackendService](s, api.CollectionBackendServices, rules.BackendService, rules.ApplyBackendServiceDefaults)
+	c.resolve = s.resolveBackendService
+	c.fingerprint = func(bs *api.BackendService) *string { return &bs.Fingerprint }
+	c.fingerprintOptional = true
+	c.refs = func(bs *api.BackendService) []string {
+		refs := append([]string(nil), bs.HealthChecks...)
+		for _, b := range bs.Backends {
+			refs = append(refs, b.Group)
+		}
+		return refs
 	}
+	return c
 }
 
 // resolveBackendService checks the groups and the health check a service

@@ -37,7 +37,8 @@ type collection[T any, P ptr[T]] struct {
 	// applied); check does, for rules that depend on the scope.
 	rule  func(obj P) rules.Violations
 	check func(obj P, sc scope) rules.Violations
-	// defaults fills the unset fields of a valid object before it is stored.
+	// defaults, if set, fills the unset fields of a valid object before it
+	// is stored.
 	defaults func(obj P)
 	// resolve, if set, checks the objects obj references (they must exist
 	// and fit) and rewrites the references as URLs. It runs under the write
@@ -60,6 +61,13 @@ type collection[T any, P ptr[T]] struct {
 	outputs func(obj, prior P)
 	// immutable, if set, refuses updates that change what cannot change.
 	immutable func(prior, obj P) error
+}
+
+// newCollection is the collection of the catalogue named name, whose
+// objects rule validates and defaults completes (either may be nil: a
+// scope-dependent rule is set as check instead).
+func newCollection[T any, P ptr[T]](s *Server, name string, rule func(P) rules.Violations, defaults func(P)) *collection[T, P] {
+	return &collection[T, P]{s: s, def: api.MustCollection(name), rule: rule, defaults: defaults}
 }
 
 // holder returns the collection as a holder of references, or false.
@@ -129,7 +137,9 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 			return err
 		}
 	}
-	c.defaults(obj)
+	if c.defaults != nil {
+		c.defaults(obj)
+	}
 	m.Kind, m.Region, m.Zone = c.def.Kind, c.s.regionLink(sc), c.s.zoneLink(sc)
 	m.SelfLink = c.s.link(sc.key(c.def.Name, m.Name).Path())
 	if prior != nil {

@@ -12,16 +12,13 @@ import (
 
 // compositeHealthChecks is the regional compositeHealthChecks collection.
 func (s *Server) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
-	return &collection[api.CompositeHealthCheck, *api.CompositeHealthCheck]{
-		s: s, def: api.MustCollection(api.CollectionCompositeHealthChecks),
-		rule:     rules.CompositeHealthCheck,
-		defaults: func(*api.CompositeHealthCheck) {},
-		resolve:  s.resolveComposite,
-		refs: func(c *api.CompositeHealthCheck) []string {
-			return append([]string{c.HealthDestination}, c.HealthSources...)
-		},
-		fingerprint: func(c *api.CompositeHealthCheck) *string { return &c.Fingerprint },
+	c := newCollection[api.CompositeHealthCheck, *api.CompositeHealthCheck](s, api.CollectionCompositeHealthChecks, rules.CompositeHealthCheck, nil)
+	c.resolve = s.resolveComposite
+	c.refs = func(c *api.CompositeHealthCheck) []string {
+		return append([]string{c.HealthDestination}, c.HealthSources...)
 	}
+	c.fingerprint = func(c *api.CompositeHealthCheck) *string { return &c.Fingerprint }
+	return c
 }
 
 // resolveComposite checks the sources and the destination of a composite

@@ -11,19 +11,15 @@ import (
 
 // forwardingRules is the global and regional forwardingRules collection.
 func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
-	return &collection[api.ForwardingRule, *api.ForwardingRule]{
-		s:        s,
-		def:      api.MustCollection(api.CollectionForwardingRules),
-		rule:     rules.ForwardingRule,
-		defaults: rules.ApplyForwardingRuleDefaults,
-		resolve:  s.resolveForwardingRule,
-		refs: func(fr *api.ForwardingRule) []string {
-			return []string{fr.BackendService, fr.Target}
-		},
-		fingerprint:         func(fr *api.ForwardingRule) *string { return &fr.Fingerprint },
-		fingerprintOptional: true,
-		outputs:             assignRuleAddress,
+	c := newCollection[api.ForwardingRule, *api.ForwardingRule](s, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
+	c.resolve = s.resolveForwardingRule
+	c.refs = func(fr *api.ForwardingRule) []string {
+		return []string{fr.BackendService, fr.Target}
 	}
+	c.fingerprint = func(fr *api.ForwardingRule) *string { return &fr.Fingerprint }
+	c.fingerprintOptional = true
+	c.outputs = assignRuleAddress
+	return c
 }
 
 // assignRuleAddress gives a rule without IPAddress one, as the API does

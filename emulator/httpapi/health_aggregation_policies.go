@@ -7,13 +7,10 @@ import (
 
 // healthAggregationPolicies is the regional healthAggregationPolicies collection.
 func (s *Server) healthAggregationPolicies() *collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy] {
-	return &collection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy]{
-		s: s, def: api.MustCollection(api.CollectionHealthAggregationPolicies),
-		rule:        rules.HealthAggregationPolicy,
-		defaults:    rules.ApplyHealthAggregationPolicyDefaults,
-		fingerprint: func(p *api.HealthAggregationPolicy) *string { return &p.Fingerprint },
-		immutable: func(prior, p *api.HealthAggregationPolicy) error {
-			return unchanged("policyType", prior.PolicyType, p.PolicyType, api.PolicyTypeBackendService)
-		},
+	c := newCollection[api.HealthAggregationPolicy, *api.HealthAggregationPolicy](s, api.CollectionHealthAggregationPolicies, rules.HealthAggregationPolicy, rules.ApplyHealthAggregationPolicyDefaults)
+	c.fingerprint = func(p *api.HealthAggregationPolicy) *string { return &p.Fingerprint }
+	c.immutable = func(prior, p *api.HealthAggregationPolicy) error {
+		return unchanged("policyType", prior.PolicyType, p.PolicyType, api.PolicyTypeBackendService)
 	}
+	return c
 }

@@ -7,12 +7,9 @@ import (
 
 // healthChecks is the global and regional healthChecks collection.
 func (s *Server) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
-	return &collection[api.HealthCheck, *api.HealthCheck]{
-		s:   s,
-		def: api.MustCollection(api.CollectionHealthChecks),
-		check: func(hc *api.HealthCheck, sc scope) rules.Violations {
-			return rules.HealthCheck(hc, sc.region != "")
-		},
-		defaults: rules.ApplyHealthCheckDefaults,
+	c := newCollection[api.HealthCheck, *api.HealthCheck](s, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
+	c.check = func(hc *api.HealthCheck, sc scope) rules.Violations {
+		return rules.HealthCheck(hc, sc.region != "")
 	}
+	return c
 }

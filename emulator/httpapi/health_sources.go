@@ -11,19 +11,16 @@ import (
 
 // healthSources is the regional healthSources collection.
 func (s *Server) healthSources() *collection[api.HealthSource, *api.HealthSource] {
-	return &collection[api.HealthSource, *api.HealthSource]{
-		s: s, def: api.MustCollection(api.CollectionHealthSources),
-		rule:     rules.HealthSource,
-		defaults: func(*api.HealthSource) {},
-		resolve:  s.resolveHealthSource,
-		refs: func(hs *api.HealthSource) []string {
-			return append([]string{hs.HealthAggregationPolicy}, hs.Sources...)
-		},
-		fingerprint: func(hs *api.HealthSource) *string { return &hs.Fingerprint },
-		immutable: func(prior, hs *api.HealthSource) error {
-			return unchanged("sourceType", prior.SourceType, hs.SourceType, "")
-		},
+	c := newCollection[api.HealthSource, *api.HealthSource](s, api.CollectionHealthSources, rules.HealthSource, nil)
+	c.resolve = s.resolveHealthSource
+	c.refs = func(hs *api.HealthSource) []string {
+		return append([]string{hs.HealthAggregationPolicy}, hs.Sources...)
 	}
+	c.fingerprint = func(hs *api.HealthSource) *string { return &hs.Fingerprint }
+	c.immutable = func(prior, hs *api.HealthSource) error {
+		return unchanged("sourceType", prior.SourceType, hs.SourceType, "")
+	}
+	return c
 }
 
 // resolveHealthSource checks the backend service and the policy of a health

@@ -17,21 +17,17 @@ import (
 // free address of its subnetwork or, without a subnetwork, a loopback
 // address (127.0.x.y) so that probes of the instance reach this machine.
 func (s *Server) instances() *collection[api.Instance, *api.Instance] {
-	return &collection[api.Instance, *api.Instance]{
-		s:           s,
-		def:         api.MustCollection(api.CollectionInstances),
-		rule:        rules.Instance,
-		defaults:    rules.ApplyInstanceDefaults,
-		resolve:     s.resolveInstance,
-		fingerprint: func(in *api.Instance) *string { return &in.Fingerprint },
-		refs: func(in *api.Instance) []string {
-			var refs []string
-			for _, ni := range in.NetworkInterfaces {
-				refs = append(refs, ni.Network, ni.Subnetwork)
-			}
-			return refs
-		},
+	c := newCollection[api.Instance, *api.Instance](s, api.CollectionInstances, rules.Instance, rules.ApplyInstanceDefaults)
+	c.resolve = s.resolveInstance
+	c.fingerprint = func(in *api.Instance) *string { return &in.Fingerprint }
+	c.refs = func(in *api.Instance) []string {
+		var refs []string
+		for _, ni := range in.NetworkInterfaces {
+			refs = append(refs, ni.Network, ni.Subnetwork)
+		}
+		return refs
 	}
+	return c
 }
 
 // resolveInstance checks the network and subnetwork of each interface and

@@ -8,10 +8,6 @@ import (
 // legacyHealthChecks is the global httpHealthChecks or httpsHealthChecks
 // collection (name says which).
 func (s *Server) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
-	return &collection[api.LegacyHealthCheck, *api.LegacyHealthCheck]{
-		s:        s,
-		def:      api.MustCollection(name),
-		rule:     rules.LegacyHealthCheck,
-		defaults: func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) },
-	}
+	c := newCollection[api.LegacyHealthCheck, *api.LegacyHealthCheck](s, name, rules.LegacyHealthCheck, func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) })
+	return c
 }

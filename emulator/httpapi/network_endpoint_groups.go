@@ -18,14 +18,10 @@ import (
 // networkEndpointGroups is the zonal and regional networkEndpointGroups
 // collection.
 func (s *Server) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
-	return &collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup]{
-		s:        s,
-		def:      api.MustCollection(api.CollectionNetworkEndpointGroups),
-		rule:     rules.NetworkEndpointGroup,
-		defaults: rules.ApplyNetworkEndpointGroupDefaults,
-		// Endpoints named by instance alone get the instance's address.
-		resolve: s.resolveGroupEndpoints,
-	}
+	c := newCollection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup](s, api.CollectionNetworkEndpointGroups, rules.NetworkEndpointGroup, rules.ApplyNetworkEndpointGroupDefaults)
+	// Endpoints named by instance alone get the instance's address.
+	c.resolve = s.resolveGroupEndpoints
+	return c
 }
 
 // The methods of networkEndpointGroups beyond the collection's verbs:

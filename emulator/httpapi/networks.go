@@ -10,22 +10,18 @@ import (
 // addresses reference, and cannot be deleted while they do. An auto-mode
 // network gets no subnetworks of its own (create them).
 func (s *Server) networks() *collection[api.Network, *api.Network] {
-	return &collection[api.Network, *api.Network]{
-		s:        s,
-		def:      api.MustCollection(api.CollectionNetworks),
-		rule:     rules.Network,
-		defaults: rules.ApplyNetworkDefaults,
-		immutable: func(prior, n *api.Network) error {
-			if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {
-				return invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
-					boolOf(prior.AutoCreateSubnetworks))
-			}
-			if prior.IPv4Range != n.IPv4Range {
-				return invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
-			}
-			return nil
-		},
+	c := newCollection[api.Network, *api.Network](s, api.CollectionNetworks, rules.Network, rules.ApplyNetworkDefaults)
+	c.immutable = func(prior, n *api.Network) error {
+		if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {
+			return invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
+				boolOf(prior.AutoCreateSubnetworks))
+		}
+		if prior.IPv4Range != n.IPv4Range {
+			return invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
+		}
+		return nil
 	}
+	return c
 }
 
 func boolOf(b *bool) bool { return b != nil && *b }

@@ -13,24 +13,20 @@ import (
 // subnetworks is the regional subnetworks collection: ranges instances and
 // internal addresses are given addresses from.
 func (s *Server) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
-	return &collection[api.Subnetwork, *api.Subnetwork]{
-		s:           s,
-		def:         api.MustCollection(api.CollectionSubnetworks),
-		rule:        rules.Subnetwork,
-		defaults:    rules.ApplySubnetworkDefaults,
-		resolve:     s.resolveSubnetwork,
-		refs:        func(sn *api.Subnetwork) []string { return []string{sn.Network} },
-		fingerprint: func(sn *api.Subnetwork) *string { return &sn.Fingerprint },
-		immutable: func(prior, sn *api.Subnetwork) error {
-			if lastSegment(prior.Network) != lastSegment(sn.Network) {
-				return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
-			}
-			if prior.IPCIDRRange != sn.IPCIDRRange {
-				return invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
-			}
-			return nil
-		},
+	c := newCollection[api.Subnetwork, *api.Subnetwork](s, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
+	c.resolve = s.resolveSubnetwork
+	c.refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
+	c.fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
+	c.immutable = func(prior, sn *api.Subnetwork) error {
+		if lastSegment(prior.Network) != lastSegment(sn.Network) {
+			return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
+		}
+		if prior.IPCIDRRange != sn.IPCIDRRange {
+			return invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
+		}
+		return nil
 	}
+	return c
 }
 
 // resolveSubnetwork checks the subnetwork's network: it must exist, and not

@@ -13,14 +13,10 @@ import (
 
 // targetPools is the regional targetPools collection.
 func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
-	return &collection[api.TargetPool, *api.TargetPool]{
-		s:        s,
-		def:      api.MustCollection(api.CollectionTargetPools),
-		rule:     rules.TargetPool,
-		defaults: func(*api.TargetPool) {},
-		resolve:  s.resolveTargetPool,
-		refs:     func(tp *api.TargetPool) []string { return tp.HealthChecks },
-	}
+	c := newCollection[api.TargetPool, *api.TargetPool](s, api.CollectionTargetPools, rules.TargetPool, nil)
+	c.resolve = s.resolveTargetPool
+	c.refs = func(tp *api.TargetPool) []string { return tp.HealthChecks }
+	return c
 }
 
 // resolveTargetPool checks that the pool's check is a legacy HTTP check
