@@ -124,34 +124,35 @@ func readPoolInstances(r *http.Request, verb string) (api.TargetPoolsAddInstance
 
 // targetPoolAddInstance answers targetPools.addInstance.
 func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
-	req, err := readPoolInstances(r, "add")
-	if err != nil {
-		return nil, err
-	}
-	return s.targetPools().modify(r, "addInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
-		tp := cloneOf(stored)
-		for i, ref := range req.Instances {
-			field := fmt.Sprintf("instances[%d].instance", i)
-			k, v := rules.TargetPoolInstance(field, ref.Instance)
-			if v != nil {
-				return nil, invalid("%s", v.Error())
-			}
-			if poolInstanceIndex(tp, k) >= 0 {
-				return nil, invalid("%s (%q) is already an instance of target pool %s: each instance may be listed once.", field, ref.Instance, tp.Name)
-			}
-			tp.Instances = append(tp.Instances, ref.Instance)
+	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) error {
+		if at >= 0 {
+			return invalid("%s (%q) is already an instance of target pool %s: each instance may be listed once.", field, ref, tp.Name)
 		}
-		return tp, nil
+		tp.Instances = append(tp.Instances, ref)
+		return nil
 	})
 }
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
 func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
-	req, err := readPoolInstances(r, "remove")
+	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) error {
+		if at < 0 {
+			return invalid("%s (%q) is not an instance of target pool %s.", field, ref, tp.Name)
+		}
+		tp.Instances = slices.Delete(tp.Instances, at, at+1)
+		return nil
+	})
+}
+
+// changePoolInstances applies change to the pool for each instance the
+// body lists, in order: field names it in errors, at is its index in the
+// pool (-1: not there).
+func (s *Server) changePoolInstances(r *http.Request, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
+	req, err := readPoolInstances(r, verb)
 	if err != nil {
 		return nil, err
 	}
-	return s.targetPools().modify(r, "removeInstance", func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.Instances {
 			field := fmt.Sprintf("instances[%d].instance", i)
@@ -159,11 +160,9 @@ func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
 			if v != nil {
 				return nil, invalid("%s", v.Error())
 			}
-			j := poolInstanceIndex(tp, k)
-			if j < 0 {
-				return nil, invalid("%s (%q) is not an instance of target pool %s.", field, ref.Instance, tp.Name)
+			if err := change(tp, field, ref.Instance, poolInstanceIndex(tp, k)); err != nil {
+				return nil, err
 			}
-			tp.Instances = slices.Delete(tp.Instances, j, j+1)
 		}
 		return tp, nil
 	})

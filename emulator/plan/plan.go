@@ -20,9 +20,9 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// Snapshot is every stored resource that decides what is probed, keyed by
+// snapshot is every stored resource that decides what is probed, keyed by
 // path ("projects/p/global/healthChecks/x").
-type Snapshot struct {
+type snapshot struct {
 	HealthChecks    map[string]*api.HealthCheck
 	LegacyHTTP      map[string]*api.LegacyHealthCheck
 	LegacyHTTPS     map[string]*api.LegacyHealthCheck
@@ -39,7 +39,7 @@ type Snapshot struct {
 // it. It is not safe for concurrent use: the emulator calls it under its
 // write lock.
 type Planner struct {
-	s       Snapshot
+	s       snapshot
 	allowed func(netip.Addr) bool
 	// slots keep the objects of each collection the planner reads, and
 	// owners are those collections whose objects own probes.
@@ -66,11 +66,11 @@ type PlanStats struct {
 // addresses may be probed; targets at others are reported, not probed.
 //
 // Every collection the catalogue gives a probing role (api.ProbeInput,
-// api.ProbeOwner) must have a place in the Snapshot: one without panics
+// api.ProbeOwner) must have a place in the snapshot: one without panics
 // here, at start, rather than be silently ignored.
 func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 	p := &Planner{
-		s: Snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
+		s: snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{}},
 		allowed: allowed,
@@ -252,7 +252,7 @@ func (p *Planner) plan(owner string) []health.Target {
 }
 
 // serviceTargets are the endpoints of every group of a service.
-func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health.Target {
+func (s snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health.Target {
 	if len(bs.HealthChecks) == 0 {
 		return nil
 	}
@@ -267,7 +267,7 @@ func (s Snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health
 }
 
 // groupTargets are the endpoints of group g probed for service bs.
-func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []health.Target {
+func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []health.Target {
 	targets := make([]health.Target, 0, len(g.Endpoints))
 	for _, e := range g.Endpoints {
 		ep := health.Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
@@ -293,7 +293,7 @@ func (s Snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 // poolTargets are the instances of a target pool, probed with its legacy
 // HTTP check on the instance's own port when it names one. An instance
 // given by its URL is probed at its primary address on the check's port.
-func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target {
+func (s snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target {
 	if len(tp.HealthChecks) == 0 {
 		return nil
 	}
@@ -320,7 +320,7 @@ func (s Snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target
 
 // poolEndpoint reads one instance of a pool: "ip", "ip:port", or an
 // instance URL or path. ok is false for anything else (the API refuses it).
-func (s Snapshot) poolEndpoint(inst, tpPath string) (ep health.Endpoint, unresolved string, ok bool) {
+func (s snapshot) poolEndpoint(inst, tpPath string) (ep health.Endpoint, unresolved string, ok bool) {
 	if addr, port, err := rules.SplitInstance(inst); err == nil {
 		return health.Endpoint{IP: addr.String(), Port: port, Instance: inst}, "", true
 	}
@@ -339,7 +339,7 @@ func (s Snapshot) poolEndpoint(inst, tpPath string) (ep health.Endpoint, unresol
 // instanceIP is the address an instance is probed at, or a reason why
 // there is none. why is a reason already known (the reference itself is
 // wrong).
-func (s Snapshot) instanceIP(path, why string) (string, string) {
+func (s snapshot) instanceIP(path, why string) (string, string) {
 	if why != "" {
 		return "", why
 	}
@@ -406,10 +406,10 @@ func collectionOf(path string) string {
 
 // check resolves a health-check reference, regular or legacy, for one
 // endpoint of a backend service (bs is nil for target pools).
-func (s Snapshot) check(ref string, bs *api.BackendService, ep health.Endpoint) (health.Check, bool) {
+func (s snapshot) check(ref string, bs *api.BackendService, ep health.Endpoint) (health.Check, bool) {
 	path := api.PathOf(ref)
 	if hc, ok := s.HealthChecks[path]; ok {
-		c := CheckOf(path, hc)
+		c := checkOf(path, hc)
 		c.Port, c.Unresolved = resolvePort(hc, bs, ep)
 		return c, true
 	}
@@ -463,9 +463,9 @@ func restrict(targets []health.Target, allowed func(netip.Addr) bool) []health.T
 	return targets
 }
 
-// CheckOf is what probing needs of a (stored, defaulted) health check; the
+// checkOf is what probing needs of a (stored, defaulted) health check; the
 // port is left for the caller to resolve per endpoint.
-func CheckOf(path string, hc *api.HealthCheck) health.Check {
+func checkOf(path string, hc *api.HealthCheck) health.Check {
 	c := health.Check{
 		Name:               path,
 		Interval:           seconds(hc.CheckIntervalSec),

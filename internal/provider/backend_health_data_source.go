@@ -6,23 +6,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
-var (
-	_ datasource.DataSource              = (*backendHealthDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*backendHealthDataSource)(nil)
-)
-
-type backendHealthDataSource struct {
-	data *providerData
+func newBackendHealthDataSource() datasource.DataSource {
+	return &readDataSource[backendHealthModel]{typeName: "backend_health", schema: backendHealthDataSourceSchema, read: readBackendHealth}
 }
-
-func newBackendHealthDataSource() datasource.DataSource { return &backendHealthDataSource{} }
 
 // backendHealthModel is the Terraform data of lbhealth_backend_health.
 type backendHealthModel struct {
@@ -42,15 +34,7 @@ type backendHealthModel struct {
 var endpointHealthType = healthStatusType("ip_address", "port", "instance", "group", "health_state", "reason",
 	"detail", "last_probe_time")
 
-func (d *backendHealthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_backend_health"
-}
-
-func (d *backendHealthDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *backendHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func backendHealthDataSourceSchema() schema.Schema {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the backend service, " +
 			"`projects/{project}/global/backendServices/{name}` or `projects/{project}/regions/{region}/backendServices/{name}`."},
@@ -68,37 +52,20 @@ func (d *backendHealthDataSource) Schema(_ context.Context, _ datasource.SchemaR
 				"instance": "Instance of the endpoint, when its group names one."}),
 		},
 	}
-	for name, a := range healthCountSchema("endpoints", "service") {
-		attrs[name] = a
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "Reads the live health of the endpoints of a backend service, as the emulator's probes " +
 			"judge it (`backendServices.getHealth`), so that a `check` block or a postcondition can assert on it. " +
 			"Terraform reads it at every plan: the values are those of that moment.",
-		Attributes: attrs,
+		Attributes: withHealthCounts(attrs, "endpoints", "service"),
 	}
 }
 
-func (d *backendHealthDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var config backendHealthModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	scope, name, err := backendServiceScope(config, d.data)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("backend_service"), "Invalid backend service", err.Error())
-		return
-	}
-	got, err := d.data.client.GetBackendServiceHealth(ctx, scope, name, config.Group.ValueString())
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading the health of", backendServiceNoun, err)
-		return
-	}
-	state, diags := flattenBackendHealth(got, scope, name, config)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-}
+// readBackendHealth reads the health of the resource config names.
+var readBackendHealth = readHealth("backend_service", backendServiceNoun, backendServiceScope,
+	func(ctx context.Context, c *client.Client, scope client.Scope, name string, config backendHealthModel) (*api.BackendServiceGroupHealth, error) {
+		return c.GetBackendServiceHealth(ctx, scope, name, config.Group.ValueString())
+	},
+	flattenBackendHealth)
 
 // backendServiceScope finds the service backend_service names: its own
 // project and region when it is a self link or an id, else project and

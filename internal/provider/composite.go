@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -54,48 +53,6 @@ func planID(project, region, name types.String, collection string) types.String 
 // name is in the resource's own region, as the emulator reads it.
 func regionalRefs(project, region types.String) refResolver {
 	return refResolver{project: project.ValueString(), scopePath: "regions/" + region.ValueString()}
-}
-
-// importRegional imports a resource of a collection that is never global:
-// regional only, or (zonalCollections) zonal or regional. Unlike
-// importScoped it never looks for a global one, which cannot exist: a bare
-// name ("{name}", "{project}/{name}") is in the provider's region.
-func importRegionalID(ctx context.Context, data *providerData, collection string, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	rid, err := parseImportID(req.ID, collection)
-	if err == nil && !rid.Bare && rid.Region == "" && rid.Zone == "" {
-		what, zonal := "regional only", ""
-		if zonalCollections[collection] {
-			what, zonal = "zonal or regional", fmt.Sprintf("projects/{project}/zones/{zone}/%s/{name}, ", collection)
-		}
-		err = fmt.Errorf("import id %q is global, but %s are %s: import by %s"+
-			"projects/{project}/regions/{region}/%s/{name}, {project}/{name} or {name} (in the provider's region)",
-			req.ID, collection, what, zonal, collection)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return
-	}
-	if data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured before importing.")
-		return
-	}
-	if rid.Project == "" {
-		rid.Project = data.project
-	}
-	if rid.Bare {
-		rid.Region = data.region
-	}
-	// Read fills the rest, and removes the resource (import then fails with
-	// "Cannot import non-existent remote object") when there is none.
-	id, region := scopedID(rid.Project, rid.Region, collection, rid.Name), types.StringValue(rid.Region)
-	if rid.Zone != "" { // only zonal collections parse a zone; their schema has the attribute
-		id, region = zonalID(rid.Project, rid.Zone, collection, rid.Name), types.StringNull()
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), rid.Zone)...)
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
 }
 
 // updateMask lists the fields (of those a resource lets Terraform change in

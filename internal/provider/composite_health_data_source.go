@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -16,16 +15,9 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-var (
-	_ datasource.DataSource              = (*compositeHealthDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*compositeHealthDataSource)(nil)
-)
-
-type compositeHealthDataSource struct {
-	data *providerData
+func newCompositeHealthDataSource() datasource.DataSource {
+	return &readDataSource[compositeHealthModel]{typeName: "composite_health", schema: compositeHealthDataSourceSchema, read: readCompositeHealth}
 }
-
-func newCompositeHealthDataSource() datasource.DataSource { return &compositeHealthDataSource{} }
 
 // compositeHealthModel is the Terraform data of lbhealth_composite_health.
 type compositeHealthModel struct {
@@ -45,19 +37,11 @@ var sourceStateAttrTypes = map[string]attr.Type{
 
 var sourceStateType = types.ObjectType{AttrTypes: sourceStateAttrTypes}
 
-func (d *compositeHealthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_composite_health"
-}
-
-func (d *compositeHealthDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *compositeHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func compositeHealthDataSourceSchema() schema.Schema {
 	str := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "Reads the live health of a composite health check and of each of its health sources " +
 			"(`compositeHealthChecks.getHealth`), as the emulator evaluates it from real probes, so that a `check` " +
 			"block or a postcondition can assert on it. Terraform reads it at every plan and refresh: the values are " +
@@ -85,26 +69,12 @@ func (d *compositeHealthDataSource) Schema(_ context.Context, _ datasource.Schem
 	}
 }
 
-func (d *compositeHealthDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var config compositeHealthModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	scope, name, err := compositeCheckScope(config, d.data)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("composite_check"), "Invalid composite health check", err.Error())
-		return
-	}
-	got, err := d.data.client.GetCompositeHealthCheckHealth(ctx, scope, name)
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading the health of", compositeCheckNoun, err)
-		return
-	}
-	state, diags := flattenCompositeHealth(got, scope, name, config)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-}
+// readCompositeHealth reads the health of the resource config names.
+var readCompositeHealth = readHealth("composite_check", compositeCheckNoun, compositeCheckScope,
+	func(ctx context.Context, c *client.Client, scope client.Scope, name string, _ compositeHealthModel) (*api.CompositeHealthCheckHealth, error) {
+		return c.GetCompositeHealthCheckHealth(ctx, scope, name)
+	},
+	flattenCompositeHealth)
 
 // compositeCheckScope finds the check composite_check names, as
 // targetPoolScope finds a pool: a check named by its name alone is in the

@@ -5,29 +5,15 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ datasource.DataSource              = (*healthCheckDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*healthCheckDataSource)(nil)
-)
-
-type healthCheckDataSource struct {
-	data *providerData
+func newHealthCheckDataSource() datasource.DataSource {
+	return &readDataSource[healthCheckModel]{typeName: "health_check", schema: healthCheckDataSourceSchema, read: readHealthCheck}
 }
 
-func newHealthCheckDataSource() datasource.DataSource { return &healthCheckDataSource{} }
-
-func (d *healthCheckDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_health_check"
-}
-
-func (d *healthCheckDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *healthCheckDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func healthCheckDataSourceSchema() schema.Schema {
 	desc := healthCheckDescriptions
 	computed := func(name string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc[name]}
@@ -55,29 +41,26 @@ func (d *healthCheckDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 	for _, b := range protocolBlocks {
 		attrs[b.name] = blockDataSourceSchema(b)
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "Reads a health check (global, or regional with `region`) by name.",
 		Attributes:          attrs,
 	}
 }
 
-func (d *healthCheckDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var config healthCheckModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+// readHealthCheck reads what config asks for.
+func readHealthCheck(ctx context.Context, data *providerData, config healthCheckModel) (*healthCheckModel, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	if config.Project.IsNull() {
-		config.Project = types.StringValue(d.data.project)
+		config.Project = types.StringValue(data.project)
 	}
-	got, err := d.data.client.GetHealthCheck(ctx, config.scope(), config.Name.ValueString())
+	got, err := data.client.GetHealthCheck(ctx, config.scope(), config.Name.ValueString())
 	if err != nil {
-		addClientError(&resp.Diagnostics, "reading", healthCheckNoun, err)
-		return
+		addClientError(&diags, "reading", healthCheckNoun, err)
+		return nil, diags
 	}
 	// A non-null prior log_config: a data source shows every value.
 	config.LogConfig = types.ObjectUnknown(logConfigAttrTypes)
-	state, diags := flattenHealthCheck(got, config.scope(), config)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	state, flattenDiags := flattenHealthCheck(got, config.scope(), config)
+	diags.Append(flattenDiags...)
+	return &state, diags
 }

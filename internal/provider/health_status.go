@@ -72,20 +72,19 @@ func healthStatusSchema(t types.ObjectType, overrides map[string]string) schema.
 	return schema.NestedAttributeObject{Attributes: attrs}
 }
 
-// healthCountSchema is the schema of the counts: members names what is
+// withHealthCounts is attrs with the counts: members names what is
 // counted ("endpoints"), whole what has them ("service").
-func healthCountSchema(members, whole string) map[string]schema.Attribute {
+func withHealthCounts(attrs map[string]schema.Attribute, members, whole string) map[string]schema.Attribute {
 	count := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
 	}
 	one := members[:len(members)-1]
-	return map[string]schema.Attribute{
-		"healthy_count":   count(fmt.Sprintf("Number of %s `HEALTHY`.", members)),
-		"unhealthy_count": count(fmt.Sprintf("Number of %s `UNHEALTHY`.", members)),
-		"unknown_count":   count(fmt.Sprintf("Number of %s with no verdict yet.", members)),
-		"all_healthy": schema.BoolAttribute{Computed: true, MarkdownDescription: fmt.Sprintf("True when the %s has at "+
-			"least one %s and every one is `HEALTHY`. A %s with no %s serves nothing: false.", whole, one, whole, one)},
-	}
+	attrs["healthy_count"] = count(fmt.Sprintf("Number of %s `HEALTHY`.", members))
+	attrs["unhealthy_count"] = count(fmt.Sprintf("Number of %s `UNHEALTHY`.", members))
+	attrs["unknown_count"] = count(fmt.Sprintf("Number of %s with no verdict yet.", members))
+	attrs["all_healthy"] = schema.BoolAttribute{Computed: true, MarkdownDescription: fmt.Sprintf("True when the %s has at "+
+		"least one %s and every one is `HEALTHY`. A %s with no %s serves nothing: false.", whole, one, whole, one)}
+	return attrs
 }
 
 // healthSummary is a getHealth answer mapped: the list and its counts.

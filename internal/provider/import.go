@@ -109,12 +109,22 @@ func checkResourceID(rid resourceID) error {
 // matches client.ErrNotFound when there is none.
 type lookupFunc func(ctx context.Context, scope client.Scope, name string) error
 
-// importScoped imports a resource of a collection that is global or regional:
-// it resolves the id, looks a bare name up globally then in the provider's
-// region, and sets id, project, region and name; Read fills the rest.
-func importScoped(ctx context.Context, data *providerData, collection, noun string, lookup lookupFunc,
+// importState imports a resource of collection (a noun, in errors) from
+// its id: a path (also inside a self link), "{project}/{name}" or "{name}".
+// It sets id, project, name and, but for global-only collections, region
+// (and zone for a zonal id); Read fills the rest, and fails the import when
+// there is no such resource. Where a bare name lives depends on scopes:
+//   - importGlobal: global, always; a regional id is refused.
+//   - importRegional: the provider's region, since it cannot be global (a
+//     global id is refused); zonal collections also take zonal ids.
+//   - importAnyScope: global if lookup finds it there, else the provider's
+//     region.
+func importState(ctx context.Context, data *providerData, collection, noun string, scopes importScope, lookup lookupFunc,
 	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	rid, err := parseImportID(req.ID, collection)
+	if err == nil {
+		err = checkImportScope(req.ID, collection, scopes, rid)
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import id", err.Error())
 		return
@@ -126,22 +136,47 @@ func importScoped(ctx context.Context, data *providerData, collection, noun stri
 	if rid.Project == "" {
 		rid.Project = data.project
 	}
-	if rid.Bare {
+	switch {
+	case rid.Bare && scopes == importRegional:
+		rid.Region = data.region
+	case rid.Bare && scopes == importAnyScope:
 		if rid.Region, err = findScope(ctx, data, rid, lookup); err != nil {
 			addClientError(&resp.Diagnostics, "importing", noun, err)
 			return
 		}
 	}
-	region := types.StringNull()
+	id, region := scopedID(rid.Project, rid.Region, collection, rid.Name), types.StringNull()
 	if rid.Region != "" {
 		region = types.StringValue(rid.Region)
 	}
-	// No zone: the only zonal collection, endpoint groups, uses importRegional.
-	id := scopedID(rid.Project, rid.Region, collection, rid.Name)
+	if rid.Zone != "" { // only zonal collections parse a zone; their schema has the attribute
+		id = zonalID(rid.Project, rid.Zone, collection, rid.Name)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), rid.Zone)...)
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
+	if scopes != importGlobal {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
+}
+
+// checkImportScope refuses an id of a scope the collection has none of.
+func checkImportScope(id, collection string, scopes importScope, rid resourceID) error {
+	switch {
+	case scopes == importGlobal && rid.Region != "":
+		return fmt.Errorf("import id %q is regional, but %s are always global: use "+
+			"projects/{project}/global/%s/{name}, {project}/{name} or {name}", id, collection, collection)
+	case scopes == importRegional && !rid.Bare && rid.Region == "" && rid.Zone == "":
+		what, zonal := "regional only", ""
+		if zonalCollections[collection] {
+			what, zonal = "zonal or regional", fmt.Sprintf("projects/{project}/zones/{zone}/%s/{name}, ", collection)
+		}
+		return fmt.Errorf("import id %q is global, but %s are %s: import by %s"+
+			"projects/{project}/regions/{region}/%s/{name}, {project}/{name} or {name} (in the provider's region)",
+			id, collection, what, zonal, collection)
+	}
+	return nil
 }
 
 // findScope finds where a bare name lives: global first, then the
@@ -158,32 +193,4 @@ func findScope(ctx context.Context, data *providerData, rid resourceID, lookup l
 	}
 	return "", fmt.Errorf("no resource named %q in project %q, neither global nor in region %q (the provider's region): "+
 		"import it by its full id, projects/{project}/regions/{region}/.../{name}", rid.Name, rid.Project, data.region)
-}
-
-// importGlobal imports a resource of a collection that is always global
-// (legacy checks): it takes projects/{project}/global/{collection}/{name}
-// (also inside a self link), "{project}/{name}" or "{name}", and sets id,
-// project and name; Read fills the rest, and fails the import when there is
-// no such resource.
-func importGlobalID(ctx context.Context, data *providerData, collection string,
-	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	rid, err := parseImportID(req.ID, collection)
-	if err == nil && rid.Region != "" {
-		err = fmt.Errorf("import id %q is regional, but %s are always global: use "+
-			"projects/{project}/global/%s/{name}, {project}/{name} or {name}", req.ID, collection, collection)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return
-	}
-	if data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The provider must be configured before importing.")
-		return
-	}
-	if rid.Project == "" {
-		rid.Project = data.project
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedID(rid.Project, "", collection, rid.Name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
 }

@@ -128,18 +128,11 @@ func (r *managedResource[M, A]) Delete(ctx context.Context, req resource.DeleteR
 }
 
 func (r *managedResource[M, A]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	switch r.kind.imports {
-	case importGlobal:
-		importGlobalID(ctx, r.data, r.kind.collection, req, resp)
-	case importRegional:
-		importRegionalID(ctx, r.data, r.kind.collection, req, resp)
-	case importAnyScope:
-		lookup := func(ctx context.Context, scope client.Scope, name string) error {
-			_, err := r.kind.get(r.data.client, ctx, scope, name)
-			return err
-		}
-		importScoped(ctx, r.data, r.kind.collection, r.kind.noun, lookup, req, resp)
+	lookup := func(ctx context.Context, scope client.Scope, name string) error {
+		_, err := r.kind.get(r.data.client, ctx, scope, name)
+		return err
 	}
+	importState(ctx, r.data, r.kind.collection, r.kind.noun, r.kind.imports, lookup, req, resp)
 }
 
 // ModifyPlan reads the plan, the configuration and the state, lets the

@@ -7,23 +7,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
-var (
-	_ datasource.DataSource              = (*targetPoolHealthDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*targetPoolHealthDataSource)(nil)
-)
-
-type targetPoolHealthDataSource struct {
-	data *providerData
+func newTargetPoolHealthDataSource() datasource.DataSource {
+	return &readDataSource[targetPoolHealthModel]{typeName: "target_pool_health", schema: targetPoolHealthDataSourceSchema, read: readTargetPoolHealth}
 }
-
-func newTargetPoolHealthDataSource() datasource.DataSource { return &targetPoolHealthDataSource{} }
 
 // targetPoolHealthModel is the Terraform data of lbhealth_target_pool_health.
 type targetPoolHealthModel struct {
@@ -44,15 +36,7 @@ type targetPoolHealthModel struct {
 var instanceHealthType = healthStatusType("instance", "ip_address", "port", "health_state", "reason", "detail",
 	"last_probe_time")
 
-func (d *targetPoolHealthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_target_pool_health"
-}
-
-func (d *targetPoolHealthDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (d *targetPoolHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func targetPoolHealthDataSourceSchema() schema.Schema {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{Computed: true,
 			MarkdownDescription: "Id of the target pool, `projects/{project}/regions/{region}/targetPools/{name}`."},
@@ -74,37 +58,20 @@ func (d *targetPoolHealthDataSource) Schema(_ context.Context, _ datasource.Sche
 			}),
 		},
 	}
-	for name, a := range healthCountSchema("instances", "pool") {
-		attrs[name] = a
-	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "Reads the live health of the instances of a target pool, as the emulator's probes with " +
 			"the pool's legacy HTTP check judge it (`targetPools.getHealth`), so that a `check` block or a " +
 			"postcondition can assert on it. Terraform reads it at every plan: the values are those of that moment.",
-		Attributes: attrs,
+		Attributes: withHealthCounts(attrs, "instances", "pool"),
 	}
 }
 
-func (d *targetPoolHealthDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var config targetPoolHealthModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	scope, name, err := targetPoolScope(config, d.data)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("target_pool"), "Invalid target pool", err.Error())
-		return
-	}
-	got, err := d.data.client.GetTargetPoolHealth(ctx, scope, name, config.Instance.ValueString())
-	if err != nil {
-		addClientError(&resp.Diagnostics, "reading the health of", targetPoolNoun, err)
-		return
-	}
-	state, diags := flattenTargetPoolHealth(got, scope, name, config)
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-}
+// readTargetPoolHealth reads the health of the resource config names.
+var readTargetPoolHealth = readHealth("target_pool", targetPoolNoun, targetPoolScope,
+	func(ctx context.Context, c *client.Client, scope client.Scope, name string, config targetPoolHealthModel) (*api.TargetPoolInstanceHealth, error) {
+		return c.GetTargetPoolHealth(ctx, scope, name, config.Instance.ValueString())
+	},
+	flattenTargetPoolHealth)
 
 // targetPoolScope finds the pool target_pool names, as backendServiceScope
 // does, except that a pool named by its name alone is in the provider's
