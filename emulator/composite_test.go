@@ -69,7 +69,7 @@ func TestComposite_FollowsProbesAndPolicy(t *testing.T) {
 	}
 	// A stale fingerprint is refused and changes nothing.
 	wantError(t, e, "PATCH", "regions/r/healthAggregationPolicies/policy", `{"healthyPercentThreshold":90,"fingerprint":"`+fp+`"}`, 412, "stale")
-	wantError(t, e, "PATCH", "regions/r/healthAggregationPolicies/policy", `{"healthyPercentThreshold":90}`, 400, "fingerprint is required")
+	wantError(t, e, "PATCH", "regions/r/healthAggregationPolicies/policy", `{"healthyPercentThreshold":90}`, 412, "fingerprint is required")
 	// updateMask naming a field the body leaves out resets it to its default.
 	fp = fingerprint(t, e, "regions/r/healthAggregationPolicies/policy")
 	mustCall(t, e, "PATCH", "regions/r/healthAggregationPolicies/policy?updateMask=healthyPercentThreshold", `{"minHealthyThreshold":7,"fingerprint":"`+fp+`"}`)

@@ -145,7 +145,7 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 	if prior != nil {
 		m.ID, m.CreationTimestamp = prior.GetMeta().ID, prior.GetMeta().CreationTimestamp
 	} else {
-		m.ID, m.CreationTimestamp = newID(), timestamp(c.s.now())
+		m.ID, m.CreationTimestamp = newID(), c.s.creationTime()
 	}
 	if c.outputs != nil {
 		c.outputs(obj, prior)
@@ -180,7 +180,9 @@ func (c *collection[T, P]) checkUpdate(prior, obj P) error {
 		switch {
 		case sent == "" && c.fingerprintOptional:
 		case sent == "":
-			return invalid("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current)
+			// The Compute API answers a missing fingerprint as a stale one.
+			return &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current)}
 		case sent != current:
 			return &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
 				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current)}

@@ -90,8 +90,9 @@ func TestSubnetworks(t *testing.T) {
 	e.ok("DELETE", subnetworksPath+"/s2", "", nil)
 	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "s2", "ipCidrRange": "10.0.1.0/24"}`, 400, api.ReasonInvalid), "network is required")
 
-	// Patches need the fingerprint, and the range and network stay.
-	e.fail("PATCH", subnetworksPath+"/sub", `{"description": "x"}`, 400, api.ReasonInvalid)
+	// Patches need the fingerprint (without one: 412, as the API's
+	// description says), and the range and network stay.
+	wantMessage(t, e.fail("PATCH", subnetworksPath+"/sub", `{"description": "x"}`, 412, api.ReasonConditionNotMet), "fingerprint is required")
 	e.ok("PATCH", subnetworksPath+"/sub", jsonOf(map[string]string{"description": "x", "fingerprint": sn.Fingerprint}), nil)
 	var patched api.Subnetwork
 	e.ok("GET", subnetworksPath+"/sub", "", &patched)

@@ -78,8 +78,10 @@ func (s *Server) endpointInstance(ctx context.Context, field string, e *api.Netw
 	return &in, nil
 }
 
-// readEndpoints reads the body of attach and detach: 1 to
-// api.MaxEndpointsPerCall endpoints.
+// readEndpoints reads the body of attach and detach: at most
+// api.MaxEndpointsPerCall endpoints. None is a no-op, as in the Compute API:
+// clients that send endpoints in pages (terraform-provider-google, 500 at a
+// time) send an empty last page when the count is a multiple of the page.
 func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 	body, err := readBody(r)
 	if err != nil {
@@ -93,10 +95,7 @@ func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 	if err := decodeBody(body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
 		return nil, err
 	}
-	switch n := len(req.NetworkEndpoints); {
-	case n == 0:
-		return nil, invalid("networkEndpoints is empty: list the endpoints to attach or detach.")
-	case n > api.MaxEndpointsPerCall:
+	if n := len(req.NetworkEndpoints); n > api.MaxEndpointsPerCall {
 		return nil, invalid("networkEndpoints lists %d endpoints: one call takes at most %d; split them over several calls.", n, api.MaxEndpointsPerCall)
 	}
 	return req.NetworkEndpoints, nil

@@ -66,7 +66,6 @@ func TestAttachNetworkEndpoints(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ body, want string }{
-		{`{"networkEndpoints": []}`, "networkEndpoints is empty"},
 		{`{"networkEndpoints": [{"instance": "vm-9"}]}`, `networkEndpoints[0].instance ("vm-9") refers to projects/p/zones/us-east1-b/instances/vm-9, which does not exist`},
 		{`{"networkEndpoints": [{"instance": "vm-2", "ipAddress": "10.0.0.2"}]}`, `networkEndpoints[0].ipAddress ("10.0.0.2") is not an address of instance vm-2`},
 		{`{"networkEndpoints": [{"port": 80}]}`, `networkEndpoints[0].ipAddress ("") must be an IPv4 or IPv6 address.`},
@@ -83,6 +82,19 @@ func TestAttachNetworkEndpoints(t *testing.T) {
 	if g := e.group(neg); g.Size != 2 {
 		t.Errorf("refused attaches changed the group: %+v", g)
 	}
+	// An empty list (the last page of a paging client) is a no-op, for
+	// attach and detach alike, answered with an Operation.
+	for _, method := range []string{"attachNetworkEndpoints", "detachNetworkEndpoints"} {
+		var op api.Operation
+		e.ok("POST", neg+"/"+method, `{"networkEndpoints": []}`, &op)
+		if op.Status != "DONE" || op.OperationType != method {
+			t.Errorf("%s of nothing: operation %+v", method, op)
+		}
+		if g := e.group(neg); g.Size != 2 {
+			t.Errorf("%s of nothing changed the group: %+v", method, g)
+		}
+	}
+	e.fail("POST", zonalNEGs+"/nope/detachNetworkEndpoints", `{"networkEndpoints": []}`, 404, api.ReasonNotFound)
 }
 
 // TestAttachNetworkEndpoints_AddressOfAnotherEndpoint: an address and port

@@ -31,7 +31,9 @@ type Server struct {
 
 	// writeMu serialises every mutation: check, then write, atomically.
 	writeMu sync.Mutex
-	mux     *http.ServeMux
+	// lastCreated is the newest creation time given, under writeMu.
+	lastCreated time.Time
+	mux         *http.ServeMux
 	// holders are the collections whose objects reference others, and
 	// refs who references what among their objects.
 	holders []holder
@@ -155,6 +157,19 @@ func newID() uint64 {
 	var b [8]byte
 	rand.Read(b[:])
 	return binary.BigEndian.Uint64(b[:])>>1 | 1
+}
+
+// creationTime is the creationTimestamp of a new resource: now, or a
+// millisecond after the last one given when that is not earlier, so that
+// resources made within one millisecond still sort in the order they were
+// made (orderBy "creationTimestamp desc"). Call it under writeMu.
+func (s *Server) creationTime() string {
+	t := s.now().Truncate(time.Millisecond)
+	if !t.After(s.lastCreated) {
+		t = s.lastCreated.Add(time.Millisecond)
+	}
+	s.lastCreated = t
+	return timestamp(t)
 }
 
 // timestamp formats t the way the Compute API does.

@@ -117,8 +117,9 @@ func TestClient_policyFingerprint(t *testing.T) {
 		t.Fatalf("patch with a stale fingerprint: %v, want 412 conditionNotMet", err)
 	}
 	_, err = c.PatchHealthAggregationPolicy(ctx, r, "pol", &api.HealthAggregationPolicy{HealthyPercentThreshold: int64p(90)})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "fingerprint is required") {
-		t.Fatalf("patch without a fingerprint: %v, want 400 naming the fingerprint", err)
+	if !errors.Is(err, ErrConditionNotMet) || !errors.As(err, &apiErr) || apiErr.Code != http.StatusPreconditionFailed ||
+		!strings.Contains(err.Error(), "fingerprint is required") {
+		t.Fatalf("patch without a fingerprint: %v, want 412 conditionNotMet naming the fingerprint", err)
 	}
 	if got, _ := c.GetHealthAggregationPolicy(ctx, r, "pol"); *got.HealthyPercentThreshold != 80 {
 		t.Errorf("refused patches changed the policy: %+v", got)
