@@ -340,3 +340,45 @@ func TestHTTPBodyFraming(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPIncompleteHeaders: without a response to match, a 200 passes only
+// once the whole header block has arrived before the deadline. A status
+// line and then silence, a close, or headers that never end fail, on the
+// reactor and the blocking prober alike; a complete block passes even when
+// the body never comes.
+func TestHTTPIncompleteHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(c net.Conn)
+		reason string
+	}{
+		{"status line, then silence", func(c net.Conn) {
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+			_, _ = io.Copy(io.Discard, c)
+		}, ReasonTimeout},
+		{"status line, then close", func(c net.Conn) { _, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n") }, ReasonConnectionReset},
+		{"endless headers", func(c net.Conn) {
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+			for {
+				if _, err := io.WriteString(c, "X-More: "+strings.Repeat("m", 100)+"\r\n"); err != nil {
+					return
+				}
+			}
+		}, ReasonProtocolError},
+		{"headers complete, body never comes", func(c net.Conn) {
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")
+			_, _ = io.Copy(io.Discard, c)
+		}, ""},
+	} {
+		for _, protocol := range []string{"HTTP", "LEGACY_HTTP"} {
+			t.Run(tc.name+"/"+protocol, func(t *testing.T) {
+				tg := serveTCP(t, nil, func(c net.Conn) {
+					_, _ = http.ReadRequest(bufio.NewReader(c))
+					tc.answer(c)
+				})
+				res := probe(t, 300*time.Millisecond, Spec{Protocol: protocol}, tg)
+				wantResult(t, res, tc.reason == "", tc.reason)
+			})
+		}
+	}
+}

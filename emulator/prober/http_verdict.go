@@ -14,8 +14,9 @@ const maxLine = 4096
 // they arrive: status 200 (1xx interim responses skipped, redirects never
 // followed), then, when want is set, want within the first maxBodyMatch
 // bytes of the body. It stops reading as soon as the verdict is known, so
-// a 1 GB body costs at most a few KB of reads; without want the status
-// line alone decides.
+// a 1 GB body costs at most a few KB of reads; without want the verdict
+// comes once the whole header block has arrived: a status line alone,
+// then silence, a close or headers that never end, is no answer.
 type httpVerdict struct {
 	want    string
 	state   httpState
@@ -138,8 +139,6 @@ func (v *httpVerdict) status(p []byte) ([]byte, bool, error) {
 		return rest, false, nil
 	case code != 200:
 		return nil, true, failure(ReasonBadStatus, "HTTP status "+strconv.Itoa(code))
-	case v.want == "":
-		return nil, true, nil // the status line is the verdict; skip headers and body
 	}
 	v.state, v.headers, v.framing = readingHeaders, 0, framing{length: -1}
 	return rest, false, nil
@@ -181,6 +180,9 @@ func (v *httpVerdict) endOfHeaders(rest []byte) ([]byte, bool, error) {
 		}
 		v.state = readingStatus
 		return rest, false, nil
+	}
+	if v.want == "" {
+		return nil, true, nil // a complete 200 header block is the verdict; the body is not read
 	}
 	limit := maxBodyMatch
 	switch {
