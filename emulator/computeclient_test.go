@@ -2351,3 +2351,33 @@ func ccScopes(agg any) map[string][]string {
 	}
 	return out
 }
+
+// TestComputeReferences_AMissingResourceIsNotFound: an insert whose
+// reference names nothing is answered 404 notFound naming it, as the API
+// does, and stores nothing.
+func TestComputeReferences_AMissingResourceIsNotFound(t *testing.T) {
+	c := newComputeEnv(t)
+	_, err := c.svc.RegionBackendServices.Insert(ccProject, ccRegion, &compute.BackendService{
+		Name: "orphan", LoadBalancingScheme: "INTERNAL", Protocol: "TCP",
+		HealthChecks: []string{"projects/" + ccProject + "/regions/" + ccRegion + "/healthChecks/missing"},
+	}).Context(c.ctx).Do()
+	if ge := ccWantError(t, "insert naming a missing health check", err, 404, "notFound"); ge != nil &&
+		!strings.Contains(ge.Message, "healthChecks/missing, which does not exist") {
+		t.Errorf("message %q does not name the missing check", ge.Message)
+	}
+	_, err = c.svc.RegionBackendServices.Get(ccProject, ccRegion, "orphan").Context(c.ctx).Do()
+	ccWantError(t, "get after the refused insert", err, 404, "notFound")
+}
+
+// TestComputeTargetPools_InstancesMayNotExistYet: a target pool may name an
+// instance that is made later, as in the API.
+func TestComputeTargetPools_InstancesMayNotExistYet(t *testing.T) {
+	c := newComputeEnv(t)
+	later := "projects/" + ccProject + "/zones/" + ccZone + "/instances/later"
+	c.done("insert", ccR(c.svc.TargetPools.Insert(ccProject, ccRegion, &compute.TargetPool{
+		Name: "early", Instances: []string{later}}).Context(c.ctx).Do()))
+	tp := ccMust(t, "get", ccR(c.svc.TargetPools.Get(ccProject, ccRegion, "early").Context(c.ctx).Do()))
+	if len(tp.Instances) != 1 || !strings.HasSuffix(tp.Instances[0], later) {
+		t.Errorf("instances %v, want the instance named, though it does not exist yet", tp.Instances)
+	}
+}

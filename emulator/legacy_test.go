@@ -87,7 +87,7 @@ func TestForwardingRules_TargetsAndReferences(t *testing.T) {
 	wantError(t, e, "POST", "global/forwardingRules", `{"name":"g","target":"regions/r/targetPools/pool"}`, 400, "target pools are regional")
 	wantError(t, e, "POST", "regions/r/forwardingRules", `{"name":"x"}`, 400, "one of backendService or target is required")
 	wantError(t, e, "POST", "regions/r/forwardingRules", `{"name":"x","portRange":"90-80","target":"pool"}`, 400, "portRange (\"90-80\")")
-	wantError(t, e, "POST", "regions/r/forwardingRules", `{"name":"x","target":"missing"}`, 400, "does not exist")
+	wantError(t, e, "POST", "regions/r/forwardingRules", `{"name":"x","target":"missing"}`, 404, "does not exist")
 	wantError(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","target":"pool"}`, 409, "already exists")
 	mustCall(t, e, "DELETE", "regions/r/forwardingRules/fr", "")
 	mustCall(t, e, "DELETE", "regions/r/targetPools/pool", "")

@@ -346,7 +346,8 @@ func TestList_Pages(t *testing.T) {
 				t.Errorf("maxResults=5 over 5 items: %d items, token %q: want no next page", len(exact.Items), exact.NextPageToken)
 			}
 
-			for _, q := range []string{"maxResults=x", "maxResults=-1", "maxResults=501", "maxResults=2.5", "pageToken=%21%21%21"} {
+			for _, q := range []string{"maxResults=x", "maxResults=-1", "maxResults=501", "maxResults=2.5", "pageToken=%21%21%21",
+				"pageToken=Z2FyYmFnZSE", "pageToken=QDM"} { // base64 of "garbage!"; of "@3", a token of filtered lists
 				msg := e.fail("GET", sc.collection+"?"+q, "", 400, api.ReasonInvalid)
 				if field, _, _ := strings.Cut(q, "="); !strings.Contains(msg, field) {
 					t.Errorf("?%s: message %q does not name %s", q, msg, field)

@@ -71,7 +71,7 @@ func TestNetworks(t *testing.T) {
 
 func TestSubnetworks(t *testing.T) {
 	e := newEmu(t)
-	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`, 400, api.ReasonInvalid),
+	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`, 404, api.ReasonNotFound),
 		`network ("net") refers to projects/p/global/networks/net, which does not exist`)
 	e.network()
 	var sn api.Subnetwork
@@ -113,7 +113,7 @@ func TestSubnetworks(t *testing.T) {
 func TestFirewalls(t *testing.T) {
 	e := newEmu(t)
 	// Without network, a firewall is in the default network, which must exist.
-	wantMessage(t, e.fail("POST", firewallsPath, `{"name": "fw", "allowed": [{"IPProtocol": "tcp"}]}`, 400, api.ReasonInvalid),
+	wantMessage(t, e.fail("POST", firewallsPath, `{"name": "fw", "allowed": [{"IPProtocol": "tcp"}]}`, 404, api.ReasonNotFound),
 		"projects/p/global/networks/default, which does not exist")
 	e.insert(networksPath, `{"name": "net", "autoCreateSubnetworks": true}`)
 	e.insert(firewallsPath, `{"name": "fw", "network": "net", "allowed": [{"IPProtocol": "tcp", "ports": ["80"]}], "sourceRanges": ["130.211.0.0/22"]}`)
@@ -212,7 +212,7 @@ func TestInstances(t *testing.T) {
 		`networkInterfaces[0].networkIP ("10.0.0.2") is already used by projects/p/zones/us-east1-b/instances/vm`)
 	wantMessage(t, e.fail("POST", instancesPath, `{"name": "vm2", "networkInterfaces": [{"networkIP": "127.0.0.1"}]}`, 400, api.ReasonInvalid),
 		"already used by projects/p/zones/us-east1-b/instances/lo")
-	wantMessage(t, e.fail("POST", instancesPath, `{"name": "vm2", "networkInterfaces": [{"subnetwork": "nope"}]}`, 400, api.ReasonInvalid),
+	wantMessage(t, e.fail("POST", instancesPath, `{"name": "vm2", "networkInterfaces": [{"subnetwork": "nope"}]}`, 404, api.ReasonNotFound),
 		"projects/p/regions/us-east1/subnetworks/nope, which does not exist")
 	e.insert(networksPath, `{"name": "other", "autoCreateSubnetworks": false}`)
 	wantMessage(t, e.fail("POST", instancesPath, `{"name": "vm2", "networkInterfaces": [{"network": "other", "subnetwork": "sub"}]}`, 400, api.ReasonInvalid),

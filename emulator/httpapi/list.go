@@ -11,6 +11,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // MaxResults is the largest page a list returns (and its default size).
@@ -94,6 +95,10 @@ func (c *collection[T, P]) plainPage(r *http.Request, sc scope, page api.List[js
 	limit, after, err := pageParams(r)
 	if err != nil {
 		return nil, err
+	}
+	// Its tokens hold a resource name: anything else is not one of them.
+	if after != "" && rules.Name("pageToken", after) != nil {
+		return nil, invalid("pageToken (%q) is not a token of this list: pass nextPageToken from the previous page.", r.URL.Query().Get("pageToken"))
 	}
 	objects, err := c.s.store.List(r.Context(), store.ListOptions{
 		Project: sc.project, Scope: sc.path(), Collection: c.def.Name, After: after, Limit: limit + 1,

@@ -66,14 +66,19 @@ func TestAttachNetworkEndpoints(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ body, want string }{
-		{`{"networkEndpoints": [{"instance": "vm-9"}]}`, `networkEndpoints[0].instance ("vm-9") refers to projects/p/zones/us-east1-b/instances/vm-9, which does not exist`},
 		{`{"networkEndpoints": [{"instance": "vm-2", "ipAddress": "10.0.0.2"}]}`, `networkEndpoints[0].ipAddress ("10.0.0.2") is not an address of instance vm-2`},
 		{`{"networkEndpoints": [{"port": 80}]}`, `networkEndpoints[0].ipAddress ("") must be an IPv4 or IPv6 address.`},
 		{`{"networkEndpoints": [{"instance": "vm-1", "port": 70000}]}`, "networkEndpoints[0].port (70000) must be between 1 and 65535."},
-		{`{"networkEndpoints": [{"instance": "zones/us-east1-c/instances/vm-1"}]}`, "does not exist"},
 		{`{"networkEndpoints": [{"instance": "vm-1"}], "extra": 1}`, `Unknown field "extra"`},
 	} {
 		wantMessage(t, e.fail("POST", neg+"/attachNetworkEndpoints", tt.body, 400, api.ReasonInvalid), tt.want)
+	}
+	// A reference to what does not exist is 404 notFound, naming it.
+	for _, tt := range []struct{ body, want string }{
+		{`{"networkEndpoints": [{"instance": "vm-9"}]}`, `networkEndpoints[0].instance ("vm-9") refers to projects/p/zones/us-east1-b/instances/vm-9, which does not exist`},
+		{`{"networkEndpoints": [{"instance": "zones/us-east1-c/instances/vm-1"}]}`, "does not exist"},
+	} {
+		wantMessage(t, e.fail("POST", neg+"/attachNetworkEndpoints", tt.body, 404, api.ReasonNotFound), tt.want)
 	}
 	many := strings.Repeat(`{"ipAddress": "10.0.0.9"},`, api.MaxEndpointsPerCall)
 	wantMessage(t, e.fail("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [`+many+`{"ipAddress": "10.0.0.9"}]}`, 400, api.ReasonInvalid),
@@ -197,7 +202,7 @@ func TestNetworkEndpointGroup_InlineEndpointByInstance(t *testing.T) {
 	if g := e.group(zonalNEGs + "/inline"); g.Endpoints[0].IPAddress != "10.0.0.3" {
 		t.Errorf("group = %+v", g)
 	}
-	wantMessage(t, e.fail("POST", zonalNEGs, `{"name": "bad", "defaultPort": 80, "endpoints": [{"instance": "vm-9"}]}`, 400, api.ReasonInvalid),
+	wantMessage(t, e.fail("POST", zonalNEGs, `{"name": "bad", "defaultPort": 80, "endpoints": [{"instance": "vm-9"}]}`, 404, api.ReasonNotFound),
 		"instances/vm-9, which does not exist")
 	wantMessage(t, e.fail("POST", zonalNEGs, `{"name": "bad", "defaultPort": 80, "endpoints": [{"instance": "vm-1"}, {"ipAddress": "10.0.0.2"}]}`, 400, api.ReasonInvalid),
 		"endpoints[1] repeats endpoints[0]")

@@ -64,8 +64,8 @@ func sharedAcrossProjects(collection string) bool {
 	return ok && c.SharedAcrossProjects
 }
 
-// lookup loads the resource a reference names into v; a missing one is the
-// client's mistake (400), not a missing request target (404).
+// lookup loads the resource a reference names into v; a missing one is 404
+// notFound, as the Compute API answers, naming the field and what it named.
 func (s *Server) lookup(ctx context.Context, field, ref string, from scope, collection string, v any) (store.Key, error) {
 	k, err := parseRef(field, ref, from, collection)
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Server) lookup(ctx context.Context, field, ref string, from scope, coll
 func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any) error {
 	o, err := s.store.Get(ctx, k)
 	if err == store.ErrNotFound {
-		return invalid("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())
+		return &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())}
 	}
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func (s *Server) targetPools() *collection[api.TargetPool, *api.TargetPool] {
 }
 
 // resolveTargetPool checks that the pool's check is a legacy HTTP check
-// that exists, and that the instances its instance URLs name exist in its
+// that exists, and that the instances its instance URLs name are in its
 // region, and stores the references as URLs.
 func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
 	for i, inst := range tp.Instances {
@@ -31,11 +31,10 @@ func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc s
 		if project == "" {
 			project = sc.project
 		}
+		// The instance need not exist yet, as in the Compute API: it is
+		// probed once it does, and reported until then.
 		field := fmt.Sprintf("instances[%d]", i)
 		k := store.Key{Project: project, Scope: "zones/" + zone, Collection: api.CollectionInstances, Name: name}
-		if err := s.load(ctx, field, inst, k, new(api.Instance)); err != nil {
-			return err
-		}
 		if r := rules.ZoneRegion(zone); r != "" && r != sc.region {
 			return invalid("%s (%q) is in zone %s: a target pool takes instances of its own region (%s).", field, inst, zone, sc.region)
 		}

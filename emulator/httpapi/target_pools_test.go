@@ -45,7 +45,6 @@ func TestTargetPool_AddRemoveInstance(t *testing.T) {
 	}
 	for _, tt := range []struct{ body, want string }{
 		{`{"instances": [{"instance": "` + e.url + instancesPath + `/vm"}]}`, "is already an instance of target pool pool"},
-		{`{"instances": [{"instance": "zones/us-east1-b/instances/nope"}]}`, "projects/p/zones/us-east1-b/instances/nope, which does not exist"},
 		{`{"instances": [{"instance": "zones/us-west1-a/instances/far"}]}`, "is in zone us-west1-a: a target pool takes instances of its own region (us-east1)"},
 		{`{"instances": [{"instance": "vm"}]}`, `instances[0].instance ("vm") must be an endpoint address, "ip" or "ip:port", or the URL of an instance`},
 		{`{"instances": []}`, "instances is empty"},
@@ -62,8 +61,16 @@ func TestTargetPool_AddRemoveInstance(t *testing.T) {
 	wantMessage(t, e.fail("POST", pool+"/removeInstance", `{"instances": [{"instance": "zones/us-east1-b/instances/vm"}]}`, 400, api.ReasonInvalid),
 		"is not an instance of target pool pool")
 	e.fail("POST", poolsPath+"/nope/addInstance", `{"instances": [{"instance": "127.0.0.1"}]}`, 404, api.ReasonNotFound)
-	// An instance URL given when the pool is created is checked the same way.
-	wantMessage(t, e.fail("POST", poolsPath, `{"name": "p2", "instances": ["zones/us-east1-b/instances/nope"]}`, 400, api.ReasonInvalid), "does not exist")
+	// An instance URL given when the pool is created is checked the same
+	// way, but, as in the Compute API, it may name an instance that does not
+	// exist yet (it is probed once it does).
+	wantMessage(t, e.fail("POST", poolsPath, `{"name": "p2", "instances": ["zones/us-west1-a/instances/far"]}`, 400, api.ReasonInvalid),
+		"a target pool takes instances of its own region")
+	e.insert(poolsPath, `{"name": "p2", "instances": ["zones/us-east1-b/instances/later"]}`)
+	e.ok("POST", pool+"/addInstance", `{"instances": [{"instance": "zones/us-east1-b/instances/later"}]}`, nil)
+	if tp := e.pool("p2"); len(tp.Instances) != 1 || e.path(tp.Instances[0]) != instancesPath+"/later" {
+		t.Errorf("pool naming an instance not made yet = %+v", tp)
+	}
 }
 
 func TestTargetPool_AddRemoveHealthCheck(t *testing.T) {
@@ -95,7 +102,7 @@ func TestTargetPool_AddRemoveHealthCheck(t *testing.T) {
 	}
 	wantMessage(t, e.fail("POST", pool+"/removeHealthCheck", `{"healthChecks": [{"healthCheck": "hc"}]}`, 400, api.ReasonInvalid),
 		"is not a health check of target pool pool")
-	wantMessage(t, e.fail("POST", pool+"/addHealthCheck", `{"healthChecks": [{"healthCheck": "nope"}]}`, 400, api.ReasonInvalid),
+	wantMessage(t, e.fail("POST", pool+"/addHealthCheck", `{"healthChecks": [{"healthCheck": "nope"}]}`, 404, api.ReasonNotFound),
 		"projects/p/global/httpHealthChecks/nope, which does not exist")
 	wantMessage(t, e.fail("POST", pool+"/addHealthCheck", `{"healthChecks": [{"healthCheck": "global/httpsHealthChecks/secure"}]}`, 400, api.ReasonInvalid),
 		"is a legacy HTTPS health check: target pools take one legacy HTTP health check only")
@@ -118,7 +125,7 @@ func TestForwardingRules_SetTarget(t *testing.T) {
 		t.Errorf("rule = %+v", fr)
 	}
 	e.ok("DELETE", poolsPath+"/p1", "", nil) // no longer used
-	wantMessage(t, e.fail("POST", rulesPath+"/fr/setTarget", `{"target": "nope"}`, 400, api.ReasonInvalid), "targetPools/nope, which does not exist")
+	wantMessage(t, e.fail("POST", rulesPath+"/fr/setTarget", `{"target": "nope"}`, 404, api.ReasonNotFound), "targetPools/nope, which does not exist")
 	wantMessage(t, e.fail("POST", rulesPath+"/fr/setTarget", `{}`, 400, api.ReasonInvalid), "target is required")
 	e.fail("POST", rulesPath+"/nope/setTarget", `{"target": "p2"}`, 404, api.ReasonNotFound)
 
