@@ -61,6 +61,9 @@ type Config struct {
 	Token string
 	// Limits bound the API's connections; zero fields take DefaultLimits.
 	Limits Limits
+	// StrictFields refuses request bodies with fields the Compute API does
+	// not define; by default they are ignored, as the API ignores them.
+	StrictFields bool
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept (oldest dropped first); zero means
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
@@ -248,6 +251,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			}
 		},
 		Access:        httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		StrictFields:  cfg.StrictFields,
 		OperationsTTL: cfg.OperationsTTL,
 		OperationsMax: cfg.OperationsMax,
 	})

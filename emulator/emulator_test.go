@@ -619,3 +619,22 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("Start with 40 probers: %v, want the --probers rule", err)
 	}
 }
+
+// TestCommand_StrictFields: the command ignores a field the API does not
+// define by default, and refuses it with --strict-fields or
+// LBHEALTH_STRICT_FIELDS.
+func TestCommand_StrictFields(t *testing.T) {
+	const body = `{"name": "x", "tcpHealthCheck": {}, "checkIntervalSecs": 5}`
+	p := run(t, "--listen", "127.0.0.1:0", "--in-memory")
+	if code, out, err := call("POST", p.url+healthChecks, body); err != nil || code != 200 {
+		t.Errorf("default: %d %s %v, want the unknown field ignored", code, out, err)
+	}
+	for name, proc := range map[string]*process{
+		"flag": run(t, "--listen", "127.0.0.1:0", "--in-memory", "--strict-fields"),
+		"env":  runEnv(t, []string{"LBHEALTH_STRICT_FIELDS=true"}, "--listen", "127.0.0.1:0", "--in-memory"),
+	} {
+		if code, out, err := call("POST", proc.url+healthChecks, body); err != nil || code != 400 || !strings.Contains(string(out), `Unknown field \"checkIntervalSecs\"`) {
+			t.Errorf("%s: %d %s %v, want 400 naming the field", name, code, out, err)
+		}
+	}
+}

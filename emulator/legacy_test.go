@@ -69,13 +69,19 @@ func TestLegacy_KindsAreNeverMixed(t *testing.T) {
 	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","endpoints":[{"ipAddress":"127.0.0.1","port":80}]}`)
 	wantError(t, e, "POST", "global/backendServices", `{"name":"bs","loadBalancingScheme":"INTERNAL_MANAGED",
 		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["global/httpHealthChecks/http"]}`,
-		400, "legacy checks are accepted only by EXTERNAL backend services")
+		400, "legacy checks are accepted only by EXTERNAL and EXTERNAL_MANAGED backend services")
 	mustCall(t, e, "POST", "global/backendServices", `{"name":"bs","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],
 		"healthChecks":["global/httpsHealthChecks/https"]}`)
 	wantError(t, e, "POST", "regions/r/backendServices", `{"name":"bs","healthChecks":["global/httpHealthChecks/http"]}`,
 		400, "legacy health check, which is global")
-	// No path turns one kind into the other: the collections are separate.
-	wantError(t, e, "PUT", "global/httpHealthChecks/http", `{"name":"http","tcpHealthCheck":{}}`, 400, "Unknown field")
+	// No path turns one kind into the other: the collections are separate,
+	// and a legacy check has no protocol block (one sent is ignored, as an
+	// unknown field: strict emulators refuse it).
+	mustCall(t, e, "PUT", "global/httpHealthChecks/http", `{"name":"http","tcpHealthCheck":{}}`)
+	_, body, err := call("GET", e.URL()+"/compute/v1/projects/p/global/httpHealthChecks/http", "")
+	if err != nil || strings.Contains(string(body), "tcpHealthCheck") || !strings.Contains(string(body), `"compute#httpHealthCheck"`) {
+		t.Errorf("legacy check after a PUT with a TCP block: %v %s", err, body)
+	}
 }
 
 func TestForwardingRules_TargetsAndReferences(t *testing.T) {

@@ -60,10 +60,24 @@ func newEmu(t *testing.T) *emu {
 
 func newEmuWith(t *testing.T, st store.Store) *emu {
 	t.Helper()
+	return newEmuOptions(t, st, httpapi.Options{})
+}
+
+// newStrictEmu is an emulator that refuses fields the API does not define
+// (--strict-fields).
+func newStrictEmu(t *testing.T) *emu {
+	t.Helper()
+	return newEmuOptions(t, store.NewMemory(), httpapi.Options{StrictFields: true})
+}
+
+// newEmuOptions is an emulator built with o (RootURL and Log are its own).
+func newEmuOptions(t *testing.T, st store.Store, o httpapi.Options) *emu {
+	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	root := "http://" + ts.Listener.Addr().String()
-	log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	ts.Config.Handler = httpapi.New(st, httpapi.Options{RootURL: root, Log: log})
+	o.RootURL = root
+	o.Log = slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
+	ts.Config.Handler = httpapi.New(st, o)
 	ts.Start()
 	t.Cleanup(ts.Close)
 	return &emu{t: t, url: root, store: st}
@@ -578,7 +592,7 @@ func TestBadRequests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEmu(t)
+			e := newStrictEmu(t) // the unknown-field cases; the others are the same either way
 			e.insert(globalHC, `{"name": "web", "description": "before", "tcpHealthCheck": {"port": 81}}`)
 			e.insert(regionalHC, `{"name": "web", "description": "before", "tcpHealthCheck": {"port": 82}}`)
 			global, regional := e.get(globalHC+"/web"), e.get(regionalHC+"/web")

@@ -112,7 +112,7 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 		return "", err
 	}
 	var ref api.ResourceGroupReference
-	if err := decodeBody(body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
+	if err := s.decodeBody(r, body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
 		return "", err
 	}
 	k, err := parseRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)

@@ -93,16 +93,17 @@ func (c *collection[T, P]) holder() (holder, bool) {
 // decodeResource reads a resource from a request body: the body as the
 // client sent it, checked against the API's schema (output-only fields
 // dropped), and the emulator's typed view of it.
-func (c *collection[T, P]) decodeResource(body []byte) (P, document, error) {
+func (c *collection[T, P]) decodeResource(r *http.Request, body []byte) (P, document, error) {
 	doc, err := parseObject(body)
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.decodeDocument(doc)
+	return c.decodeDocument(r, doc)
 }
 
 // decodeDocument is decodeResource for a body already parsed.
-func (c *collection[T, P]) decodeDocument(doc document) (P, document, error) {
+func (c *collection[T, P]) decodeDocument(r *http.Request, doc document) (P, document, error) {
+	c.s.unknownFields(r, c.def.Schema(), doc)
 	if err := checkSchema(c.def.Schema(), doc); err != nil {
 		return nil, nil, err
 	}
@@ -232,7 +233,7 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, doc, err := c.decodeResource(body)
+	obj, doc, err := c.decodeResource(r, body)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +306,7 @@ func (c *collection[T, P]) update(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.replace(r, "update", func([]byte) (P, document, error) { return c.decodeResource(body) })
+	return c.replace(r, "update", func([]byte) (P, document, error) { return c.decodeResource(r, body) })
 }
 
 // patch merges the body into the stored object (RFC 7396) and then behaves
@@ -326,7 +327,7 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return c.decodeDocument(merged)
+		return c.decodeDocument(r, merged)
 	})
 }
 

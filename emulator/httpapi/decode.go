@@ -58,6 +58,39 @@ func parseObject(body []byte) (document, error) {
 	return doc, nil
 }
 
+// maxLoggedUnknown bounds how many distinct unknown fields are logged, so
+// that a client sending endless new names cannot grow the server's memory
+// or its log without end.
+const maxLoggedUnknown = 1000
+
+// unknownFields applies the API's rule for fields it does not define to a
+// body whose schema is name: unless the server refuses them (StrictFields),
+// they are removed, as the Compute API ignores them, and each field name is
+// logged once, with the request that first carried it.
+func (s *Server) unknownFields(r *http.Request, name string, doc document) {
+	if s.strictFields {
+		return
+	}
+	dropped := schema.DropUnknown(name, doc)
+	if len(dropped) == 0 {
+		return
+	}
+	s.unknownMu.Lock()
+	var fresh []string
+	for _, f := range dropped {
+		key := name + "." + f
+		if !s.unknownLogged[key] && len(s.unknownLogged) < maxLoggedUnknown {
+			s.unknownLogged[key] = true
+			fresh = append(fresh, f)
+		}
+	}
+	s.unknownMu.Unlock()
+	if len(fresh) > 0 {
+		s.log.Warn("unknown fields ignored, as the Compute API ignores them (--strict-fields refuses them); "+
+			"each is logged once", "schema", name, "fields", fresh, "method", r.Method, "path", r.URL.Path)
+	}
+}
+
 // checkSchema checks a body against the named schema of the API.
 func checkSchema(name string, doc document) error {
 	return schemaError(schema.Check(name, doc))
@@ -79,11 +112,12 @@ func schemaError(err error) error {
 
 // decodeBody reads the body of a method (attachNetworkEndpoints,
 // getHealth ...) whose request schema is name, into v.
-func decodeBody(body []byte, name string, v any) error {
+func (s *Server) decodeBody(r *http.Request, body []byte, name string, v any) error {
 	doc, err := parseObject(body)
 	if err != nil {
 		return err
 	}
+	s.unknownFields(r, name, doc)
 	if err := checkEnums(name, doc); err != nil {
 		return err
 	}
@@ -257,10 +291,10 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 }
 
 // readJSON reads a request body whose schema is name into v.
-func readJSON(r *http.Request, name string, v any) error {
+func (s *Server) readJSON(r *http.Request, name string, v any) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	return decodeBody(body, name, v)
+	return s.decodeBody(r, body, name, v)
 }

@@ -105,7 +105,7 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 // no target the emulator models is global).
 func (s *Server) forwardingRuleSetTarget(r *http.Request) (any, error) {
 	var req api.TargetReference
-	if err := readJSON(r, "TargetReference", &req); err != nil {
+	if err := s.readJSON(r, "TargetReference", &req); err != nil {
 		return nil, err
 	}
 	if req.Target == "" {

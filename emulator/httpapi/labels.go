@@ -22,6 +22,7 @@ func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.s.unknownFields(r, "GlobalSetLabelsRequest", req)
 	if err := checkSchema("GlobalSetLabelsRequest", req); err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
 		}
 		doc["labels"] = req["labels"]
 		doc["labelFingerprint"] = newFingerprint()
-		return c.decodeDocument(doc)
+		return c.decodeDocument(r, doc)
 	})
 }
 

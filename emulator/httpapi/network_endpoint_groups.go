@@ -82,7 +82,7 @@ func (s *Server) endpointInstance(ctx context.Context, field string, e *api.Netw
 // api.MaxEndpointsPerCall endpoints. None is a no-op, as in the Compute API:
 // clients that send endpoints in pages (terraform-provider-google, 500 at a
 // time) send an empty last page when the count is a multiple of the page.
-func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
+func (s *Server) readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 	// acts on.
 	var req api.NetworkEndpointGroupsAttachEndpointsRequest
 	// Detach and the regional methods take the same shape.
-	if err := decodeBody(body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
+	if err := s.decodeBody(r, body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
 		return nil, err
 	}
 	if n := len(req.NetworkEndpoints); n > api.MaxEndpointsPerCall {
@@ -106,7 +106,7 @@ func readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
 // Compute API does; one whose address and port another instance's endpoint
 // has is refused.
 func (s *Server) attachNetworkEndpoints(r *http.Request) (any, error) {
-	endpoints, err := readEndpoints(r)
+	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Server) attachedEndpoint(ctx context.Context, field string, e *api.Netw
 // detachNetworkEndpoints removes endpoints from a group. An endpoint the
 // group does not have is 404 notFound, as in the Compute API.
 func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
-	endpoints, err := readEndpoints(r)
+	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (s *Server) listNetworkEndpoints(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	show, err := showHealth(r)
+	show, err := s.showHealth(r)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +282,7 @@ func (s *Server) listNetworkEndpoints(r *http.Request) (any, error) {
 }
 
 // showHealth reads the optional body of listNetworkEndpoints.
-func showHealth(r *http.Request) (bool, error) {
+func (s *Server) showHealth(r *http.Request) (bool, error) {
 	if r.ContentLength == 0 {
 		return false, nil
 	}
@@ -291,7 +291,7 @@ func showHealth(r *http.Request) (bool, error) {
 		return false, err
 	}
 	var req api.NetworkEndpointGroupsListEndpointsRequest
-	if err := decodeBody(body, "NetworkEndpointGroupsListEndpointsRequest", &req); err != nil {
+	if err := s.decodeBody(r, body, "NetworkEndpointGroupsListEndpointsRequest", &req); err != nil {
 		return false, err
 	}
 	switch req.HealthStatus {

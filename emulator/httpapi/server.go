@@ -48,6 +48,12 @@ type Server struct {
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
 
+	// strictFields refuses fields the API does not define, instead of
+	// ignoring them; unknownLogged are those already logged.
+	strictFields  bool
+	unknownMu     sync.Mutex
+	unknownLogged map[string]bool
+
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
 	allowedHosts map[string]bool
@@ -91,6 +97,10 @@ type Options struct {
 	OnChange func(ctx context.Context, changed []store.Key)
 	// Access says who may use the API.
 	Access Access
+	// StrictFields refuses a body with a field the API does not define
+	// (400 naming it), for users who want typos caught; by default such
+	// fields are ignored, as the Compute API ignores them, and logged once.
+	StrictFields bool
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept; zero means DefaultOperationsTTL and
 	// DefaultOperationsMax.
@@ -117,6 +127,9 @@ func New(st store.Store, o Options) *Server {
 		aggregates: o.Aggregates,
 		metrics:    o.Metrics,
 		onChange:   o.OnChange,
+
+		strictFields:  o.StrictFields,
+		unknownLogged: map[string]bool{},
 	}
 	if s.now == nil {
 		s.now = time.Now

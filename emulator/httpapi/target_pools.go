@@ -89,7 +89,7 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 		return "", err
 	}
 	var ref api.InstanceReference
-	if err := decodeBody(body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
+	if err := s.decodeBody(r, body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
 		return "", err
 	}
 	// Compared as the pool's rules compare instances: a URL under another
@@ -110,9 +110,9 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 
 // readPoolInstances reads the body of addInstance and removeInstance (the
 // same shape): at least one instance.
-func readPoolInstances(r *http.Request, verb string) (api.TargetPoolsAddInstanceRequest, error) {
+func (s *Server) readPoolInstances(r *http.Request, verb string) (api.TargetPoolsAddInstanceRequest, error) {
 	var req api.TargetPoolsAddInstanceRequest
-	if err := readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
+	if err := s.readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return req, err
 	}
 	if len(req.Instances) == 0 {
@@ -147,7 +147,7 @@ func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
 // body lists, in order: field names it in errors, at is its index in the
 // pool (-1: not there).
 func (s *Server) changePoolInstances(r *http.Request, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
-	req, err := readPoolInstances(r, verb)
+	req, err := s.readPoolInstances(r, verb)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (s *Server) targetPoolRemoveHealthCheck(r *http.Request) (any, error) {
 // body lists.
 func (s *Server) targetPoolHealthChecks(r *http.Request, op string) (any, error) {
 	var req api.TargetPoolsAddHealthCheckRequest
-	if err := readJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
+	if err := s.readJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err
 	}
 	if len(req.HealthChecks) == 0 {

@@ -46,7 +46,7 @@ func TestSchemaTrue_RealFieldsStoredAndReturned(t *testing.T) {
 }
 
 func TestSchemaTrue_UnknownAndBadValuesRefused(t *testing.T) {
-	e := newEmu(t)
+	e := newStrictEmu(t)
 	before := e.snapshot()
 	for body, want := range map[string]string{
 		`{"name": "web", "conectionDraining": {}}`:                      `Unknown field "conectionDraining"`,

@@ -111,6 +111,54 @@ func CheckEnums(name string, v any) error {
 	return checker{enums: true}.check(s, v, "")
 }
 
+// DropUnknown removes from v, a JSON value decoded as Check takes it, every
+// field the named schema does not define, at any depth, and returns their
+// paths ("connectionDraining.timeout", "networkEndpoints[0].ip_address")
+// in order: what the Compute API does with fields it does not know.
+func DropUnknown(name string, v any) []string {
+	s := schemas[name]
+	if s == nil {
+		return nil
+	}
+	var dropped []string
+	dropUnknown(s, v, "", &dropped)
+	return dropped
+}
+
+func dropUnknown(s *Schema, v any, path string, dropped *[]string) {
+	if s == nil {
+		return
+	}
+	if s.Ref != "" {
+		dropUnknown(schemas[s.Ref], v, path, dropped)
+		return
+	}
+	switch v := v.(type) {
+	case []any:
+		if s.Type == "array" {
+			for i, item := range v {
+				dropUnknown(s.Items, item, fmt.Sprintf("%s[%d]", path, i), dropped)
+			}
+		}
+	case map[string]any:
+		if s.Type != "object" && s.Type != "" || len(s.Properties) == 0 && s.AdditionalProperties == nil {
+			return // not an object here (Check says so), or "any"
+		}
+		for _, k := range sortedKeys(v) {
+			p := s.Properties[k]
+			if p == nil {
+				p = s.AdditionalProperties
+			}
+			if p == nil {
+				*dropped = append(*dropped, join(path, k))
+				delete(v, k)
+				continue
+			}
+			dropUnknown(p, v[k], join(path, k), dropped)
+		}
+	}
+}
+
 type checker struct{ enums bool }
 
 func (c checker) check(s *Schema, v any, path string) error {

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,30 @@ func TestKinds(t *testing.T) {
 		if got := AggregatedKind(name); got != want {
 			t.Errorf("AggregatedKind(%s) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestDropUnknown removes the fields the API does not define, at any
+// depth, keeps the others, and says which it removed.
+func TestDropUnknown(t *testing.T) {
+	var doc map[string]any
+	body := `{"name": "bs", "conectionDraining": {}, "connectionDraining": {"timeout": 3, "drainingTimeoutSec": 5},
+		"backends": [{"group": "g", "weight": 1}], "customRequestHeaders": ["X-A: b"]}`
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	got := DropUnknown("BackendService", doc)
+	want := []string{"backends[0].weight", "conectionDraining", "connectionDraining.timeout"}
+	if !slices.Equal(got, want) {
+		t.Errorf("dropped %v, want %v", got, want)
+	}
+	if err := Check("BackendService", doc); err != nil {
+		t.Errorf("what is left does not check: %v", err)
+	}
+	cd, _ := doc["connectionDraining"].(map[string]any)
+	if doc["name"] != "bs" || cd["drainingTimeoutSec"] == nil || len(doc["customRequestHeaders"].([]any)) != 1 {
+		t.Errorf("known fields lost: %v", doc)
 	}
 }

@@ -235,10 +235,10 @@ func backendServiceConfigViolations(config backendServiceModel) rules.Violations
 }
 
 // backendServiceCheckKind refuses, before any call, a check reference whose
-// path shows a kind the service cannot take: a legacy check (for
-// EXTERNAL global services only) or no health check at all. The rules are
-// the emulator's; what needs the check itself (its protocol, its region) is
-// left to the emulator.
+// path shows a kind the service cannot take: a legacy check (for global
+// EXTERNAL and EXTERNAL_MANAGED services only) or no health check at all.
+// The rules are the emulator's; what needs the check itself (its protocol,
+// its region) is left to the emulator.
 func backendServiceCheckKind(bs *api.BackendService, config backendServiceModel) rules.Violations {
 	if len(bs.HealthChecks) != 1 || bs.HealthChecks[0] == "" || config.Region.IsUnknown() {
 		return nil // two checks: rules.BackendService says so; unknown: the emulator checks

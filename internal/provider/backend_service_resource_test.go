@@ -414,7 +414,7 @@ resource "lbhealth_backend_service" "test" {
   }
 }`
 	}
-	const only = "legacy checks are accepted only by EXTERNAL backend services"
+	const only = "legacy checks are accepted only by EXTERNAL and EXTERNAL_MANAGED backend services"
 	planOnly := func(body, want string) resource.TestStep {
 		return resource.TestStep{
 			Config: e.config(service("lbhealth_legacy_http_check.http.self_link") +

@@ -22,9 +22,9 @@ type legacyKind struct {
 
 var (
 	legacyHTTP = legacyKind{"legacy_http_check", api.CollectionHTTPHealthChecks, "HTTP",
-		"target pools (network load balancers) and `EXTERNAL` global backend services"}
+		"target pools (network load balancers) and `EXTERNAL` or `EXTERNAL_MANAGED` global backend services"}
 	legacyHTTPS = legacyKind{"legacy_https_check", api.CollectionHTTPSHealthChecks, "HTTPS",
-		"`EXTERNAL` global backend services (target pools take legacy HTTP checks only)"}
+		"`EXTERNAL` or `EXTERNAL_MANAGED` global backend services (target pools take legacy HTTP checks only)"}
 )
 
 // noun names the kind in messages: "legacy HTTP health check".

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -122,5 +123,28 @@ func TestBackendServiceHealthCheck_GlobalCheckOnARegionalService(t *testing.T) {
 	}
 	if v := BackendServiceHealthCheck(&api.BackendService{}, "us-central1", hc, "us-east1"); v == nil {
 		t.Error("a check of another region was accepted")
+	}
+}
+
+// TestBackendServiceLegacyCheck_TheSchemesThatTakeOne follows the health
+// checks overview's table of legacy checks by load balancer mode: the
+// global external Application Load Balancer (EXTERNAL_MANAGED) and the
+// classic one (EXTERNAL) take them; the regional external one, and every
+// other load balancer, do not.
+func TestBackendServiceLegacyCheck_TheSchemesThatTakeOne(t *testing.T) {
+	scheme := func(s string) *api.BackendService { return &api.BackendService{LoadBalancingScheme: s} }
+	for _, s := range []string{"", api.SchemeExternal, api.SchemeExternalManaged} {
+		if v := BackendServiceLegacyCheck(scheme(s), ""); v != nil {
+			t.Errorf("global %q: %v, want a legacy check accepted", s, v)
+		}
+	}
+	if v := BackendServiceLegacyCheck(scheme(api.SchemeExternalManaged), "us-east1"); v == nil || !strings.Contains(v.Error(), "regional backend service") {
+		t.Errorf("regional EXTERNAL_MANAGED: %v, want it refused", v)
+	}
+	for _, s := range []string{api.SchemeInternal, api.SchemeInternalManaged, "INTERNAL_SELF_MANAGED"} {
+		v := BackendServiceLegacyCheck(scheme(s), "")
+		if v == nil || !strings.Contains(v.Error(), "accepted only by EXTERNAL and EXTERNAL_MANAGED backend services, and loadBalancingScheme is "+s) {
+			t.Errorf("%s: %v, want it refused naming the scheme", s, v)
+		}
 	}
 }

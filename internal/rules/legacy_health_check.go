@@ -39,11 +39,14 @@ func ApplyLegacyHealthCheckDefaults(hc *api.LegacyHealthCheck, collection string
 }
 
 // BackendServiceLegacyCheck checks that a backend service may use a legacy
-// check (collection httpHealthChecks or httpsHealthChecks).
+// check (collection httpHealthChecks or httpsHealthChecks): only the
+// external Application Load Balancers that are global take one, classic
+// (EXTERNAL) and global external (EXTERNAL_MANAGED) alike; the regional
+// external one does not, nor does any other load balancer.
 func BackendServiceLegacyCheck(bs *api.BackendService, region string) *Violation {
 	field := "healthChecks[0]"
-	if scheme := valueOrString(bs.LoadBalancingScheme, api.SchemeExternal); scheme != api.SchemeExternal {
-		v := violation(field, "%s is a legacy health check: legacy checks are accepted only by EXTERNAL backend services, and %s is %s; use a health check (healthChecks) instead.",
+	if scheme := valueOrString(bs.LoadBalancingScheme, api.SchemeExternal); scheme != api.SchemeExternal && scheme != api.SchemeExternalManaged {
+		v := violation(field, "%s is a legacy health check: legacy checks are accepted only by EXTERNAL and EXTERNAL_MANAGED backend services, and %s is %s; use a health check (healthChecks) instead.",
 			f(field), f("loadBalancingScheme"), scheme)
 		return &v
 	}

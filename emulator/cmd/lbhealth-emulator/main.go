@@ -52,6 +52,9 @@ func run(args []string) error {
 		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
 	opsMax := fs.Int("operations-max", envInt("LBHEALTH_OPERATIONS_MAX", httpapi.DefaultOperationsMax),
 		"how many operations are kept at most, the oldest dropped first (env LBHEALTH_OPERATIONS_MAX)")
+	strictFields := fs.Bool("strict-fields", envBool("LBHEALTH_STRICT_FIELDS"),
+		"refuse request bodies with fields the Compute API does not define (400 naming them), to catch typos; "+
+			"by default they are ignored, as the API ignores them, and logged once (env LBHEALTH_STRICT_FIELDS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,7 +74,7 @@ func run(args []string) error {
 	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
-		OperationsTTL: *opsTTL, OperationsMax: *opsMax,
+		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.

@@ -1,0 +1,89 @@
+package httpapi_test
+
+import (
+	"log/slog"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// TestUnknownFields_IgnoredAndLoggedOnce: by default a field the API does
+// not define is ignored, as the Compute API ignores it: the resource is
+// stored without it, and the field is logged once, with the request, however
+// often it comes.
+func TestUnknownFields_IgnoredAndLoggedOnce(t *testing.T) {
+	_, e, logs := server(t, store.NewMemory())
+	e.insert(globalHC, `{"name": "web", "checkIntervalSecs": 5, "httpHealthCheck": {"path": "/x", "port": 8080}}`)
+	e.insert(globalHC, `{"name": "web-2", "checkIntervalSecs": 7, "httpHealthCheck": {}}`)
+	_, body := e.do("GET", globalHC+"/web", "")
+	if strings.Contains(string(body), "checkIntervalSecs") || strings.Contains(string(body), `"path"`) || !strings.Contains(string(body), `"port": 8080`) {
+		t.Errorf("stored %s, want the known fields only", body)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "checkIntervalSecs"); n != 1 {
+		t.Errorf("checkIntervalSecs logged %d times, want once:\n%s", n, out)
+	}
+	for _, want := range []string{"unknown fields ignored", "httpHealthCheck.path", "method=POST", "path=/compute/v1/projects/p/global/healthChecks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestUnknownFields_DetachBySnakeCaseBody: terraform-provider-google sends
+// {"ip_address", "port", "instance"} when it updates
+// google_compute_network_endpoints; the API ignores ip_address and detaches
+// by instance and port, and so does the emulator.
+func TestUnknownFields_DetachBySnakeCaseBody(t *testing.T) {
+	e := endpointSetup(t)
+	neg := zonalNEGs + "/neg"
+	e.ok("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1", "port": 80}, {"instance": "vm-2", "port": 80}]}`, nil)
+	e.ok("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"ip_address": "10.0.0.2", "port": 80, "instance": "vm-1"}]}`, nil)
+	if g := e.group(neg); len(g.Endpoints) != 1 || g.Endpoints[0].Instance != "vm-2" {
+		t.Errorf("after detaching vm-1 by a snake_case body: %+v", g.Endpoints)
+	}
+}
+
+// TestUnknownFields_StrictRefuses: with StrictFields (--strict-fields) the
+// same bodies are refused, naming the field, and nothing is stored.
+func TestUnknownFields_StrictRefuses(t *testing.T) {
+	e := newStrictEmu(t)
+	wantMessage(t, e.fail("POST", globalHC, `{"name": "web", "checkIntervalSecs": 5, "httpHealthCheck": {}}`, 400, api.ReasonInvalid),
+		`Unknown field "checkIntervalSecs"`)
+	e.insert(zonalNEGs, `{"name": "neg", "networkEndpointType": "GCE_VM_IP_PORT"}`)
+	wantMessage(t, e.fail("POST", zonalNEGs+"/neg/attachNetworkEndpoints", `{"networkEndpoints": [{"ipAddress": "127.0.0.1", "port": 80}], "extra": 1}`,
+		400, api.ReasonInvalid), `Unknown field "extra"`)
+	e.fail("GET", globalHC+"/web", "", 404, api.ReasonNotFound)
+}
+
+// TestUnknownFields_LoggingIsBounded: a client sending endless new field
+// names cannot make the server log (and remember) without end.
+func TestUnknownFields_LoggingIsBounded(t *testing.T) {
+	var logs lockedBuilder
+	logs.b = &strings.Builder{}
+	ts := httptest.NewUnstartedServer(nil)
+	root := "http://" + ts.Listener.Addr().String()
+	ts.Config.Handler = httpapi.New(store.NewMemory(), httpapi.Options{RootURL: root, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	ts.Start()
+	t.Cleanup(ts.Close)
+	e := &emu{t: t, url: root}
+	var body strings.Builder
+	body.WriteString(`{"name": "web", "tcpHealthCheck": {}`)
+	for i := range 1500 {
+		body.WriteString(`, "f` + strings.Repeat("x", i%7) + strconv.Itoa(i) + `": 1`)
+	}
+	body.WriteString("}")
+	e.insert(globalHC, body.String())
+	logs.mu.Lock()
+	out := logs.b.String()
+	logs.mu.Unlock()
+	if n := len(regexp.MustCompile(`\bfx*[0-9]+\b`).FindAllString(out, -1)); n == 0 || n > 1000 {
+		t.Errorf("%d unknown fields logged, want some and at most 1000", n)
+	}
+}
