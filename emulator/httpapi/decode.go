@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -40,6 +41,18 @@ type document = map[string]any
 // parseObject reads one JSON object from body, refusing anything else and
 // trailing data with a message that says what to fix.
 func parseObject(body []byte) (document, error) {
+	// JSON text is UTF-8: invalid bytes would be stored as U+FFFD.
+	if !utf8.Valid(body) {
+		at := 0
+		for at < len(body) {
+			r, size := utf8.DecodeRune(body[at:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			at += size
+		}
+		return nil, invalid("The request body is not valid UTF-8 (at byte %d): JSON text must be UTF-8.", at)
+	}
 	// UseNumber keeps numbers as the client wrote them: through float64,
 	// 9007199254740993 would become another number and 5.0 would pass as 5.
 	dec := json.NewDecoder(bytes.NewReader(body))

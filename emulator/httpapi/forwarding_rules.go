@@ -55,6 +55,14 @@ func (s *Server) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule,
 // models, and so checks.
 var modelledTargets = map[string]bool{api.CollectionTargetPools: true}
 
+// forwardingTargets are the other collections a forwarding rule's target
+// may name, as the Compute API lists them; the emulator keeps such a
+// reference as sent, and does not follow it.
+var forwardingTargets = map[string]bool{
+	"targetHttpProxies": true, "targetHttpsProxies": true, "targetTcpProxies": true, "targetSslProxies": true,
+	"targetGrpcProxies": true, "targetInstances": true, "targetVpnGateways": true, "serviceAttachments": true,
+}
+
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
 func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
@@ -76,6 +84,10 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 		k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
 		if err != nil {
 			return err
+		}
+		if !modelledTargets[k.Collection] && !forwardingTargets[k.Collection] {
+			return invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
+				fr.Target, k.Collection)
 		}
 		if !modelledTargets[k.Collection] {
 			// Target proxies, instances, service attachments ... are not

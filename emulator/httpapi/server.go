@@ -162,7 +162,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if uncleanPath(r.URL.Path) {
+		// net/http's mux would answer a redirect with an HTML body.
+		s.writeError(w, r, &apiError{http.StatusNotFound, api.ReasonNotFound,
+			"The emulator has no " + r.Method + " " + r.URL.Path + ": a request path has no empty, \".\" or \"..\" segments."})
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// uncleanPath reports whether path has an empty, "." or ".." segment.
+func uncleanPath(path string) bool {
+	for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return strings.Contains(path, "//")
 }
 
 // newID returns a random positive 63-bit id, like the Compute API's.

@@ -91,6 +91,8 @@ type BackendService struct {
 	NamedPorts   []NamedPort `json:"namedPorts,omitempty"`
 	Backends     []Backend   `json:"backends,omitempty"`
 	HealthChecks []string    `json:"healthChecks,omitempty"`
+	// TimeoutSec is stored, not acted on: the rules check its range.
+	TimeoutSec *int64 `json:"timeoutSec,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`

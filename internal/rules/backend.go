@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -134,6 +135,8 @@ func BackendService(bs *api.BackendService) Violations {
 	vs.add(oneOf("protocol", bs.Protocol, api.ProtocolHTTP, api.ProtocolHTTPS, api.ProtocolHTTP2, api.ProtocolTCP, api.ProtocolSSL,
 		api.ProtocolUDP, api.ProtocolGRPC, api.ProtocolH2C, api.ProtocolUnspecified))
 	vs.add(oneOf("loadBalancingScheme", bs.LoadBalancingScheme, Schemes...))
+	// The API takes a backend service timeout of 1 to 2,147,483,647 s.
+	vs.add(optionalRange("timeoutSec", bs.TimeoutSec, 1, math.MaxInt32))
 	if len(bs.HealthChecks) > 1 {
 		vs = append(vs, violation("healthChecks", "%s lists %d health checks: a backend service takes one.", f("healthChecks"), len(bs.HealthChecks)))
 	}

@@ -148,3 +148,20 @@ func TestBackendServiceLegacyCheck_TheSchemesThatTakeOne(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendService_TimeoutSec: the API takes 1 to 2,147,483,647 seconds.
+func TestBackendService_TimeoutSec(t *testing.T) {
+	sec := func(v int64) *api.BackendService {
+		return &api.BackendService{Meta: api.Meta{Name: "bs"}, TimeoutSec: &v}
+	}
+	for _, ok := range []int64{1, 30, 2147483647} {
+		if vs := BackendService(sec(ok)); len(vs) > 0 {
+			t.Errorf("timeoutSec %d: %v, want it accepted", ok, vs)
+		}
+	}
+	for _, bad := range []int64{-30, 0, 2147483648} {
+		if vs := BackendService(sec(bad)); len(vs) == 0 || !strings.Contains(vs.Err().Error(), "timeoutSec") || !strings.Contains(vs.Err().Error(), "between 1 and 2147483647") {
+			t.Errorf("timeoutSec %d: %v, want it refused naming the range", bad, vs)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -146,12 +148,56 @@ func Firewall(fw *api.Firewall) Violations {
 		rules []api.FirewallRule
 	}{{"allowed", fw.Allowed}, {"denied", fw.Denied}} {
 		for i, r := range list.rules {
-			if field := fmt.Sprintf("%s[%d].IPProtocol", list.field, i); r.IPProtocol == "" {
-				vs = append(vs, violation(field, "%s is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number.", f(field)))
-			}
+			vs = append(vs, firewallRule(fmt.Sprintf("%s[%d]", list.field, i), r)...)
 		}
 	}
 	return vs
+}
+
+// firewallProtocols are the protocol names a firewall rule takes, as the
+// Compute API lists them; ported are those whose rules may name ports.
+var (
+	firewallProtocols = []string{"tcp", "udp", "icmp", "esp", "ah", "ipip", "sctp", "all"}
+	portedProtocols   = []string{"tcp", "udp", "sctp"}
+)
+
+// firewallRule checks one allowed or denied entry: a protocol name or
+// number (0-255), and ports ("80", "8000-8080") only for the protocols
+// that have ports.
+func firewallRule(field string, r api.FirewallRule) Violations {
+	var vs Violations
+	proto := field + ".IPProtocol"
+	n, numErr := strconv.Atoi(r.IPProtocol)
+	switch {
+	case r.IPProtocol == "":
+		return append(vs, violation(proto, "%s is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number.", f(proto)))
+	case numErr == nil && (n < 0 || n > 255):
+		return append(vs, violation(proto, "%s (%q) must be a protocol number from 0 to 255.", f(proto), r.IPProtocol))
+	case numErr != nil && !slices.Contains(firewallProtocols, strings.ToLower(r.IPProtocol)):
+		return append(vs, violation(proto, "%s (%q) must be one of %s, or a protocol number (0-255).", f(proto), r.IPProtocol, strings.Join(firewallProtocols, ", ")))
+	}
+	if len(r.Ports) > 0 && !slices.Contains(portedProtocols, strings.ToLower(r.IPProtocol)) && r.IPProtocol != "6" && r.IPProtocol != "17" && r.IPProtocol != "132" {
+		return append(vs, violation(field+".ports", "%s is set, but %s is %q: only tcp, udp and sctp rules name ports.", f(field+".ports"), f(proto), r.IPProtocol))
+	}
+	for j, p := range r.Ports {
+		vs.add(firewallPort(fmt.Sprintf("%s.ports[%d]", field, j), p))
+	}
+	return vs
+}
+
+// firewallPort checks a port ("80") or a port range ("8000-8080").
+func firewallPort(field, p string) *Violation {
+	lo, hi, isRange := strings.Cut(p, "-")
+	if !isRange {
+		hi = lo
+	}
+	a, errA := strconv.Atoi(lo)
+	b, errB := strconv.Atoi(hi)
+	if errA != nil || errB != nil || a < 0 || b > MaxPort || a > b || strings.TrimSpace(p) != p {
+		v := violation(field, "%s (%q) must be a port (0-%d) or a range of them (\"8000-8080\").", f(field), p, MaxPort)
+		return &v
+	}
+	return nil
 }
 
 // ipRange checks an address or a CIDR range.

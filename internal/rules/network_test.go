@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -162,5 +163,36 @@ func TestTargetPool_InstanceURLs(t *testing.T) {
 	want = `instances[0] ("web-1") must be an endpoint address, "ip" or "ip:port", or the URL of an instance (zones/{zone}/instances/{name}).`
 	if vs := TargetPool(tp); len(vs) != 1 || vs[0].Error() != want {
 		t.Errorf("violations = %v, want %q", vs, want)
+	}
+}
+
+// TestFirewall_ProtocolsAndPorts: a rule's protocol is a name the API lists
+// or a number from 0 to 255; ports ("22", "8000-8080") only for tcp, udp
+// and sctp, each within 0-65535.
+func TestFirewall_ProtocolsAndPorts(t *testing.T) {
+	rule := func(proto string, ports ...string) *api.Firewall {
+		return &api.Firewall{Meta: api.Meta{Name: "fw"}, Allowed: []api.FirewallRule{{IPProtocol: proto, Ports: ports}}}
+	}
+	for _, ok := range []*api.Firewall{rule("tcp", "22", "8000-8080"), rule("UDP", "53"), rule("icmp"), rule("all"),
+		rule("6", "443"), rule("50"), rule("sctp", "0-65535")} {
+		if vs := Firewall(ok); len(vs) > 0 {
+			t.Errorf("%+v: %v, want it accepted", ok.Allowed, vs)
+		}
+	}
+	for _, tc := range []struct {
+		fw   *api.Firewall
+		want string
+	}{
+		{rule("..%2f"), `allowed[0].IPProtocol ("..%2f") must be one of tcp, udp, icmp, esp, ah, ipip, sctp, all, or a protocol number (0-255).`},
+		{rule("256"), `allowed[0].IPProtocol ("256") must be a protocol number from 0 to 255.`},
+		{rule("tcp", "日本語"), `allowed[0].ports[0] ("日本語") must be a port (0-65535) or a range of them ("8000-8080").`},
+		{rule("tcp", "80", "90-70"), `allowed[0].ports[1] ("90-70") must be a port`},
+		{rule("tcp", "70000"), `allowed[0].ports[0] ("70000") must be a port`},
+		{rule("icmp", "80"), `allowed[0].ports is set, but allowed[0].IPProtocol is "icmp": only tcp, udp and sctp rules name ports.`},
+		{rule(""), `allowed[0].IPProtocol is required`},
+	} {
+		if vs := Firewall(tc.fw); len(vs) == 0 || !strings.Contains(vs.Err().Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.fw.Allowed, vs, tc.want)
+		}
 	}
 }
