@@ -1,13 +1,13 @@
 package httpapi
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -110,52 +110,32 @@ func (s *Server) holderOf(collection string) (holder, bool) {
 // once at start), so that a delete or an update finds the users of what it
 // changes without reading every collection that holds references.
 type refIndex struct {
-	mu sync.RWMutex
-	// users maps a referenced path to the paths of the objects that
-	// reference it; uses maps a user to what it references, to drop its
-	// entries when it changes.
-	users map[string]map[string]struct{}
-	uses  map[string][]string
+	mu  sync.RWMutex
+	idx depindex.Index
 }
 
 // set makes refs what user references now (nothing when it is deleted).
 func (x *refIndex) set(user string, refs []string) {
+	paths := make([]string, len(refs))
+	for i, ref := range refs {
+		paths[i] = api.PathOf(ref)
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.users == nil {
-		x.users, x.uses = map[string]map[string]struct{}{}, map[string][]string{}
-	}
-	for _, t := range x.uses[user] {
-		delete(x.users[t], user)
-		if len(x.users[t]) == 0 {
-			delete(x.users, t)
-		}
-	}
-	delete(x.uses, user)
-	for _, ref := range refs {
-		t := api.PathOf(ref)
-		if t == "" {
-			continue
-		}
-		if x.users[t] == nil {
-			x.users[t] = map[string]struct{}{}
-		}
-		x.users[t][user] = struct{}{}
-		x.uses[user] = append(x.uses[user], t)
-	}
+	x.idx.Set(user, paths)
 }
 
 // usersOf returns the paths of the objects that reference target, in order.
 func (x *refIndex) usersOf(target string) []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return slices.Sorted(maps.Keys(x.users[target]))
+	return x.idx.Users(target)
 }
 
 func (x *refIndex) reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.users, x.uses = nil, nil
+	x.idx.Reset()
 }
 
 // buildRefIndex reads every object of every holder collection once: at

@@ -6,6 +6,8 @@
 package plan
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 
 	"fmt"
@@ -45,11 +47,9 @@ type Planner struct {
 	// owners are those collections whose objects own probes.
 	slots  map[string]func(path string, obj any)
 	owners map[string]bool
-	// users maps the path of a check, group or instance to the paths of
-	// the owners and groups whose targets depend on it; uses is the
-	// reverse, to unregister an object's dependencies when it changes.
-	users map[string]map[string]struct{}
-	uses  map[string][]string
+	// deps maps the path of a check, group or instance to the owners and
+	// groups whose targets depend on it.
+	deps  depindex.Index
 	dirty map[string]struct{} // owners to re-plan at the next Flush
 	stats PlanStats
 }
@@ -75,8 +75,6 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{}},
 		allowed: allowed,
 		owners:  map[string]bool{},
-		users:   map[string]map[string]struct{}{},
-		uses:    map[string][]string{},
 		dirty:   map[string]struct{}{},
 	}
 	p.slots = map[string]func(string, any){
@@ -123,7 +121,7 @@ func (p *Planner) Set(path string, obj any) {
 	}
 	p.stats.Objects++
 	set(path, obj)
-	p.depend(path, p.dependencies(path))
+	p.deps.Set(path, p.dependencies(path))
 	p.markDirty(path)
 }
 
@@ -139,66 +137,34 @@ func setOrDelete[T any](m map[string]*T, path string, obj any) {
 // owner or group at path (none for other objects, or when it is gone).
 func (p *Planner) dependencies(path string) []string {
 	var deps []string
-	switch collectionOf(path) {
-	case api.CollectionBackendServices:
-		bs, ok := p.s.BackendServices[path]
-		if !ok {
-			return nil
+	// An owner depends on its (first, only) health check.
+	check := func(checks []string) {
+		if len(checks) > 0 {
+			deps = append(deps, api.PathOf(checks[0]))
 		}
-		if len(bs.HealthChecks) > 0 {
-			deps = append(deps, api.PathOf(bs.HealthChecks[0]))
-		}
+	}
+	if bs, ok := p.s.BackendServices[path]; ok {
+		check(bs.HealthChecks)
 		for _, b := range bs.Backends {
 			deps = append(deps, api.PathOf(b.Group))
 		}
-	case api.CollectionTargetPools:
-		tp, ok := p.s.TargetPools[path]
-		if !ok {
-			return nil
-		}
-		if len(tp.HealthChecks) > 0 {
-			deps = append(deps, api.PathOf(tp.HealthChecks[0]))
-		}
+	}
+	if tp, ok := p.s.TargetPools[path]; ok {
+		check(tp.HealthChecks)
 		for _, inst := range tp.Instances {
-			if ip, _ := poolInstancePath(inst, path); ip != "" {
-				deps = append(deps, ip)
-			}
+			ip, _ := poolInstancePath(inst, path)
+			deps = append(deps, ip) // "" for an address: depends on nothing
 		}
-	case api.CollectionNetworkEndpointGroups:
-		g, ok := p.s.Groups[path]
-		if !ok {
-			return nil
-		}
+	}
+	if g, ok := p.s.Groups[path]; ok {
 		for _, e := range g.Endpoints {
 			if e.IPAddress == "" && e.Instance != "" {
-				if ip, _ := endpointInstancePath(e.Instance, path); ip != "" {
-					deps = append(deps, ip)
-				}
+				ip, _ := endpointInstancePath(e.Instance, path)
+				deps = append(deps, ip)
 			}
 		}
 	}
 	return deps
-}
-
-// depend replaces what user depends on.
-func (p *Planner) depend(user string, deps []string) {
-	for _, d := range p.uses[user] {
-		delete(p.users[d], user)
-		if len(p.users[d]) == 0 {
-			delete(p.users, d)
-		}
-	}
-	delete(p.uses, user)
-	for _, d := range deps {
-		if d == "" {
-			continue
-		}
-		if p.users[d] == nil {
-			p.users[d] = map[string]struct{}{}
-		}
-		p.users[d][user] = struct{}{}
-		p.uses[user] = append(p.uses[user], d)
-	}
 }
 
 // markDirty marks the owners whose targets depend on path, itself
@@ -208,7 +174,7 @@ func (p *Planner) markDirty(path string) {
 		p.dirty[path] = struct{}{}
 		return
 	}
-	for u := range p.users[path] {
+	for _, u := range p.deps.Users(path) {
 		p.markDirty(u)
 	}
 }
