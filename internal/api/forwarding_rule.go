@@ -12,11 +12,14 @@ type ForwardingRule struct {
 	// IPAddress is spelled as in the Compute API, capitals included.
 	IPAddress string `json:"IPAddress,omitempty"`
 	// IPProtocol defaults to TCP, as in the Compute API.
-	IPProtocol          string `json:"IPProtocol,omitempty"`
-	PortRange           string `json:"portRange,omitempty"`
-	LoadBalancingScheme string `json:"loadBalancingScheme,omitempty"`
-	BackendService      string `json:"backendService,omitempty"`
-	Target              string `json:"target,omitempty"`
+	IPProtocol string `json:"IPProtocol,omitempty"`
+	PortRange  string `json:"portRange,omitempty"`
+	// Ports and AllPorts are stored, not acted on: the rules check them.
+	Ports               []string `json:"ports,omitempty"`
+	AllPorts            *bool    `json:"allPorts,omitempty"`
+	LoadBalancingScheme string   `json:"loadBalancingScheme,omitempty"`
+	BackendService      string   `json:"backendService,omitempty"`
+	Target              string   `json:"target,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`

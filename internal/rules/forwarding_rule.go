@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -18,12 +19,47 @@ func ForwardingRule(fr *api.ForwardingRule) Violations {
 			f("IPAddress"), fr.IPAddress))
 	}
 	vs.add(portRange("portRange", fr.PortRange))
+	vs = append(vs, rulePorts(fr)...)
 	vs.add(oneOf("loadBalancingScheme", fr.LoadBalancingScheme, Schemes...))
 	switch {
 	case fr.BackendService != "" && fr.Target != "":
 		vs = append(vs, violation("target", "%s and %s are both set: a forwarding rule sends traffic to one of them; remove one.", f("backendService"), f("target")))
 	case fr.BackendService == "" && fr.Target == "":
 		vs = append(vs, violation("backendService", "one of %s or %s is required.", f("backendService"), f("target")))
+	}
+	return vs
+}
+
+// MaxRulePorts is how many ports a forwarding rule's ports may list.
+const MaxRulePorts = 5
+
+// rulePorts checks ports: at most MaxRulePorts port numbers, each once; and
+// that ports, portRange and allPorts are not combined, as the API says.
+func rulePorts(fr *api.ForwardingRule) Violations {
+	var vs Violations
+	set := 0
+	for _, on := range []bool{len(fr.Ports) > 0, fr.PortRange != "", fr.AllPorts != nil && *fr.AllPorts} {
+		if on {
+			set++
+		}
+	}
+	if set > 1 {
+		vs = append(vs, violation("ports", "%s, %s and %s are exclusive: set one of them.", f("ports"), f("portRange"), f("allPorts")))
+	}
+	if len(fr.Ports) > MaxRulePorts {
+		vs = append(vs, violation("ports", "%s lists %d ports: a forwarding rule takes at most %d; use portRange or allPorts for more.", f("ports"), len(fr.Ports), MaxRulePorts))
+	}
+	seen := map[int]bool{}
+	for i, p := range fr.Ports {
+		field := fmt.Sprintf("ports[%d]", i)
+		n, err := strconv.Atoi(p)
+		switch {
+		case err != nil || n < MinPort || n > MaxPort || strconv.Itoa(n) != p:
+			vs = append(vs, violation(field, "%s (%q) must be a port number from %d to %d.", f(field), p, MinPort, MaxPort))
+		case seen[n]:
+			vs = append(vs, violation(field, "%s (%q) is listed twice: each port once.", f(field), p))
+		}
+		seen[n] = true
 	}
 	return vs
 }
