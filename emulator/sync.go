@@ -49,7 +49,7 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 		if !ok || c.Role == api.Stored {
 			continue
 		}
-		obj, err := y.read(ctx, e.store, k)
+		obj, err := y.read(ctx, e.store, c, k)
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func (e *Emulator) load(ctx context.Context) error {
 			return err
 		}
 		for _, o := range objects {
-			obj, err := y.decode(o)
+			obj, err := y.decode(c, o)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func (y *syncState) set(c api.Collection, path string, obj any) {
 }
 
 // read returns the object stored at k, decoded, or nil when it is gone.
-func (y *syncState) read(ctx context.Context, st store.Store, k store.Key) (any, error) {
+func (y *syncState) read(ctx context.Context, st store.Store, c api.Collection, k store.Key) (any, error) {
 	o, err := st.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -106,15 +106,11 @@ func (y *syncState) read(ctx context.Context, st store.Store, k store.Key) (any,
 	if err != nil {
 		return nil, err
 	}
-	return y.decode(o)
+	return y.decode(c, o)
 }
 
-// decode reads a stored object as the typed view of its collection.
-func (y *syncState) decode(o store.Object) (any, error) {
-	c, ok := api.CollectionNamed(o.Collection)
-	if !ok || c.Role == api.Stored {
-		return nil, fmt.Errorf("decode %s: not a collection the probe engine or the aggregator reads", o.Path())
-	}
+// decode reads a stored object of collection c as its typed view.
+func (y *syncState) decode(c api.Collection, o store.Object) (any, error) {
 	v := c.New()
 	y.decoded++
 	if err := json.Unmarshal(o.Body, v); err != nil {

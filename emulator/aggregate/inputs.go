@@ -1,9 +1,10 @@
 package aggregate
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
+
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -18,8 +19,8 @@ type Inputs struct {
 	policies   map[string]*api.HealthAggregationPolicy
 	sources    map[string]*api.HealthSource
 	composites map[string]*Composite
-	// policyUsers maps a policy to the sources that use it.
-	policyUsers map[string]map[string]struct{}
+	// policyUsers are the sources that use each policy.
+	policyUsers depindex.Index
 	// changed are the sources and composites to hand the Aggregator at
 	// the next Flush (nil: gone, or not evaluable).
 	changedSources    map[string]*Source
@@ -39,17 +40,17 @@ func NewInputs() *Inputs {
 		}
 	}
 	return &Inputs{policies: map[string]*api.HealthAggregationPolicy{}, sources: map[string]*api.HealthSource{}, composites: map[string]*Composite{},
-		policyUsers: map[string]map[string]struct{}{}, changedSources: map[string]*Source{}, changedComposites: map[string]*Composite{}}
+		changedSources: map[string]*Source{}, changedComposites: map[string]*Composite{}}
 }
 
 // Set records the object stored at path (nil: deleted). obj's type is its
 // collection's: *api.HealthAggregationPolicy, *api.HealthSource or
 // *api.CompositeHealthCheck; Inputs keeps it and does not change it.
 func (in *Inputs) Set(path string, obj any) {
-	switch collectionOf(path) {
+	switch api.CollectionOf(path) {
 	case api.CollectionHealthAggregationPolicies:
 		setOrDelete(in.policies, path, obj)
-		for src := range in.policyUsers[path] {
+		for _, src := range in.policyUsers.Users(path) {
 			in.changedSources[src] = in.source(src)
 		}
 	case api.CollectionHealthSources:
@@ -72,21 +73,12 @@ func (in *Inputs) Set(path string, obj any) {
 
 // setSource records a health source, and which policy it uses.
 func (in *Inputs) setSource(path string, obj any) {
-	if old, ok := in.sources[path]; ok {
-		p := api.PathOf(old.HealthAggregationPolicy)
-		delete(in.policyUsers[p], path)
-		if len(in.policyUsers[p]) == 0 {
-			delete(in.policyUsers, p)
-		}
-	}
 	setOrDelete(in.sources, path, obj)
+	var uses []string
 	if hs, ok := in.sources[path]; ok {
-		p := api.PathOf(hs.HealthAggregationPolicy)
-		if in.policyUsers[p] == nil {
-			in.policyUsers[p] = map[string]struct{}{}
-		}
-		in.policyUsers[p][path] = struct{}{}
+		uses = []string{api.PathOf(hs.HealthAggregationPolicy)}
 	}
+	in.policyUsers.Set(path, uses)
 	in.changedSources[path] = in.source(path)
 }
 
@@ -143,13 +135,4 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-// collectionOf is the collection segment of a path.
-func collectionOf(path string) string {
-	parts := strings.Split(path, "/")
-	if len(parts) < 2 {
-		return ""
-	}
-	return parts[len(parts)-2]
 }

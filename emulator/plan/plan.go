@@ -115,7 +115,7 @@ func (p *Planner) Stats() PlanStats { return p.stats }
 // *api.TargetPool or *api.Instance; the Planner keeps it and does not
 // change it.
 func (p *Planner) Set(path string, obj any) {
-	set, ok := p.slots[collectionOf(path)]
+	set, ok := p.slots[api.CollectionOf(path)]
 	if !ok {
 		return
 	}
@@ -170,7 +170,7 @@ func (p *Planner) dependencies(path string) []string {
 // markDirty marks the owners whose targets depend on path, itself
 // included when it is one: through groups to services, at most two steps.
 func (p *Planner) markDirty(path string) {
-	if p.owners[collectionOf(path)] {
+	if p.owners[api.CollectionOf(path)] {
 		p.dirty[path] = struct{}{}
 		return
 	}
@@ -222,18 +222,22 @@ func (s snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health
 	if len(bs.HealthChecks) == 0 {
 		return nil
 	}
+	oc, ok := s.ownerCheck(bs.HealthChecks[0])
+	if !ok {
+		return nil
+	}
 	var targets []health.Target
 	for _, b := range bs.Backends {
 		groupPath := api.PathOf(b.Group)
 		if g, ok := s.Groups[groupPath]; ok {
-			targets = append(targets, s.groupTargets(bsPath, bs, groupPath, g)...)
+			targets = append(targets, s.groupTargets(bsPath, bs, oc, groupPath, g)...)
 		}
 	}
 	return targets
 }
 
 // groupTargets are the endpoints of group g probed for service bs.
-func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath string, g *api.NetworkEndpointGroup) []health.Target {
+func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, oc ownerCheck, groupPath string, g *api.NetworkEndpointGroup) []health.Target {
 	targets := make([]health.Target, 0, len(g.Endpoints))
 	for _, e := range g.Endpoints {
 		ep := health.Endpoint{IP: e.IPAddress, Instance: e.Instance, Stopped: e.State == api.EndpointStopped}
@@ -244,10 +248,7 @@ func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, groupPath 
 		if ep.IP == "" && e.Instance != "" {
 			ep.IP, unresolved = s.instanceIP(endpointInstancePath(e.Instance, groupPath))
 		}
-		check, ok := s.check(bs.HealthChecks[0], bs, ep)
-		if !ok {
-			continue
-		}
+		check := oc.forEndpoint(bs, ep)
 		if unresolved != "" {
 			check.Port, check.Unresolved = 0, unresolved
 		}
@@ -263,16 +264,17 @@ func (s snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target
 	if len(tp.HealthChecks) == 0 {
 		return nil
 	}
+	oc, ok := s.ownerCheck(tp.HealthChecks[0])
+	if !ok {
+		return nil
+	}
 	var targets []health.Target
 	for _, inst := range tp.Instances {
 		ep, unresolved, ok := s.poolEndpoint(inst, tpPath)
 		if !ok {
 			continue
 		}
-		check, ok := s.check(tp.HealthChecks[0], nil, ep)
-		if !ok {
-			continue
-		}
+		check := oc.forEndpoint(nil, ep)
 		switch {
 		case unresolved != "":
 			check.Port, check.Unresolved = 0, unresolved
@@ -361,31 +363,43 @@ func instanceRef(ref, from string) string {
 	return path
 }
 
-// collectionOf is the collection segment of a path.
-func collectionOf(path string) string {
-	parts := strings.Split(path, "/")
-	if len(parts) < 2 {
-		return ""
-	}
-	return parts[len(parts)-2]
+// ownerCheck is an owner's health check, resolved once for all its
+// endpoints: what probing needs of it (one probe spec, shared by every
+// target), and, for a regular check, its protocol block, whose port
+// settings resolve per endpoint.
+type ownerCheck struct {
+	base     health.Check
+	regular  bool
+	block    api.ProtocolBlock
+	hasBlock bool
 }
 
-// check resolves a health-check reference, regular or legacy, for one
-// endpoint of a backend service (bs is nil for target pools).
-func (s snapshot) check(ref string, bs *api.BackendService, ep health.Endpoint) (health.Check, bool) {
+// ownerCheck resolves a health-check reference, regular or legacy; false
+// when it names no stored check.
+func (s snapshot) ownerCheck(ref string) (ownerCheck, bool) {
 	path := api.PathOf(ref)
 	if hc, ok := s.HealthChecks[path]; ok {
-		c := checkOf(path, hc)
-		c.Port, c.Unresolved = resolvePort(hc, bs, ep)
-		return c, true
+		b, hasBlock := hc.Block()
+		return ownerCheck{base: checkOf(path, hc, b, hasBlock), regular: true, block: b, hasBlock: hasBlock}, true
 	}
 	if hc, ok := s.LegacyHTTP[path]; ok {
-		return legacyCheck(path, hc, "LEGACY_HTTP"), true
+		return ownerCheck{base: legacyCheck(path, hc, "LEGACY_HTTP")}, true
 	}
 	if hc, ok := s.LegacyHTTPS[path]; ok {
-		return legacyCheck(path, hc, "LEGACY_HTTPS"), true
+		return ownerCheck{base: legacyCheck(path, hc, "LEGACY_HTTPS")}, true
 	}
-	return health.Check{}, false
+	return ownerCheck{}, false
+}
+
+// forEndpoint is the check of one endpoint of the owner (bs is nil for
+// target pools): a legacy check probes its own port, a regular one the
+// port its block resolves for the endpoint.
+func (oc ownerCheck) forEndpoint(bs *api.BackendService, ep health.Endpoint) health.Check {
+	c := oc.base
+	if oc.regular {
+		c.Port, c.Unresolved = resolvePort(oc.block, oc.hasBlock, bs, ep)
+	}
+	return c
 }
 
 // legacyCheck is what probing needs of a legacy check: only its port.
@@ -429,9 +443,10 @@ func restrict(targets []health.Target, allowed func(netip.Addr) bool) []health.T
 	return targets
 }
 
-// checkOf is what probing needs of a (stored, defaulted) health check; the
-// port is left for the caller to resolve per endpoint.
-func checkOf(path string, hc *api.HealthCheck) health.Check {
+// checkOf is what probing needs of a (stored, defaulted) health check whose
+// protocol block is b (hasBlock false: none, or more than one); the port is
+// left for the caller to resolve per endpoint.
+func checkOf(path string, hc *api.HealthCheck, b api.ProtocolBlock, hasBlock bool) health.Check {
 	c := health.Check{
 		Name:               path,
 		Interval:           seconds(hc.CheckIntervalSec),
@@ -439,16 +454,16 @@ func checkOf(path string, hc *api.HealthCheck) health.Check {
 		HealthyThreshold:   int(deref(hc.HealthyThreshold)),
 		UnhealthyThreshold: int(deref(hc.UnhealthyThreshold)),
 		Log:                hc.LogConfig != nil && hc.LogConfig.Enable != nil && *hc.LogConfig.Enable,
-		Probe:              probeSpec(hc),
+		Probe:              probeSpec(hc.Type, b, hasBlock),
 	}
 	return c
 }
 
-// probeSpec is the prober.Spec of the protocol block that is set.
-func probeSpec(hc *api.HealthCheck) prober.Spec {
-	b, ok := hc.Block()
+// probeSpec is the prober.Spec of protocol block b (of type typ when
+// there is none).
+func probeSpec(typ string, b api.ProtocolBlock, ok bool) prober.Spec {
 	if !ok {
-		return prober.Spec{Protocol: hc.Type}
+		return prober.Spec{Protocol: typ}
 	}
 	return prober.NewSpec(b.Type, b.Ports.ProxyHeader, func(field string) string {
 		if p := b.Text[field]; p != nil {
@@ -461,8 +476,7 @@ func probeSpec(hc *api.HealthCheck) prober.Spec {
 // resolvePort picks the port to probe: the endpoint's own port
 // for USE_SERVING_PORT, the service's named port for USE_NAMED_PORT (or a
 // port name alone), else the check's port. 0 and a reason when it cannot.
-func resolvePort(hc *api.HealthCheck, bs *api.BackendService, ep health.Endpoint) (int, string) {
-	b, ok := hc.Block()
+func resolvePort(b api.ProtocolBlock, ok bool, bs *api.BackendService, ep health.Endpoint) (int, string) {
 	if !ok {
 		return 0, "the health check has no protocol block"
 	}

@@ -155,15 +155,6 @@ func Lookup(protocol string) (Func, bool) {
 	return p.probe, ok
 }
 
-// Protocols lists the names of the registry, in no order.
-func Protocols() []string {
-	names := make([]string, 0, len(registry))
-	for name := range registry {
-		names = append(names, name)
-	}
-	return names
-}
-
 // NewSpec is the Spec of a probe of protocol: proxyHeader, and the part of
 // the protocol read from the string fields of its health-check block by
 // their JSON names. An unknown protocol gets a Spec that Probe reports as

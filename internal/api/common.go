@@ -1,5 +1,7 @@
 package api
 
+import "strings"
+
 // Meta holds the fields every resource shares. Kind, ID, SelfLink and
 // CreationTimestamp are output only: the emulator ignores them on input.
 type Meta struct {
@@ -94,6 +96,17 @@ const (
 	ReasonAuthError  = "authError"  // a wrong bearer token: 401
 	ReasonBadContent = "badContent" // a body that is not JSON: 415
 )
+
+// CollectionOf is the collection segment of a resource path
+// ("projects/p/global/healthChecks/x" is in healthChecks), or "".
+func CollectionOf(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	if i <= 0 {
+		return ""
+	}
+	j := strings.LastIndexByte(path[:i], '/')
+	return path[j+1 : i]
+}
 
 // PathOf returns the "projects/..." path of a resource URL or path, or ""
 // when ref has none. References are stored as URLs (self links); code that

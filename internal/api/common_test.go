@@ -19,3 +19,18 @@ func TestPathOf(t *testing.T) {
 		}
 	}
 }
+
+func TestCollectionOf(t *testing.T) {
+	for path, want := range map[string]string{
+		"projects/p/global/healthChecks/x":           "healthChecks",
+		"projects/p/zones/z/networkEndpointGroups/g": "networkEndpointGroups",
+		"healthChecks/x":                             "healthChecks",
+		"x":                                          "",
+		"/x":                                         "",
+		"":                                           "",
+	} {
+		if got := CollectionOf(path); got != want {
+			t.Errorf("CollectionOf(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
