@@ -173,86 +173,88 @@ func (p *filterParser) atKeyword(kw string) bool {
 
 // expression = sequence { "AND" sequence }
 func (p *filterParser) expression() (filterNode, error) {
-	first, err := p.sequence()
-	if err != nil {
-		return nil, err
-	}
-	nodes := andNode{first}
-	for {
-		p.skipSpace()
+	nodes, err := p.joined(p.sequence, func() (bool, error) {
 		if !p.keyword("AND") {
-			break
+			return false, nil
 		}
-		p.skipSpace()
-		if p.eof() || p.peek() == ')' {
-			return nil, p.errorf(p.pos, "AND must be followed by an expression")
-		}
-		n, err := p.sequence()
-		if err != nil {
-			return nil, err
-		}
-		nodes = append(nodes, n)
+		return true, p.operandFollows("AND")
+	})
+	if err != nil || len(nodes) == 1 {
+		return first(nodes), err
 	}
-	if len(nodes) == 1 {
-		return first, nil
-	}
-	return nodes, nil
+	return andNode(nodes), nil
 }
 
 // sequence = factor { factor }: juxtaposed expressions, joined by AND.
 func (p *filterParser) sequence() (filterNode, error) {
-	first, err := p.factor()
-	if err != nil {
-		return nil, err
+	nodes, err := p.joined(p.factor, func() (bool, error) {
+		return !p.eof() && p.peek() != ')' && !p.atKeyword("AND"), nil
+	})
+	if err != nil || len(nodes) == 1 {
+		return first(nodes), err
 	}
-	nodes := andNode{first}
-	for {
-		p.skipSpace()
-		if p.eof() || p.peek() == ')' || p.atKeyword("AND") {
-			break
-		}
-		n, err := p.factor()
-		if err != nil {
-			return nil, err
-		}
-		nodes = append(nodes, n)
-	}
-	if len(nodes) == 1 {
-		return first, nil
-	}
-	return nodes, nil
+	return andNode(nodes), nil
 }
 
 // factor = term { "OR" term }
 func (p *filterParser) factor() (filterNode, error) {
-	first, err := p.term()
+	nodes, err := p.joined(p.term, func() (bool, error) {
+		at := p.pos
+		if !p.keyword("OR") {
+			return false, nil
+		}
+		if p.mode == modeRegexp {
+			return false, p.errorf(at, "OR cannot join eq/ne (regular expression) expressions: they are joined by AND only; use =, != and OR instead")
+		}
+		return true, p.operandFollows("OR")
+	})
+	if err != nil || len(nodes) == 1 {
+		return first(nodes), err
+	}
+	return orNode(nodes), nil
+}
+
+// joined parses operand { separator operand }: more tells, after the
+// spaces that follow an operand, whether another one comes (consuming its
+// separator), or why the input is wrong.
+func (p *filterParser) joined(operand func() (filterNode, error), more func() (bool, error)) ([]filterNode, error) {
+	n, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	nodes := orNode{first}
+	nodes := []filterNode{n}
 	for {
 		p.skipSpace()
-		at := p.pos
-		if !p.keyword("OR") {
-			break
-		}
-		if p.mode == modeRegexp {
-			return nil, p.errorf(at, "OR cannot join eq/ne (regular expression) expressions: they are joined by AND only; use =, != and OR instead")
-		}
-		p.skipSpace()
-		if p.eof() || p.peek() == ')' {
-			return nil, p.errorf(p.pos, "OR must be followed by an expression")
-		}
-		n, err := p.term()
+		ok, err := more()
 		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nodes, nil
+		}
+		if n, err = operand(); err != nil {
 			return nil, err
 		}
 		nodes = append(nodes, n)
 	}
-	if len(nodes) == 1 {
-		return first, nil
+}
+
+// operandFollows checks that an expression follows the keyword kw just
+// read.
+func (p *filterParser) operandFollows(kw string) error {
+	p.skipSpace()
+	if p.eof() || p.peek() == ')' {
+		return p.errorf(p.pos, "%s must be followed by an expression", kw)
 	}
-	return nodes, nil
+	return nil
+}
+
+// first is the first node of nodes, or nil.
+func first(nodes []filterNode) filterNode {
+	if len(nodes) == 0 {
+		return nil
+	}
+	return nodes[0]
 }
 
 // term = [ "NOT" | "-" ] simple (AIP-160 has one NOT; more are accepted
