@@ -2,8 +2,8 @@
 // backends, the way a cloud load balancer's health checker would.
 //
 // Every protocol is one Func registered under its health-check protocol
-// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, LEGACY_HTTP,
-// LEGACY_HTTPS). A probe opens one short-lived connection, performs one
+// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP,
+// LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection, performs one
 // exchange, closes the connection and reports a Result.
 //
 // The caller owns timing: the only deadline a probe honours is the one
@@ -46,7 +46,7 @@ type Spec struct {
 	GRPC        *GRPCSpec
 }
 
-// TCPSpec is the part of TCP and SSL probes.
+// TCPSpec is the part of TCP, SSL and UDP probes.
 type TCPSpec struct {
 	Request  string // bytes sent after connect (or the handshake)
 	Response string // bytes expected back
@@ -147,6 +147,7 @@ var registry = map[string]protocol{
 	"HTTP2":         {probe: probeHTTP2, part: httpPart},
 	"GRPC":          {probe: probeGRPC, part: grpcPart},
 	"GRPC_WITH_TLS": {probe: probeGRPCWithTLS, part: grpcPart},
+	"UDP":           {probe: probeUDP, part: tcpPart},
 }
 
 // Lookup returns the prober registered for protocol.

@@ -19,7 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-var allProtocols = []string{"TCP", "SSL", "HTTP", "HTTPS", "HTTP2", "GRPC", "GRPC_WITH_TLS", "LEGACY_HTTP", "LEGACY_HTTPS"}
+var allProtocols = []string{"TCP", "SSL", "HTTP", "HTTPS", "HTTP2", "GRPC", "GRPC_WITH_TLS", "UDP", "LEGACY_HTTP", "LEGACY_HTTPS"}
 
 func TestLookup(t *testing.T) {
 	for _, p := range allProtocols {
@@ -27,7 +27,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want a prober", p, f, ok)
 		}
 	}
-	for _, p := range []string{"", "http", "UDP", "HTTP3"} {
+	for _, p := range []string{"", "http", "udp", "HTTP3"} {
 		if _, ok := Lookup(p); ok {
 			t.Errorf("Lookup(%q) found a prober", p)
 		}

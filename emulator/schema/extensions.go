@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+
 // extensions are the fields lbhealth adds to the Compute API, by schema
 // name: the one place where the emulator's wire shape leaves Google's. A
 // client that never sends them never sees them. README.md ("Extensions of
@@ -31,3 +33,28 @@ var extensions = map[string]map[string]*Schema{
 }
 
 var proxyHeader = &Schema{Type: "string", Enum: []string{"NONE", "PROXY_V1"}}
+
+// extensionProtocols adds to HealthCheck the block of every check type of
+// the table of protocols that the Compute API does not have, and its name
+// to the values of type: their schema is the table's entry.
+func extensionProtocols(schemas map[string]*Schema) {
+	hc := schemas["HealthCheck"]
+	for _, p := range api.Protocols {
+		if p.Extension == nil {
+			continue
+		}
+		props := map[string]*Schema{
+			"port":              {Type: "integer", Format: "int32"},
+			"portName":          {Type: "string"},
+			"portSpecification": {Type: "string", Enum: []string{api.UseFixedPort, api.UseNamedPort, api.UseServingPort}},
+		}
+		if p.Extension.ProxyHeader {
+			props["proxyHeader"] = proxyHeader
+		}
+		for _, name := range p.Text {
+			props[name] = &Schema{Type: "string"}
+		}
+		hc.Properties[p.Field] = &Schema{Type: "object", Properties: props, Extension: true}
+		hc.Properties["type"].Enum = append(hc.Properties["type"].Enum, p.Type)
+	}
+}

@@ -49,6 +49,7 @@ func load() map[string]*Schema {
 			s.Properties[field] = p
 		}
 	}
+	extensionProtocols(doc.Schemas)
 	return doc.Schemas
 }
 

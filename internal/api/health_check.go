@@ -47,8 +47,11 @@ type HealthCheck struct {
 	HTTP2HealthCheck   *HTTPHealthCheck    `json:"http2HealthCheck,omitempty"`
 	GRPCHealthCheck    *GRPCHealthCheck    `json:"grpcHealthCheck,omitempty"`
 	GRPCTLSHealthCheck *GRPCTLSHealthCheck `json:"grpcTlsHealthCheck,omitempty"`
-	LogConfig          *LogConfig          `json:"logConfig,omitempty"`
-	SourceRegions      []string            `json:"sourceRegions,omitempty"`
+	// Extensions holds the blocks of the check types lbhealth adds, by
+	// JSON field ("udpHealthCheck"); see Protocol.Extension.
+	Extensions    map[string]*ExtensionBlock `json:"-"`
+	LogConfig     *LogConfig                 `json:"logConfig,omitempty"`
+	SourceRegions []string                   `json:"sourceRegions,omitempty"`
 }
 
 // PortSpec holds the port settings every protocol block shares.

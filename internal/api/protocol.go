@@ -10,6 +10,9 @@ type ProtocolBlock struct {
 	// PortName points at the block's named port; nil for protocols that
 	// have none (gRPC over TLS).
 	PortName *string
+	// ProxyHeader points at the block's proxy header; nil for protocols
+	// that have none (those not over a byte stream: UDP).
+	ProxyHeader *string
 	// Text points at the block's own string fields (those besides its
 	// ports), by JSON name: "request", "response", "host" ...
 	Text map[string]*string
@@ -31,9 +34,28 @@ type Protocol struct {
 	// Summary says in one sentence what a probe of this type checks; the
 	// provider's documentation of the block starts with it.
 	Summary string
-	get     func(*HealthCheck) *ProtocolBlock
-	create  func(*HealthCheck)
+	// Extension is set for a check type the Compute API does not have: its
+	// block is an ExtensionBlock in HealthCheck.Extensions, and its JSON
+	// schema is built from this entry (emulator/schema). The API's own types
+	// have a typed block instead, reached through get and create.
+	Extension *Extension
+	get       func(*HealthCheck) *ProtocolBlock
+	create    func(*HealthCheck)
 }
+
+// Extension describes the block of a check type lbhealth adds to the
+// Compute API. Every such block has port, portName and portSpecification;
+// its own string fields are Protocol.Text.
+type Extension struct {
+	// ProxyHeader tells whether the block has proxyHeader (a byte stream
+	// the PROXY header can precede).
+	ProxyHeader bool
+}
+
+// Check types lbhealth adds to the Compute API (Protocol.Extension).
+const (
+	TypeUDP = "UDP"
+)
 
 // Protocols is every check type, in the order the API documents them:
 // the one table of protocols.
@@ -66,15 +88,43 @@ var Protocols = []Protocol{
 		Summary: "gRPC over TLS health check: a `grpc.health.v1.Health/Check` call over TLS answered `SERVING` (certificates are not validated).",
 		get:     func(h *HealthCheck) *ProtocolBlock { return grpcTLSBlock(h.GRPCTLSHealthCheck) },
 		create:  func(h *HealthCheck) { h.GRPCTLSHealthCheck = &GRPCTLSHealthCheck{} }},
+	{Type: TypeUDP, Field: "udpHealthCheck", Text: []string{"request", "response"}, Extension: &Extension{},
+		Summary: "UDP health check (an lbhealth extension): one datagram carrying `request`, answered before the timeout " +
+			"by a datagram that contains `response` (any answer when unset); an ICMP port unreachable fails at once."},
 }
 
 var httpText = []string{"host", "requestPath", "response"}
+
+// block returns the protocol's block in h, nil when it is not set.
+func (p Protocol) block(h *HealthCheck) *ProtocolBlock {
+	if p.Extension == nil {
+		return p.get(h)
+	}
+	b := h.Extensions[p.Field]
+	if b == nil {
+		return nil
+	}
+	if b.Text == nil {
+		b.Text = map[string]*string{}
+	}
+	out := &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, Text: make(map[string]*string, len(p.Text))}
+	if p.Extension.ProxyHeader {
+		out.ProxyHeader = &b.ProxyHeader
+	}
+	for _, name := range p.Text {
+		if b.Text[name] == nil {
+			b.Text[name] = new(string)
+		}
+		out.Text[name] = b.Text[name]
+	}
+	return out
+}
 
 func tcpBlock(b *TCPHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, ProxyHeader: &b.ProxyHeader,
 		Text: map[string]*string{"request": &b.Request, "response": &b.Response}}
 }
 
@@ -82,7 +132,7 @@ func httpBlock(b *HTTPHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, ProxyHeader: &b.ProxyHeader,
 		Text: map[string]*string{"host": &b.Host, "requestPath": &b.RequestPath, "response": &b.Response}}
 }
 
@@ -90,7 +140,7 @@ func grpcBlock(b *GRPCHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName,
+	return &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, ProxyHeader: &b.ProxyHeader,
 		Text: map[string]*string{"grpcServiceName": &b.GRPCServiceName}}
 }
 
@@ -98,7 +148,8 @@ func grpcTLSBlock(b *GRPCTLSHealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	return &ProtocolBlock{Ports: &b.PortSpec, Text: map[string]*string{"grpcServiceName": &b.GRPCServiceName}}
+	return &ProtocolBlock{Ports: &b.PortSpec, ProxyHeader: &b.ProxyHeader,
+		Text: map[string]*string{"grpcServiceName": &b.GRPCServiceName}}
 }
 
 // ProtocolOf returns the protocol of type typ, or false.
@@ -122,7 +173,7 @@ func DefaultPort(typ string) int64 {
 func (h *HealthCheck) Blocks() []ProtocolBlock {
 	var set []ProtocolBlock
 	for _, p := range Protocols {
-		if b := p.get(h); b != nil {
+		if b := p.block(h); b != nil {
 			b.Type, b.Field = p.Type, p.Field
 			set = append(set, *b)
 		}
@@ -146,7 +197,7 @@ func (h *HealthCheck) BlockOf(typ string) (ProtocolBlock, bool) {
 	if !ok {
 		return ProtocolBlock{}, false
 	}
-	b := p.get(h)
+	b := p.block(h)
 	if b == nil {
 		return ProtocolBlock{}, false
 	}
@@ -161,7 +212,14 @@ func (h *HealthCheck) AddBlock(typ string) (ProtocolBlock, bool) {
 	if !ok {
 		return ProtocolBlock{}, false
 	}
-	p.create(h)
+	if p.Extension == nil {
+		p.create(h)
+	} else {
+		if h.Extensions == nil {
+			h.Extensions = map[string]*ExtensionBlock{}
+		}
+		h.Extensions[p.Field] = &ExtensionBlock{}
+	}
 	return h.BlockOf(typ)
 }
 

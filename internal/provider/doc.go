@@ -8,3 +8,5 @@
 // expand/flatten helpers of each <noun>_model.go) and the plan-time behaviour
 // Terraform needs (defaults, replacement, unknown values).
 package provider
+
+//go:generate go run ./internal/genblocks

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/provider/internal/naming"
 )
 
 // healthCheckModel is the Terraform data of lbhealth_health_check, shared by
@@ -28,21 +29,9 @@ type healthCheckModel struct {
 	TimeoutSec         types.Int64  `tfsdk:"timeout_sec"`
 	HealthyThreshold   types.Int64  `tfsdk:"healthy_threshold"`
 	UnhealthyThreshold types.Int64  `tfsdk:"unhealthy_threshold"`
-	TCPHealthCheck     types.Object `tfsdk:"tcp_health_check"`
-	SSLHealthCheck     types.Object `tfsdk:"ssl_health_check"`
-	HTTPHealthCheck    types.Object `tfsdk:"http_health_check"`
-	HTTPSHealthCheck   types.Object `tfsdk:"https_health_check"`
-	HTTP2HealthCheck   types.Object `tfsdk:"http2_health_check"`
-	GRPCHealthCheck    types.Object `tfsdk:"grpc_health_check"`
-	GRPCTLSHealthCheck types.Object `tfsdk:"grpc_tls_health_check"`
-	LogConfig          types.Object `tfsdk:"log_config"`
-	SourceRegions      types.List   `tfsdk:"source_regions"`
-}
-
-// blocks returns the protocol block values in protocolBlocks order.
-func (m *healthCheckModel) blocks() []*types.Object {
-	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck,
-		&m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck}
+	protocolBlockFields
+	LogConfig     types.Object `tfsdk:"log_config"`
+	SourceRegions types.List   `tfsdk:"source_regions"`
 }
 
 // scope is where the health check lives. Project must already be resolved
@@ -70,40 +59,28 @@ var portAttrs = map[string]string{"port_name": "portName", "port_specification":
 var protocolBlocks = func() []protocolBlock {
 	out := make([]protocolBlock, 0, len(api.Protocols))
 	for _, p := range api.Protocols {
-		b := protocolBlock{name: snakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{}}
+		b := protocolBlock{name: naming.SnakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{}}
 		var probe api.HealthCheck
 		block, _ := probe.AddBlock(p.Type)
 		b.attrs = append(b.attrs, "port")
 		if block.PortName != nil {
 			b.attrs = append(b.attrs, "port_name")
 		}
-		b.attrs = append(b.attrs, "port_specification", "proxy_header")
+		b.attrs = append(b.attrs, "port_specification")
+		if block.ProxyHeader != nil {
+			b.attrs = append(b.attrs, "proxy_header")
+		}
 		for _, name := range b.attrs[1:] {
 			b.apiNames[name] = portAttrs[name]
 		}
 		for _, text := range p.Text {
-			b.attrs = append(b.attrs, snakeCase(text))
-			b.apiNames[snakeCase(text)] = text
+			b.attrs = append(b.attrs, naming.SnakeCase(text))
+			b.apiNames[naming.SnakeCase(text)] = text
 		}
 		out = append(out, b)
 	}
 	return out
 }()
-
-// snakeCase is the Terraform name of an API field: "grpcTlsHealthCheck" is
-// grpc_tls_health_check.
-func snakeCase(field string) string {
-	var out []byte
-	for i := 0; i < len(field); i++ {
-		c := field[i]
-		if c >= 'A' && c <= 'Z' {
-			out = append(out, '_', c-'A'+'a')
-			continue
-		}
-		out = append(out, c)
-	}
-	return string(out)
-}
 
 // attrTypes is the object type of the block.
 func (b protocolBlock) attrTypes() map[string]attr.Type {
@@ -164,7 +141,10 @@ func setBlock(hc *api.HealthCheck, typ string, v blockValues) {
 	if !ok {
 		return
 	}
-	*b.Ports = api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification, ProxyHeader: v.ProxyHeader}
+	*b.Ports = api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification}
+	if b.ProxyHeader != nil {
+		*b.ProxyHeader = v.ProxyHeader
+	}
 	if b.PortName != nil {
 		*b.PortName = v.PortName
 	}
@@ -181,8 +161,11 @@ func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
 	if !ok {
 		return blockValues{}, false
 	}
-	v := blockValues{Port: b.Ports.Port, PortSpecification: b.Ports.PortSpecification, ProxyHeader: b.Ports.ProxyHeader,
+	v := blockValues{Port: b.Ports.Port, PortSpecification: b.Ports.PortSpecification,
 		Text: make(map[string]string, len(b.Text))}
+	if b.ProxyHeader != nil {
+		v.ProxyHeader = *b.ProxyHeader
+	}
 	if b.PortName != nil {
 		v.PortName = *b.PortName
 	}

@@ -335,7 +335,7 @@ func TestModelHasABlockPerProtocol(t *testing.T) {
 	if len(blocks) != len(api.Protocols) || len(protocolBlocks) != len(api.Protocols) {
 		t.Fatalf("model has %d blocks and protocolBlocks %d, the API's table %d protocols", len(blocks), len(protocolBlocks), len(api.Protocols))
 	}
-	rv := reflect.ValueOf(&m).Elem()
+	rv := reflect.ValueOf(&m.protocolBlockFields).Elem()
 	for i, p := range api.Protocols {
 		var tag string
 		for f := range rv.NumField() {

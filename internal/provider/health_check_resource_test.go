@@ -180,6 +180,54 @@ resource "lbhealth_health_check" "test" {
 	})
 }
 
+// TestAccHealthCheck_udp: a check type lbhealth adds to the Compute API
+// (UDP) is a block like the API's own: planned type, no proxy_header, an
+// import with nothing to change, and its rules at plan time.
+func TestAccHealthCheck_udp(t *testing.T) {
+	e := newTestEmulator(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(`
+resource "lbhealth_health_check" "test" {
+  name = "hc-udp"
+  udp_health_check {
+    request = "PING"
+  }
+}`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`udp_health_check.port is required: UDP checks have no default port`),
+			},
+			{
+				Config: e.config(`
+resource "lbhealth_health_check" "test" {
+  name = "hc-udp"
+  udp_health_check {
+    port     = 5353
+    request  = "PING"
+    response = "PONG"
+  }
+}`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(hcAddr, tfjsonpath.New("type"), knownvalue.StringExact(api.TypeUDP)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					hcValue("type", knownvalue.StringExact(api.TypeUDP)),
+					hcBlockValue("udp_health_check", "port", knownvalue.Int64Exact(5353)),
+					hcBlockValue("udp_health_check", "response", knownvalue.StringExact("PONG")),
+					hcValue("tcp_health_check", knownvalue.Null()),
+				},
+			},
+			{
+				ResourceName:      hcAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
 func TestAccHealthCheck_regional(t *testing.T) {
 	e := newTestEmulator(t)
 	config := func(region string) string {

@@ -74,8 +74,14 @@ func blockAttrDescription(b protocolBlock, name string) string {
 	case "request_path":
 		return "Path requested; it must start with `/` and follow RFC 3986 (a query string is allowed). Default `/`."
 	case "request":
+		if b.typ == api.TypeUDP {
+			return "Payload of the probe's datagram. Unset: an empty datagram." + ascii
+		}
 		return "Bytes sent once connected (after the TLS handshake for SSL). Unset: nothing is sent." + ascii
 	case "response":
+		if b.typ == api.TypeUDP {
+			return "String the reply datagram must contain. Unset: any reply is healthy." + ascii
+		}
 		if b.typ == api.TypeTCP || b.typ == api.TypeSSL {
 			return "Bytes expected back: the probe fails when what the endpoint sends does not match." + ascii
 		}
@@ -95,7 +101,11 @@ func portDescription(b protocolBlock) string {
 	if b.typ == api.TypeGRPCWithTLS {
 		return s + "gRPC checks have no default port: set `port`, or `port_specification = \"USE_SERVING_PORT\"`."
 	}
-	return s + "gRPC checks have no default port: set `port`, `port_name`, or `port_specification = \"USE_SERVING_PORT\"`."
+	name := b.typ
+	if name == api.TypeGRPC {
+		name = "gRPC"
+	}
+	return s + name + " checks have no default port: set `port`, `port_name`, or `port_specification = \"USE_SERVING_PORT\"`."
 }
 
 func portSpecificationDescription(b protocolBlock) string {

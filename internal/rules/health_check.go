@@ -155,7 +155,9 @@ func ports(b api.ProtocolBlock) Violations {
 		specs = []string{api.UseFixedPort, api.UseServingPort} // no named port to use
 	}
 	vs.add(oneOf(field("portSpecification"), b.Ports.PortSpecification, specs...))
-	vs.add(oneOf(field("proxyHeader"), b.Ports.ProxyHeader, api.ProxyHeaderNone, api.ProxyHeaderProxyV1))
+	if b.ProxyHeader != nil {
+		vs.add(oneOf(field("proxyHeader"), *b.ProxyHeader, api.ProxyHeaderNone, api.ProxyHeaderProxyV1))
+	}
 	if len(vs) > 0 {
 		return vs
 	}
@@ -335,8 +337,8 @@ func ApplyHealthCheckDefaults(hc *api.HealthCheck) {
 // be used: a fixed port, or no specification and no named port (the
 // port wins over portName; with neither, the protocol default).
 func applyPortDefaults(b api.ProtocolBlock) {
-	if b.Ports.ProxyHeader == "" {
-		b.Ports.ProxyHeader = api.ProxyHeaderNone
+	if b.ProxyHeader != nil && *b.ProxyHeader == "" {
+		*b.ProxyHeader = api.ProxyHeaderNone
 	}
 	named := b.PortName != nil && *b.PortName != ""
 	spec := b.Ports.PortSpecification

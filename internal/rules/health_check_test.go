@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -165,6 +165,14 @@ var healthCheckCases = []struct {
 	{name: "gRPC type alone", body: `{"type": "GRPC"}`, field: "grpcHealthCheck.port",
 		want: "grpcHealthCheck.port is required: GRPC checks have no default port; " +
 			"set grpcHealthCheck.port, grpcHealthCheck.portName, or grpcHealthCheck.portSpecification = USE_SERVING_PORT."},
+	// UDP, a check type lbhealth adds: no default port either, and its
+	// request and response are printable ASCII.
+	{name: "UDP with port", body: `{"udpHealthCheck": {"port": 53, "request": "PING", "response": "PONG"}}`},
+	{name: "UDP without port", body: `{"udpHealthCheck": {"request": "PING"}}`, field: "udpHealthCheck.port",
+		want: "udpHealthCheck.port is required: UDP checks have no default port; " +
+			"set udpHealthCheck.port, udpHealthCheck.portName, or udpHealthCheck.portSpecification = USE_SERVING_PORT."},
+	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
+		want: `udpHealthCheck.request ("café") has a character that is not printable ASCII at byte 3: only characters 0x20 to 0x7E are allowed.`},
 	{name: "gRPC TLS with port", body: `{"grpcTlsHealthCheck": {"port": 8443}}`},
 	{name: "gRPC TLS serving port", body: `{"grpcTlsHealthCheck": {"portSpecification": "USE_SERVING_PORT"}}`},
 	{name: "gRPC TLS without port", body: `{"grpcTlsHealthCheck": {}}`, field: "grpcTlsHealthCheck.port",
