@@ -54,7 +54,9 @@ type computeEnv struct {
 func newComputeEnv(t *testing.T) *computeEnv {
 	t.Helper()
 	ctx := context.Background()
-	emu, err := emulator.Start(ctx, emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
+	// No default network: the list checks count what they create in an
+	// empty project (TestDefaultNetwork covers the default one).
+	emu, err := emulator.Start(ctx, emulator.Config{Listen: "127.0.0.1:0", InMemory: true, NoDefaultNetwork: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,10 @@ type Config struct {
 	// StrictFields refuses request bodies with fields the Compute API does
 	// not define; by default they are ignored, as the API ignores them.
 	StrictFields bool
+	// NoDefaultNetwork leaves projects without the network the cloud gives
+	// a new one (default, auto mode, with its subnetworks and firewall
+	// rules); by default a project gets it the first time it is used.
+	NoDefaultNetwork bool
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept (oldest dropped first); zero means
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
@@ -250,10 +254,11 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 				log.Error("probe engine not updated", "error", err)
 			}
 		},
-		Access:        httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
-		StrictFields:  cfg.StrictFields,
-		OperationsTTL: cfg.OperationsTTL,
-		OperationsMax: cfg.OperationsMax,
+		Access:         httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		StrictFields:   cfg.StrictFields,
+		DefaultNetwork: !cfg.NoDefaultNetwork,
+		OperationsTTL:  cfg.OperationsTTL,
+		OperationsMax:  cfg.OperationsMax,
 	})
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

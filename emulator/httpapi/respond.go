@@ -52,6 +52,10 @@ type handler func(r *http.Request) (any, error)
 func (s *Server) serve(h handler) http.HandlerFunc {
 	h = s.idempotent(h)
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.provisionProject(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		v, err := h(r)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)

@@ -54,6 +54,11 @@ type Server struct {
 	unknownMu     sync.Mutex
 	unknownLogged map[string]bool
 
+	// defaultNetwork gives every project the cloud's default network the
+	// first time a request names it; provisioned are those done.
+	defaultNetwork bool
+	provisioned    projects
+
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
 	allowedHosts map[string]bool
@@ -101,6 +106,10 @@ type Options struct {
 	// (400 naming it), for users who want typos caught; by default such
 	// fields are ignored, as the Compute API ignores them, and logged once.
 	StrictFields bool
+	// DefaultNetwork gives every project, the first time a request names
+	// it, what the cloud gives a new project: the auto-mode network
+	// default, its subnetworks and its default firewall rules.
+	DefaultNetwork bool
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept; zero means DefaultOperationsTTL and
 	// DefaultOperationsMax.
@@ -128,8 +137,9 @@ func New(st store.Store, o Options) *Server {
 		metrics:    o.Metrics,
 		onChange:   o.OnChange,
 
-		strictFields:  o.StrictFields,
-		unknownLogged: map[string]bool{},
+		strictFields:   o.StrictFields,
+		defaultNetwork: o.DefaultNetwork,
+		unknownLogged:  map[string]bool{},
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -55,6 +55,9 @@ func run(args []string) error {
 	strictFields := fs.Bool("strict-fields", envBool("LBHEALTH_STRICT_FIELDS"),
 		"refuse request bodies with fields the Compute API does not define (400 naming them), to catch typos; "+
 			"by default they are ignored, as the API ignores them, and logged once (env LBHEALTH_STRICT_FIELDS)")
+	noDefaultNetwork := fs.Bool("no-default-network", envBool("LBHEALTH_NO_DEFAULT_NETWORK"),
+		"do not give projects the cloud's default network (default, auto mode, its subnetworks and its default-allow-* "+
+			"firewall rules) the first time they are used (env LBHEALTH_NO_DEFAULT_NETWORK)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -74,7 +77,7 @@ func run(args []string) error {
 	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
-		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields,
+		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
