@@ -61,12 +61,19 @@ func (q listQuery) selectFrom(objects []store.Object) []json.RawMessage {
 	return out
 }
 
-func (c *collection[T, P]) list(r *http.Request) (any, error) {
+// listRequest reads the scope and the query (filter, order) of a list or
+// an aggregated list.
+func listRequest(r *http.Request) (scope, listQuery, error) {
 	sc, err := scopeOf(r)
 	if err != nil {
-		return nil, err
+		return sc, listQuery{}, err
 	}
 	q, err := readListQuery(r)
+	return sc, q, err
+}
+
+func (c *collection[T, P]) list(r *http.Request) (any, error) {
+	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +157,7 @@ func pageOf[E any](all []E, limit, offset int) ([]E, string) {
 // resources of every scope of the project, grouped by scope ("global",
 // "regions/r", "zones/z"), filtered and paged like a list.
 func (c *collection[T, P]) aggregatedList(r *http.Request) (any, error) {
-	sc, err := scopeOf(r)
-	if err != nil {
-		return nil, err
-	}
-	q, err := readListQuery(r)
+	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
 	}

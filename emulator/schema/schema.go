@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema/internal/shape"
 )
 
 //go:embed compute-v1.json
@@ -15,19 +17,7 @@ var computeJSON []byte
 
 // Schema is one node of the API's description: an object with properties,
 // an array, a map, or a scalar with a JSON type, format and enum.
-type Schema struct {
-	Ref                  string             `json:"$ref,omitempty"`
-	Type                 string             `json:"type,omitempty"`
-	Format               string             `json:"format,omitempty"`
-	Enum                 []string           `json:"enum,omitempty"`
-	Default              string             `json:"default,omitempty"`
-	OutputOnly           bool               `json:"outputOnly,omitempty"`
-	Items                *Schema            `json:"items,omitempty"`
-	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
-	Properties           map[string]*Schema `json:"properties,omitempty"`
-	// Extension marks a property the emulator adds to the real API.
-	Extension bool `json:"-"`
-}
+type Schema = shape.Schema
 
 // schemas are the named schemas of the API with the extensions merged in.
 var schemas = load()

@@ -40,10 +40,22 @@ type crud[M, A any] struct {
 	setFingerprint func(obj A, state M)
 }
 
+// getter is a plan, a state or a configuration.
+type getter interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// load reads the model M from a plan or a state; false (with diags) when it
+// cannot.
+func load[M any](ctx context.Context, from getter, diags *diag.Diagnostics) (M, bool) {
+	var m M
+	diags.Append(from.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
 func (d crud[M, A]) create(ctx context.Context, data *providerData, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan M
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := load[M](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	got, err := d.insert(data.client, ctx, d.scope(&plan), d.expand(plan))
@@ -55,9 +67,8 @@ func (d crud[M, A]) create(ctx context.Context, data *providerData, req resource
 }
 
 func (d crud[M, A]) read(ctx context.Context, data *providerData, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var prior M
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	prior, ok := load[M](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	got, err := d.get(data.client, ctx, d.scope(&prior), d.name(prior))
@@ -105,9 +116,8 @@ func (d crud[M, A]) patchUpdate(ctx context.Context, c *client.Client, plan, sta
 }
 
 func (d crud[M, A]) delete(ctx context.Context, data *providerData, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state M
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := load[M](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	err := d.del(data.client, ctx, d.scope(&state), d.name(state))

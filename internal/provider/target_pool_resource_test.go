@@ -63,13 +63,7 @@ resource "lbhealth_target_pool" "test" {
 			},
 			{
 				// Other instances and the other check, by id: in place.
-				Config: e.config(legacyChecks + `
-resource "lbhealth_target_pool" "test" {
-  name          = "pool-basic"
-  description   = "web"
-  instances     = ["127.0.0.1:9001"]
-  health_checks = [lbhealth_legacy_http_check.b.id]
-}`),
+				Config:           e.config(legacyChecks + webPool("lbhealth_legacy_http_check.b.id")),
 				ConfigPlanChecks: expectAction(tpAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					tpValue("description", knownvalue.StringExact("web")),
@@ -81,23 +75,11 @@ resource "lbhealth_target_pool" "test" {
 			},
 			{
 				// The same check as a self link, then as a bare name: nothing to do.
-				Config: e.config(legacyChecks + `
-resource "lbhealth_target_pool" "test" {
-  name          = "pool-basic"
-  description   = "web"
-  instances     = ["127.0.0.1:9001"]
-  health_checks = [lbhealth_legacy_http_check.b.self_link]
-}`),
+				Config:           e.config(legacyChecks + webPool("lbhealth_legacy_http_check.b.self_link")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				Config: e.config(legacyChecks + `
-resource "lbhealth_target_pool" "test" {
-  name          = "pool-basic"
-  description   = "web"
-  instances     = ["127.0.0.1:9001"]
-  health_checks = ["legacy-b"]
-}`),
+				Config:           e.config(legacyChecks + webPool(`"legacy-b"`)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
@@ -284,4 +266,16 @@ resource "lbhealth_forwarding_rule" "test" {
 			},
 		},
 	})
+}
+
+// webPool is the target pool "pool-basic" of the web instance, checked by
+// healthCheck (an expression).
+func webPool(healthCheck string) string {
+	return `
+resource "lbhealth_target_pool" "test" {
+  name          = "pool-basic"
+  description   = "web"
+  instances     = ["127.0.0.1:9001"]
+  health_checks = [` + healthCheck + `]
+}`
 }

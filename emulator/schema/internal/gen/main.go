@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema/internal/shape"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -34,20 +35,9 @@ func roots() []string {
 	return out
 }
 
-// property is what the emulator keeps of a discovery schema: enough to
-// check a request's shape (names, JSON types, enums) and to know which
-// fields are output only. Descriptions are dropped.
-type property struct {
-	Ref                  string               `json:"$ref,omitempty"`
-	Type                 string               `json:"type,omitempty"`
-	Format               string               `json:"format,omitempty"`
-	Enum                 []string             `json:"enum,omitempty"`
-	Default              string               `json:"default,omitempty"`
-	OutputOnly           bool                 `json:"outputOnly,omitempty"`
-	Items                *property            `json:"items,omitempty"`
-	AdditionalProperties *property            `json:"additionalProperties,omitempty"`
-	Properties           map[string]*property `json:"properties,omitempty"`
-}
+// property is what the emulator keeps of a discovery schema (descriptions
+// are dropped).
+type property = shape.Schema
 
 // raw is a discovery schema as the document writes it.
 type raw struct {
