@@ -31,6 +31,8 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 const (
@@ -2381,5 +2383,68 @@ func TestComputeTargetPools_InstancesMayNotExistYet(t *testing.T) {
 	tp := ccMust(t, "get", ccR(c.svc.TargetPools.Get(ccProject, ccRegion, "early").Context(c.ctx).Do()))
 	if len(tp.Instances) != 1 || !strings.HasSuffix(tp.Instances[0], later) {
 		t.Errorf("instances %v, want the instance named, though it does not exist yet", tp.Instances)
+	}
+}
+
+// TestComputeAnswers_ExtensionsOnlyWhenAsked: a client that does not ask
+// for the emulator's extensions (Google's) gets answers with exactly the
+// Compute API's shape: no key the discovery document does not define for
+// that kind (a group's inline endpoints, proxyHeader on gRPC blocks,
+// namedPorts on services, the reasons of getHealth). Asked for with the
+// header or the query parameter, they are there.
+func TestComputeAnswers_ExtensionsOnlyWhenAsked(t *testing.T) {
+	c := newComputeEnv(t)
+	port := ccServing(t)
+	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
+	c.insertHealthCheck(&compute.HealthCheck{Name: "grpc-check", Type: "GRPC", GrpcHealthCheck: &compute.GRPCHealthCheck{Port: 50051}})
+	neg := c.insertNEG(&compute.NetworkEndpointGroup{Name: "web-neg", NetworkEndpointType: "NON_GCP_PRIVATE_IP_PORT", DefaultPort: 8080})
+	c.attach("web-neg", &compute.NetworkEndpoint{IpAddress: "127.0.0.1", Port: port})
+	bs := ccBackendService("web-bs", hc, neg)
+	c.insertBackendService(bs)
+	waitFor(t, "the endpoint HEALTHY", func() bool {
+		gh, err := c.svc.BackendServices.GetHealth(ccProject, "web-bs", &compute.ResourceGroupReference{Group: neg}).Context(c.ctx).Do()
+		return err == nil && len(gh.HealthStatus) == 1 && gh.HealthStatus[0].HealthState == "HEALTHY"
+	})
+
+	answers := []struct{ method, path, body, schemaName, extension string }{
+		{"GET", ccZonal("networkEndpointGroups", "web-neg"), "", "NetworkEndpointGroup", "endpoints"},
+		{"GET", ccGlobal("healthChecks", "grpc-check"), "", "HealthCheck", "proxyHeader"},
+		{"GET", "projects/" + ccProject + "/global/healthChecks", "", "HealthCheckList", "proxyHeader"},
+		{"GET", "projects/" + ccProject + "/aggregated/healthChecks", "", "HealthChecksAggregatedList", "proxyHeader"},
+		{"POST", ccGlobal("backendServices", "web-bs") + "/getHealth", `{"group":"` + neg + `"}`, "BackendServiceGroupHealth", "lastProbeTime"},
+	}
+	for _, a := range answers {
+		for _, ask := range []string{"", "header", "query"} {
+			u := c.link(a.path)
+			if ask == "query" {
+				u += "?" + api.ExtensionsParameter + "=true"
+			}
+			req, _ := http.NewRequest(a.method, u, strings.NewReader(a.body))
+			if a.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			if ask == "header" {
+				req.Header.Set(api.ExtensionsHeader, "true")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc any
+			dec := json.NewDecoder(resp.Body)
+			dec.UseNumber()
+			err = dec.Decode(&doc)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("%s %s: %d %v", a.method, a.path, resp.StatusCode, err)
+			}
+			extra := schema.DropExtensions(a.schemaName, doc)
+			switch {
+			case ask == "" && len(extra) > 0:
+				t.Errorf("%s %s without asking: keys the Compute API does not have: %v", a.method, a.path, extra)
+			case ask != "" && !slices.ContainsFunc(extra, func(k string) bool { return strings.HasSuffix(k, a.extension) }):
+				t.Errorf("%s %s asked by %s: no %s among the extensions %v", a.method, a.path, ask, a.extension, extra)
+			}
+		}
 	}
 }

@@ -49,6 +49,7 @@ func apiCallURL(t *testing.T, root, method, path, body string, out any) int {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set(api.ExtensionsHeader, "true") // as the lbhealth client asks
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ start() {
 
 # health prints each endpoint of the web service: address, state, reason.
 health() {
-	curl -fsS -X POST "$api/global/backendServices/web/getHealth" |
+	curl -fsS -X POST -H 'X-Lbhealth-Extensions: true' "$api/global/backendServices/web/getHealth" |
 		tr -d '\n ' | grep -o '{"ipAddress[^}]*}' |
 		sed -E 's/.*"ipAddress":"([^"]*)","port":([0-9]+).*"healthState":"([A-Z]*)"(,.*"reason":"([A-Z_]*)")?.*/  \1:\2  \3 \5/'
 }

@@ -97,6 +97,9 @@ func (e *emu) send(method, path, body string) (int, []byte, error) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// As the lbhealth client asks: answers with the emulator's extensions
+	// (TestAnswersWithoutExtensions sees a client that does not ask).
+	req.Header.Set(api.ExtensionsHeader, "true")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)

@@ -60,6 +60,9 @@ func (s *Server) serve(h handler) http.HandlerFunc {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)
 		}
+		if err == nil && !wantsExtensions(r) {
+			v, err = computeShape(v)
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -3,9 +3,9 @@ package schema
 import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 
 // extensions are the fields lbhealth adds to the Compute API, by schema
-// name: the one place where the emulator's wire shape leaves Google's. A
-// client that never sends them never sees them. README.md ("Extensions of
-// the Compute API") documents each.
+// name: the one place where the emulator's wire shape leaves Google's.
+// Answers carry them only for clients that ask (httpapi's computeShape);
+// README.md (the API, "Extensions") documents each.
 var extensions = map[string]map[string]*Schema{
 	// Endpoints declared inside the group, so that one Terraform resource
 	// holds them (the real API attaches them with attachNetworkEndpoints,

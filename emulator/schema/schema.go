@@ -112,23 +112,55 @@ func DropUnknown(name string, v any) []string {
 		return nil
 	}
 	var dropped []string
-	dropUnknown(s, v, "", &dropped)
+	dropper{}.drop(s, v, "", &dropped)
 	return dropped
 }
 
-func dropUnknown(s *Schema, v any, path string, dropped *[]string) {
+// DropExtensions is DropUnknown that also removes the emulator's extensions
+// (fields marked Extension): what remains is exactly the Compute API's
+// shape, for clients that did not ask for more.
+func DropExtensions(name string, v any) []string {
+	s := schemas[name]
+	if s == nil {
+		return nil
+	}
+	var dropped []string
+	dropper{extensions: true}.drop(s, v, "", &dropped)
+	return dropped
+}
+
+// OfKind is the name of the schema whose resources have kind
+// ("compute#healthCheck" is HealthCheck), or "".
+func OfKind(kind string) string { return kinds[kind] }
+
+// kinds maps each kind to its schema's name.
+var kinds = func() map[string]string {
+	out := map[string]string{}
+	for name := range schemas {
+		if k := Kind(name); k != "" {
+			out[k] = name
+		}
+	}
+	return out
+}()
+
+// dropper removes the fields of a value that its schema does not define
+// (and, with extensions, those the emulator adds).
+type dropper struct{ extensions bool }
+
+func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 	if s == nil {
 		return
 	}
 	if s.Ref != "" {
-		dropUnknown(schemas[s.Ref], v, path, dropped)
+		d.drop(schemas[s.Ref], v, path, dropped)
 		return
 	}
 	switch v := v.(type) {
 	case []any:
 		if s.Type == "array" {
 			for i, item := range v {
-				dropUnknown(s.Items, item, fmt.Sprintf("%s[%d]", path, i), dropped)
+				d.drop(s.Items, item, fmt.Sprintf("%s[%d]", path, i), dropped)
 			}
 		}
 	case map[string]any:
@@ -140,12 +172,12 @@ func dropUnknown(s *Schema, v any, path string, dropped *[]string) {
 			if p == nil {
 				p = s.AdditionalProperties
 			}
-			if p == nil {
+			if p == nil || d.extensions && p.Extension {
 				*dropped = append(*dropped, join(path, k))
 				delete(v, k)
 				continue
 			}
-			dropUnknown(p, v[k], join(path, k), dropped)
+			d.drop(p, v[k], join(path, k), dropped)
 		}
 	}
 }

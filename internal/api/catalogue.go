@@ -86,6 +86,8 @@ type Method struct {
 	// description (the first is the one the emulator checks bodies
 	// against; a regional variant of the same shape may follow), or none.
 	Requests []string
+	// Response is the schema of its answer, when it is not an Operation.
+	Response string
 }
 
 // Collection describes one collection of the Compute API that the emulator
@@ -149,12 +151,13 @@ var (
 	patchOnly = []string{"PATCH"}
 )
 
-// getHealth is the method of the collections that report health: a GET in
-// the Compute API, also answered on POST for older clients.
-func getHealth(verbs ...string) []Method {
+// getHealth is the method of the collections that report health, answered
+// with the schema response: a GET in the Compute API, also answered on
+// POST for older clients.
+func getHealth(response string, verbs ...string) []Method {
 	var ms []Method
 	for _, v := range verbs {
-		ms = append(ms, Method{HTTP: v, Name: "getHealth"})
+		ms = append(ms, Method{HTTP: v, Name: "getHealth", Response: response})
 	}
 	return ms
 }
@@ -179,11 +182,12 @@ var Catalogue = []Collection{
 				Requests: []string{"NetworkEndpointGroupsAttachEndpointsRequest", "RegionNetworkEndpointGroupsAttachEndpointsRequest"}},
 			{HTTP: "POST", Name: "detachNetworkEndpoints",
 				Requests: []string{"NetworkEndpointGroupsDetachEndpointsRequest", "RegionNetworkEndpointGroupsDetachEndpointsRequest"}},
-			{HTTP: "POST", Name: "listNetworkEndpoints", Requests: []string{"NetworkEndpointGroupsListEndpointsRequest"}},
+			{HTTP: "POST", Name: "listNetworkEndpoints", Requests: []string{"NetworkEndpointGroupsListEndpointsRequest"},
+				Response: "NetworkEndpointGroupsListNetworkEndpoints"},
 		}},
 	{Name: CollectionBackendServices, Kind: KindBackendService, ListKind: KindBackendServiceList,
 		Scopes: Global | Regional, Updates: putPatch, Role: ProbeOwner, New: newOf[BackendService](),
-		Methods: []Method{{HTTP: "POST", Name: "getHealth", Requests: []string{"ResourceGroupReference"}}}},
+		Methods: []Method{{HTTP: "POST", Name: "getHealth", Requests: []string{"ResourceGroupReference"}, Response: "BackendServiceGroupHealth"}}},
 	{Name: CollectionHTTPHealthChecks, Kind: KindHTTPHealthCheck, ListKind: KindHTTPHealthCheckList,
 		Scopes: Global, Updates: putPatch, Role: ProbeInput, New: newOf[LegacyHealthCheck]()},
 	{Name: CollectionHTTPSHealthChecks, Kind: KindHTTPSHealthCheck, ListKind: KindHTTPSHealthCheckList,
@@ -191,7 +195,7 @@ var Catalogue = []Collection{
 	{Name: CollectionTargetPools, Kind: KindTargetPool, ListKind: KindTargetPoolList,
 		Scopes: Regional, Updates: putPatch, Role: ProbeOwner, New: newOf[TargetPool](),
 		Methods: []Method{
-			{HTTP: "POST", Name: "getHealth", Requests: []string{"InstanceReference"}},
+			{HTTP: "POST", Name: "getHealth", Requests: []string{"InstanceReference"}, Response: "TargetPoolInstanceHealth"},
 			{HTTP: "POST", Name: "addInstance", Requests: []string{"TargetPoolsAddInstanceRequest"}},
 			{HTTP: "POST", Name: "removeInstance", Requests: []string{"TargetPoolsRemoveInstanceRequest"}},
 			{HTTP: "POST", Name: "addHealthCheck", Requests: []string{"TargetPoolsAddHealthCheckRequest"}},
@@ -215,9 +219,9 @@ var Catalogue = []Collection{
 	{Name: CollectionHealthAggregationPolicies, Kind: KindHealthAggregationPolicy, ListKind: KindHealthAggregationPolicyList,
 		Scopes: Regional, Updates: putPatch, Role: Aggregated, New: newOf[HealthAggregationPolicy]()},
 	{Name: CollectionHealthSources, Kind: KindHealthSource, ListKind: KindHealthSourceList,
-		Scopes: Regional, Updates: putPatch, Role: Aggregated, New: newOf[HealthSource](), Methods: getHealth("GET", "POST")},
+		Scopes: Regional, Updates: putPatch, Role: Aggregated, New: newOf[HealthSource](), Methods: getHealth("HealthSourceHealth", "GET", "POST")},
 	{Name: CollectionCompositeHealthChecks, Kind: KindCompositeHealthCheck, ListKind: KindCompositeHealthCheckList,
-		Scopes: Regional, Updates: putPatch, Role: Aggregated, New: newOf[CompositeHealthCheck](), Methods: getHealth("GET", "POST")},
+		Scopes: Regional, Updates: putPatch, Role: Aggregated, New: newOf[CompositeHealthCheck](), Methods: getHealth("CompositeHealthCheckHealth", "GET", "POST")},
 }
 
 // CollectionNamed returns the catalogue's entry for name, or false when the

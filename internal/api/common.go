@@ -21,6 +21,15 @@ type Meta struct {
 // GetMeta lets generic code reach the shared fields of any resource.
 func (m *Meta) GetMeta() *Meta { return m }
 
+// A client asks for the emulator's extensions of the API (fields the
+// Compute API does not have) in answers with this header set to "true", or
+// with this query parameter set to "true"; without either, answers have
+// exactly the Compute API's shape.
+const (
+	ExtensionsHeader    = "X-Lbhealth-Extensions"
+	ExtensionsParameter = "lbhealthExtensions"
+)
+
 // List is one page of a list call.
 type List[T any] struct {
 	Kind          string `json:"kind"`

@@ -145,6 +145,9 @@ func (c *Client) newRequest(ctx context.Context, method, path string, query url.
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
+	// The provider reads the emulator's extensions (a group's inline
+	// endpoints, the reasons of getHealth ...).
+	req.Header.Set(api.ExtensionsHeader, "true")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -20,16 +20,19 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// roots are the schemas of the resources and request bodies the emulator
-// serves (every collection of the catalogue and the request bodies of its
-// methods), and of the few bodies every collection shares; what they
-// reference is included too.
+// roots are the schemas of the resources, request bodies and answers the
+// emulator serves (every collection of the catalogue, and the request
+// bodies and answers of its methods), and of the few bodies every
+// collection shares; what they reference is included too.
 func roots() []string {
 	out := []string{"Operation", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest"}
 	for _, c := range api.Catalogue {
 		out = append(out, c.Schema())
 		for _, m := range c.Methods {
 			out = append(out, m.Requests...)
+			if m.Response != "" {
+				out = append(out, m.Response)
+			}
 		}
 	}
 	return out

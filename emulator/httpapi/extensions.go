@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// wantsExtensions tells whether the client asked for the emulator's
+// extensions of the API in answers: the lbhealth provider and client do
+// (api.ExtensionsHeader), and so can anyone with ?lbhealthExtensions=true.
+// Other clients get exactly the Compute API's shape.
+func wantsExtensions(r *http.Request) bool {
+	return r.Header.Get(api.ExtensionsHeader) == "true" || r.URL.Query().Get(api.ExtensionsParameter) == "true"
+}
+
+// computeShape is answer v as the Compute API writes it: the fields the
+// emulator adds (schema extensions, and the reasons of getHealth) removed,
+// by the schema of the answer's kind. Answers with no kind the schema
+// knows, and operations, are returned as they are.
+func computeShape(v any) (any, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	kind := kindOf(body)
+	name := schema.OfKind(kind)
+	if name == "" || kind == api.KindOperation {
+		return json.RawMessage(body), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numbers go back out exactly as they came
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	schema.DropExtensions(name, doc)
+	return doc, nil
+}
+
+// kindOf reads the top-level kind of a JSON object, or "".
+func kindOf(body []byte) string {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if !bytes.Contains(body, []byte(`"kind"`)) || json.Unmarshal(body, &head) != nil {
+		return ""
+	}
+	return head.Kind
+}
