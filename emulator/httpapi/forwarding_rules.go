@@ -14,7 +14,7 @@ func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.Forwardi
 	c := newCollection[api.ForwardingRule, *api.ForwardingRule](s, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
 	c.resolve = s.resolveForwardingRule
 	c.refs = func(fr *api.ForwardingRule) []string {
-		return []string{fr.BackendService, fr.Target}
+		return []string{fr.BackendService, fr.Target, fr.Network, fr.Subnetwork}
 	}
 	c.fingerprint = func(fr *api.ForwardingRule) *string { return &fr.Fingerprint }
 	c.fingerprintOptional = true
@@ -51,6 +51,36 @@ func (s *Server) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule,
 	return nil
 }
 
+// resolveRuleNetwork checks the network and subnetwork a rule names: they
+// must exist, a subnetwork in the rule's region (a global rule names the
+// region in the reference) and in the rule's network when both are set.
+func (s *Server) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	network := fr.Network // as sent, for messages
+	if fr.Network != "" {
+		k, err := s.lookup(ctx, "network", fr.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+		if err != nil {
+			return err
+		}
+		fr.Network = s.link(k.Path())
+	}
+	if fr.Subnetwork == "" {
+		return nil
+	}
+	var sn api.Subnetwork
+	k, err := s.lookup(ctx, "subnetwork", fr.Subnetwork, sc, api.CollectionSubnetworks, &sn)
+	if err != nil {
+		return err
+	}
+	if sc.region != "" && k.Scope != sc.path() {
+		return invalid("subnetwork (%q) is in %s: a forwarding rule in region %s takes a subnetwork of its own region.", fr.Subnetwork, k.Scope, sc.region)
+	}
+	if fr.Network != "" && lastSegment(sn.Network) != lastSegment(fr.Network) {
+		return invalid("subnetwork (%q) is a range of network %s, not of network (%q).", fr.Subnetwork, lastSegment(sn.Network), network)
+	}
+	fr.Subnetwork = s.link(k.Path())
+	return nil
+}
+
 // modelledTargets are the targets of forwarding rules that the emulator
 // models, and so checks.
 var modelledTargets = map[string]bool{api.CollectionTargetPools: true}
@@ -67,6 +97,9 @@ var forwardingTargets = map[string]bool{
 // sends traffic to: it must exist, in the rule's own scope.
 func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
 	if err := s.resolveRuleAddress(ctx, fr, sc); err != nil {
+		return err
+	}
+	if err := s.resolveRuleNetwork(ctx, fr, sc); err != nil {
 		return err
 	}
 	if fr.BackendService != "" {

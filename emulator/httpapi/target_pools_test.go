@@ -198,3 +198,35 @@ func TestHealth_Enums(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardingRules_NetworkAndSubnetwork: the network and subnetwork a
+// rule names must exist, the subnetwork in the rule's region and network;
+// they are stored as URLs and cannot be deleted while the rule uses them.
+func TestForwardingRules_NetworkAndSubnetwork(t *testing.T) {
+	e := newEmu(t)
+	e.insert(poolsPath, `{"name": "p1"}`)
+	e.insert("/compute/v1/projects/p/global/networks", `{"name": "net", "autoCreateSubnetworks": false}`)
+	e.insert("/compute/v1/projects/p/global/networks", `{"name": "other", "autoCreateSubnetworks": false}`)
+	e.insert("/compute/v1/projects/p/regions/us-east1/subnetworks", `{"name": "sub", "network": "global/networks/net", "ipCidrRange": "10.0.0.0/24"}`)
+	e.insert("/compute/v1/projects/p/regions/us-west1/subnetworks", `{"name": "far", "network": "global/networks/net", "ipCidrRange": "10.0.1.0/24"}`)
+	before := e.snapshot()
+	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr", "target": "p1", "network": "global/networks/nope"}`, 404, api.ReasonNotFound),
+		`network ("global/networks/nope") refers to projects/p/global/networks/nope, which does not exist.`)
+	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr", "target": "p1", "subnetwork": "nope"}`, 404, api.ReasonNotFound),
+		`subnetwork ("nope") refers to projects/p/regions/us-east1/subnetworks/nope, which does not exist.`)
+	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr", "target": "p1", "subnetwork": "regions/us-west1/subnetworks/far"}`, 400, api.ReasonInvalid),
+		`subnetwork ("regions/us-west1/subnetworks/far") is in regions/us-west1: a forwarding rule in region us-east1 takes a subnetwork of its own region.`)
+	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr", "target": "p1", "network": "other", "subnetwork": "sub"}`, 400, api.ReasonInvalid),
+		`subnetwork ("sub") is a range of network net, not of network ("other").`)
+	if after := e.snapshot(); after != before {
+		t.Fatalf("refused rules changed what is stored:\n%s\n%s", before, after)
+	}
+
+	e.insert(rulesPath, `{"name": "fr", "target": "p1", "network": "net", "subnetwork": "sub"}`)
+	var fr api.ForwardingRule
+	e.ok("GET", rulesPath+"/fr", "", &fr)
+	if e.path(fr.Network) != "/compute/v1/projects/p/global/networks/net" || e.path(fr.Subnetwork) != "/compute/v1/projects/p/regions/us-east1/subnetworks/sub" {
+		t.Errorf("network %q, subnetwork %q: want their URLs", fr.Network, fr.Subnetwork)
+	}
+	e.fail("DELETE", "/compute/v1/projects/p/regions/us-east1/subnetworks/sub", "", 400, api.ReasonResourceInUse)
+}

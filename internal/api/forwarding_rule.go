@@ -20,6 +20,10 @@ type ForwardingRule struct {
 	LoadBalancingScheme string   `json:"loadBalancingScheme,omitempty"`
 	BackendService      string   `json:"backendService,omitempty"`
 	Target              string   `json:"target,omitempty"`
+	// Network and Subnetwork, when set, must exist (the rule's own region
+	// for a subnetwork); they are stored as URLs and kept in use.
+	Network    string `json:"network,omitempty"`
+	Subnetwork string `json:"subnetwork,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`
