@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -68,7 +69,76 @@ func parseObject(body []byte) (document, error) {
 	if !ok {
 		return nil, invalid("The request body must be a JSON object, not a JSON %s.", jsonKind(v))
 	}
+	// A lone surrogate escape ("\ud800") decodes to U+FFFD, silently: the
+	// text had none of its own, so one in a value came from such an escape.
+	replaced := func() bool {
+		return !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)) && !bytes.Contains(body, []byte(string(utf8.RuneError)))
+	}
+	if err := checkText(doc, "", replaced); err != nil {
+		return nil, err
+	}
 	return doc, nil
+}
+
+// checkText refuses strings (values and names) that hold a NUL, which no
+// field of the API takes, or U+FFFD made from an escape that is not a
+// character (a lone surrogate), which replaced tells (it is asked only
+// when a string has U+FFFD).
+func checkText(v any, path string, replaced func() bool) error {
+	bad := func(s string) string {
+		switch {
+		case strings.ContainsRune(s, 0):
+			return "a NUL character (\\u0000)"
+		case strings.ContainsRune(s, utf8.RuneError) && replaced():
+			return "an escape that is not a character (a lone UTF-16 surrogate, \\ud800-\\udfff)"
+		}
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		if why := bad(v); why != "" {
+			return invalid("%s (%s) has %s: strings of the API are text.", fieldName(path), quoteShort(v), why)
+		}
+	case []any:
+		for i, item := range v {
+			if err := checkText(item, fmt.Sprintf("%s[%d]", path, i), replaced); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, item := range v {
+			if why := bad(k); why != "" {
+				return invalid("A field name %s has %s: field names are text.", strconv.QuoteToASCII(k), why)
+			}
+			if err := checkText(item, joinPath(path, k), replaced); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// quoteShort quotes s in ASCII, cut to a length a message can hold.
+func quoteShort(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return strconv.QuoteToASCII(s)
+}
+
+// fieldName names the field at path, or the body itself.
+func fieldName(path string) string {
+	if path == "" {
+		return "The request body"
+	}
+	return path
+}
+
+func joinPath(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
 }
 
 // maxLoggedUnknown bounds how many distinct unknown fields are logged, so

@@ -19,6 +19,22 @@ func TestHostileInput_RefusedInTheAPIsFormat(t *testing.T) {
 	before := e.snapshot()
 	wantMessage(t, e.fail("POST", globalHC, "{\"name\": \"web\", \"description\": \"caf\xe9\", \"tcpHealthCheck\": {}}", 400, api.ReasonInvalid),
 		"not valid UTF-8 (at byte 35)")
+	// JSON escapes that make no text: a NUL, a lone surrogate (which Go's
+	// decoder turns into U+FFFD); an escaped U+FFFD is text, and is kept.
+	wantMessage(t, e.fail("POST", globalHC, `{"name": "web", "description": "a\u0000b", "tcpHealthCheck": {}}`, 400, api.ReasonInvalid),
+		`description ("a\x00b") has a NUL character (\u0000): strings of the API are text.`)
+	wantMessage(t, e.fail("POST", globalHC, `{"name": "web", "tcpHealthCheck": {"request": "\ud800"}}`, 400, api.ReasonInvalid),
+		`tcpHealthCheck.request ("\ufffd") has an escape that is not a character (a lone UTF-16 surrogate, \ud800-\udfff): strings of the API are text.`)
+	wantMessage(t, e.fail("POST", globalHC, `{"name": "web", "labels": {"a\u0000": "x"}, "tcpHealthCheck": {}}`, 400, api.ReasonInvalid),
+		`A field name "a\x00" has a NUL character`)
+	if after := e.snapshot(); after != before {
+		t.Fatalf("refused bodies changed what is stored:\n%s\n%s", before, after)
+	}
+	e.insert(globalHC, `{"name": "kept", "description": "\ufffd", "tcpHealthCheck": {}}`)
+	if got := e.get(globalHC + "/kept"); got.Description != "\ufffd" {
+		t.Errorf("an escaped U+FFFD was stored as %q", got.Description)
+	}
+	e.ok("DELETE", globalHC+"/kept", "", nil)
 	for _, path := range []string{"/compute/v1/projects/p/global//healthChecks", "/compute/v1/projects/p/global/healthChecks/../../x",
 		"/compute/v1/projects/p/./global/healthChecks"} {
 		req, err := http.NewRequest("GET", e.url+path, nil)
