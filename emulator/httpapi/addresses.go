@@ -11,7 +11,8 @@ import (
 // addresses is the regional addresses collection and, under global/, the
 // global one (globalAddresses in the Compute API). An address without a
 // value gets one: INTERNAL ones in a subnetwork its next free address,
-// others a loopback address, which probes can reach.
+// IPv6 ones one of 2001:db8:1b::/64, others a loopback address, which
+// probes can reach.
 func (s *Server) addresses() *collection[api.Address, *api.Address] {
 	c := newCollection[api.Address, *api.Address](s, api.CollectionAddresses, nil, rules.ApplyAddressDefaults)
 	c.check = func(a *api.Address, sc scope) rules.Violations {
@@ -30,6 +31,9 @@ func (s *Server) addresses() *collection[api.Address, *api.Address] {
 // its value.
 func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
 	pool := loopbackPool
+	if a.IPVersion == api.IPv6 {
+		pool = ipv6Pool // the rules refuse IPv6 in a subnetwork
+	}
 	if a.Subnetwork != "" {
 		var sn api.Subnetwork
 		k, err := s.lookup(ctx, "subnetwork", a.Subnetwork, sc, api.CollectionSubnetworks, &sn)

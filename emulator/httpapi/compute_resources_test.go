@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -249,4 +250,31 @@ func TestInstances_DefaultNetwork(t *testing.T) {
 		t.Errorf("interface = %+v", ni)
 	}
 	wantMessage(t, e.fail("DELETE", networksPath+"/default", "", 400, api.ReasonResourceInUse), "instances/vm")
+}
+
+// TestIPv6Addresses: an address or a forwarding rule with ipVersion IPV6
+// and no address of its own gets one, from the documentation range
+// 2001:db8:1b::/64 (routed nowhere), each once.
+func TestIPv6Addresses(t *testing.T) {
+	e := newEmu(t)
+	var a, b api.Address
+	e.insert(addressesPath, `{"name": "v6a", "ipVersion": "IPV6"}`)
+	e.insert(globalAddrPath, `{"name": "v6b", "ipVersion": "IPV6"}`)
+	e.ok("GET", addressesPath+"/v6a", "", &a)
+	e.ok("GET", globalAddrPath+"/v6b", "", &b)
+	if a.Address != "2001:db8:1b::1" || b.Address != "2001:db8:1b::2" {
+		t.Errorf("IPv6 addresses %q and %q, want 2001:db8:1b::1 and ::2", a.Address, b.Address)
+	}
+	wantMessage(t, e.fail("POST", addressesPath, `{"name": "dup", "ipVersion": "IPV6", "address": "2001:db8:1b::1"}`, 400, api.ReasonInvalid),
+		`is already used by projects/p/regions/us-east1/addresses/v6a`)
+
+	e.insert("/compute/v1/projects/p/regions/us-east1/targetPools", `{"name": "pool"}`)
+	e.insert(rulesPath, `{"name": "fr6", "ipVersion": "IPV6", "target": "pool"}`)
+	var fr api.ForwardingRule
+	e.ok("GET", rulesPath+"/fr6", "", &fr)
+	if ip, err := netip.ParseAddr(fr.IPAddress); err != nil || !netip.MustParsePrefix("2001:db8:1b:1::/64").Contains(ip) {
+		t.Errorf("IPv6 rule address %q, want one of 2001:db8:1b:1::/64", fr.IPAddress)
+	}
+	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr7", "ipVersion": "IPV5", "target": "pool"}`, 400, api.ReasonInvalid),
+		`ipVersion ("IPV5") must be one of IPV4, IPV6.`)
 }

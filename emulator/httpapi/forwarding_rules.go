@@ -23,13 +23,16 @@ func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.Forwardi
 }
 
 // assignRuleAddress gives a rule without IPAddress one, as the API does
-// (an ephemeral address). The emulator picks it in 127.1.0.0/16, where
-// nothing is sent: forwarding rules are not probed.
+// (an ephemeral address). The emulator picks it in 127.1.0.0/16, or for
+// ipVersion IPV6 in 2001:db8:1b:1::/64 (the documentation range, routed
+// nowhere), from the rule's id: forwarding rules are not probed.
 func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 	switch {
 	case fr.IPAddress != "":
 	case prior != nil && prior.IPAddress != "":
 		fr.IPAddress = prior.IPAddress // an ephemeral address lasts as long as its rule
+	case fr.IPVersion == api.IPv6:
+		fr.IPAddress = fmt.Sprintf("2001:db8:1b:1::%x:%x", fr.ID>>16&0xffff, fr.ID&0xffff|1)
 	default:
 		id := fr.ID
 		fr.IPAddress = fmt.Sprintf("127.1.%d.%d", id>>8&0xff, id&0xfe|1)

@@ -45,6 +45,17 @@ var loopbackPool = ipPool{
 	label: "the loopback range 127.0.1.1-127.0.255.254",
 }
 
+// ipv6Pool holds the IPv6 addresses given out (addresses with ipVersion
+// IPV6): 2001:db8:1b::/64, in the documentation range (RFC 3849), which
+// no network routes, so an address copied from the emulator never sends
+// traffic anywhere; --probe-networks leaves it unprobed unless asked.
+var ipv6Pool = ipPool{
+	project: "-", scope: "global", prefix: "ipv6/",
+	first: netip.MustParseAddr("2001:db8:1b::1"), last: netip.MustParseAddr("2001:db8:1b::ffff:ffff"),
+	skip:  func(netip.Addr) bool { return false },
+	label: "the IPv6 range 2001:db8:1b::/64",
+}
+
 // subnetworkPool is the pool of subnetwork sn stored at k.
 func subnetworkPool(k store.Key, sn *api.Subnetwork) ipPool {
 	p, _ := netip.ParsePrefix(sn.IPCIDRRange) // valid: checked on insert

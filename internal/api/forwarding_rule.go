@@ -13,7 +13,9 @@ type ForwardingRule struct {
 	IPAddress string `json:"IPAddress,omitempty"`
 	// IPProtocol defaults to TCP, as in the Compute API.
 	IPProtocol string `json:"IPProtocol,omitempty"`
-	PortRange  string `json:"portRange,omitempty"`
+	// IPVersion IPV6 gives a rule without IPAddress an IPv6 address.
+	IPVersion string `json:"ipVersion,omitempty"`
+	PortRange string `json:"portRange,omitempty"`
 	// Ports and AllPorts are stored, not acted on: the rules check them.
 	Ports               []string `json:"ports,omitempty"`
 	AllPorts            *bool    `json:"allPorts,omitempty"`

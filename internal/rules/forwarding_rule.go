@@ -18,6 +18,7 @@ func ForwardingRule(fr *api.ForwardingRule) Violations {
 		vs = append(vs, violation("IPAddress", "%s (%q) must be an IPv4 or IPv6 address, an IPv6 range (2600:1234::/96), or a reference to an address resource (its URL, regions/{region}/addresses/{name} or its name).",
 			f("IPAddress"), fr.IPAddress))
 	}
+	vs.add(oneOf("ipVersion", fr.IPVersion, api.IPv4, api.IPv6))
 	vs.add(portRange("portRange", fr.PortRange))
 	vs = append(vs, rulePorts(fr)...)
 	vs.add(oneOf("loadBalancingScheme", fr.LoadBalancingScheme, Schemes...))

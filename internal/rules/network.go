@@ -228,11 +228,17 @@ func Address(a *api.Address) Violations {
 	vs.add(oneOf("addressType", a.AddressType, api.AddressExternal, api.AddressInternal))
 	vs.add(oneOf("ipVersion", a.IPVersion, api.IPv4, api.IPv6))
 	if a.Address != "" {
-		if _, err := netip.ParseAddr(a.Address); err != nil {
+		ip, err := netip.ParseAddr(a.Address)
+		switch {
+		case err != nil:
 			vs = append(vs, violation("address", "%s (%q) must be an IPv4 or IPv6 address.", f("address"), a.Address))
+		case a.IPVersion == api.IPv6 && !ip.Is6(), a.IPVersion == api.IPv4 && !ip.Is4():
+			vs = append(vs, violation("address", "%s (%q) is not an %s address, as %s says.", f("address"), a.Address, a.IPVersion, f("ipVersion")))
 		}
-	} else if a.IPVersion == api.IPv6 {
-		vs = append(vs, violation("address", "%s is required when %s is IPV6: the emulator assigns IPv4 addresses only.", f("address"), f("ipVersion")))
+	}
+	if a.IPVersion == api.IPv6 && a.Subnetwork != "" {
+		vs = append(vs, violation("ipVersion", "%s IPV6 cannot be set with %s: the emulator's subnetworks have IPv4 ranges only; leave %s out, or use IPV4.",
+			f("ipVersion"), f("subnetwork"), f("subnetwork")))
 	}
 	internal := a.AddressType == api.AddressInternal
 	if a.Subnetwork != "" && !internal {
