@@ -161,8 +161,10 @@ func (s *Server) attachedEndpoint(ctx context.Context, field string, e *api.Netw
 	return nil
 }
 
-// detachNetworkEndpoints removes endpoints from a group. An endpoint the
-// group does not have is 404 notFound, as in the Compute API.
+// detachNetworkEndpoints removes endpoints from a group, each named by what
+// it gives of its address, instance, fqdn and port (a port alone when it
+// names one endpoint). An endpoint the group does not have is 404
+// notFound, as in the Compute API.
 func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
@@ -173,8 +175,9 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 		g := cloneOf(stored)
 		for i, d := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
-			if d.IPAddress == "" && d.Instance == "" && d.FQDN == "" {
-				return nil, invalid("%s names no endpoint: give its ipAddress, its instance or its fqdn.", field)
+			byPortAlone := d.IPAddress == "" && d.Instance == "" && d.FQDN == ""
+			if byPortAlone && d.Port == nil {
+				return nil, invalid("%s names no endpoint: give its ipAddress, its instance, its fqdn or its port.", field)
 			}
 			if d.Port == nil && g.DefaultPort != nil {
 				d.Port = g.DefaultPort
@@ -184,10 +187,28 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 				return nil, &apiError{http.StatusNotFound, api.ReasonNotFound,
 					fmt.Sprintf("%s (%s) is not an endpoint of network endpoint group %s.", field, describeEndpoint(d), g.Name)}
 			}
+			// By its port alone (terraform-provider-google sends ip_address,
+			// a field the API does not know and drops): the port must name
+			// one endpoint.
+			if n := countFunc(g.Endpoints, func(e api.NetworkEndpoint) bool { return detachMatches(d, e) }); byPortAlone && n > 1 {
+				return nil, invalid("%s (%s) matches %d endpoints of network endpoint group %s: give its ipAddress or its instance too.",
+					field, describeEndpoint(d), n, g.Name)
+			}
 			g.Endpoints = slices.Delete(g.Endpoints, j, j+1)
 		}
 		return g, nil
 	})
+}
+
+// countFunc counts the elements of s for which f holds.
+func countFunc[E any](s []E, f func(E) bool) int {
+	n := 0
+	for _, e := range s {
+		if f(e) {
+			n++
+		}
+	}
+	return n
 }
 
 // sameEndpoint: one address (in any spelling) and one port.

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,8 +133,18 @@ func TestDetachNetworkEndpoints(t *testing.T) {
 	if g := e.group(neg); g.Size != 1 {
 		t.Errorf("a refused detach changed the group: %+v", g)
 	}
-	wantMessage(t, e.fail("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"port": 80}]}`, 400, api.ReasonInvalid),
-		"networkEndpoints[0] names no endpoint")
+	wantMessage(t, e.fail("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{}]}`, 400, api.ReasonInvalid),
+		"networkEndpoints[0] names no endpoint: give its ipAddress, its instance, its fqdn or its port.")
+	// By port alone, as terraform-provider-google's update sends it (its
+	// ip_address is a field the API does not know): fine when the port
+	// names one endpoint, refused when it names several.
+	e.ok("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1", "port": 81}, {"instance": "vm-2", "port": 81}, {"instance": "vm-1", "port": 82}]}`, nil)
+	wantMessage(t, e.fail("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"port": 81}]}`, 400, api.ReasonInvalid),
+		"networkEndpoints[0] (port 81) matches 2 endpoints of network endpoint group neg: give its ipAddress or its instance too.")
+	e.ok("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"ip_address": "10.0.0.2", "port": 82, "instance": ""}]}`, nil)
+	if g := e.group(neg); g.Size != 3 || slices.ContainsFunc(g.Endpoints, func(ep api.NetworkEndpoint) bool { return *ep.Port == 82 }) {
+		t.Errorf("after detaching port 82 alone: %+v", g.Endpoints)
+	}
 	e.fail("POST", zonalNEGs+"/nope/detachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1"}]}`, 404, api.ReasonNotFound)
 }
 
