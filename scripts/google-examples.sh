@@ -3,7 +3,8 @@
 # new user would, on examples/google (and any other directories given):
 #   1. apply, then a second plan must be empty;
 #   2. `terraform import` of every resource into a fresh state, then a plan
-#      must be empty (references round-trip);
+#      must be empty (references round-trip), but for what the provider
+#      cannot import from the cloud either (not_importable);
 #   3. change the endpoints of google_compute_network_endpoints (when the
 #      configuration has one): the update applies and the next plan is empty;
 #   4. destroy.
@@ -58,6 +59,25 @@ step() { # step NAME COMMAND...: run, report
 tf() { terraform -chdir="$1" "$2" -no-color -input=false -var "emulator=http://127.0.0.1:$port" "${@:3}"; }
 empty_plan() { tf "$1" plan -detailed-exitcode; }
 
+# Attributes a plan after import may change with the emulator as with the
+# cloud, because terraform-provider-google cannot import them:
+# terraform_labels (it adds goog-terraform-provisioned again,
+# hashicorp/terraform-provider-google#20063) and iap (the API never returns
+# oauth2ClientSecret, input only).
+not_importable='["terraform_labels", "iap"]'
+
+# plan_after_import DIR: a plan that changes nothing but not_importable.
+plan_after_import() {
+	tf "$1" plan -out=import.plan || return 1
+	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" '
+		[.resource_changes[]? | select(.change.actions != ["no-op"]) |
+			if .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
+			else .change.before as $b | .change.after as $a |
+				([($b | keys[]), ($a | keys[])] | unique | map(select($b[.] != $a[.]))) - $skip |
+				if length > 0 then "\(.address) changes \(join(", "))" else empty end
+			end] | if length > 0 then (.[] | stderr) | false else true end'
+}
+
 # import_all DIR FRESH: import every resource of DIR's state into FRESH.
 import_all() {
 	local dir=$1 fresh=$2
@@ -84,8 +104,8 @@ for example in "${@:-examples/google}"; do
 	step "$name: second plan empty" empty_plan "$dir"
 	step "$name: import every resource into a fresh state" import_all "$dir" "$fresh"
 	echo "      ($(terraform -chdir="$fresh" state list 2>/dev/null | wc -l) resources imported)"
-	step "$name: plan after import empty" empty_plan "$fresh"
-	if grep -q 'google_compute_network_endpoints' "$dir/main.tf"; then
+	step "$name: plan after import empty (but for what cannot be imported)" plan_after_import "$fresh"
+	if grep -q "for_each = \[9000, 9001, 9002\]" "$dir/main.tf"; then
 		step "$name: network_endpoints update" change_endpoints "$dir"
 	fi
 	step "$name: destroy" tf "$dir" destroy -auto-approve

@@ -22,14 +22,19 @@ var extensions = map[string]map[string]*Schema{
 	// gRPC blocks have none.
 	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
 	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},
-	// Fields the Compute API takes that its discovery document does not
-	// list (yet): terraform-provider-google sends them, and GCP accepts them.
-	"NetworkRoutingConfig": {"deleteBgpAlwaysCompareMed": {Type: "boolean"}},
 	// Named ports on the service itself, standing in for the named ports of
 	// instance groups that USE_NAMED_PORT checks resolve.
 	"BackendService": {
 		"namedPorts": {Type: "array", Items: &Schema{Ref: "NamedPort"}},
 	},
+}
+
+// undocumented are fields of the Compute API that its discovery document
+// does not list (yet): terraform-provider-google sends them, and GCP
+// accepts and returns them. They are the API's own, not extensions: every
+// client sees them.
+var undocumented = map[string]map[string]*Schema{
+	"NetworkRoutingConfig": {"deleteBgpAlwaysCompareMed": {Type: "boolean"}},
 }
 
 var proxyHeader = &Schema{Type: "string", Enum: []string{"NONE", "PROXY_V1"}}

@@ -30,17 +30,27 @@ func load() map[string]*Schema {
 		panic("schema: compute-v1.json: " + err.Error()) // generated and embedded: cannot happen at run time
 	}
 	for name, props := range extensions {
-		s := doc.Schemas[name]
-		if s == nil {
-			panic("schema: extension of unknown schema " + name)
-		}
 		for field, p := range props {
 			p.Extension = true
-			s.Properties[field] = p
+			addProperty(doc.Schemas, name, field, p)
+		}
+	}
+	for name, props := range undocumented {
+		for field, p := range props {
+			addProperty(doc.Schemas, name, field, p)
 		}
 	}
 	extensionProtocols(doc.Schemas)
 	return doc.Schemas
+}
+
+// addProperty adds field to the named schema.
+func addProperty(schemas map[string]*Schema, name, field string, p *Schema) {
+	s := schemas[name]
+	if s == nil {
+		panic("schema: a field added to unknown schema " + name)
+	}
+	s.Properties[field] = p
 }
 
 // Get returns the named schema, or nil.

@@ -140,3 +140,17 @@ func TestDropUnknown(t *testing.T) {
 		t.Errorf("known fields lost: %v", doc)
 	}
 }
+
+// TestUndocumentedFieldsAreTheAPIs: a field the API has but its discovery
+// document does not list is kept in answers for every client; an
+// extension is dropped for those that did not ask.
+func TestUndocumentedFieldsAreTheAPIs(t *testing.T) {
+	network := map[string]any{"name": "n", "routingConfig": map[string]any{"routingMode": "GLOBAL", "deleteBgpAlwaysCompareMed": true}}
+	if dropped := DropExtensions("Network", network); len(dropped) != 0 {
+		t.Errorf("DropExtensions dropped %v from a network: deleteBgpAlwaysCompareMed is the API's own", dropped)
+	}
+	hc := map[string]any{"name": "h", "grpcHealthCheck": map[string]any{"port": 1, "proxyHeader": "NONE"}}
+	if dropped := DropExtensions("HealthCheck", hc); len(dropped) != 1 || dropped[0] != "grpcHealthCheck.proxyHeader" {
+		t.Errorf("DropExtensions dropped %v from a gRPC check, want grpcHealthCheck.proxyHeader (an extension)", dropped)
+	}
+}
