@@ -18,9 +18,10 @@ func wantsExtensions(r *http.Request) bool {
 }
 
 // computeShape is answer v as the Compute API writes it: the fields the
-// emulator adds (schema extensions, and the reasons of getHealth) removed,
-// by the schema of the answer's kind. Answers with no kind the schema
-// knows, and operations, are returned as they are.
+// emulator adds (the schema's extensions, the reasons of getHealth among
+// them) removed, by the schema of the answer's kind. Answers with no kind
+// the schema knows, or whose schema reaches no extension, are returned as
+// they are: what is stored holds no field the schema lacks.
 func computeShape(v any) (any, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -28,7 +29,7 @@ func computeShape(v any) (any, error) {
 	}
 	kind := kindOf(body)
 	name := schema.OfKind(kind)
-	if name == "" || kind == api.KindOperation {
+	if name == "" || kind == api.KindOperation || !schema.HasExtensions(name) {
 		return json.RawMessage(body), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -22,6 +22,12 @@ var extensions = map[string]map[string]*Schema{
 	// gRPC blocks have none.
 	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
 	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},
+	// Why an endpoint is unhealthy, and where its verdict comes from, in
+	// getHealth answers (backend services and target pools).
+	"HealthStatus": {
+		"group": {Type: "string"}, "healthCheck": {Type: "string"}, "reason": {Type: "string"},
+		"detail": {Type: "string"}, "lastProbeTime": {Type: "string"},
+	},
 	// Named ports on the service itself, standing in for the named ports of
 	// instance groups that USE_NAMED_PORT checks resolve.
 	"BackendService": {

@@ -139,6 +139,42 @@ func DropExtensions(name string, v any) []string {
 	return dropped
 }
 
+// HasExtensions tells whether a value of the named schema may hold an
+// extension, at any depth: when it cannot, DropExtensions has nothing to do
+// on what the emulator stores (unknown fields are dropped on the way in).
+func HasExtensions(name string) bool { return withExtensions[name] }
+
+// withExtensions are the schemas that reach an extension.
+var withExtensions = func() map[string]bool {
+	out := map[string]bool{}
+	for name := range schemas {
+		out[name] = reachesExtension(schemas[name], map[*Schema]bool{})
+	}
+	return out
+}()
+
+func reachesExtension(s *Schema, seen map[*Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	if s.Extension {
+		return true
+	}
+	if s.Ref != "" {
+		return reachesExtension(schemas[s.Ref], seen)
+	}
+	if reachesExtension(s.Items, seen) || reachesExtension(s.AdditionalProperties, seen) {
+		return true
+	}
+	for _, p := range s.Properties {
+		if reachesExtension(p, seen) {
+			return true
+		}
+	}
+	return false
+}
+
 // OfKind is the name of the schema whose resources have kind
 // ("compute#healthCheck" is HealthCheck), or "".
 func OfKind(kind string) string { return kinds[kind] }
