@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sync"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -50,34 +49,6 @@ var defaultFirewalls = []string{
 	  "sourceRanges":["0.0.0.0/0"],"allowed":[{"IPProtocol":"icmp"}]}`,
 }
 
-// projects remembers the projects already given their default network in
-// this run, so that requests after the first cost one map lookup.
-type projects struct {
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-func (p *projects) has(project string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.seen[project]
-}
-
-func (p *projects) add(project string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.seen == nil {
-		p.seen = map[string]bool{}
-	}
-	p.seen[project] = true
-}
-
-func (p *projects) reset() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.seen = nil
-}
-
 // provisionProject gives the project the request names, the first time
 // any request names it, what the cloud gives a new project: the auto-mode
 // network default, its subnetworks and its firewall rules. They are stored
@@ -85,7 +56,7 @@ func (p *projects) reset() {
 // once, even in an earlier run, is never provisioned again.
 func (s *Server) provisionProject(r *http.Request) error {
 	project := r.PathValue("project")
-	if !s.defaultNetwork || project == "" || rules.Project("project", project) != nil || s.provisioned.has(project) {
+	if !s.defaultNetwork || project == "" || rules.Project("project", project) != nil || s.isProvisioned(project) {
 		return nil
 	}
 	ctx := context.WithoutCancel(r.Context())
@@ -94,7 +65,7 @@ func (s *Server) provisionProject(r *http.Request) error {
 	marker := store.Key{Project: project, Scope: "global", Collection: projectsCollection, Name: project}
 	switch _, err := s.store.Get(ctx, marker); {
 	case err == nil:
-		s.provisioned.add(project)
+		s.provisioned.Store(project, true)
 		return nil
 	case !errors.Is(err, store.ErrNotFound):
 		return err
@@ -109,9 +80,15 @@ func (s *Server) provisionProject(r *http.Request) error {
 	if s.onChange != nil {
 		s.onChange(ctx, created)
 	}
-	s.provisioned.add(project)
+	s.provisioned.Store(project, true)
 	s.log.Info("project provisioned with the default network", "project", project, "resources", len(created))
 	return nil
+}
+
+// isProvisioned tells whether this run has seen project provisioned.
+func (s *Server) isProvisioned(project string) bool {
+	_, ok := s.provisioned.Load(project)
+	return ok
 }
 
 // createDefaultNetwork stores the default network of the project of sc,
@@ -161,13 +138,5 @@ func createResource[T any, P ptr[T]](ctx context.Context, c *collection[T, P], s
 	if err := c.prepare(ctx, obj, doc, sc, nil); err != nil {
 		return key, err
 	}
-	if err := c.s.store.Insert(ctx, store.Object{Key: key, Body: c.stored(doc, obj)}); errors.Is(err, store.ErrAlreadyExists) {
-		return key, errSkipped
-	} else if err != nil {
-		return key, err
-	}
-	return key, nil
+	return key, storeError(key, c.s.store.Insert(ctx, store.Object{Key: key, Body: c.stored(doc, obj)}))
 }
-
-// errSkipped: createResource found the name taken.
-var errSkipped = errors.New("already there")

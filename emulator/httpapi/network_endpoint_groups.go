@@ -190,9 +190,11 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 			// By its port alone (terraform-provider-google sends ip_address,
 			// a field the API does not know and drops): the port must name
 			// one endpoint.
-			if n := countFunc(g.Endpoints, func(e api.NetworkEndpoint) bool { return detachMatches(d, e) }); byPortAlone && n > 1 {
-				return nil, invalid("%s (%s) matches %d endpoints of network endpoint group %s: give its ipAddress or its instance too.",
-					field, describeEndpoint(d), n, g.Name)
+			if byPortAlone {
+				if n := matching(g.Endpoints, d); n > 1 {
+					return nil, invalid("%s (%s) matches %d endpoints of network endpoint group %s: give its ipAddress or its instance too.",
+						field, describeEndpoint(d), n, g.Name)
+				}
 			}
 			g.Endpoints = slices.Delete(g.Endpoints, j, j+1)
 		}
@@ -200,11 +202,12 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 	})
 }
 
-// countFunc counts the elements of s for which f holds.
-func countFunc[E any](s []E, f func(E) bool) int {
+// matching counts the endpoints that d, an endpoint a client detaches,
+// names.
+func matching(endpoints []api.NetworkEndpoint, d api.NetworkEndpoint) int {
 	n := 0
-	for _, e := range s {
-		if f(e) {
+	for _, e := range endpoints {
+		if detachMatches(d, e) {
 			n++
 		}
 	}

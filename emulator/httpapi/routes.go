@@ -182,7 +182,7 @@ func (s *Server) reset(r *http.Request) (any, error) {
 	}
 	s.refs.reset()
 	s.resetOperations()
-	s.provisioned.reset()
+	s.provisioned.Clear()
 	if s.onChange != nil {
 		s.onChange(r.Context(), nil)
 	}

@@ -55,9 +55,10 @@ type Server struct {
 	unknownLogged map[string]bool
 
 	// defaultNetwork gives every project the cloud's default network the
-	// first time a request names it; provisioned are those done.
+	// first time a request names it; provisioned holds the projects done
+	// in this run (the store holds them all).
 	defaultNetwork bool
-	provisioned    projects
+	provisioned    sync.Map // project name → true
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).

@@ -6,12 +6,9 @@ import (
 	"strings"
 )
 
-// maxDatagram is the largest UDP payload: a reply is read whole.
-const maxDatagram = 65535
-
 // probeUDP sends one datagram carrying the request (empty when unset) and
-// waits for one reply: healthy when it contains the expected response, or
-// when any reply comes and none is expected. The socket is connected, so an
+// waits for one reply: healthy when its first readBufSize bytes contain the
+// expected response, or when any reply comes and none is expected. The socket is connected, so an
 // ICMP port unreachable from the endpoint's host fails the probe at once
 // with CONNECTION_REFUSED instead of waiting for the deadline.
 func probeUDP(ctx context.Context, spec Spec, t Target) Result {
@@ -30,8 +27,10 @@ func probeUDP(ctx context.Context, spec Spec, t Target) Result {
 	if _, err := c.Write([]byte(part.Request)); err != nil {
 		return result(ctx, err)
 	}
-	reply := make([]byte, maxDatagram)
-	n, err := c.Read(reply)
+	b := bufPool.Get().(*[]byte)
+	defer bufPool.Put(b)
+	reply := (*b)[:readBufSize]
+	n, err := c.Read(reply) // the kernel drops what does not fit
 	if err != nil {
 		return result(ctx, err)
 	}

@@ -23,7 +23,7 @@ func serveUDPOn(t *testing.T, addr string, reply func([]byte) []byte) (Target, <
 	t.Cleanup(func() { pc.Close() })
 	got := make(chan string, 16)
 	go func() {
-		buf := make([]byte, maxDatagram)
+		buf := make([]byte, 65535)
 		for {
 			n, from, err := pc.ReadFrom(buf)
 			if err != nil {

@@ -110,14 +110,11 @@ func (h *HealthCheck) UnmarshalJSON(data []byte) error {
 		if !ok || bytes.Equal(raw, []byte("null")) {
 			continue
 		}
-		b := &ExtensionBlock{}
+		b := p.newBlock()
 		if err := json.Unmarshal(raw, b); err != nil {
 			return fmt.Errorf("%s: %w", p.Field, err)
 		}
-		if h.Extensions == nil {
-			h.Extensions = map[string]*ExtensionBlock{}
-		}
-		h.Extensions[p.Field] = b
+		h.setExtension(p.Field, b)
 	}
 	return nil
 }

@@ -104,20 +104,32 @@ func (p Protocol) block(h *HealthCheck) *ProtocolBlock {
 	if b == nil {
 		return nil
 	}
-	if b.Text == nil {
-		b.Text = map[string]*string{}
-	}
 	out := &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, Text: make(map[string]*string, len(p.Text))}
 	if p.Extension.ProxyHeader {
 		out.ProxyHeader = &b.ProxyHeader
 	}
 	for _, name := range p.Text {
-		if b.Text[name] == nil {
-			b.Text[name] = new(string)
-		}
-		out.Text[name] = b.Text[name]
+		out.Text[name] = b.Text[name] // newBlock made every one
 	}
 	return out
+}
+
+// newBlock is an empty block of extension protocol p, with each of its
+// string fields, empty.
+func (p Protocol) newBlock() *ExtensionBlock {
+	b := &ExtensionBlock{Text: make(map[string]*string, len(p.Text))}
+	for _, name := range p.Text {
+		b.Text[name] = new(string)
+	}
+	return b
+}
+
+// setExtension sets the block of an extension protocol by its field.
+func (h *HealthCheck) setExtension(field string, b *ExtensionBlock) {
+	if h.Extensions == nil {
+		h.Extensions = map[string]*ExtensionBlock{}
+	}
+	h.Extensions[field] = b
 }
 
 func tcpBlock(b *TCPHealthCheck) *ProtocolBlock {
@@ -215,10 +227,7 @@ func (h *HealthCheck) AddBlock(typ string) (ProtocolBlock, bool) {
 	if p.Extension == nil {
 		p.create(h)
 	} else {
-		if h.Extensions == nil {
-			h.Extensions = map[string]*ExtensionBlock{}
-		}
-		h.Extensions[p.Field] = &ExtensionBlock{}
+		h.setExtension(p.Field, p.newBlock())
 	}
 	return h.BlockOf(typ)
 }

@@ -44,9 +44,8 @@ var aggregationPolicyKind = &resourceKind[aggregationPolicyModel, *api.HealthAgg
 	violations:    aggregationPolicyConfigViolations,
 	plan: func(s *planStep[aggregationPolicyModel]) {
 		p := s.plan
-		sc := planRegionalScope(s.data, s.config.Project, s.config.Region, s.state.Project, s.state.Region)
-		p.Project, p.Region = sc.Project, sc.Region
-		s.replace = append(s.replace, sc.Replace...)
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.Region = s.region(s.config.Region, s.state.Region)
 		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionHealthAggregationPolicies)
 	},
 }
@@ -87,10 +86,7 @@ func aggregationPolicySchema() schema.Schema {
 			"(`lbhealth_health_source`). Threshold changes are updates in place (HTTP PATCH with the `fingerprint`) " +
 			"that re-evaluate every health source using the policy at once. A policy in use cannot be deleted.",
 		Attributes: resourceAttributes(d, map[string]schema.Attribute{
-			// ModifyPlan fills the provider's region and asks for replacement
-			// when it changes; this modifier covers a configured one.
-			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+			"region": defaultedString(d, "region"),
 			"healthy_percent_threshold": schema.Int64Attribute{Optional: true, Computed: true,
 				MarkdownDescription: d["healthy_percent_threshold"],
 				Default:             int64default.StaticInt64(rules.DefaultHealthyPercentThreshold)},

@@ -13,32 +13,9 @@ import (
 )
 
 // What lbhealth_aggregation_policy, lbhealth_health_source and
-// lbhealth_composite_check share: they are regional only, so
-// their region, like their project, defaults to the provider's; and they
-// are updated with PATCH, a fingerprint and an updateMask.
-
-// regionalScope is the project and region of a regional resource, as
-// planned: the configuration's, else the provider's.
-type regionalScope struct {
-	Project, Region types.String
-	// Replace lists the settings whose default differs from the state's
-	// value: the resource moves, so it must be replaced.
-	Replace path.Paths
-}
-
-// planRegionalScope plans project and region. RequiresReplaceIfConfigured
-// covers configured values; a changed provider default is seen here only.
-func planRegionalScope(data *providerData, configProject, configRegion, stateProject, stateRegion types.String) regionalScope {
-	var s regionalScope
-	var replace bool
-	if s.Project, replace = planDefault(configProject, stateProject, data.project); replace {
-		s.Replace = append(s.Replace, path.Root("project"))
-	}
-	if s.Region, replace = planDefault(configRegion, stateRegion, data.region); replace {
-		s.Replace = append(s.Replace, path.Root("region"))
-	}
-	return s
-}
+// lbhealth_composite_check share: they are regional only, so their region,
+// like their project, defaults to the provider's (planStep.region); and
+// they are updated with PATCH, a fingerprint and an updateMask.
 
 // planID is the id a resource will have, unknown while its project, region
 // or name is; a null region makes it global.

@@ -5,8 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -43,9 +41,8 @@ var compositeCheckKind = &resourceKind[compositeCheckModel, *api.CompositeHealth
 	violations:    compositeCheckConfigViolations,
 	plan: func(s *planStep[compositeCheckModel]) {
 		p := s.plan
-		sc := planRegionalScope(s.data, s.config.Project, s.config.Region, s.state.Project, s.state.Region)
-		p.Project, p.Region = sc.Project, sc.Region
-		s.replace = append(s.replace, sc.Replace...)
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.Region = s.region(s.config.Region, s.state.Region)
 		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionCompositeHealthChecks)
 		if s.hasState {
 			s.diags.Append(keepEquivalentCompositeRefs(p, s.state)...)
@@ -92,10 +89,7 @@ func compositeCheckSchema() schema.Schema {
 			"`lbhealth_composite_health` data source. Sources and destination change in place (HTTP PATCH with the " +
 			"`fingerprint`). Destroy deletes in dependency order: the check, then its sources and their policies.",
 		Attributes: resourceAttributes(d, map[string]schema.Attribute{
-			// ModifyPlan fills the provider's region and asks for replacement
-			// when it changes; this modifier covers a configured one.
-			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+			"region": defaultedString(d, "region"),
 			// A list, not a set: the API keeps the order written, and
 			// validation points at health_sources[3].
 			"health_sources": schema.ListAttribute{Required: true, ElementType: types.StringType,

@@ -43,9 +43,8 @@ var healthSourceKind = &resourceKind[healthSourceModel, *api.HealthSource]{
 	violations:    healthSourceConfigViolations,
 	plan: func(s *planStep[healthSourceModel]) {
 		p := s.plan
-		sc := planRegionalScope(s.data, s.config.Project, s.config.Region, s.state.Project, s.state.Region)
-		p.Project, p.Region = sc.Project, sc.Region
-		s.replace = append(s.replace, sc.Replace...)
+		p.Project = s.project(s.config.Project, s.state.Project)
+		p.Region = s.region(s.config.Region, s.state.Region)
 		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionHealthSources)
 		if s.hasState {
 			s.diags.Append(keepEquivalentSourceRefs(p, s.state)...)
@@ -91,10 +90,7 @@ func healthSourceSchema() schema.Schema {
 			"checks (`lbhealth_composite_check`) combine health sources. `sources` and the policy change in place " +
 			"(HTTP PATCH with the `fingerprint`). A source in use cannot be deleted.",
 		Attributes: resourceAttributes(d, map[string]schema.Attribute{
-			// ModifyPlan fills the provider's region and asks for replacement
-			// when it changes; this modifier covers a configured one.
-			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+			"region": defaultedString(d, "region"),
 			"source_type": schema.StringAttribute{Required: true, MarkdownDescription: d["source_type"],
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			// A list, though it holds one reference: the API's shape, and

@@ -189,11 +189,18 @@ func resourceAttributes(d map[string]string, attrs map[string]schema.Attribute) 
 	attrs["name"] = schema.StringAttribute{Required: true, MarkdownDescription: d["name"],
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}}
 	attrs["description"] = schema.StringAttribute{Optional: true, MarkdownDescription: d["description"]}
-	attrs["project"] = schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["project"],
-		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}}
+	attrs["project"] = defaultedString(d, "project")
 	attrs["self_link"] = computedString(d, "self_link")
 	attrs["creation_timestamp"] = computedString(d, "creation_timestamp")
 	return attrs
+}
+
+// defaultedString is an attribute the provider defaults (project, region):
+// ModifyPlan fills the provider's value and asks for replacement when it
+// changes (planStep.defaulted); the modifier covers a configured one.
+func defaultedString(d map[string]string, name string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d[name],
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}}
 }
 
 // computedString is an attribute the server sets once, kept across plans.

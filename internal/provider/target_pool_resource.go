@@ -5,8 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -82,10 +80,7 @@ func targetPoolSchema() schema.Schema {
 			"(HTTP PUT). A check the pool uses cannot be deleted until the pool stops using it, and a pool a " +
 			"forwarding rule uses cannot be deleted either.",
 		Attributes: resourceAttributes(d, map[string]schema.Attribute{
-			// ModifyPlan fills the provider's region and asks for replacement
-			// when it changes; this modifier covers a configured one.
-			"region": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: d["region"],
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured()}},
+			"region": defaultedString(d, "region"),
 			"instances": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: d["instances"]},
 			"health_checks": schema.ListAttribute{Optional: true, ElementType: types.StringType,
