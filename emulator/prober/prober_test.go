@@ -101,8 +101,8 @@ func TestCancelAbortsProbe(t *testing.T) {
 		t.Run(tc.protocol, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			const after = 100 * time.Millisecond
+			start := time.Now() // before the timer, so that el >= after holds
 			time.AfterFunc(after, cancel)
-			start := time.Now()
 			res := Probe(ctx, Spec{Protocol: tc.protocol, TCP: &TCPSpec{Response: "never sent"}, HTTP: &HTTPSpec{Response: "never sent"}}, tc.tg)
 			if el := time.Since(start); el < after || el > after+deadlineSlack {
 				t.Fatalf("probe returned after %v, cancelled at %v", el, after)

@@ -144,7 +144,7 @@ func TestAccAggregationPolicy_validation(t *testing.T) {
 	}{
 		{`healthy_percent_threshold = 101`, "healthy_percent_threshold (101) must be between 0 and 100."},
 		{`healthy_percent_threshold = -1`, "healthy_percent_threshold (-1) must be between 0 and 100."},
-		{`min_healthy_threshold = 0`, "min_healthy_threshold (0) must be between 1 and 1000000."},
+		{`min_healthy_threshold = 0`, "min_healthy_threshold (0) must be between 1 and 4294967295."},
 		{`policy_type = "GLOBAL"`, `policy_type ("GLOBAL") must be one of BACKEND_SERVICE_POLICY.`},
 		{`policy_type = ""`, `policy_type ("") must not be empty: remove it to get the default "BACKEND_SERVICE_POLICY".`},
 		{`region = "Europe"`, `region ("Europe") is not a valid name`},

@@ -73,7 +73,7 @@ func TestAggregationPolicyConfigViolations(t *testing.T) {
 		{"percent above 100", func(m *aggregationPolicyModel) { m.HealthyPercentThreshold = types.Int64Value(101) },
 			"healthy_percent_threshold (101) must be between 0 and 100."},
 		{"min 0", func(m *aggregationPolicyModel) { m.MinHealthyThreshold = types.Int64Value(0) },
-			"min_healthy_threshold (0) must be between 1 and 1000000."},
+			"min_healthy_threshold (0) must be between 1 and 4294967295."},
 		{"unknown thresholds are the emulator's to check", func(m *aggregationPolicyModel) {
 			m.HealthyPercentThreshold, m.MinHealthyThreshold = types.Int64Unknown(), types.Int64Unknown()
 		}, ""},

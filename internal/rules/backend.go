@@ -20,9 +20,13 @@ func NetworkEndpointGroup(g *api.NetworkEndpointGroup) Violations {
 		return vs
 	}
 	typ := valueOrString(g.NetworkEndpointType, api.GCEVMIPPort)
-	if typ == api.GCEVMIP && g.DefaultPort != nil {
+	switch {
+	case typ == api.GCEVMIP && g.DefaultPort != nil:
 		vs = append(vs, violation("defaultPort", "%s (%d) must not be set when %s is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed).",
 			f("defaultPort"), *g.DefaultPort, f("networkEndpointType")))
+	case (typ == api.Serverless || typ == api.PrivateServiceConnect) && g.DefaultPort != nil:
+		vs = append(vs, violation("defaultPort", "%s (%d) must not be set when %s is %s: the group's endpoints are services, not ports.",
+			f("defaultPort"), *g.DefaultPort, f("networkEndpointType"), typ))
 	}
 	seen := map[endpointKey]int{}
 	for i := range g.Endpoints {
@@ -95,6 +99,10 @@ func NetworkEndpoint(field string, e *api.NetworkEndpoint, typ string, hasDefaul
 			f(field+".ipAddress"), typ, f(field+".instance")))
 	case err != nil:
 		vs = append(vs, violation(field+".ipAddress", "%s (%q) must be an IPv4 or IPv6 address.", f(field+".ipAddress"), e.IPAddress))
+	}
+	if e.FQDN != "" && typ != api.InternetFQDNPort {
+		vs = append(vs, violation(field+".fqdn", "%s (%q) must not be set: only INTERNET_FQDN_PORT endpoints are named by a domain name, and the group is %s.",
+			f(field+".fqdn"), e.FQDN, typ))
 	}
 	vs.add(optionalRange(field+".port", e.Port, MinPort, MaxPort))
 	vs.add(oneOf(field+".state", e.State, api.EndpointRunning, api.EndpointStopped))

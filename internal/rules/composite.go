@@ -2,15 +2,17 @@ package rules
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Defaults and limits of composite health.
+// Defaults and limits of composite health. minHealthyThreshold is a uint32
+// in the Compute API, so its largest value is that of a uint32.
 const (
 	DefaultHealthyPercentThreshold = 60
 	DefaultMinHealthyThreshold     = 1
-	MaxMinHealthyThreshold         = 1_000_000
+	MaxMinHealthyThreshold         = math.MaxUint32
 	MinHealthSources               = 1
 	MaxHealthSources               = 10
 )

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,21 @@ func rulePorts(fr *api.ForwardingRule) Violations {
 	}
 	if set > 1 {
 		vs = append(vs, violation("ports", "%s, %s and %s are exclusive: set one of them.", f("ports"), f("portRange"), f("allPorts")))
+	}
+	protocol := valueOrString(fr.IPProtocol, "TCP")
+	for _, set := range []struct {
+		field string
+		on    bool
+		takes []string
+	}{
+		{"ports", len(fr.Ports) > 0, []string{"TCP", "UDP", "SCTP"}},
+		{"portRange", fr.PortRange != "", []string{"TCP", "UDP", "SCTP"}},
+		{"allPorts", fr.AllPorts != nil && *fr.AllPorts, []string{"TCP", "UDP", "SCTP", "L3_DEFAULT"}},
+	} {
+		if set.on && !slices.Contains(set.takes, protocol) {
+			vs = append(vs, violation(set.field, "%s is set, but %s is %s: %s is for %s rules only.",
+				f(set.field), f("IPProtocol"), protocol, f(set.field), strings.Join(set.takes, ", ")))
+		}
 	}
 	if len(fr.Ports) > MaxRulePorts {
 		vs = append(vs, violation("ports", "%s lists %d ports: a forwarding rule takes at most %d; use portRange or allPorts for more.", f("ports"), len(fr.Ports), MaxRulePorts))

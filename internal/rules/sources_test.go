@@ -1,0 +1,470 @@
+package rules
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Every rule of this package says where it comes from: each message a rule
+// can report (keyed by its format string) and each limit or default (keyed
+// by its constant) has a source below. A source is one of:
+//
+//   - the Compute API's discovery document (compute-api.json, shipped with
+//     google.golang.org/api): the description of a field, quoted;
+//   - the health-check documents the product is specified from (Google
+//     Cloud's health-check and Composite Health overviews), quoted in the
+//     language of the copy the specification was written from;
+//   - the Compute API's behaviour where no document states it (a limit the
+//     API enforces but does not describe);
+//   - the emulator's own rule, with the reason it is stricter or different.
+//
+// TestEveryRuleHasASource fails when a rule is added without a source, when
+// a source names a rule that is gone, and when a quote of the discovery
+// document is not in it (the quotes of the overviews are checked against the
+// copies in LBHEALTH_SEEDS, when that directory is there).
+
+type sourceKind int
+
+const (
+	fromAPI sourceKind = iota
+	fromSeed
+	fromCloud
+	fromEmulator
+)
+
+type source struct {
+	kind  sourceKind
+	where string // "Schema.field" for fromAPI, a document for fromSeed
+	quote string // the text that states the rule, or the reason
+}
+
+// apiDoc cites the description of field ("HealthCheck.timeoutSec") in the
+// discovery document.
+func apiDoc(field, quote string) source { return source{fromAPI, field, quote} }
+
+// seed cites one of the overviews: hcES (health checks, Spanish), hcHE
+// (health checks, Hebrew) or compositeHE (Composite Health, Hebrew).
+func seed(doc, quote string) source { return source{fromSeed, doc, quote} }
+
+// cloud states what the Compute API does that no document says.
+func cloud(what string) source { return source{fromCloud, "", what} }
+
+// own gives the reason of a rule of the emulator's own.
+func own(why string) source { return source{fromEmulator, "", why} }
+
+// The overviews, by the names of their copies.
+const (
+	hcES        = "003_278a8888d333c71a.txt"
+	hcHE        = "000_36b2dd3ab3646622.txt"
+	compositeHE = "002_6e2ee2c854f4ff1a.txt"
+)
+
+var (
+	rangeOfPorts = apiDoc("HTTPHealthCheck.port", "Valid values are 1 through65535.")
+	rfc1035Doc   = apiDoc("HealthCheck.name", "The name must be 1-63 characters long, and comply withRFC1035.")
+	asciiDoc     = apiDoc("TCPHealthCheck.request", "this exact ASCII string, up to\n1024 bytes in length")
+)
+
+// messageSources cites the source of each message, by format string.
+var messageSources = map[string]source{
+	// Network endpoint groups and endpoints.
+	`%s (%d) must not be set when %s is GCE_VM_IP: GCE_VM_IP endpoints have no port (the health check's port is probed).`: apiDoc("NetworkEndpointGroup.defaultPort",
+		"If the network endpoint type is either GCE_VM_IP,SERVERLESS or PRIVATE_SERVICE_CONNECT, this\nfield must not be specified."),
+	`%s (%d) must not be set when %s is %s: the group's endpoints are services, not ports.`: apiDoc("NetworkEndpointGroup.defaultPort",
+		"If the network endpoint type is either GCE_VM_IP,SERVERLESS or PRIVATE_SERVICE_CONNECT, this\nfield must not be specified."),
+	`%s (%d) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed).`: apiDoc("NetworkEndpoint.port",
+		"This field can not be set for network endpoints of typeGCE_VM_IP."),
+	`%s (%q) must be an IPv4 or IPv6 address.`: apiDoc("NetworkEndpoint.ipAddress", "Optional IPv4 address of network endpoint."),
+	`%s is required: %s endpoints are not instances, so %s alone does not give an address.`: apiDoc("NetworkEndpoint.ipAddress",
+		"If the IP address is not specified, then the primary IP address for\nthe VM instance in the network that the network endpoint group belongs to\nwill be used."),
+	`%s is required: INTERNET_FQDN_PORT endpoints are named by a domain name.`: apiDoc("NetworkEndpoint.fqdn", "Optional fully qualified domain name of network endpoint."),
+	`%s (%q) must not be set: only INTERNET_FQDN_PORT endpoints are named by a domain name, and the group is %s.`: apiDoc("NetworkEndpoint.fqdn",
+		"This can only be\nspecified when NetworkEndpointGroup.network_endpoint_type isNON_GCP_FQDN_PORT."),
+	`%s is required: set it, or set the group's %s.`: apiDoc("NetworkEndpoint.port",
+		"If not specified, the\ndefaultPort for the network endpoint group will be used."),
+	`%s repeats %s (%s): each endpoint may be listed once.`:                  own("an endpoint listed twice would be probed twice and counted twice in the group's health."),
+	`%s repeats %s (%s, port %d with %s): each endpoint may be listed once.`: own("an endpoint listed twice would be probed twice and counted twice in the group's health."),
+	`%s repeats %s (%s, port %d): each endpoint may be listed once.`:         own("an endpoint listed twice would be probed twice and counted twice in the group's health."),
+
+	// Backend services.
+	`%s (%q) has sourceRegions: a health check probed from source regions cannot be used by a backend service.`: apiDoc("HealthCheck.sourceRegions",
+		"The health check cannot be used with BackendService"),
+	`%s (%q) is a %s health check: a %s backend service (%q) takes only gRPC or TCP health checks.`: seed(hcES,
+		"En el caso de los servicios de backend que usan el protocolo gRPC, utilice solo comprobaciones de estado de gRPC o TCP."),
+	`%s (%q) is a regional health check (region %s): a global backend service takes a global health check.`: cloud(
+		"a global backend service refuses a regional health check; a regional one takes a global check or one of its own region."),
+	`%s (%q) is in region %s: a regional backend service takes a health check of its own region (%s).`: cloud(
+		"a global backend service refuses a regional health check; a regional one takes a global check or one of its own region."),
+	`%s (%q) is used twice: named ports must have different names.`: own("two named ports of one name would leave the port a check uses undecided."),
+	`%s is required.`: apiDoc("NamedPort.port", "The port number, which can be a value between 1 and 65535."),
+	`%s is required: the endpoint group of the backend.`: apiDoc("Backend.group", "The fully-qualified URL of aninstance\ngroup or network endpoint\ngroup (NEG) resource."),
+	`%s lists %d health checks: a backend service takes one.`: apiDoc("BackendService.healthChecks",
+		"Currently, at most one health check can be\nspecified for each backend service."),
+
+	// Composite health.
+	`%s (%q) has a backend (backends[%d]) whose endpoint group is %s: a health source takes backend services of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups.`: apiDoc("HealthSource.sources",
+		"TheBackendService may use only IGs, MIGs, or NEGs of typeGCE_VM_IP or GCE_VM_IP_PORT."),
+	`%s (%q) has loadBalancingScheme %s: a health source takes an INTERNAL or INTERNAL_MANAGED backend service.`: seed(compositeHE,
+		"לשירותי קצה עורפיים שמשמשים כמקורות נתונים של מצב תקינות צריכה להיות תוכנית איזון עומסים של INTERNAL או INTERNAL_MANAGED."),
+	`%s (%q) has loadBalancingScheme %s: the health destination must be an INTERNAL or INTERNAL_MANAGED forwarding rule.`: apiDoc("CompositeHealthCheck.healthDestination",
+		"The ForwardingRule must have\nload balancing scheme INTERNAL orINTERNAL_MANAGED"),
+	`%s (%q) is %s again: list each health source once.`: own("a source listed twice would be counted twice; the API states no rule, and a repeat is a mistake."),
+	`%s (%q) repeats %s: list each health source once.`:  own("a source listed twice would be counted twice; the API states no rule, and a repeat is a mistake."),
+	`%s (%q) is %s: a health source takes a regional backend service of its own region (%s).`: apiDoc("HealthSource.sources",
+		"must be regional\nand in the same region as the HealthSource"),
+	`%s (%q) is %s: it must be %s of the same region (%s).`: seed(compositeHE,
+		"כל משאבי Composite Health הם אזוריים וחייבים להיות באותו אזור כמו השירות שפורסם שאתם עוקבים אחריו."),
+	`%s (%q) is a composite health check: the composite health of one service cannot be a health source of another; list health sources (%s) only.`: apiDoc("CompositeHealthCheck.healthSources",
+		"URLs to the HealthSource resources whose results are AND'ed."),
+	`%s (%q) is already the health destination of %s: a forwarding rule is the destination of at most one composite health check.`: seed(compositeHE,
+		"כלל העברה יכול להיות יעד הבדיקה של בדיקת תקינות מורכבת אחת בלבד."),
+	`%s is required: set it to %s.`: apiDoc("HealthSource.sourceType",
+		"The only allowed value\nis BACKEND_SERVICE. Must be specified when theHealthSource is created"),
+	`%s is required: the forwarding rule whose health the check reports.`:       apiDoc("CompositeHealthCheck.healthDestination", "URL to the destination resource. Must be set."),
+	`%s is required: the policy that says when the backend service is healthy.`: apiDoc("HealthSource.healthAggregationPolicy", "URL to the HealthAggregationPolicy resource. Must be set."),
+	`%s lists %d health sources: a composite health check takes %d to %d.`:      apiDoc("CompositeHealthCheck.healthSources", "Must have at least 1. Must not have more than 10."),
+	`%s lists %d sources: a health source takes exactly one backend service.`:   apiDoc("HealthSource.sources", "Must be size 1."),
+
+	// Forwarding rules.
+	`%s (%q) is listed twice: each port once.`: own("a port listed twice is one port; the list is kept as sent, so a repeat would come back as a diff."),
+	`%s (%q) must be a port ("80") or a range of ports ("8080-8090") between %d and %d, low to high.`: apiDoc("ForwardingRule.portRange",
+		"Only packets addressed to ports in the\nspecified range will be forwarded"),
+	`%s (%q) must be a port number from %d to %d.`: apiDoc("ForwardingRule.ports", "You can specify a list of up to five ports by number"),
+	`%s (%q) must be an IPv4 or IPv6 address, an IPv6 range (2600:1234::/96), or a reference to an address resource (its URL, regions/{region}/addresses/{name} or its name).`: apiDoc("ForwardingRule.IPAddress",
+		"you can optionally specify an IP address that references an\nexisting static (reserved) IP address resource"),
+	`%s (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.`: apiDoc("ForwardingRule.target",
+		"For global forwarding rules, this target must be a global\nload balancing resource."),
+	`%s and %s are both set: a forwarding rule sends traffic to one of them; remove one.`: apiDoc("ForwardingRule.IPAddress",
+		"the forwarding rule directs the traffic\nto the referenced target or backendService."),
+	`%s lists %d ports: a forwarding rule takes at most %d; use portRange or allPorts for more.`: apiDoc("ForwardingRule.ports", "You can specify a list of up to five ports by number"),
+	`%s, %s and %s are exclusive: set one of them.`:                                              apiDoc("ForwardingRule.ports", "The ports, portRange, and allPorts\nfields are mutually exclusive."),
+	`%s is set, but %s is %s: %s is for %s rules only.`: apiDoc("ForwardingRule.ports",
+		"It requires that the forwarding rule IPProtocol be TCP,\n   UDP, or SCTP"),
+	`one of %s or %s is required.`: apiDoc("ForwardingRule.IPAddress",
+		"the forwarding rule directs the traffic\nto the referenced target or backendService."),
+
+	// Health checks.
+	`%s (%d) must be less than or equal to %s (%d).`: apiDoc("HealthCheck.timeoutSec",
+		"It is invalid for timeoutSec to have greater\nvalue than checkIntervalSec."),
+	`%s (%d) must be less than or equal to %s (%d, the default): set %s to %d or more, or %s to %d or less.`: apiDoc("HealthCheck.timeoutSec",
+		"It is invalid for timeoutSec to have greater\nvalue than checkIntervalSec."),
+	`%s (%d, the default) must be less than or equal to %s (%d): set %s to %d or less.`: seed(hcES,
+		"el tiempo de espera siempre debe ser inferior o igual al intervalo"),
+	`%s (%q) does not match the protocol block that is set (%s, type %s): change or remove %s.`: apiDoc("HealthCheck.type",
+		"Exactly one of the protocol-specific health check fields must be specified,\nwhich must match type field."),
+	`%s (%q) is listed twice: the regions must be different.`: apiDoc("HealthCheck.sourceRegions",
+		"The list of cloud regions from which health checks are performed."),
+	`%s (%q) must be NONE when %s is set.`: apiDoc("HealthCheck.sourceRegions", "The proxyHeader field for HTTP, HTTPS, and TCP is not\n   supported."),
+	`%s (%q) must be one of %s.`:           apiDoc("HealthCheck.type", "Specifies the type of the healthCheck, either TCP,SSL, HTTP, HTTPS,HTTP2, GRPC or GRPC_WITH_TLS."),
+	`%s (%q) must not be set when %s is set: checks from source regions only connect.`: apiDoc("HealthCheck.sourceRegions", "The TCP request field is not supported."),
+	`%s (%s) must be at least %d when %s is set.`:                                      apiDoc("HealthCheck.sourceRegions", "The checkIntervalSec field must be at least 30."),
+	`%s (%s) must not be set when %s is %s: %s.`: apiDoc("HTTPHealthCheck.portSpecification",
+		"Specifies how a port is selected for health checking."),
+	`%s can only be set on a global health check: remove %s or %s.`: apiDoc("HealthCheck.sourceRegions", "This can only be set for global health check."),
+	`%s cannot be used with %s: checks from source regions support TCP, HTTP and HTTPS only.`: apiDoc("HealthCheck.sourceRegions",
+		"SSL, HTTP2, GRPC, and GRPC_WITH_TLS protocols are not supported."),
+	// The discovery document now calls USE_NAMED_PORT "Not supported"; the
+	// overview still names "a named port of an instance group" as a port a
+	// check may use, and terraform-provider-google sends port_name, so the
+	// emulator keeps it.
+	`%s is required when %s is USE_NAMED_PORT.`: seed(hcES,
+		"el protocolo TCP para un puerto con nombre de un grupo de instancias"),
+	`%s is required: %s checks have no default port; %s.`: seed(hcES, "Debes especificar un puerto para la comprobación del estado."),
+	`%s lists %d regions: it must list exactly %d.`:       apiDoc("HealthCheck.sourceRegions", "exactly 3 regions should be specified."),
+	`exactly one protocol block must be set, found %s: remove all but one.`: apiDoc("HealthCheck.type",
+		"Exactly one of the protocol-specific health check fields must be specified"),
+	`exactly one protocol block must be set, found none: add one of %s.`: apiDoc("HealthCheck.type",
+		"Exactly one of the protocol-specific health check fields must be specified"),
+
+	// Legacy health checks.
+	`%s (%q) is %s: %s is needed here.`: seed(hcES,
+		"No puedes convertir una comprobación del estado antigua en una comprobación del estado ni viceversa."),
+	`%s is a legacy health check, which is global: a regional backend service takes a health check of its own region.`: seed(hcES, "Global antiguo (HTTP)"),
+	`%s is a legacy health check: legacy checks are accepted only by EXTERNAL and EXTERNAL_MANAGED backend services, and %s is %s; use a health check (healthChecks) instead.`: seed(hcES,
+		"no se recomiendan las comprobaciones de estado antiguas, pero a veces se admiten, en función del modo del balanceador de carga."),
+
+	// Names and descriptions.
+	`%s (%q) is not a valid name: %s must be 1-63 characters, start with a lowercase letter, and contain only lowercase letters, digits and hyphens, not ending with a hyphen (RFC 1035).`: rfc1035Doc,
+	`%s is %d characters long: it must be at most %d characters.`: cloud("a description, a request or response string and a Host header each have a longest length; see their constants."),
+
+	// Networks, subnetworks, firewall rules, addresses and instances.
+	`%s (%q) is not an %s address, as %s says.`:          apiDoc("Address.ipVersion", "The IP version that will be used by this address."),
+	`%s (%q) is not in the range of subnetwork %s (%s).`: apiDoc("Address.subnetwork", "If an IP address\nis specified, it must be within the subnetwork's IP range."),
+	`%s (%q) is reserved in subnetwork %s (%s): the first two and the last two addresses of a range are; use %s to %s.`: cloud(
+		"the first two and the last two addresses of a subnetwork's primary range are reserved (network, gateway, second-to-last, broadcast)."),
+	`%s (%q) must be a port (0-%d) or a range of them ("8000-8080").`: apiDoc("Firewall.allowed",
+		"Each entry must be either an integer or a range."),
+	`%s (%q) must be a protocol number from 0 to 255.`: apiDoc("Firewall.allowed", "or the IP protocol number."),
+	`%s (%q) must be an IP range in CIDR form, such as "10.0.0.0/8".`: apiDoc("Firewall.sourceRanges",
+		"These ranges must be\nexpressed inCIDR format."),
+	`%s (%q) must be an IPv4 address.`:                                   apiDoc("NetworkInterface.networkIP", "An IPv4 internal IP address to assign to the instance"),
+	`%s (%q) must be an IPv4 range in CIDR form, such as "10.0.0.0/24".`: apiDoc("Subnetwork.ipCidrRange", "Only IPv4 is supported."),
+	`%s (%q) must be an IPv4 range in CIDR form, such as "10.240.0.0/16".`: apiDoc("Network.IPv4Range",
+		"This\nrange is aCIDR specification, for example:192.168.0.0/16."),
+	`%s (%q) must be one of %s, or a protocol number (0-255).`: apiDoc("Firewall.allowed",
+		"(tcp, udp,icmp, esp, ah, ipip,sctp) or the IP protocol number."),
+	`%s (%q) must have a prefix length between /%d and /%d.`: cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
+	`%s IPV6 cannot be set with %s: the emulator's subnetworks have IPv4 ranges only; leave %s out, or use IPV4.`: own(
+		"subnetworks here have IPv4 ranges only, so an IPv6 address cannot be taken from one."),
+	`%s and %s are both set: a firewall rule either allows or denies; make two rules.`: cloud("a firewall rule has allowed or denied entries, never both."),
+	`%s is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number.`: apiDoc("Firewall.allowed",
+		"The protocol type is\nrequired when creating a firewall rule."),
+	`%s is required: the network the subnetwork is a range of.`: cloud("subnetworks.insert refuses a subnetwork without network."),
+	`%s is required: the subnetwork's IPv4 range, such as "10.0.0.0/24".`: apiDoc("Subnetwork.ipCidrRange",
+		"Provide this property when you create the subnetwork."),
+	`%s is set on an EXTERNAL address: only INTERNAL addresses are in a network; set %s to INTERNAL.`: apiDoc("Address.network",
+		"This field can\nonly be used with INTERNAL type"),
+	`%s is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set %s to INTERNAL.`: apiDoc("Address.subnetwork",
+		"This field can\nonly be used with INTERNAL type"),
+	`%s is set, and so is %s: a legacy network (%s) has no subnetworks; remove one of them.`: apiDoc("Network.autoCreateSubnetworks",
+		"If not set, a legacy network is\ncreated."),
+	`%s is set, but %s is %q: only tcp, udp and sctp rules name ports.`: apiDoc("Firewall.allowed",
+		"This field is only applicable for the UDP or TCP protocol."),
+	`%s lists %d interfaces: an instance has at most %d.`: cloud("an instance has at most 8 network interfaces."),
+	`%s must not be set on a global address: subnetworks are regional; reserve a regional address instead.`: apiDoc("Address.subnetwork",
+		"The URL of the subnetwork in which to reserve the address."),
+
+	// Target pools.
+	`%s (%q) is %s: target pools take one legacy HTTP health check only (httpHealthChecks).`: apiDoc("TargetPool.healthChecks",
+		"Only legacy HttpHealthChecks are supported."),
+	`%s (%q) must be an endpoint address, "ip" or "ip:port", or the URL of an instance (zones/{zone}/instances/{name}).`: own(
+		"an instance URL as in the API, or an address the emulator probes directly, so that a pool needs no instances."),
+	`%s (%q) must be an endpoint address, "ip" or "ip:port": %v.`: own("port 0 is no port to probe."),
+	`%s (%q) repeats %s: each instance may be listed once.`:       own("an instance listed twice would be probed and counted twice."),
+	`%s lists %d health checks: target pools take one legacy HTTP health check only.`: apiDoc("TargetPool.healthChecks",
+		"Only one health check may be\nspecified."),
+
+	// Values shared by several rules.
+	`%s (%d) must be between %d and %d.`: cloud("each range is that of the field's constant, cited below."),
+	`%s (%q) has a character RFC 3986 does not allow in a path at byte %d: percent-encode it.`: apiDoc("HTTPHealthCheck.requestPath", "Must comply withRFC3986."),
+	`%s (%q) has a character that is not printable ASCII at byte %d: only characters 0x20 to 0x7E are allowed.`: seed(hcES,
+		"Las marcas de solicitud y respuesta solo pueden contener caracteres ASCII imprimibles de un byte."),
+	`%s (%q) must be a host name or address without spaces or control characters.`: apiDoc("HTTPHealthCheck.host",
+		"The value of the host header in the HTTP health check request."),
+	`%s (%q) must not contain a query string ("?"): legacy health checks request a plain path.`: apiDoc("HttpHealthCheck.requestPath",
+		"This field does not support query\nparameters."),
+	`%s (%q) must start with "/".`: apiDoc("HTTPHealthCheck.requestPath", "The default value is/. Must comply withRFC3986."),
+	`%s ("") must not be empty: remove it to get the default %q.`: own(
+		"Terraform tells an empty string from an unset one; the API stores the default for both, so an explicit \"\" would come back changed."),
+}
+
+// limitSources cites the source of each limit and default, by constant.
+var limitSources = map[string]source{
+	"StateHealthy":                   seed(compositeHE, "השירות המשויך לקצה העורפי תקין, כפי שמוגדר במדיניות צבירת התקינות שלו."),
+	"StateUnhealthy":                 seed(compositeHE, "שירות הקצה העורפי לא עומד בקריטריונים שמוגדרים במדיניות צבירת הנתונים שלו."),
+	"StateUnknown":                   seed(compositeHE, "מצב התקינות עדיין לא זמין. זהו מצב זמני"),
+	"DefaultHealthyPercentThreshold": seed(compositeHE, "ערך ברירת המחדל הוא 60%"),
+	"DefaultMinHealthyThreshold":     apiDoc("HealthAggregationPolicy.minHealthyThreshold", "Defaults to 1. Must be positive."),
+	"MaxMinHealthyThreshold":         own("the field is a uint32 in the discovery document, which states no other bound than \"Must be positive\"."),
+	"MinHealthSources":               apiDoc("CompositeHealthCheck.healthSources", "Must have at least 1."),
+	"MaxHealthSources":               seed(compositeHE, "חייב להפנות ל-1 עד 10 מקורות מידע"),
+	"MaxRulePorts":                   apiDoc("ForwardingRule.ports", "You can specify a list of up to five ports by number"),
+	"DefaultCheckIntervalSec":        apiDoc("HealthCheck.checkIntervalSec", "The default value is 5\nseconds."),
+	"DefaultTimeoutSec":              apiDoc("HealthCheck.timeoutSec", "The default value is\n5 seconds."),
+	"DefaultHealthyThreshold":        apiDoc("HealthCheck.healthyThreshold", "The default value is 2."),
+	"DefaultUnhealthyThreshold":      apiDoc("HealthCheck.unhealthyThreshold", "The default value is 2."),
+	"MinSeconds":                     cloud("checkIntervalSec and timeoutSec take 1 to 300 seconds."),
+	"MaxSeconds":                     cloud("checkIntervalSec and timeoutSec take 1 to 300 seconds."),
+	"MinThreshold":                   cloud("healthyThreshold and unhealthyThreshold take 1 to 10."),
+	"MaxThreshold":                   cloud("healthyThreshold and unhealthyThreshold take 1 to 10."),
+	"MinPort":                        rangeOfPorts,
+	"MaxPort":                        rangeOfPorts,
+	"DefaultRequestPath":             apiDoc("HTTPHealthCheck.requestPath", "The default value is/."),
+	"SourceRegionsCount":             apiDoc("HealthCheck.sourceRegions", "exactly 3 regions should be specified."),
+	"SourceRegionsMinIntervalSec":    apiDoc("HealthCheck.sourceRegions", "The checkIntervalSec field must be at least 30."),
+	"MaxDescriptionLength":           cloud("a description is at most 2,048 characters."),
+	"MinMTU":                         apiDoc("Network.mtu", "The minimum value for this field is 1300 and the maximum value is 8896."),
+	"MaxMTU":                         apiDoc("Network.mtu", "The minimum value for this field is 1300 and the maximum value is 8896."),
+	"DefaultMTU":                     apiDoc("Network.mtu", "If unspecified, the\nvalue defaults to 1460."),
+	"MinSubnetPrefix":                cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
+	"MaxSubnetPrefix":                cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
+	"MaxFirewallPriority":            apiDoc("Firewall.priority", "This is an integer between `0` and `65535`, both inclusive."),
+	"DefaultPriority":                apiDoc("Firewall.priority", "The default value is `1000`."),
+	"MaxNetworkInterface":            cloud("an instance has at most 8 network interfaces."),
+	"MaxASCIILength":                 asciiDoc,
+	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
+}
+
+func TestEveryRuleHasASource(t *testing.T) {
+	formats, consts := rulesOfPackage(t)
+	var missing []string
+	for _, s := range formats {
+		if _, ok := messageSources[s]; !ok {
+			missing = append(missing, "message "+strconv.Quote(s))
+		}
+	}
+	for _, c := range consts {
+		if _, ok := limitSources[c]; !ok {
+			missing = append(missing, "constant "+c)
+		}
+	}
+	for _, m := range missing {
+		t.Errorf("%s has no source in sources_test.go", m)
+	}
+	for s := range messageSources {
+		if !contains(formats, s) {
+			t.Errorf("messageSources cites %q, which no rule reports", s)
+		}
+	}
+	for c := range limitSources {
+		if !contains(consts, c) {
+			t.Errorf("limitSources cites %s, which is not a constant of the package", c)
+		}
+	}
+}
+
+func TestSourcesQuoteTheirDocuments(t *testing.T) {
+	descriptions := discoveryDescriptions(t)
+	seeds := os.Getenv("LBHEALTH_SEEDS")
+	if seeds == "" {
+		seeds = filepath.Join("..", "..", "..", "shared", "seeds")
+	}
+	checked := 0
+	check := func(key string, src source) {
+		switch src.kind {
+		case fromAPI:
+			d, ok := descriptions[src.where]
+			if !ok {
+				t.Errorf("%s: the discovery document has no field %s", key, src.where)
+			} else if !strings.Contains(d, src.quote) {
+				t.Errorf("%s: the description of %s does not say %q", key, src.where, src.quote)
+			}
+		case fromSeed:
+			b, err := os.ReadFile(filepath.Join(seeds, src.where))
+			if err != nil {
+				return // the overviews are not part of the repository
+			}
+			checked++
+			if !strings.Contains(string(b), src.quote) {
+				t.Errorf("%s: %s does not say %q", key, src.where, src.quote)
+			}
+		default:
+			if src.quote == "" {
+				t.Errorf("%s: a source of the API's behaviour or of the emulator's own rule must say what it is", key)
+			}
+		}
+	}
+	for k, src := range messageSources {
+		check(strconv.Quote(k), src)
+	}
+	for k, src := range limitSources {
+		check(k, src)
+	}
+	t.Logf("quotes of the overviews checked against %s: %d", seeds, checked)
+}
+
+// rulesOfPackage lists the format string of every violation the package's
+// rules build and every exported constant it declares.
+func rulesOfPackage(t *testing.T) (formats, consts []string) {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "violation" && len(n.Args) >= 2 {
+					s, ok := stringConstant(n.Args[1])
+					if !ok {
+						t.Errorf("%s: the format of a violation must be a string constant, so that its source can be cited", fset.Position(n.Pos()))
+					}
+					formats = append(formats, s)
+				}
+			case *ast.GenDecl:
+				if n.Tok == token.CONST {
+					for _, spec := range n.Specs {
+						for _, id := range spec.(*ast.ValueSpec).Names {
+							if id.IsExported() {
+								consts = append(consts, id.Name)
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(formats)
+	return formats, consts
+}
+
+func stringConstant(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.BinaryExpr:
+		a, okA := stringConstant(e.X)
+		b, okB := stringConstant(e.Y)
+		return a + b, okA && okB && e.Op == token.ADD
+	}
+	return "", false
+}
+
+// discoveryDescriptions reads the description of every field of the
+// discovery document, keyed "Schema.field"; the fields of an array's items
+// are under the array's own key.
+func discoveryDescriptions(t *testing.T) map[string]string {
+	t.Helper()
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "google.golang.org/api").Output()
+	if err != nil {
+		t.Fatalf("find google.golang.org/api (go mod download): %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "compute", "v1", "compute-api.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type property struct {
+		Description string                                    `json:"description"`
+		Items       *struct{ Properties map[string]property } `json:"items"`
+	}
+	var doc struct {
+		Schemas map[string]struct {
+			Properties map[string]property `json:"properties"`
+		} `json:"schemas"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for name, s := range doc.Schemas {
+		for field, p := range s.Properties {
+			text := p.Description
+			if p.Items != nil {
+				for _, item := range p.Items.Properties {
+					text += "\n" + item.Description
+				}
+			}
+			out[name+"."+field] = text
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
