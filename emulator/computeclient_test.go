@@ -1764,6 +1764,57 @@ func TestComputeInstances_DeleteThenGetIsNotFound(t *testing.T) {
 	ccWantError(t, "get after delete", err, 404, "notFound")
 }
 
+func TestComputeInstances_TheBootDiskIsMadeAndReadBackAsADisk(t *testing.T) {
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	c.insertInstance("vm-1", network, subnetwork)
+	vm := ccMust(t, "get", ccR(c.svc.Instances.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	if len(vm.Disks) != 1 || vm.Disks[0].Source != c.link(ccZonal("disks", "vm-1")) || vm.Disks[0].InitializeParams != nil ||
+		vm.Disks[0].DeviceName != "persistent-disk-0" || vm.Disks[0].Mode != "READ_WRITE" || vm.Disks[0].Kind != "compute#attachedDisk" {
+		t.Fatalf("disks %s, want the boot disk attached by its link, without initializeParams (input only)", ccJSON(vm.Disks))
+	}
+	disk := ccMust(t, "get disk", ccR(c.svc.Disks.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	c.checkMeta("compute#disk", ccZonal("disks", "vm-1"), disk.Kind, disk.Id, disk.SelfLink, disk.CreationTimestamp)
+	if disk.SizeGb != 10 || disk.Status != "READY" || !strings.HasSuffix(disk.SourceImage, "/projects/debian-cloud/global/images/debian-12-v20260101") ||
+		!strings.HasSuffix(disk.Type, "/zones/"+ccZone+"/diskTypes/pd-standard") || !slices.Equal(disk.Users, []string{c.link(ccZonal("instances", "vm-1"))}) {
+		t.Errorf("disk %s, want 10 GB of the family's image, pd-standard, used by vm-1", ccJSON(disk))
+	}
+}
+
+func TestComputeDisks_ADiskInUseIsResourceInUseAndGoesWithItsInstance(t *testing.T) {
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	c.insertInstance("vm-1", network, subnetwork)
+	_, err := c.svc.Disks.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do()
+	ccWantError(t, "delete a disk in use", err, 400, "resourceInUseByAnotherResource")
+	c.done("delete instance", ccR(c.svc.Instances.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	_, err = c.svc.Disks.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()
+	ccWantError(t, "get the auto-delete disk after its instance", err, 404, "notFound")
+}
+
+func TestComputeDisks_InsertGetListAndAttach(t *testing.T) {
+	c := newComputeEnv(t)
+	op := c.done("insert", ccR(c.svc.Disks.Insert(ccProject, ccZone, &compute.Disk{Name: "data", SizeGb: 50, Type: "zones/" + ccZone + "/diskTypes/pd-ssd"}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccZonal("disks", "data"))
+	list := ccMust(t, "list", ccR(c.svc.Disks.List(ccProject, ccZone).Context(c.ctx).Do()))
+	if list.Kind != "compute#diskList" || len(list.Items) != 1 || list.Items[0].SizeGb != 50 {
+		t.Fatalf("list %s, want the one 50 GB disk", ccJSON(list))
+	}
+	network, subnetwork := c.insertNetwork()
+	vm := ccInstance("vm-1", network, subnetwork)
+	vm.Disks = append(vm.Disks, &compute.AttachedDisk{Source: "zones/" + ccZone + "/disks/data"})
+	c.done("insert instance", ccR(c.svc.Instances.Insert(ccProject, ccZone, vm).Context(c.ctx).Do()))
+	got := ccMust(t, "get instance", ccR(c.svc.Instances.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	if len(got.Disks) != 2 || got.Disks[1].Source != c.link(ccZonal("disks", "data")) || got.Disks[1].DiskSizeGb != 50 {
+		t.Errorf("disks %s, want data attached second, by its link", ccJSON(got.Disks))
+	}
+	c.done("delete instance", ccR(c.svc.Instances.Delete(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	data := ccMust(t, "get data", ccR(c.svc.Disks.Get(ccProject, ccZone, "data").Context(c.ctx).Do()))
+	if len(data.Users) != 0 {
+		t.Errorf("users %v after the instance is deleted, want none (data is not auto-deleted)", data.Users)
+	}
+}
+
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()

@@ -61,6 +61,16 @@ type collection[T any, P ptr[T]] struct {
 	outputs func(obj, prior P)
 	// immutable, if set, refuses updates that change what cannot change.
 	immutable func(prior, obj P) error
+	// attach, if set, runs once insert has stored obj: it writes what obj
+	// brings with it (the disks an instance is made with). If it fails, obj
+	// is removed again.
+	attach func(ctx context.Context, obj P, sc scope) error
+	// release, if set, runs once delete has removed obj: it deletes or
+	// frees what obj held (an instance's auto-delete disks).
+	release func(ctx context.Context, obj P, sc scope) error
+	// inputOnly, if set, drops from what is stored the fields the API takes
+	// but never returns (an instance's disks[].initializeParams).
+	inputOnly func(doc document)
 }
 
 // newCollection is the collection of the catalogue named name, whose
@@ -166,6 +176,9 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 // laid over it.
 func (c *collection[T, P]) stored(doc document, obj P) []byte {
 	merged := mergeTyped(doc, obj)
+	if c.inputOnly != nil {
+		c.inputOnly(merged)
+	}
 	if schema.Has(c.def.Schema(), "selfLinkWithId") {
 		m := obj.GetMeta()
 		merged["selfLinkWithId"] = strings.TrimSuffix(m.SelfLink, "/"+m.Name) + "/" + strconv.FormatUint(m.ID, 10)
@@ -245,6 +258,14 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	key := sc.key(c.def.Name, obj.GetMeta().Name)
 	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
 		return nil, storeError(key, err)
+	}
+	if c.attach != nil {
+		if err := c.attach(r.Context(), obj, sc); err != nil {
+			if derr := c.s.store.Delete(context.WithoutCancel(r.Context()), key); derr != nil {
+				return nil, errors.Join(err, derr)
+			}
+			return nil, err
+		}
 	}
 	return c.s.changed(r, sc, "insert", key, obj.GetMeta().ID)
 }
@@ -425,6 +446,11 @@ func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 	}
 	if err := c.s.store.Delete(r.Context(), key); err != nil {
 		return nil, storeError(key, err)
+	}
+	if c.release != nil {
+		if err := c.release(context.WithoutCancel(r.Context()), obj, sc); err != nil {
+			return nil, err
+		}
 	}
 	return c.s.changed(r, sc, "delete", key, obj.GetMeta().ID)
 }

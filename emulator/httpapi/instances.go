@@ -25,13 +25,25 @@ func (s *Server) instances() *collection[api.Instance, *api.Instance] {
 		for _, ni := range in.NetworkInterfaces {
 			refs = append(refs, ni.Network, ni.Subnetwork)
 		}
+		for _, d := range in.Disks {
+			refs = append(refs, d.Source)
+		}
 		return refs
+	}
+	c.attach, c.release = s.attachDisks, s.releaseDisks
+	c.inputOnly = func(doc document) {
+		disks, _ := doc["disks"].([]any)
+		for _, d := range disks {
+			if d, ok := d.(map[string]any); ok {
+				delete(d, "initializeParams")
+			}
+		}
 	}
 	return c
 }
 
 // resolveInstance checks the network and subnetwork of each interface and
-// gives it its address.
+// gives it its address, and checks the instance's disks.
 func (s *Server) resolveInstance(ctx context.Context, in *api.Instance, sc scope) error {
 	user := sc.key(api.CollectionInstances, in.Name).Path()
 	taken := map[netip.Addr]bool{}
@@ -45,7 +57,7 @@ func (s *Server) resolveInstance(ctx context.Context, in *api.Instance, sc scope
 			return err
 		}
 	}
-	return nil
+	return s.resolveDisks(ctx, in, sc)
 }
 
 // resolveInterface checks an interface's references, rewrites them as URLs

@@ -67,6 +67,7 @@ func (s *Server) collectionHandlers() map[string]handlers {
 		}},
 		api.CollectionForwardingRules:           {verbs: s.forwardingRules(), methods: map[string]handler{"setTarget": s.forwardingRuleSetTarget}},
 		api.CollectionInstances:                 {verbs: s.instances()},
+		api.CollectionDisks:                     {verbs: s.disks()},
 		api.CollectionNetworks:                  {verbs: s.networks()},
 		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},

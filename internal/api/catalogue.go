@@ -16,6 +16,7 @@ const (
 	CollectionTargetPools               = "targetPools"
 	CollectionForwardingRules           = "forwardingRules"
 	CollectionInstances                 = "instances"
+	CollectionDisks                     = "disks"
 	CollectionNetworks                  = "networks"
 	CollectionSubnetworks               = "subnetworks"
 	CollectionFirewalls                 = "firewalls"
@@ -208,6 +209,8 @@ var Catalogue = []Collection{
 	// verbs the Compute API has for them.
 	{Name: CollectionInstances, Kind: KindInstance, ListKind: KindInstanceList,
 		Scopes: Zonal, Role: ProbeInput, New: newOf[Instance]()},
+	{Name: CollectionDisks, Kind: KindDisk, ListKind: KindDiskList,
+		Scopes: Zonal, New: newOf[Disk]()},
 	{Name: CollectionNetworks, Kind: KindNetwork, ListKind: KindNetworkList,
 		Scopes: Global, Updates: patchOnly, SharedAcrossProjects: true, New: newOf[Network]()},
 	{Name: CollectionSubnetworks, Kind: KindSubnetwork, ListKind: KindSubnetworkList,

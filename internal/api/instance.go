@@ -7,6 +7,9 @@ package api
 const (
 	KindInstance     = "compute#instance"
 	KindInstanceList = "compute#instanceList"
+	KindAttachedDisk = "compute#attachedDisk"
+	KindDisk         = "compute#disk"
+	KindDiskList     = "compute#diskList"
 )
 
 // Instance is a zonal VM (collection instances). Probes of a pool instance
@@ -17,6 +20,59 @@ type Instance struct {
 	Status            string             `json:"status,omitempty"`
 	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
 	Fingerprint       string             `json:"fingerprint,omitempty"`
+	Disks             []AttachedDisk     `json:"disks,omitempty"`
+}
+
+// AttachedDisk is a disk of an instance: an existing disk (Source) or one
+// made with the instance (InitializeParams, which the API does not return;
+// Source then names the disk made).
+type AttachedDisk struct {
+	Kind             string      `json:"kind,omitempty"`
+	Source           string      `json:"source,omitempty"`
+	DeviceName       string      `json:"deviceName,omitempty"`
+	Index            *int64      `json:"index,omitempty"`
+	Boot             bool        `json:"boot,omitempty"`
+	AutoDelete       bool        `json:"autoDelete,omitempty"`
+	Mode             string      `json:"mode,omitempty"`
+	Type             string      `json:"type,omitempty"`
+	Interface        string      `json:"interface,omitempty"`
+	DiskSizeGB       *int64      `json:"diskSizeGb,omitempty,string"`
+	Architecture     string      `json:"architecture,omitempty"`
+	InitializeParams *DiskParams `json:"initializeParams,omitempty"`
+}
+
+// DiskParams say how to make the disk of an AttachedDisk.
+type DiskParams struct {
+	DiskName    string            `json:"diskName,omitempty"`
+	DiskSizeGB  *int64            `json:"diskSizeGb,omitempty,string"`
+	DiskType    string            `json:"diskType,omitempty"`
+	SourceImage string            `json:"sourceImage,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// Disk modes and types of attached disks, and disk statuses.
+const (
+	DiskReadWrite  = "READ_WRITE"
+	DiskReadOnly   = "READ_ONLY"
+	DiskPersistent = "PERSISTENT"
+	DiskScratch    = "SCRATCH"
+	DiskReady      = "READY"
+)
+
+// Disk is a zonal persistent disk (collection disks). It stores nothing:
+// it is what instances boot from and attach, kept so that its size, type
+// and image read back as the cloud gives them, and so that a disk in use
+// cannot be deleted.
+type Disk struct {
+	Meta
+	SizeGB        *int64   `json:"sizeGb,omitempty,string"`
+	Type          string   `json:"type,omitempty"`
+	SourceImage   string   `json:"sourceImage,omitempty"`
+	SourceImageID string   `json:"sourceImageId,omitempty"`
+	Architecture  string   `json:"architecture,omitempty"`
+	Status        string   `json:"status,omitempty"`
+	Users         []string `json:"users,omitempty"`
 }
 
 // NetworkInterface is one interface of an instance.

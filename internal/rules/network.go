@@ -277,16 +277,19 @@ func Instance(in *api.Instance) Violations {
 			vs = append(vs, violation(field, "%s (%q) must be an IPv4 address.", f(field), ni.NetworkIP))
 		}
 	}
+	vs = append(vs, AttachedDisks(in.Disks)...)
 	return vs
 }
 
 // ApplyInstanceDefaults fills the output fields of a valid instance: it
-// runs as soon as it exists, and its interfaces are named nic0, nic1, ...
+// runs as soon as it exists, its interfaces are named nic0, nic1, ... and
+// its disks get their defaults.
 func ApplyInstanceDefaults(in *api.Instance) {
 	in.Status = api.InstanceRunning
 	for i := range in.NetworkInterfaces {
 		in.NetworkInterfaces[i].Name = fmt.Sprintf("nic%d", i)
 	}
+	ApplyAttachedDiskDefaults(in.Disks)
 }
 
 // ZoneRegion is the region of a zone ("us-central1" for "us-central1-a"),

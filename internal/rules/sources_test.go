@@ -233,6 +233,20 @@ var messageSources = map[string]source{
 	`%s must not be set on a global address: subnetworks are regional; reserve a regional address instead.`: apiDoc("Address.subnetwork",
 		"The URL of the subnetwork in which to reserve the address."),
 
+	// Disks and the disks of instances.
+	`%s (%d) is smaller than its image (%d GB): a disk must hold the image it is made from.`: apiDoc("Disk.sizeGb",
+		"If you specify this field along with a source, the value ofsizeGb must not be less than the size of the\nsource."),
+	`%s (%q) is the device name of %s too: each disk of an instance has its own.`: apiDoc("AttachedDisk.deviceName",
+		"Specifies a unique device name of your choice"),
+	`%s and %s are both set: attach an existing disk (source) or make one (initializeParams), not both.`: apiDoc("AttachedDisk.initializeParams",
+		"This property is mutually exclusive with the source property;\nyou can only define one or the other, but not both."),
+	`%s is required: a boot disk made with the instance is made from an image.`: apiDoc("AttachedDisk.source",
+		"When creating a new instance boot disk, one ofinitializeParams.sourceImage orinitializeParams.sourceSnapshot or disks.source\nis required."),
+	`%s is required: name an existing disk, or set %s to make one with the instance.`: apiDoc("AttachedDisk.initializeParams",
+		"Specifies the parameters for a new disk that will be created\nalongside the new instance."),
+	`%s is set on the disk at index %d: the boot disk must be the first disk of the instance (%s).`: apiDoc("AttachedDisk.index",
+		"A zero-based index to this disk, where 0 is reserved for the\nboot disk."),
+
 	// Target pools.
 	`%s (%q) is %s: target pools take one legacy HTTP health check only (httpHealthChecks).`: apiDoc("TargetPool.healthChecks",
 		"Only legacy HttpHealthChecks are supported."),
@@ -290,6 +304,11 @@ var limitSources = map[string]source{
 	"MaxFirewallPriority":            apiDoc("Firewall.priority", "This is an integer between `0` and `65535`, both inclusive."),
 	"DefaultPriority":                apiDoc("Firewall.priority", "The default value is `1000`."),
 	"MaxNetworkInterface":            cloud("an instance has at most 8 network interfaces."),
+	"MinMadeDiskSizeGB":              apiDoc("AttachedDiskInitializeParams.diskSizeGb", "The size must be at least\n10 GB."),
+	"PublicImageSizeGB":              own("the emulator's public images hold nothing; they are 10 GB, the size of Google's Debian images."),
+	"DefaultBlankDiskSizeGB":         apiDoc("AttachedDiskInitializeParams.diskSizeGb", "If you do not specify a sourceImage, the default disk size\nis 500 GB."),
+	"MaxDiskSizeGB":                  cloud("a persistent disk is at most 64 TB (65,536 GB)."),
+	"DefaultDiskType":                apiDoc("AttachedDiskInitializeParams.diskType", "the\n       default disk type is Standard Persistent Disk\n       (pd-standard)."),
 	"MaxASCIILength":                 asciiDoc,
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }
