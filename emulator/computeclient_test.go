@@ -1773,6 +1773,9 @@ func TestComputeInstances_TheBootDiskIsMadeAndReadBackAsADisk(t *testing.T) {
 		vm.Disks[0].DeviceName != "persistent-disk-0" || vm.Disks[0].Mode != "READ_WRITE" || vm.Disks[0].Kind != "compute#attachedDisk" {
 		t.Fatalf("disks %s, want the boot disk attached by its link, without initializeParams (input only)", ccJSON(vm.Disks))
 	}
+	if vm.MachineType != c.link(ccZonal("machineTypes", "e2-small")) {
+		t.Errorf("machineType %q, want the full self link of what was sent as zones/%s/machineTypes/e2-small", vm.MachineType, ccZone)
+	}
 	disk := ccMust(t, "get disk", ccR(c.svc.Disks.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
 	c.checkMeta("compute#disk", ccZonal("disks", "vm-1"), disk.Kind, disk.Id, disk.SelfLink, disk.CreationTimestamp)
 	if disk.SizeGb != 10 || disk.Status != "READY" || !strings.HasSuffix(disk.SourceImage, "/projects/debian-cloud/global/images/debian-12-v20260101") ||

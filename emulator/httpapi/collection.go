@@ -171,10 +171,12 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 }
 
 // stored is what is kept of a prepared object: every field the client sent
-// (the API defines them all, even those the emulator does not act on), with
-// the emulator's typed view (defaults, references as URLs, output fields)
-// laid over it.
+// (the API defines them all, even those the emulator does not act on), its
+// references written as full self links, with the emulator's typed view
+// (defaults, resolved references, output fields) laid over it.
 func (c *collection[T, P]) stored(doc document, obj P) []byte {
+	project := keyOfPath(api.PathOf(obj.GetMeta().SelfLink)).Project
+	schema.RewriteReferences(c.def.Schema(), doc, func(ref string) string { return c.s.canonicalRef(ref, project) })
 	merged := mergeTyped(doc, obj)
 	if c.inputOnly != nil {
 		c.inputOnly(merged)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -266,4 +267,40 @@ func (s *Server) usedBy(_ context.Context, k store.Key) (string, error) {
 func inUse(k store.Key, user string) *apiError {
 	return &apiError{http.StatusBadRequest, api.ReasonResourceInUse,
 		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user)}
+}
+
+// computeRoot is the start of a URL of the Compute API, in any version,
+// on any host (Google's, or the emulator's own).
+var computeRoot = regexp.MustCompile(`^https?://[^/]+(/[^/]+)*/compute/(v1|beta|alpha)/$`)
+
+// canonicalRef is what the API answers for a reference it stores without
+// following it (a machine type, a target proxy, a security policy): the
+// full self link, whatever form the client wrote, a URL of any host and
+// version, projects/{project}/..., or global/, regions/{r}/ or zones/{z}/...
+// (then in project). A bare name, or a resource of another API, is kept as
+// written. Public images keep Google's URL (imageRoot).
+func (s *Server) canonicalRef(ref, project string) string {
+	var path string
+	switch {
+	case strings.HasPrefix(ref, "projects/"):
+		path = ref
+	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
+		path = "projects/" + project + "/" + ref
+	default:
+		path = api.PathOf(ref)
+		if path == "" || !computeRoot.MatchString(strings.TrimSuffix(ref, path)) {
+			return ref
+		}
+	}
+	parts := strings.Split(path, "/")
+	switch {
+	case len(parts) >= 5 && parts[2] == "global":
+	case len(parts) >= 6 && (parts[2] == "regions" || parts[2] == "zones"):
+	default:
+		return ref
+	}
+	if parts[2] == "global" && parts[3] == "images" && strings.HasSuffix(parts[1], "-cloud") {
+		return imageRoot + path
+	}
+	return s.link(path)
 }

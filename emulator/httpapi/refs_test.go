@@ -164,3 +164,30 @@ func TestDurable_FailedCommitFailsTheRequest(t *testing.T) {
 		t.Fatal("test store broken")
 	}
 }
+
+// A reference the emulator stores without following (a machine type, an
+// accelerator type, a service LB policy) is answered as the API answers
+// it: the full self link on this emulator, whatever form was sent; a bare
+// name and a resource of another API stay as written.
+func TestUnfollowedReferencesAreAnsweredAsSelfLinks(t *testing.T) {
+	e := newEmu(t)
+	e.insert(instancesPath, `{"name": "vm", "machineType": "zones/us-east1-b/machineTypes/e2-small",
+		"guestAccelerators": [{"acceleratorType": "https://www.googleapis.com/compute/beta/projects/p/zones/us-east1-b/acceleratorTypes/nvidia-l4", "acceleratorCount": 1}]}`)
+	var vm map[string]any
+	e.ok("GET", instancesPath+"/vm", "", &vm)
+	if got := vm["machineType"]; got != e.url+"/compute/v1/projects/p/zones/us-east1-b/machineTypes/e2-small" {
+		t.Errorf("machineType = %v, want the full self link", got)
+	}
+	acc := vm["guestAccelerators"].([]any)[0].(map[string]any)
+	if got := acc["acceleratorType"]; got != e.url+"/compute/v1/projects/p/zones/us-east1-b/acceleratorTypes/nvidia-l4" {
+		t.Errorf("acceleratorType = %v, want this emulator's v1 self link", got)
+	}
+
+	e.insert("/compute/v1/projects/p/regions/us-east1/backendServices", `{"name": "bs", "loadBalancingScheme": "INTERNAL_MANAGED",
+		"serviceLbPolicy": "projects/p/locations/us-east1/serviceLbPolicies/lb", "localityLbPolicy": "ROUND_ROBIN"}`)
+	var bs map[string]any
+	e.ok("GET", "/compute/v1/projects/p/regions/us-east1/backendServices/bs", "", &bs)
+	if bs["serviceLbPolicy"] != "projects/p/locations/us-east1/serviceLbPolicies/lb" || bs["localityLbPolicy"] != "ROUND_ROBIN" {
+		t.Errorf("serviceLbPolicy = %v, localityLbPolicy = %v: a reference to another API and a plain value stay as written", bs["serviceLbPolicy"], bs["localityLbPolicy"])
+	}
+}

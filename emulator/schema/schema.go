@@ -420,3 +420,42 @@ func strip(s *Schema, v any) {
 		}
 	}
 }
+
+// RewriteReferences replaces, in place and at every depth, each string of
+// m that the named schema marks as a reference with what rewrite makes of
+// it.
+func RewriteReferences(name string, m map[string]any, rewrite func(string) string) {
+	rewriteRefs(schemas[name], m, rewrite)
+}
+
+func rewriteRefs(s *Schema, v any, rewrite func(string) string) {
+	if s == nil {
+		return
+	}
+	if s.Ref != "" {
+		rewriteRefs(schemas[s.Ref], v, rewrite)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, val := range v {
+			p := s.Properties[k]
+			if p == nil {
+				p = s.AdditionalProperties
+			}
+			if str, ok := val.(string); ok && p != nil && p.Reference {
+				v[k] = rewrite(str)
+				continue
+			}
+			rewriteRefs(p, val, rewrite)
+		}
+	case []any:
+		for i, item := range v {
+			if str, ok := item.(string); ok && s.Items != nil && s.Items.Reference {
+				v[i] = rewrite(str)
+				continue
+			}
+			rewriteRefs(s.Items, item, rewrite)
+		}
+	}
+}

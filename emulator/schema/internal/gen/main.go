@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -144,6 +145,14 @@ func convert(s *raw) (*property, map[string]bool) {
 			p.Default = s.Default // kinds
 		}
 		p.Items = conv(s.Items)
+		if isReference(s) {
+			switch {
+			case s.Type == "string":
+				p.Reference = true
+			case s.Type == "array" && p.Items != nil && p.Items.Type == "string":
+				p.Items.Reference = true
+			}
+		}
 		p.AdditionalProperties = conv(s.AdditionalProperties)
 		if len(s.Properties) > 0 {
 			p.Properties = map[string]*property{}
@@ -154,4 +163,15 @@ func convert(s *raw) (*property, map[string]bool) {
 		return p
 	}
 	return conv(s), refs
+}
+
+// referenceText is how the discovery document describes a field that names
+// another resource: "The URL of the network ...", "Full or partial URL of
+// the machine type ...", "URLs to the HealthSource resources ...". Fields
+// that only mention URLs ("HTTP", "NONE" ...) are harmless: only values
+// shaped like a resource's path are rewritten.
+var referenceText = regexp.MustCompile(`(?i)\bURLs?\b|partial or full|full or partial|resource reference|reference to`)
+
+func isReference(s *raw) bool {
+	return !s.ReadOnly && referenceText.MatchString(s.Description)
 }

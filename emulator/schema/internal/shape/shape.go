@@ -9,12 +9,15 @@ package shape
 // enough of a discovery schema to check a request's shape (names, JSON
 // types, enums) and to know which fields are output only.
 type Schema struct {
-	Ref                  string             `json:"$ref,omitempty"`
-	Type                 string             `json:"type,omitempty"`
-	Format               string             `json:"format,omitempty"`
-	Enum                 []string           `json:"enum,omitempty"`
-	Default              string             `json:"default,omitempty"`
-	OutputOnly           bool               `json:"outputOnly,omitempty"`
+	Ref        string   `json:"$ref,omitempty"`
+	Type       string   `json:"type,omitempty"`
+	Format     string   `json:"format,omitempty"`
+	Enum       []string `json:"enum,omitempty"`
+	Default    string   `json:"default,omitempty"`
+	OutputOnly bool     `json:"outputOnly,omitempty"`
+	// Reference marks a string that names another resource by URL (or
+	// partial URL): the API answers it as the resource's full self link.
+	Reference            bool               `json:"reference,omitempty"`
 	Items                *Schema            `json:"items,omitempty"`
 	AdditionalProperties *Schema            `json:"additionalProperties,omitempty"`
 	Properties           map[string]*Schema `json:"properties,omitempty"`
