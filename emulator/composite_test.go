@@ -172,3 +172,27 @@ func TestReferencedChangesKeepCrossRules(t *testing.T) {
 	// A change that breaks no rule of its users goes through.
 	mustCall(t, e, "PATCH", "global/healthChecks/g", `{"checkIntervalSec":40}`)
 }
+
+// A health source takes a backend service over an instance group, as the
+// Compute API allows: its health follows the probes of the group's
+// instances.
+func TestComposite_InstanceGroupBackends(t *testing.T) {
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	mustCall(t, e, "POST", "zones/r-a/instances", `{"name":"vm","networkInterfaces":[{"networkIP":"127.0.0.1"}]}`)
+	mustCall(t, e, "POST", "zones/r-a/instanceGroups", `{"name":"ig","instances":["zones/r-a/instances/vm"],"namedPorts":[{"name":"http","port":`+a.port()+`}]}`)
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"bs","loadBalancingScheme":"INTERNAL_MANAGED",
+		"backends":[{"group":"zones/r-a/instanceGroups/ig"}],"healthChecks":["hc"]}`)
+	mustCall(t, e, "POST", "regions/r/healthAggregationPolicies", `{"name":"policy"}`)
+	mustCall(t, e, "POST", "regions/r/healthSources", `{"name":"src","sourceType":"BACKEND_SERVICE","sources":["bs"],"healthAggregationPolicy":"policy"}`)
+	source := func() string {
+		var src api.HealthSourceHealth
+		apiCall(t, e, "POST", "regions/r/healthSources/src/getHealth", "", &src)
+		return src.HealthState
+	}
+	waitFor(t, "the source HEALTHY", func() bool { return source() == "HEALTHY" })
+	a.status.Store(500)
+	waitFor(t, "the source UNHEALTHY", func() bool { return source() == "UNHEALTHY" })
+}

@@ -1818,6 +1818,65 @@ func TestComputeDisks_InsertGetListAndAttach(t *testing.T) {
 	}
 }
 
+func TestComputeInstanceGroups_AddListSetNamedPortsRemoveDelete(t *testing.T) {
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	c.insertInstance("vm-1", network, subnetwork)
+	c.insertInstance("vm-2", network, subnetwork)
+	op := c.done("insert", ccR(c.svc.InstanceGroups.Insert(ccProject, ccZone, &compute.InstanceGroup{Name: "web-ig", Network: network,
+		NamedPorts: []*compute.NamedPort{{Name: "http", Port: 8080}}}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccZonal("instanceGroups", "web-ig"))
+	c.done("addInstances", ccR(c.svc.InstanceGroups.AddInstances(ccProject, ccZone, "web-ig", &compute.InstanceGroupsAddInstancesRequest{
+		Instances: []*compute.InstanceReference{{Instance: c.link(ccZonal("instances", "vm-1"))}, {Instance: c.link(ccZonal("instances", "vm-2"))}}}).Context(c.ctx).Do()))
+	g := ccMust(t, "get", ccR(c.svc.InstanceGroups.Get(ccProject, ccZone, "web-ig").Context(c.ctx).Do()))
+	c.checkMeta("compute#instanceGroup", ccZonal("instanceGroups", "web-ig"), g.Kind, g.Id, g.SelfLink, g.CreationTimestamp)
+	if g.Size != 2 || g.Network != network || g.Fingerprint == "" || len(g.NamedPorts) != 1 {
+		t.Errorf("group %s, want 2 instances, the network and named port as sent, a fingerprint", ccJSON(g))
+	}
+	list := ccMust(t, "listInstances", ccR(c.svc.InstanceGroups.ListInstances(ccProject, ccZone, "web-ig",
+		&compute.InstanceGroupsListInstancesRequest{InstanceState: "ALL"}).Context(c.ctx).Do()))
+	if list.Kind != "compute#instanceGroupsListInstances" || len(list.Items) != 2 || list.Items[0].Instance != c.link(ccZonal("instances", "vm-1")) ||
+		list.Items[0].Status != "RUNNING" || len(list.Items[0].NamedPorts) != 1 || list.Items[0].NamedPorts[0].Port != 8080 {
+		t.Errorf("listInstances %s, want both instances RUNNING with the group's named port", ccJSON(list))
+	}
+	c.done("setNamedPorts", ccR(c.svc.InstanceGroups.SetNamedPorts(ccProject, ccZone, "web-ig", &compute.InstanceGroupsSetNamedPortsRequest{
+		NamedPorts: []*compute.NamedPort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}, Fingerprint: g.Fingerprint}).Context(c.ctx).Do()))
+	_, err := c.svc.InstanceGroups.SetNamedPorts(ccProject, ccZone, "web-ig", &compute.InstanceGroupsSetNamedPortsRequest{
+		NamedPorts: []*compute.NamedPort{{Name: "http", Port: 81}}, Fingerprint: g.Fingerprint}).Context(c.ctx).Do()
+	ccWantError(t, "setNamedPorts with a stale fingerprint", err, 412, "conditionNotMet")
+	c.done("removeInstances", ccR(c.svc.InstanceGroups.RemoveInstances(ccProject, ccZone, "web-ig", &compute.InstanceGroupsRemoveInstancesRequest{
+		Instances: []*compute.InstanceReference{{Instance: c.link(ccZonal("instances", "vm-2"))}}}).Context(c.ctx).Do()))
+	g = ccMust(t, "get again", ccR(c.svc.InstanceGroups.Get(ccProject, ccZone, "web-ig").Context(c.ctx).Do()))
+	if g.Size != 1 || len(g.NamedPorts) != 2 {
+		t.Errorf("group %s, want 1 instance and the 2 named ports set", ccJSON(g))
+	}
+	c.done("delete", ccR(c.svc.InstanceGroups.Delete(ccProject, ccZone, "web-ig").Context(c.ctx).Do()))
+	_, err = c.svc.InstanceGroups.Get(ccProject, ccZone, "web-ig").Context(c.ctx).Do()
+	ccWantError(t, "get after delete", err, 404, "notFound")
+}
+
+func TestComputeBackendServices_OverAnInstanceGroupGetHealthReportsEachInstanceOnTheServicePort(t *testing.T) {
+	c := newComputeEnv(t)
+	port := ccServing(t)
+	c.done("insert instance", ccR(c.svc.Instances.Insert(ccProject, ccZone, &compute.Instance{Name: "vm-1",
+		NetworkInterfaces: []*compute.NetworkInterface{{NetworkIP: "127.0.0.1"}}}).Context(c.ctx).Do()))
+	c.done("insert group", ccR(c.svc.InstanceGroups.Insert(ccProject, ccZone, &compute.InstanceGroup{Name: "web-ig",
+		NamedPorts: []*compute.NamedPort{{Name: "http", Port: port}}}).Context(c.ctx).Do()))
+	c.done("addInstances", ccR(c.svc.InstanceGroups.AddInstances(ccProject, ccZone, "web-ig", &compute.InstanceGroupsAddInstancesRequest{
+		Instances: []*compute.InstanceReference{{Instance: c.link(ccZonal("instances", "vm-1"))}}}).Context(c.ctx).Do()))
+	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
+	group := c.link(ccZonal("instanceGroups", "web-ig"))
+	c.insertBackendService(ccBackendService("web-backend", hc, group))
+	ccEventually(t, 20*time.Second, "HEALTHY", func() (bool, string) {
+		h, err := c.svc.BackendServices.GetHealth(ccProject, "web-backend", &compute.ResourceGroupReference{Group: group}).Context(c.ctx).Do()
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(h.HealthStatus) == 1 && h.HealthStatus[0].HealthState == "HEALTHY" && h.HealthStatus[0].Port == port &&
+			h.HealthStatus[0].Instance == c.link(ccZonal("instances", "vm-1")) && h.HealthStatus[0].IpAddress == "127.0.0.1", ccJSON(h)
+	})
+}
+
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -30,9 +31,7 @@ func (s *Server) backendServices() *collection[api.BackendService, *api.BackendS
 // references and stores the references as URLs.
 func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendService, sc scope) error {
 	for i := range bs.Backends {
-		field := fmt.Sprintf("backends[%d].group", i)
-		var g api.NetworkEndpointGroup
-		k, err := s.lookup(ctx, field, bs.Backends[i].Group, sc, api.CollectionNetworkEndpointGroups, &g)
+		k, err := s.backendGroup(ctx, fmt.Sprintf("backends[%d].group", i), bs.Backends[i].Group, sc)
 		if err != nil {
 			return err
 		}
@@ -46,6 +45,20 @@ func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendServi
 		bs.HealthChecks[i] = s.link(k.Path())
 	}
 	return nil
+}
+
+// backendGroup checks the group of a backend: a network endpoint group or
+// an instance group, which must exist.
+func (s *Server) backendGroup(ctx context.Context, field, ref string, sc scope) (store.Key, error) {
+	k, err := parseAnyRef(field, ref, sc, api.CollectionNetworkEndpointGroups)
+	if err != nil {
+		return k, err
+	}
+	if k.Collection != api.CollectionNetworkEndpointGroups && k.Collection != api.CollectionInstanceGroups {
+		return k, invalid("%s (%q) refers to a %s resource: a backend is a network endpoint group or an instance group.", field, ref, k.Collection)
+	}
+	var v json.RawMessage
+	return k, s.load(ctx, field, ref, k, &v)
 }
 
 // resolveServiceCheck checks the health check of a backend service: a
@@ -115,7 +128,7 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 	if err := s.decodeBody(r, body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
 		return "", err
 	}
-	k, err := parseRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)
+	k, err := parseAnyRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)
 	if err != nil {
 		return "", err
 	}

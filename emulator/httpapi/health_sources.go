@@ -51,10 +51,15 @@ func (s *Server) resolveHealthSource(ctx context.Context, hs *api.HealthSource, 
 	return nil
 }
 
-// groupTypes lists the endpoint types of a service's backends.
+// groupTypes lists the endpoint types of a service's backends
+// (api.InstanceGroupBackend for an instance group).
 func (s *Server) groupTypes(ctx context.Context, bs *api.BackendService) ([]string, error) {
 	types := make([]string, 0, len(bs.Backends))
 	for i, b := range bs.Backends {
+		if k := keyOfPath(api.PathOf(b.Group)); k.Collection == api.CollectionInstanceGroups {
+			types = append(types, api.InstanceGroupBackend)
+			continue
+		}
 		var g api.NetworkEndpointGroup
 		if _, err := s.lookup(ctx, fmt.Sprintf("backends[%d].group", i), b.Group, scope{}, api.CollectionNetworkEndpointGroups, &g); err != nil {
 			return nil, err

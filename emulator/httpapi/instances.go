@@ -30,7 +30,13 @@ func (s *Server) instances() *collection[api.Instance, *api.Instance] {
 		}
 		return refs
 	}
-	c.attach, c.release = s.attachDisks, s.releaseDisks
+	c.attach = s.attachDisks
+	c.release = func(ctx context.Context, in *api.Instance, sc scope) error {
+		if err := s.releaseDisks(ctx, in, sc); err != nil {
+			return err
+		}
+		return s.leaveGroups(ctx, in, sc)
+	}
 	c.inputOnly = func(doc document) {
 		disks, _ := doc["disks"].([]any)
 		for _, d := range disks {

@@ -123,24 +123,37 @@ func (s *Server) readPoolInstances(r *http.Request, verb string) (api.TargetPool
 
 // targetPoolAddInstance answers targetPools.addInstance.
 func (s *Server) targetPoolAddInstance(r *http.Request) (any, error) {
-	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) error {
-		if at >= 0 {
-			return invalid("%s (%q) is already an instance of target pool %s: each instance may be listed once.", field, ref, tp.Name)
-		}
-		tp.Instances = append(tp.Instances, ref)
-		return nil
+	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
+		tp.Instances, err = addMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
+		return err
 	})
 }
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
 func (s *Server) targetPoolRemoveInstance(r *http.Request) (any, error) {
-	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) error {
-		if at < 0 {
-			return invalid("%s (%q) is not an instance of target pool %s.", field, ref, tp.Name)
-		}
-		tp.Instances = slices.Delete(tp.Instances, at, at+1)
-		return nil
+	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
+		tp.Instances, err = removeMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
+		return err
 	})
+}
+
+// addMember adds instance ref (named field in the request) to the members
+// of owner, where it is at index at (-1: not there): an instance is a
+// member once.
+func addMember(members []string, owner, field, ref string, at int) ([]string, error) {
+	if at >= 0 {
+		return members, invalid("%s (%q) is already an instance of %s: each instance may be listed once.", field, ref, owner)
+	}
+	return append(members, ref), nil
+}
+
+// removeMember removes instance ref, at index at, from the members of
+// owner; it must be one.
+func removeMember(members []string, owner, field, ref string, at int) ([]string, error) {
+	if at < 0 {
+		return members, invalid("%s (%q) is not an instance of %s.", field, ref, owner)
+	}
+	return slices.Delete(members, at, at+1), nil
 }
 
 // changePoolInstances applies change to the pool for each instance the

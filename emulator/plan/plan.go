@@ -32,6 +32,7 @@ type snapshot struct {
 	BackendServices map[string]*api.BackendService
 	TargetPools     map[string]*api.TargetPool
 	Instances       map[string]*api.Instance
+	InstanceGroups  map[string]*api.InstanceGroup
 }
 
 // Planner keeps the resources that decide what is probed, decoded once, and
@@ -72,7 +73,8 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 	p := &Planner{
 		s: snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
-			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{}},
+			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{},
+			InstanceGroups: map[string]*api.InstanceGroup{}},
 		allowed: allowed,
 		owners:  map[string]bool{},
 		dirty:   map[string]struct{}{},
@@ -85,6 +87,7 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		api.CollectionBackendServices:       slot(p.s.BackendServices),
 		api.CollectionTargetPools:           slot(p.s.TargetPools),
 		api.CollectionInstances:             slot(p.s.Instances),
+		api.CollectionInstanceGroups:        slot(p.s.InstanceGroups),
 	}
 	probing := api.CollectionsWith(api.ProbeInput, api.ProbeOwner)
 	for _, c := range probing {
@@ -154,6 +157,11 @@ func (p *Planner) dependencies(path string) []string {
 		for _, inst := range tp.Instances {
 			ip, _ := poolInstancePath(inst, path)
 			deps = append(deps, ip) // "" for an address: depends on nothing
+		}
+	}
+	if g, ok := p.s.InstanceGroups[path]; ok {
+		for _, inst := range g.Instances {
+			deps = append(deps, api.PathOf(inst))
 		}
 	}
 	if g, ok := p.s.Groups[path]; ok {
@@ -232,6 +240,9 @@ func (s snapshot) serviceTargets(bsPath string, bs *api.BackendService) []health
 		if g, ok := s.Groups[groupPath]; ok {
 			targets = append(targets, s.groupTargets(bsPath, bs, oc, groupPath, g)...)
 		}
+		if g, ok := s.InstanceGroups[groupPath]; ok {
+			targets = append(targets, s.instanceGroupTargets(bsPath, bs, oc, groupPath, g)...)
+		}
 	}
 	return targets
 }
@@ -248,13 +259,62 @@ func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, oc ownerCh
 		if ep.IP == "" && e.Instance != "" {
 			ep.IP, unresolved = s.instanceIP(endpointInstancePath(e.Instance, groupPath))
 		}
-		check := oc.forEndpoint(bs, ep)
+		check := oc.forEndpoint(serviceNames(bs), ep, "")
 		if unresolved != "" {
 			check.Port, check.Unresolved = 0, unresolved
 		}
 		targets = append(targets, health.Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
 	}
 	return targets
+}
+
+// instanceGroupTargets are the instances of group g probed for service
+// bs, each at its primary address. An instance's own port is the group's
+// named port for the service's portName; port names of the check resolve
+// in the group's named ports first, then in the service's.
+func (s snapshot) instanceGroupTargets(bsPath string, bs *api.BackendService, oc ownerCheck, groupPath string, g *api.InstanceGroup) []health.Target {
+	names := append([]namedPorts{{ports: g.NamedPorts, of: "instance group " + groupPath}}, serviceNames(bs)...)
+	portName := bs.PortName
+	if portName == "" {
+		portName = api.DefaultServicePortName
+	}
+	serving := ""
+	port := rules.NamedPort(g.NamedPorts, portName)
+	if port == 0 {
+		serving = fmt.Sprintf("USE_SERVING_PORT, but instance group %s has no named port %q (the backend service's portName)", groupPath, portName)
+	}
+	targets := make([]health.Target, 0, len(g.Instances))
+	for _, inst := range g.Instances {
+		path := api.PathOf(inst)
+		ep := health.Endpoint{Instance: inst, Port: int(port)}
+		ip, unresolved := s.instanceIP(path, "")
+		ep.IP = ip
+		if in, ok := s.Instances[path]; ok && in.Status != "" && in.Status != api.InstanceRunning {
+			ep.Stopped = true
+		}
+		check := oc.forEndpoint(names, ep, serving)
+		if unresolved != "" {
+			check.Port, check.Unresolved = 0, unresolved
+		}
+		targets = append(targets, health.Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
+	}
+	return targets
+}
+
+// namedPorts are named ports a check's port name may resolve in, and whose
+// they are, for messages.
+type namedPorts struct {
+	ports []api.NamedPort
+	of    string
+}
+
+// serviceNames are the named ports of a backend service (an lbhealth
+// extension), when it has some.
+func serviceNames(bs *api.BackendService) []namedPorts {
+	if bs == nil || len(bs.NamedPorts) == 0 {
+		return nil
+	}
+	return []namedPorts{{ports: bs.NamedPorts, of: "the backend service"}}
 }
 
 // poolTargets are the instances of a target pool, probed with its legacy
@@ -274,7 +334,7 @@ func (s snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target
 		if !ok {
 			continue
 		}
-		check := oc.forEndpoint(nil, ep)
+		check := oc.forEndpoint(nil, ep, "")
 		switch {
 		case unresolved != "":
 			check.Port, check.Unresolved = 0, unresolved
@@ -391,13 +451,14 @@ func (s snapshot) ownerCheck(ref string) (ownerCheck, bool) {
 	return ownerCheck{}, false
 }
 
-// forEndpoint is the check of one endpoint of the owner (bs is nil for
-// target pools): a legacy check probes its own port, a regular one the
-// port its block resolves for the endpoint.
-func (oc ownerCheck) forEndpoint(bs *api.BackendService, ep health.Endpoint) health.Check {
+// forEndpoint is the check of one endpoint of the owner, whose port names
+// resolve in names (none for target pools): a legacy check probes its own
+// port, a regular one the port its block resolves for the endpoint.
+// serving, when set, says why the endpoint has no serving port.
+func (oc ownerCheck) forEndpoint(names []namedPorts, ep health.Endpoint, serving string) health.Check {
 	c := oc.base
 	if oc.regular {
-		c.Port, c.Unresolved = resolvePort(oc.block, oc.hasBlock, bs, ep)
+		c.Port, c.Unresolved = resolvePort(oc.block, oc.hasBlock, names, ep, serving)
 	}
 	return c
 }
@@ -473,10 +534,11 @@ func probeSpec(typ string, b api.ProtocolBlock, ok bool) prober.Spec {
 	})
 }
 
-// resolvePort picks the port to probe: the endpoint's own port
-// for USE_SERVING_PORT, the service's named port for USE_NAMED_PORT (or a
-// port name alone), else the check's port. 0 and a reason when it cannot.
-func resolvePort(b api.ProtocolBlock, ok bool, bs *api.BackendService, ep health.Endpoint) (int, string) {
+// resolvePort picks the port to probe: the endpoint's own port for
+// USE_SERVING_PORT (serving says why there is none, when it knows), the
+// first of names that names the port for USE_NAMED_PORT (or a port name
+// alone), else the check's port. 0 and a reason when it cannot.
+func resolvePort(b api.ProtocolBlock, ok bool, names []namedPorts, ep health.Endpoint, serving string) (int, string) {
 	if !ok {
 		return 0, "the health check has no protocol block"
 	}
@@ -487,21 +549,26 @@ func resolvePort(b api.ProtocolBlock, ok bool, bs *api.BackendService, ep health
 	}
 	switch {
 	case spec == api.UseServingPort:
-		if ep.Port == 0 {
-			return 0, "USE_SERVING_PORT, but the endpoint has no port of its own (GCE_VM_IP)"
+		switch {
+		case ep.Port != 0:
+			return ep.Port, ""
+		case serving != "":
+			return 0, serving
 		}
-		return ep.Port, ""
+		return 0, "USE_SERVING_PORT, but the endpoint has no port of its own (GCE_VM_IP)"
 	case port != nil && spec != api.UseNamedPort:
 		return int(*port), ""
-	case portName != "" && bs != nil:
-		for _, np := range bs.NamedPorts {
-			if np.Name == portName && np.Port != nil {
-				return int(*np.Port), ""
-			}
-		}
-		return 0, fmt.Sprintf("the backend service has no named port %q", portName)
+	case portName != "" && len(names) == 0:
+		return 0, fmt.Sprintf("named port %q, but only instance groups and backend services have named ports", portName)
 	case portName != "":
-		return 0, fmt.Sprintf("named port %q, but only backend services have named ports", portName)
+		var where []string
+		for _, n := range names {
+			if p := rules.NamedPort(n.ports, portName); p != 0 {
+				return int(p), ""
+			}
+			where = append(where, n.of)
+		}
+		return 0, fmt.Sprintf("no named port %q in %s", portName, strings.Join(where, " or "))
 	}
 	return 0, "the health check sets no port"
 }

@@ -149,13 +149,78 @@ func TestPlannerKeepsEveryProbingCollection(t *testing.T) {
 	NewPlanner(allowAll) // the catalogue as it is: no panic
 	saved := api.Catalogue
 	api.Catalogue = append(append([]api.Collection(nil), saved...),
-		api.Collection{Name: "instanceGroups", Kind: "compute#instanceGroup", Scopes: api.Zonal, Role: api.ProbeInput})
+		api.Collection{Name: "instanceGroupManagers", Kind: "compute#instanceGroupManager", Scopes: api.Zonal, Role: api.ProbeInput})
 	defer func() { api.Catalogue = saved }()
 	defer func() {
 		p := recover()
-		if p == nil || !strings.Contains(fmt.Sprint(p), "instanceGroups") {
-			t.Fatalf("NewPlanner with a probing collection it does not keep: panic %v, want one naming instanceGroups", p)
+		if p == nil || !strings.Contains(fmt.Sprint(p), "instanceGroupManagers") {
+			t.Fatalf("NewPlanner with a probing collection it does not keep: panic %v, want one naming instanceGroupManagers", p)
 		}
 	}()
 	NewPlanner(allowAll)
+}
+
+// The instances of an instance group are probed at their primary address:
+// a port name resolves in the group's named ports (then the service's), a
+// serving port is the group's named port for the service's portName, and a
+// change of the group or of one of its instances re-plans the service.
+func TestPlanner_InstanceGroupBackends(t *testing.T) {
+	const igPath = "projects/p/zones/z/instanceGroups/ig"
+	p := NewPlanner(allowAll)
+	p.Set(vmPath, vm("127.0.0.7"))
+	p.Set("projects/p/zones/z/instances/vm2", vm("127.0.0.8"))
+	p.Set(igPath, &api.InstanceGroup{Instances: []string{"http://emulator/compute/v1/" + vmPath, "http://emulator/compute/v1/projects/p/zones/z/instances/vm2"},
+		NamedPorts: []api.NamedPort{{Name: "http", Port: i64(8080)}, {Name: "admin", Port: i64(9090)}}})
+	named := func(name string) *api.HealthCheck {
+		hc := tcpCheck(0)
+		hc.TCPHealthCheck.Port, hc.TCPHealthCheck.PortName, hc.TCPHealthCheck.PortSpecification = nil, name, api.UseNamedPort
+		return hc
+	}
+	serving := tcpCheck(0)
+	serving.TCPHealthCheck.Port, serving.TCPHealthCheck.PortSpecification = nil, api.UseServingPort
+	p.Set("projects/p/global/healthChecks/admin", named("admin"))
+	p.Set("projects/p/global/healthChecks/missing", named("grpc"))
+	p.Set("projects/p/global/healthChecks/serving", serving)
+	p.Set(hcPath, tcpCheck(80))
+	for _, bs := range []string{"admin", "missing", "serving", "hc"} {
+		p.Set("projects/p/global/backendServices/"+bs, service("projects/p/global/healthChecks/"+bs, igPath))
+	}
+	other := service("projects/p/global/healthChecks/serving", igPath)
+	other.PortName = "web"
+	p.Set("projects/p/global/backendServices/web", other)
+
+	got := p.Flush()
+	ports := func(owner string) string {
+		var out []string
+		for _, tg := range got["projects/p/global/backendServices/"+owner] {
+			out = append(out, fmt.Sprintf("%s:%d %s", tg.Endpoint.IP, tg.Check.Port, tg.Check.Unresolved))
+		}
+		slices.Sort(out)
+		return strings.Join(out, "; ")
+	}
+	for owner, want := range map[string]string{
+		"admin":   "127.0.0.7:9090 ; 127.0.0.8:9090 ",
+		"serving": "127.0.0.7:8080 ; 127.0.0.8:8080 ",
+		"hc":      "127.0.0.7:80 ; 127.0.0.8:80 ",
+		"missing": `127.0.0.7:0 no named port "grpc" in instance group ` + igPath + `; 127.0.0.8:0 no named port "grpc" in instance group ` + igPath,
+		"web": `127.0.0.7:0 USE_SERVING_PORT, but instance group ` + igPath + ` has no named port "web" (the backend service's portName); ` +
+			`127.0.0.8:0 USE_SERVING_PORT, but instance group ` + igPath + ` has no named port "web" (the backend service's portName)`,
+	} {
+		if d := ports(owner); d != want {
+			t.Errorf("%s: %s\nwant %s", owner, d, want)
+		}
+		if tg := got["projects/p/global/backendServices/"+owner]; len(tg) > 0 && tg[0].Group != igPath {
+			t.Errorf("%s: group %q, want the instance group", owner, tg[0].Group)
+		}
+	}
+
+	p.Set(vmPath, vm("127.0.0.9"))
+	if n := len(p.Flush()); n != 5 {
+		t.Errorf("an instance of the group changed: %d services re-planned, want the 5 over the group", n)
+	}
+	p.Set(igPath, &api.InstanceGroup{Instances: []string{"http://emulator/compute/v1/" + vmPath}})
+	got = p.Flush()
+	if d := ports("hc"); d != "127.0.0.9:80 " {
+		t.Errorf("after the group lost vm2: %s", d)
+	}
 }

@@ -28,6 +28,11 @@ var extensions = map[string]map[string]*Schema{
 		"group": {Type: "string"}, "healthCheck": {Type: "string"}, "reason": {Type: "string"},
 		"detail": {Type: "string"}, "lastProbeTime": {Type: "string"},
 	},
+	// The instances of an unmanaged group, declared inside it (the API
+	// adds them with addInstances into the same list).
+	"InstanceGroup": {
+		"instances": {Type: "array", Items: &Schema{Type: "string"}},
+	},
 	// Named ports on the service itself, standing in for the named ports of
 	// instance groups that USE_NAMED_PORT checks resolve.
 	"BackendService": {

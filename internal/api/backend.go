@@ -86,11 +86,17 @@ type BackendService struct {
 	Meta
 	Protocol            string `json:"protocol,omitempty"`
 	LoadBalancingScheme string `json:"loadBalancingScheme,omitempty"`
-	// NamedPorts is an lbhealth extension standing in for the named ports of
-	// instance groups: what USE_NAMED_PORT checks resolve port names with.
-	NamedPorts   []NamedPort `json:"namedPorts,omitempty"`
-	Backends     []Backend   `json:"backends,omitempty"`
-	HealthChecks []string    `json:"healthChecks,omitempty"`
+	// NamedPorts is an lbhealth extension: named ports on the service
+	// itself, which USE_NAMED_PORT checks resolve port names with when the
+	// endpoint's instance group does not name the port (or the backend is a
+	// network endpoint group, which has no named ports).
+	NamedPorts []NamedPort `json:"namedPorts,omitempty"`
+	// PortName is the named port of the service's instance groups that
+	// serves it ("http" when unset): what USE_SERVING_PORT probes on an
+	// instance of a group.
+	PortName     string    `json:"portName,omitempty"`
+	Backends     []Backend `json:"backends,omitempty"`
+	HealthChecks []string  `json:"healthChecks,omitempty"`
 	// TimeoutSec is stored, not acted on: the rules check its range.
 	TimeoutSec *int64 `json:"timeoutSec,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
@@ -104,7 +110,11 @@ type NamedPort struct {
 	Port *int64 `json:"port,omitempty"`
 }
 
-// Backend is one backend of a service: an endpoint group.
+// DefaultServicePortName is the port name of a service that sets none.
+const DefaultServicePortName = "http"
+
+// Backend is one backend of a service: an endpoint group or an instance
+// group.
 type Backend struct {
 	Group string `json:"group,omitempty"`
 }

@@ -17,6 +17,7 @@ const (
 	CollectionForwardingRules           = "forwardingRules"
 	CollectionInstances                 = "instances"
 	CollectionDisks                     = "disks"
+	CollectionInstanceGroups            = "instanceGroups"
 	CollectionNetworks                  = "networks"
 	CollectionSubnetworks               = "subnetworks"
 	CollectionFirewalls                 = "firewalls"
@@ -211,6 +212,15 @@ var Catalogue = []Collection{
 		Scopes: Zonal, Role: ProbeInput, New: newOf[Instance]()},
 	{Name: CollectionDisks, Kind: KindDisk, ListKind: KindDiskList,
 		Scopes: Zonal, New: newOf[Disk]()},
+	{Name: CollectionInstanceGroups, Kind: KindInstanceGroup, ListKind: KindInstanceGroupList,
+		Scopes: Zonal, Role: ProbeInput, New: newOf[InstanceGroup](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "addInstances", Requests: []string{"InstanceGroupsAddInstancesRequest"}},
+			{HTTP: "POST", Name: "removeInstances", Requests: []string{"InstanceGroupsRemoveInstancesRequest"}},
+			{HTTP: "POST", Name: "listInstances", Requests: []string{"InstanceGroupsListInstancesRequest"},
+				Response: "InstanceGroupsListInstances"},
+			{HTTP: "POST", Name: "setNamedPorts", Requests: []string{"InstanceGroupsSetNamedPortsRequest"}},
+		}},
 	{Name: CollectionNetworks, Kind: KindNetwork, ListKind: KindNetworkList,
 		Scopes: Global, Updates: patchOnly, SharedAcrossProjects: true, New: newOf[Network]()},
 	{Name: CollectionSubnetworks, Kind: KindSubnetwork, ListKind: KindSubnetworkList,

@@ -267,7 +267,7 @@ resource "lbhealth_health_source" "test" {
 			{
 				Config: source("lbhealth_backend_service.hybrid.name", "lbhealth_aggregation_policy.p.name"),
 				ExpectError: errorRegexp(`sources[0] ("bs-hybrid") has a backend (backends[0]) whose endpoint group is ` +
-					"NON_GCP_PRIVATE_IP_PORT: a health source takes backend services of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups."),
+					"NON_GCP_PRIVATE_IP_PORT: a health source takes backend services of instance groups or of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups."),
 			},
 			{
 				Config: source("lbhealth_backend_service.a.name", "lbhealth_aggregation_policy.east.id"),

@@ -58,7 +58,8 @@ func HealthSource(hs *api.HealthSource) Violations {
 
 // HealthSourceService checks the backend service a health source uses:
 // regional, in the source's region (region of the service is bsRegion),
-// internal, and backed by VM endpoint groups (groupTypes).
+// internal, and backed by instance groups or VM endpoint groups
+// (groupTypes).
 func HealthSourceService(ref string, bs *api.BackendService, bsRegion, region string, groupTypes []string) *Violation {
 	field := "sources[0]"
 	switch {
@@ -74,8 +75,8 @@ func HealthSourceService(ref string, bs *api.BackendService, bsRegion, region st
 		return &v
 	}
 	for i, t := range groupTypes {
-		if t != api.GCEVMIP && t != api.GCEVMIPPort {
-			v := violation(field, "%s (%q) has a backend (backends[%d]) whose endpoint group is %s: a health source takes backend services of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups.", f(field), ref, i, t)
+		if t != api.GCEVMIP && t != api.GCEVMIPPort && t != api.InstanceGroupBackend {
+			v := violation(field, "%s (%q) has a backend (backends[%d]) whose endpoint group is %s: a health source takes backend services of instance groups or of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups.", f(field), ref, i, t)
 			return &v
 		}
 	}

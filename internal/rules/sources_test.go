@@ -111,7 +111,7 @@ var messageSources = map[string]source{
 		"Currently, at most one health check can be\nspecified for each backend service."),
 
 	// Composite health.
-	`%s (%q) has a backend (backends[%d]) whose endpoint group is %s: a health source takes backend services of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups.`: apiDoc("HealthSource.sources",
+	`%s (%q) has a backend (backends[%d]) whose endpoint group is %s: a health source takes backend services of instance groups or of GCE_VM_IP or GCE_VM_IP_PORT endpoint groups.`: apiDoc("HealthSource.sources",
 		"TheBackendService may use only IGs, MIGs, or NEGs of typeGCE_VM_IP or GCE_VM_IP_PORT."),
 	`%s (%q) has loadBalancingScheme %s: a health source takes an INTERNAL or INTERNAL_MANAGED backend service.`: seed(compositeHE,
 		"לשירותי קצה עורפיים שמשמשים כמקורות נתונים של מצב תקינות צריכה להיות תוכנית איזון עומסים של INTERNAL או INTERNAL_MANAGED."),
@@ -246,6 +246,12 @@ var messageSources = map[string]source{
 		"Specifies the parameters for a new disk that will be created\nalongside the new instance."),
 	`%s is set on the disk at index %d: the boot disk must be the first disk of the instance (%s).`: apiDoc("AttachedDisk.index",
 		"A zero-based index to this disk, where 0 is reserved for the\nboot disk."),
+
+	// Instance groups.
+	`%s (%q) must be the URL of an instance (zones/{zone}/instances/{name}).`: apiDoc("InstanceReference.instance", "The URL for a specific instance."),
+	`%s (%q) repeats %s: an instance is in a group once.`:                     own("an instance listed twice would be probed and counted twice."),
+	`%s is required: the port the name stands for.`: apiDoc("InstanceGroup.namedPorts",
+		"Optional. Assigns a name to a port number. For example:{name: \"http\", port: 80}"),
 
 	// Target pools.
 	`%s (%q) is %s: target pools take one legacy HTTP health check only (httpHealthChecks).`: apiDoc("TargetPool.healthChecks",

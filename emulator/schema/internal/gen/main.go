@@ -39,6 +39,12 @@ func roots() []string {
 	return out
 }
 
+// inputsMarkedOutput are fields the discovery document calls output only
+// that the Compute API takes on insert: an instance group's network (a
+// group made with one refuses instances of another network, and
+// terraform-provider-google sends it).
+var inputsMarkedOutput = map[string][]string{"InstanceGroup": {"network"}}
+
 // property is what the emulator keeps of a discovery schema (descriptions
 // are dropped).
 type property = shape.Schema
@@ -95,6 +101,9 @@ func run() error {
 		}
 		out[name] = nil // mark before recursing: schemas are recursive
 		p, refs := convert(s)
+		for _, field := range inputsMarkedOutput[name] {
+			p.Properties[field].OutputOnly = false
+		}
 		out[name] = p
 		for _, r := range slices.Sorted(maps.Keys(refs)) {
 			if err := visit(r); err != nil {
