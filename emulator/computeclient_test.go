@@ -1877,6 +1877,44 @@ func TestComputeBackendServices_OverAnInstanceGroupGetHealthReportsEachInstanceO
 	})
 }
 
+func TestComputeInstanceGroupManagers_MakeResizeListAndDeleteTheirInstances(t *testing.T) {
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
+		Properties: &compute.InstanceProperties{MachineType: "e2-small",
+			NetworkInterfaces: []*compute.NetworkInterface{{Network: network, Subnetwork: subnetwork}},
+			Disks: []*compute.AttachedDisk{{Boot: true, AutoDelete: true,
+				InitializeParams: &compute.AttachedDiskInitializeParams{SourceImage: "projects/debian-cloud/global/images/family/debian-12"}}}}}).Context(c.ctx).Do()))
+	op := c.done("insert manager", ccR(c.svc.InstanceGroupManagers.Insert(ccProject, ccZone, &compute.InstanceGroupManager{Name: "web-mig",
+		BaseInstanceName: "web", InstanceTemplate: c.link(ccGlobal("instanceTemplates", "web-template")), TargetSize: 2,
+		NamedPorts: []*compute.NamedPort{{Name: "http", Port: 8080}}}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccZonal("instanceGroupManagers", "web-mig"))
+	m := ccMust(t, "get", ccR(c.svc.InstanceGroupManagers.Get(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+	c.checkMeta("compute#instanceGroupManager", ccZonal("instanceGroupManagers", "web-mig"), m.Kind, m.Id, m.SelfLink, m.CreationTimestamp)
+	if m.InstanceGroup != c.link(ccZonal("instanceGroups", "web-mig")) || m.TargetSize != 2 || m.Status == nil || !m.Status.IsStable ||
+		m.CurrentActions == nil || m.CurrentActions.None != 2 {
+		t.Errorf("manager %s, want its instance group, 2 instances, stable", ccJSON(m))
+	}
+	list := ccMust(t, "listManagedInstances", ccR(c.svc.InstanceGroupManagers.ListManagedInstances(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+	if len(list.ManagedInstances) != 2 || list.ManagedInstances[0].InstanceStatus != "RUNNING" || list.ManagedInstances[0].CurrentAction != "NONE" {
+		t.Errorf("listManagedInstances %s, want 2 RUNNING instances with no action", ccJSON(list))
+	}
+	g := ccMust(t, "get group", ccR(c.svc.InstanceGroups.Get(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+	if g.Size != 2 || len(g.NamedPorts) != 1 {
+		t.Errorf("instance group %s, want the 2 instances and the manager's named port", ccJSON(g))
+	}
+	c.done("resize", ccR(c.svc.InstanceGroupManagers.Resize(ccProject, ccZone, "web-mig", 3).Context(c.ctx).Do()))
+	list = ccMust(t, "list after resize", ccR(c.svc.InstanceGroupManagers.ListManagedInstances(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+	if len(list.ManagedInstances) != 3 {
+		t.Errorf("after resize to 3: %d instances", len(list.ManagedInstances))
+	}
+	c.done("delete", ccR(c.svc.InstanceGroupManagers.Delete(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+	instances := ccMust(t, "list instances", ccR(c.svc.Instances.List(ccProject, ccZone).Context(c.ctx).Do()))
+	if len(instances.Items) != 0 {
+		t.Errorf("instances after the manager is deleted: %s", ccNames(instances.Items))
+	}
+}
+
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()

@@ -68,6 +68,12 @@ type Config struct {
 	// a new one (default, auto mode, with its subnetworks and firewall
 	// rules); by default a project gets it the first time it is used.
 	NoDefaultNetwork bool
+	// ManagedInstanceRange is where the instances of managed instance
+	// groups get their addresses, so that local servers bound there answer
+	// for them; the zero value is httpapi.DefaultManagedInstanceRange
+	// (127.1.0.0/16). It must be IPv4, /30 or larger, and probed
+	// (within ProbeNetworks).
+	ManagedInstanceRange netip.Prefix
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept (oldest dropped first); zero means
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
@@ -100,6 +106,9 @@ func (c Config) Validate() error {
 		if l.d < 0 {
 			errs = append(errs, fmt.Errorf("Limits: the %s (%s) must not be negative", l.name, l.d))
 		}
+	}
+	if r := c.ManagedInstanceRange; r.IsValid() && (!r.Addr().Is4() || r.Bits() > 30) {
+		errs = append(errs, fmt.Errorf("--managed-instance-range %s: want an IPv4 range of /30 or larger, such as 127.1.0.0/16", r))
 	}
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("no data directory: set --data-dir, or --in-memory to keep nothing"))
@@ -254,11 +263,12 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 				log.Error("probe engine not updated", "error", err)
 			}
 		},
-		Access:         httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
-		StrictFields:   cfg.StrictFields,
-		DefaultNetwork: !cfg.NoDefaultNetwork,
-		OperationsTTL:  cfg.OperationsTTL,
-		OperationsMax:  cfg.OperationsMax,
+		Access:               httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		StrictFields:         cfg.StrictFields,
+		DefaultNetwork:       !cfg.NoDefaultNetwork,
+		ManagedInstanceRange: cfg.ManagedInstanceRange,
+		OperationsTTL:        cfg.OperationsTTL,
+		OperationsMax:        cfg.OperationsMax,
 	})
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

@@ -68,6 +68,13 @@ type collection[T any, P ptr[T]] struct {
 	// release, if set, runs once delete has removed obj: it deletes or
 	// frees what obj held (an instance's auto-delete disks).
 	release func(ctx context.Context, obj P, sc scope) error
+	// updated, if set, runs once an update (PUT, PATCH or a method) has
+	// stored obj: it brings what obj manages in line (a managed group's
+	// instances).
+	updated func(ctx context.Context, obj P, sc scope) error
+	// deletable, if set, refuses a delete that what obj manages forbids
+	// (a managed group whose instance group a backend uses).
+	deletable func(ctx context.Context, obj P, sc scope) error
 	// inputOnly, if set, drops from what is stored the fields the API takes
 	// but never returns (an instance's disks[].initializeParams).
 	inputOnly func(doc document)
@@ -404,6 +411,11 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 		}
 		return nil, err
 	}
+	if c.updated != nil {
+		if err := c.updated(context.WithoutCancel(r.Context()), obj, sc); err != nil {
+			return nil, err
+		}
+	}
 	return c.s.changed(r, sc, opType, key, obj.GetMeta().ID)
 }
 
@@ -445,6 +457,11 @@ func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 	}
 	if user != "" {
 		return nil, inUse(key, user)
+	}
+	if c.deletable != nil {
+		if err := c.deletable(r.Context(), obj, sc); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.s.store.Delete(r.Context(), key); err != nil {
 		return nil, storeError(key, err)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,27 @@ var loopbackPool = ipPool{
 	first: netip.MustParseAddr("127.0.1.1"), last: netip.MustParseAddr("127.0.255.254"),
 	skip:  func(a netip.Addr) bool { b := a.As4(); return b[3] == 0 || b[3] == 255 },
 	label: "the loopback range 127.0.1.1-127.0.255.254",
+}
+
+// DefaultManagedInstanceRange is where managed instances get their
+// addresses unless told otherwise: loopback addresses, apart from those
+// the emulator gives instances without a subnetwork (127.0.0.0/16).
+var DefaultManagedInstanceRange = netip.MustParsePrefix("127.1.0.0/16")
+
+// managedPool holds the addresses of managed instances: the hosts of
+// prefix (DefaultManagedInstanceRange when zero), its first and last
+// address left out. prefix is IPv4, /30 or shorter.
+func managedPool(prefix netip.Prefix) ipPool {
+	if !prefix.IsValid() {
+		prefix = DefaultManagedInstanceRange
+	}
+	prefix = prefix.Masked()
+	b := prefix.Addr().As4() // an IPv4 prefix of /30 or longer: the flag checks it
+	end := binary.BigEndian.Uint32(b[:]) | (1<<(32-prefix.Bits()) - 1)
+	binary.BigEndian.PutUint32(b[:], end-1)
+	first, last := prefix.Addr().Next(), netip.AddrFrom4(b)
+	return ipPool{project: "-", scope: "global", prefix: "managed/", first: first, last: last,
+		skip: func(netip.Addr) bool { return false }, label: "the managed-instance range " + prefix.String()}
 }
 
 // ipv6Pool holds the IPv6 addresses given out (addresses with ipVersion

@@ -74,6 +74,12 @@ func (s *Server) collectionHandlers() map[string]handlers {
 			"listInstances":   s.instanceGroupListInstances,
 			"setNamedPorts":   s.instanceGroupSetNamedPorts,
 		}},
+		api.CollectionInstanceTemplates: {verbs: s.instanceTemplates()},
+		api.CollectionInstanceGroupManagers: {verbs: s.instanceGroupManagers(), methods: map[string]handler{
+			"resize":               s.managerResize,
+			"listManagedInstances": s.managerListInstances,
+			"recreateInstances":    s.managerRecreateInstances,
+		}},
 		api.CollectionNetworks:                  {verbs: s.networks()},
 		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},

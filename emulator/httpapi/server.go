@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,10 @@ type Server struct {
 	// in this run (the store holds them all).
 	defaultNetwork bool
 	provisioned    sync.Map // project name → true
+
+	// managedPool is where the instances of managed groups get their
+	// addresses.
+	managedPool ipPool
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
@@ -111,6 +116,11 @@ type Options struct {
 	// it, what the cloud gives a new project: the auto-mode network
 	// default, its subnetworks and its default firewall rules.
 	DefaultNetwork bool
+	// ManagedInstanceRange is where the instances managed groups make get
+	// their addresses (their first interface's networkIP), whatever their
+	// subnetwork, so that local servers bound there answer their probes;
+	// the zero value means DefaultManagedInstanceRange.
+	ManagedInstanceRange netip.Prefix
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept; zero means DefaultOperationsTTL and
 	// DefaultOperationsMax.
@@ -145,6 +155,7 @@ func New(st store.Store, o Options) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.managedPool = managedPool(o.ManagedInstanceRange)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()

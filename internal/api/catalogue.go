@@ -18,6 +18,8 @@ const (
 	CollectionInstances                 = "instances"
 	CollectionDisks                     = "disks"
 	CollectionInstanceGroups            = "instanceGroups"
+	CollectionInstanceTemplates         = "instanceTemplates"
+	CollectionInstanceGroupManagers     = "instanceGroupManagers"
 	CollectionNetworks                  = "networks"
 	CollectionSubnetworks               = "subnetworks"
 	CollectionFirewalls                 = "firewalls"
@@ -220,6 +222,15 @@ var Catalogue = []Collection{
 			{HTTP: "POST", Name: "listInstances", Requests: []string{"InstanceGroupsListInstancesRequest"},
 				Response: "InstanceGroupsListInstances"},
 			{HTTP: "POST", Name: "setNamedPorts", Requests: []string{"InstanceGroupsSetNamedPortsRequest"}},
+		}},
+	{Name: CollectionInstanceTemplates, Kind: KindInstanceTemplate, ListKind: KindInstanceTemplateList,
+		Scopes: Global, New: newOf[InstanceTemplate]()},
+	{Name: CollectionInstanceGroupManagers, Kind: KindInstanceGroupManager, ListKind: KindInstanceGroupManagerList,
+		Scopes: Zonal, Updates: patchOnly, New: newOf[InstanceGroupManager](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "resize"},
+			{HTTP: "POST", Name: "listManagedInstances", Response: "InstanceGroupManagersListManagedInstancesResponse"},
+			{HTTP: "POST", Name: "recreateInstances", Requests: []string{"InstanceGroupManagersRecreateInstancesRequest"}},
 		}},
 	{Name: CollectionNetworks, Kind: KindNetwork, ListKind: KindNetworkList,
 		Scopes: Global, Updates: patchOnly, SharedAcrossProjects: true, New: newOf[Network]()},

@@ -253,6 +253,20 @@ var messageSources = map[string]source{
 	`%s is required: the port the name stands for.`: apiDoc("InstanceGroup.namedPorts",
 		"Optional. Assigns a name to a port number. For example:{name: \"http\", port: 80}"),
 
+	// Instance templates and managed instance groups.
+	`%s (%q) must be 1-%d characters, a lowercase letter first, then lowercase letters, digits and hyphens (RFC 1035), or end in a hyphen and hash signs ("vm-###") for numbered names.`: apiDoc(
+		"InstanceGroupManager.baseInstanceName", "The maximum character length is 58 and the name must\ncomply with RFC1035 format."),
+	`%s is required (or %s): the template the group makes its instances from.`: apiDoc("InstanceGroupManager.instanceTemplate",
+		"The group uses this template to create all new instances"),
+	`%s is required: the check whose verdict recreates an instance.`: apiDoc("InstanceGroupManagerAutoHealingPolicy.healthCheck",
+		"The URL for the health check that signals autohealing."),
+	`%s is required: the prefix of the names of the group's instances.`: apiDoc("InstanceGroupManager.baseInstanceName",
+		"The base instance name is a prefix that you want to attach to the names of\nall VMs in a MIG."),
+	`%s is required: what the template's instances are.`:        apiDoc("InstanceTemplate.properties", "The instance properties for this instance template."),
+	`%s lists %d policies: a managed instance group takes one.`: apiDoc("InstanceGroupManager.autoHealingPolicies", "You can specify\nonly one value."),
+	`%s lists %d versions: the emulator makes every instance from one template; list one.`: own(
+		"canary versions (a share of the instances from a second template) are not modelled; one version is."),
+
 	// Target pools.
 	`%s (%q) is %s: target pools take one legacy HTTP health check only (httpHealthChecks).`: apiDoc("TargetPool.healthChecks",
 		"Only legacy HttpHealthChecks are supported."),
@@ -315,6 +329,9 @@ var limitSources = map[string]source{
 	"DefaultBlankDiskSizeGB":         apiDoc("AttachedDiskInitializeParams.diskSizeGb", "If you do not specify a sourceImage, the default disk size\nis 500 GB."),
 	"MaxDiskSizeGB":                  cloud("a persistent disk is at most 64 TB (65,536 GB)."),
 	"DefaultDiskType":                apiDoc("AttachedDiskInitializeParams.diskType", "the\n       default disk type is Standard Persistent Disk\n       (pd-standard)."),
+	"MaxBaseInstanceNameLength":      apiDoc("InstanceGroupManager.baseInstanceName", "The maximum character length is 58"),
+	"MaxInitialDelaySec":             apiDoc("InstanceGroupManagerAutoHealingPolicy.initialDelaySec", "The value of initial delay must be between 0 and 3600\nseconds."),
+	"MaxManagedInstances":            own("each managed instance is a stored resource and a probe target; 1,000 keeps a group's writes small."),
 	"MaxASCIILength":                 asciiDoc,
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }

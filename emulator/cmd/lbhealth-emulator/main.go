@@ -58,6 +58,9 @@ func run(args []string) error {
 	noDefaultNetwork := fs.Bool("no-default-network", envBool("LBHEALTH_NO_DEFAULT_NETWORK"),
 		"do not give projects the cloud's default network (default, auto mode, its subnetworks and its default-allow-* "+
 			"firewall rules) the first time they are used (env LBHEALTH_NO_DEFAULT_NETWORK)")
+	managedRange := fs.String("managed-instance-range", env("LBHEALTH_MANAGED_INSTANCE_RANGE", httpapi.DefaultManagedInstanceRange.String()),
+		"IPv4 range the instances of managed instance groups get their addresses from, whatever their subnetwork, so that "+
+			"local servers bound there answer their probes (env LBHEALTH_MANAGED_INSTANCE_RANGE)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -73,11 +76,16 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--probe-networks: %w", err)
 	}
+	managed, err := netip.ParsePrefix(*managedRange)
+	if err != nil {
+		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
+		ManagedInstanceRange: managed,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.

@@ -40,10 +40,11 @@ func roots() []string {
 }
 
 // inputsMarkedOutput are fields the discovery document calls output only
-// that the Compute API takes on insert: an instance group's network (a
-// group made with one refuses instances of another network, and
-// terraform-provider-google sends it).
-var inputsMarkedOutput = map[string][]string{"InstanceGroup": {"network"}}
+// that the Compute API takes on insert, and terraform-provider-google
+// sends: an instance group's network (a group made with one refuses
+// instances of another network) and a managed group's named ports (set on
+// its instance group).
+var inputsMarkedOutput = map[string][]string{"InstanceGroup": {"network"}, "InstanceGroupManager": {"namedPorts"}}
 
 // property is what the emulator keeps of a discovery schema (descriptions
 // are dropped).

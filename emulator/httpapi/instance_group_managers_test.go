@@ -1,0 +1,148 @@
+package httpapi_test
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+const (
+	templatesPath = "/compute/v1/projects/p/global/instanceTemplates"
+	managersPath  = "/compute/v1/projects/p/zones/us-east1-b/instanceGroupManagers"
+)
+
+// managedInstances lists the instances of managed group name.
+func (e *emu) managedInstances(name string) []api.ManagedInstance {
+	e.t.Helper()
+	var out api.ListManagedInstancesResponse
+	e.ok("POST", managersPath+"/"+name+"/listManagedInstances", "", &out)
+	return out.ManagedInstances
+}
+
+// A managed group makes targetSize instances of its template, in the
+// instance group of its name, at addresses of the managed-instance range;
+// resize and a patch of targetSize make and delete instances; recreate
+// gives an instance a new id; deleting the group deletes its instances,
+// their disks and its instance group.
+func TestInstanceGroupManagers(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert("/compute/v1/projects/p/global/healthChecks", `{"name": "hc", "tcpHealthCheck": {"port": 80}}`)
+	e.insert(templatesPath, `{"name": "web", "properties": {"machineType": "e2-small",
+		"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "sub"}],
+		"disks": [{"boot": true, "autoDelete": true, "initializeParams": {"sourceImage": "projects/debian-cloud/global/images/family/debian-12"}}]}}`)
+	e.insert(managersPath, `{"name": "mig", "baseInstanceName": "web", "instanceTemplate": "global/instanceTemplates/web", "targetSize": 2,
+		"namedPorts": [{"name": "http", "port": 8080}], "autoHealingPolicies": [{"healthCheck": "global/healthChecks/hc", "initialDelaySec": 30}]}`)
+	var m api.InstanceGroupManager
+	e.ok("GET", managersPath+"/mig", "", &m)
+	if e.path(m.InstanceGroup) != groupsPath+"/mig" || *m.TargetSize != 2 || m.CurrentActions == nil || m.CurrentActions.None != 2 ||
+		m.Status == nil || !m.Status.IsStable || e.path(m.InstanceTemplate) != templatesPath+"/web" {
+		t.Errorf("manager = %+v", m)
+	}
+	mis := e.managedInstances("mig")
+	if len(mis) != 2 {
+		t.Fatalf("managed instances = %+v", mis)
+	}
+	for _, mi := range mis {
+		var in api.Instance
+		e.ok("GET", e.path(mi.Instance), "", &in)
+		if !strings.HasPrefix(in.Name, "web-") || len(in.Name) != len("web-")+4 || mi.InstanceStatus != "RUNNING" || mi.CurrentAction != "NONE" ||
+			!netip.MustParsePrefix("127.1.0.0/16").Contains(netip.MustParseAddr(in.PrimaryIP())) || len(in.Disks) != 1 {
+			t.Errorf("instance %+v (%+v), want web-xxxx running at 127.1.x.y with its boot disk", in, mi)
+		}
+		e.ok("GET", disksPath+"/"+in.Name, "", nil)
+	}
+	var g api.InstanceGroup
+	e.ok("GET", groupsPath+"/mig", "", &g)
+	if len(g.Instances) != 2 || len(g.NamedPorts) != 1 {
+		t.Errorf("instance group = %+v", g)
+	}
+
+	e.ok("POST", managersPath+"/mig/resize?size=3", "", nil)
+	if n := len(e.managedInstances("mig")); n != 3 {
+		t.Errorf("after resize to 3: %d instances", n)
+	}
+	e.ok("PATCH", managersPath+"/mig", `{"targetSize": 1}`, nil)
+	mis = e.managedInstances("mig")
+	if len(mis) != 1 {
+		t.Fatalf("after a patch to 1: %d instances", len(mis))
+	}
+	before := mis[0].ID
+	e.ok("POST", managersPath+"/mig/recreateInstances", `{"instances": ["`+mis[0].Instance+`"]}`, nil)
+	if after := e.managedInstances("mig")[0]; after.ID == before || after.Name != mis[0].Name {
+		t.Errorf("recreated: id %s (was %s), name %s (was %s): want a new id, the same name", after.ID, before, after.Name, mis[0].Name)
+	}
+
+	// Its instance group is the manager's: a backend may use it, and then
+	// the manager cannot go.
+	e.insert("/compute/v1/projects/p/global/backendServices", `{"name": "bs", "backends": [{"group": "zones/us-east1-b/instanceGroups/mig"}]}`)
+	wantMessage(t, e.fail("DELETE", managersPath+"/mig", "", 400, api.ReasonResourceInUse), "instanceGroups/mig", "backendServices/bs")
+	wantMessage(t, e.fail("DELETE", groupsPath+"/mig", "", 400, api.ReasonResourceInUse), "instanceGroups/mig", "is already being used")
+	e.ok("DELETE", "/compute/v1/projects/p/global/backendServices/bs", "", nil)
+	e.ok("DELETE", managersPath+"/mig", "", nil)
+	e.fail("GET", groupsPath+"/mig", "", 404, api.ReasonNotFound)
+	var instances api.List[api.Instance]
+	e.ok("GET", instancesPath, "", &instances)
+	var disks api.List[api.Disk]
+	e.ok("GET", disksPath, "", &disks)
+	if len(instances.Items) != 0 || len(disks.Items) != 0 {
+		t.Errorf("after the manager is deleted: %d instances, %d disks", len(instances.Items), len(disks.Items))
+	}
+	// Nothing uses the template any more.
+	e.ok("DELETE", templatesPath+"/web", "", nil)
+}
+
+// Each rule of a managed group and of a template, through the API.
+func TestInstanceGroupManagers_Refused(t *testing.T) {
+	e := newEmu(t)
+	e.insert(templatesPath, `{"name": "web", "properties": {}}`)
+	e.insert("/compute/v1/projects/p/regions/us-west1/healthChecks", `{"name": "far", "tcpHealthCheck": {"port": 80}}`)
+	for _, tc := range []struct {
+		path, body string
+		code       int
+		reason     string
+		parts      []string
+	}{
+		{templatesPath, `{"name": "t"}`, 400, api.ReasonInvalid, []string{"properties is required"}},
+		{templatesPath, `{"name": "t", "properties": {"networkInterfaces": [{"network": "global/networks/nope"}]}}`, 404, api.ReasonNotFound,
+			[]string{"properties.networkInterfaces[0].network", "projects/p/global/networks/nope"}},
+		{templatesPath, `{"name": "t", "properties": {"disks": [{"boot": true, "initializeParams": {"sourceImage": "projects/p/global/images/mine"}}]}}`,
+			404, api.ReasonNotFound, []string{"projects/p/global/images/mine"}},
+		{managersPath, `{"name": "m", "instanceTemplate": "web"}`, 400, api.ReasonInvalid, []string{"baseInstanceName is required"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "Web", "instanceTemplate": "web"}`, 400, api.ReasonInvalid,
+			[]string{`baseInstanceName ("Web") must be 1-58 characters`}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web"}`, 400, api.ReasonInvalid, []string{"instanceTemplate is required (or versions[0].instanceTemplate)"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "nope"}`, 404, api.ReasonNotFound, []string{"projects/p/global/instanceTemplates/nope"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "targetSize": -1}`, 400, api.ReasonInvalid,
+			[]string{"targetSize (-1) must be between 0 and 1000"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"initialDelaySec": 30}]}`,
+			400, api.ReasonInvalid, []string{"autoHealingPolicies[0].healthCheck is required"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "hc", "initialDelaySec": 4000}]}`,
+			400, api.ReasonInvalid, []string{"autoHealingPolicies[0].initialDelaySec (4000) must be between 0 and 3600"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "hc"}]}`,
+			404, api.ReasonNotFound, []string{"projects/p/global/healthChecks/hc"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "regions/us-west1/healthChecks/far"}]}`,
+			400, api.ReasonInvalid, []string{"is in region us-west1: a group in zone us-east1-b takes a global health check or one of its own region (us-east1)."}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "versions": [{"instanceTemplate": "web"}, {"instanceTemplate": "web"}]}`,
+			400, api.ReasonInvalid, []string{"versions lists 2 versions"}},
+		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "a"}, {"healthCheck": "b"}]}`,
+			400, api.ReasonInvalid, []string{"autoHealingPolicies lists 2 policies"}},
+	} {
+		t.Run(tc.body, func(t *testing.T) {
+			e := &emu{t: t, url: e.url, store: e.store}
+			wantMessage(t, e.fail("POST", tc.path, tc.body, tc.code, tc.reason), tc.parts...)
+		})
+	}
+	e.insert(managersPath, `{"name": "m", "baseInstanceName": "vm-##", "instanceTemplate": "web", "targetSize": 2}`)
+	names := []string{}
+	for _, mi := range e.managedInstances("m") {
+		names = append(names, mi.Name)
+	}
+	if strings.Join(names, ",") != "vm-01,vm-02" {
+		t.Errorf("numbered names = %v, want vm-01,vm-02", names)
+	}
+	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=x", "", 400, api.ReasonInvalid), `size ("x") is required`)
+	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=5000", "", 400, api.ReasonInvalid), "targetSize (5000) must be between 0 and 1000")
+}

@@ -1,0 +1,116 @@
+package api
+
+// Kinds of instance templates and managed instance groups.
+const (
+	KindInstanceTemplate         = "compute#instanceTemplate"
+	KindInstanceTemplateList     = "compute#instanceTemplateList"
+	KindInstanceGroupManager     = "compute#instanceGroupManager"
+	KindInstanceGroupManagerList = "compute#instanceGroupManagerList"
+)
+
+// Actions of a managed instance (ManagedInstance.currentAction).
+const (
+	ActionNone       = "NONE"
+	ActionCreating   = "CREATING"
+	ActionRecreating = "RECREATING"
+	ActionVerifying  = "VERIFYING"
+	ActionDeleting   = "DELETING"
+)
+
+// InstanceTemplate is a global instance template (collection
+// instanceTemplates): the instances a managed group makes are its
+// properties with a name.
+type InstanceTemplate struct {
+	Meta
+	Properties *InstanceProperties `json:"properties,omitempty"`
+}
+
+// InstanceProperties is what a template says of its instances; the
+// emulator makes an instance of every field the template has, and reads
+// these.
+type InstanceProperties struct {
+	MachineType       string             `json:"machineType,omitempty"`
+	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
+	Disks             []AttachedDisk     `json:"disks,omitempty"`
+}
+
+// InstanceGroupManager is a zonal managed instance group (collection
+// instanceGroupManagers): targetSize instances made from a template, kept
+// in the instance group of the same name, recreated when the autohealing
+// check finds them unhealthy.
+type InstanceGroupManager struct {
+	Meta
+	BaseInstanceName    string              `json:"baseInstanceName,omitempty"`
+	InstanceTemplate    string              `json:"instanceTemplate,omitempty"`
+	Versions            []ManagerVersion    `json:"versions,omitempty"`
+	TargetSize          *int64              `json:"targetSize,omitempty"`
+	NamedPorts          []NamedPort         `json:"namedPorts,omitempty"`
+	AutoHealingPolicies []AutoHealingPolicy `json:"autoHealingPolicies,omitempty"`
+	TargetPools         []string            `json:"targetPools,omitempty"`
+	InstanceGroup       string              `json:"instanceGroup,omitempty"`
+	CurrentActions      *ManagerActions     `json:"currentActions,omitempty"`
+	Status              *ManagerStatus      `json:"status,omitempty"`
+	Fingerprint         string              `json:"fingerprint,omitempty"`
+}
+
+// Template is the template new instances are made from: the first
+// version's, else instanceTemplate.
+func (m *InstanceGroupManager) Template() string {
+	if len(m.Versions) > 0 && m.Versions[0].InstanceTemplate != "" {
+		return m.Versions[0].InstanceTemplate
+	}
+	return m.InstanceTemplate
+}
+
+// ManagerVersion is one version of a managed group's instances.
+type ManagerVersion struct {
+	Name             string `json:"name,omitempty"`
+	InstanceTemplate string `json:"instanceTemplate,omitempty"`
+}
+
+// AutoHealingPolicy names the check that decides when an instance is
+// recreated, and how long a new instance has before it counts.
+type AutoHealingPolicy struct {
+	HealthCheck     string `json:"healthCheck,omitempty"`
+	InitialDelaySec *int64 `json:"initialDelaySec,omitempty"`
+}
+
+// ManagerActions counts the group's instances by current action.
+type ManagerActions struct {
+	None       int64 `json:"none"`
+	Creating   int64 `json:"creating"`
+	Recreating int64 `json:"recreating"`
+	Verifying  int64 `json:"verifying"`
+	Deleting   int64 `json:"deleting"`
+	Abandoning int64 `json:"abandoning"`
+	Refreshing int64 `json:"refreshing"`
+	Restarting int64 `json:"restarting"`
+}
+
+// ManagerStatus says whether the group has reached its target.
+type ManagerStatus struct {
+	IsStable bool `json:"isStable"`
+}
+
+// ManagedInstance is one instance of a managed group, in the answer of
+// listManagedInstances.
+type ManagedInstance struct {
+	Instance       string                  `json:"instance"`
+	ID             string                  `json:"id,omitempty"`
+	Name           string                  `json:"name,omitempty"`
+	InstanceStatus string                  `json:"instanceStatus,omitempty"`
+	CurrentAction  string                  `json:"currentAction"`
+	InstanceHealth []ManagedInstanceHealth `json:"instanceHealth,omitempty"`
+	Version        *ManagerVersion         `json:"version,omitempty"`
+}
+
+// ManagedInstanceHealth is the autohealing check's verdict on an instance.
+type ManagedInstanceHealth struct {
+	HealthCheck         string `json:"healthCheck"`
+	DetailedHealthState string `json:"detailedHealthState"`
+}
+
+// ListManagedInstancesResponse is the answer of listManagedInstances.
+type ListManagedInstancesResponse struct {
+	ManagedInstances []ManagedInstance `json:"managedInstances"`
+}
