@@ -186,6 +186,9 @@ type Emulator struct {
 	probeNetworks []netip.Prefix
 	dataPath      string
 	served        chan error
+	// stopHealing ends autohealing; healed is closed once it has.
+	stopHealing context.CancelFunc
+	healed      chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -226,8 +229,17 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go func() { e.served <- e.http.Serve(netutil.LimitListener(ln, limits.MaxConnections)) }()
+	healCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e.stopHealing, e.healed = stop, make(chan struct{})
+	go func() {
+		defer close(e.healed)
+		e.api.Autoheal(healCtx, healTick)
+	}()
 	return e, nil
 }
+
+// healTick is how often autohealing looks at the managed groups.
+const healTick = 250 * time.Millisecond
 
 // warnIfExposed warns when the API listens beyond loopback with no token:
 // anyone who can connect may then change every resource, and make the
@@ -348,6 +360,8 @@ func (e *Emulator) close() error {
 	if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	e.stopHealing()
+	<-e.healed
 	e.api.Close()
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())

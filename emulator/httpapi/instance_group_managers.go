@@ -362,13 +362,22 @@ func (s *Server) managerListInstances(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := api.ListManagedInstancesResponse{ManagedInstances: []api.ManagedInstance{}}
+	verdicts := s.verdicts(sc.key(api.CollectionInstanceGroupManagers, m.Name).Path())
 	for _, inst := range g.Instances {
 		var in api.Instance
 		if o, err := s.store.Get(r.Context(), keyOfPath(api.PathOf(inst))); err != nil || json.Unmarshal(o.Body, &in) != nil {
 			continue
 		}
+		path := api.PathOf(inst)
 		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
-			CurrentAction: api.ActionNone, Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+			CurrentAction: s.healer.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+		for _, p := range m.AutoHealingPolicies {
+			state := rules.StateUnknown
+			if v, ok := verdicts[generation(path, in.ID)]; ok {
+				state = v.State
+			}
+			mi.InstanceHealth = append(mi.InstanceHealth, api.ManagedInstanceHealth{HealthCheck: p.HealthCheck, DetailedHealthState: state})
+		}
 		out.ManagedInstances = append(out.ManagedInstances, mi)
 	}
 	return out, nil

@@ -62,8 +62,9 @@ type Server struct {
 	provisioned    sync.Map // project name → true
 
 	// managedPool is where the instances of managed groups get their
-	// addresses.
+	// addresses; healer keeps their autohealing state.
 	managedPool ipPool
+	healer      healer
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).

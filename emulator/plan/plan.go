@@ -33,6 +33,7 @@ type snapshot struct {
 	TargetPools     map[string]*api.TargetPool
 	Instances       map[string]*api.Instance
 	InstanceGroups  map[string]*api.InstanceGroup
+	Managers        map[string]*api.InstanceGroupManager
 }
 
 // Planner keeps the resources that decide what is probed, decoded once, and
@@ -74,7 +75,7 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		s: snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{},
-			InstanceGroups: map[string]*api.InstanceGroup{}},
+			InstanceGroups: map[string]*api.InstanceGroup{}, Managers: map[string]*api.InstanceGroupManager{}},
 		allowed: allowed,
 		owners:  map[string]bool{},
 		dirty:   map[string]struct{}{},
@@ -88,6 +89,7 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		api.CollectionTargetPools:           slot(p.s.TargetPools),
 		api.CollectionInstances:             slot(p.s.Instances),
 		api.CollectionInstanceGroups:        slot(p.s.InstanceGroups),
+		api.CollectionInstanceGroupManagers: slot(p.s.Managers),
 	}
 	probing := api.CollectionsWith(api.ProbeInput, api.ProbeOwner)
 	for _, c := range probing {
@@ -159,6 +161,12 @@ func (p *Planner) dependencies(path string) []string {
 			deps = append(deps, ip) // "" for an address: depends on nothing
 		}
 	}
+	if m, ok := p.s.Managers[path]; ok {
+		for _, ah := range m.AutoHealingPolicies {
+			deps = append(deps, api.PathOf(ah.HealthCheck))
+		}
+		deps = append(deps, api.PathOf(m.InstanceGroup))
+	}
 	if g, ok := p.s.InstanceGroups[path]; ok {
 		for _, inst := range g.Instances {
 			deps = append(deps, api.PathOf(inst))
@@ -209,6 +217,9 @@ func (p *Planner) All() []health.Target {
 	for _, owner := range slices.Sorted(maps.Keys(p.s.TargetPools)) {
 		targets = append(targets, p.plan(owner)...)
 	}
+	for _, owner := range slices.Sorted(maps.Keys(p.s.Managers)) {
+		targets = append(targets, p.plan(owner)...)
+	}
 	return targets
 }
 
@@ -220,6 +231,8 @@ func (p *Planner) plan(owner string) []health.Target {
 		targets = p.s.serviceTargets(owner, bs)
 	} else if tp, ok := p.s.TargetPools[owner]; ok {
 		targets = p.s.poolTargets(owner, tp)
+	} else if m, ok := p.s.Managers[owner]; ok {
+		targets = p.s.managerTargets(owner, m)
 	}
 	p.stats.Targets += uint64(len(targets))
 	return restrict(targets, p.allowed)
@@ -297,6 +310,44 @@ func (s snapshot) instanceGroupTargets(bsPath string, bs *api.BackendService, oc
 			check.Port, check.Unresolved = 0, unresolved
 		}
 		targets = append(targets, health.Target{Owner: bsPath, Group: groupPath, Endpoint: ep, Check: check})
+	}
+	return targets
+}
+
+// managerTargets are the instances of a managed group probed by its
+// autohealing check, its own probes apart from any load balancer's. A
+// port name resolves in the group's named ports. Each target's group is
+// the instance's path and id, so that a recreated instance (a new id) is a
+// new target and starts UNKNOWN, as a new VM does.
+func (s snapshot) managerTargets(owner string, m *api.InstanceGroupManager) []health.Target {
+	if len(m.AutoHealingPolicies) == 0 {
+		return nil
+	}
+	oc, ok := s.ownerCheck(m.AutoHealingPolicies[0].HealthCheck)
+	if !ok {
+		return nil
+	}
+	g, ok := s.InstanceGroups[api.PathOf(m.InstanceGroup)]
+	if !ok {
+		return nil
+	}
+	names := []namedPorts{{ports: m.NamedPorts, of: "managed instance group " + owner}}
+	var targets []health.Target
+	for _, inst := range g.Instances {
+		path := api.PathOf(inst)
+		ep := health.Endpoint{Instance: inst}
+		ip, unresolved := s.instanceIP(path, "")
+		ep.IP = ip
+		generation := path
+		if in, ok := s.Instances[path]; ok {
+			generation = fmt.Sprintf("%s@%d", path, in.ID)
+			ep.Stopped = in.Status != "" && in.Status != api.InstanceRunning
+		}
+		check := oc.forEndpoint(names, ep, "USE_SERVING_PORT, but an autohealing check probes a port of its own or a named port of the group")
+		if unresolved != "" {
+			check.Port, check.Unresolved = 0, unresolved
+		}
+		targets = append(targets, health.Target{Owner: owner, Group: generation, Endpoint: ep, Check: check})
 	}
 	return targets
 }

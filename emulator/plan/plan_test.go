@@ -149,12 +149,12 @@ func TestPlannerKeepsEveryProbingCollection(t *testing.T) {
 	NewPlanner(allowAll) // the catalogue as it is: no panic
 	saved := api.Catalogue
 	api.Catalogue = append(append([]api.Collection(nil), saved...),
-		api.Collection{Name: "instanceGroupManagers", Kind: "compute#instanceGroupManager", Scopes: api.Zonal, Role: api.ProbeInput})
+		api.Collection{Name: "autoscalers", Kind: "compute#autoscaler", Scopes: api.Zonal, Role: api.ProbeInput})
 	defer func() { api.Catalogue = saved }()
 	defer func() {
 		p := recover()
-		if p == nil || !strings.Contains(fmt.Sprint(p), "instanceGroupManagers") {
-			t.Fatalf("NewPlanner with a probing collection it does not keep: panic %v, want one naming instanceGroupManagers", p)
+		if p == nil || !strings.Contains(fmt.Sprint(p), "autoscalers") {
+			t.Fatalf("NewPlanner with a probing collection it does not keep: panic %v, want one naming autoscalers", p)
 		}
 	}()
 	NewPlanner(allowAll)

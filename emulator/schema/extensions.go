@@ -33,6 +33,10 @@ var extensions = map[string]map[string]*Schema{
 	"InstanceGroup": {
 		"instances": {Type: "array", Items: &Schema{Type: "string"}},
 	},
+	// Autohealing: a hook called when an instance is recreated, and the
+	// recreate loop a group is in.
+	"InstanceGroupManagerAutoHealingPolicy": {"hookUrl": {Type: "string"}},
+	"InstanceGroupManagerStatus":            {"recreateLoop": {Type: "string", OutputOnly: true}},
 	// Named ports on the service itself, standing in for the named ports of
 	// instance groups that USE_NAMED_PORT checks resolve.
 	"BackendService": {

@@ -226,7 +226,7 @@ var Catalogue = []Collection{
 	{Name: CollectionInstanceTemplates, Kind: KindInstanceTemplate, ListKind: KindInstanceTemplateList,
 		Scopes: Global, New: newOf[InstanceTemplate]()},
 	{Name: CollectionInstanceGroupManagers, Kind: KindInstanceGroupManager, ListKind: KindInstanceGroupManagerList,
-		Scopes: Zonal, Updates: patchOnly, New: newOf[InstanceGroupManager](),
+		Scopes: Zonal, Updates: patchOnly, Role: ProbeOwner, New: newOf[InstanceGroupManager](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "resize"},
 			{HTTP: "POST", Name: "listManagedInstances", Response: "InstanceGroupManagersListManagedInstancesResponse"},

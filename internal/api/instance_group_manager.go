@@ -73,6 +73,10 @@ type ManagerVersion struct {
 type AutoHealingPolicy struct {
 	HealthCheck     string `json:"healthCheck,omitempty"`
 	InitialDelaySec *int64 `json:"initialDelaySec,omitempty"`
+	// HookURL, an lbhealth extension, is called (POST) each time the group
+	// recreates an instance, so that a test can restart what answers at
+	// its address.
+	HookURL string `json:"hookUrl,omitempty"`
 }
 
 // ManagerActions counts the group's instances by current action.
@@ -90,6 +94,9 @@ type ManagerActions struct {
 // ManagerStatus says whether the group has reached its target.
 type ManagerStatus struct {
 	IsStable bool `json:"isStable"`
+	// RecreateLoop, an lbhealth extension, says which instance autohealing
+	// keeps recreating before it could pass its first check.
+	RecreateLoop string `json:"recreateLoop,omitempty"`
 }
 
 // ManagedInstance is one instance of a managed group, in the answer of

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
 	"regexp"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -64,8 +66,26 @@ func InstanceGroupManager(m *api.InstanceGroupManager) Violations {
 			vs = append(vs, violation(field+".healthCheck", "%s is required: the check whose verdict recreates an instance.", f(field+".healthCheck")))
 		}
 		vs.add(optionalRange(field+".initialDelaySec", p.InitialDelaySec, 0, MaxInitialDelaySec))
+		if p.HookURL != "" {
+			vs.add(hookURL(field+".hookUrl", p.HookURL))
+		}
 	}
 	return vs
+}
+
+// hookURL checks an autohealing hook: an http(s) URL of this machine, so
+// that the emulator never sends a request elsewhere on a user's behalf.
+func hookURL(field, value string) *Violation {
+	u, err := url.Parse(value)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		host := u.Hostname()
+		if a, err := netip.ParseAddr(host); host == "localhost" || err == nil && a.IsLoopback() {
+			return nil
+		}
+	}
+	v := violation(field, "%s (%q) must be an http or https URL of this machine (127.0.0.0/8, ::1 or localhost): the emulator calls it when it recreates an instance, and calls nothing else.",
+		f(field), value)
+	return &v
 }
 
 // ApplyInstanceGroupManagerDefaults fills the unset fields of a valid group.

@@ -267,6 +267,9 @@ var messageSources = map[string]source{
 	`%s lists %d versions: the emulator makes every instance from one template; list one.`: own(
 		"canary versions (a share of the instances from a second template) are not modelled; one version is."),
 
+	`%s (%q) must be an http or https URL of this machine (127.0.0.0/8, ::1 or localhost): the emulator calls it when it recreates an instance, and calls nothing else.`: own(
+		"an autohealing hook is an lbhealth extension; the emulator sends requests to this machine only."),
+
 	// Target pools.
 	`%s (%q) is %s: target pools take one legacy HTTP health check only (httpHealthChecks).`: apiDoc("TargetPool.healthChecks",
 		"Only legacy HttpHealthChecks are supported."),
