@@ -57,15 +57,16 @@ provider "google" {
 
 def examples(page_text):
     """Yield (title, hcl) for each example of a documentation page: the
-    hcl blocks of its "## Example Usage - ..." section, joined."""
+    hcl blocks of each "## Example Usage ..." (or "## Using with ...")
+    section, joined."""
     sections = re.split(r"^(## [^\n]*)$", page_text, flags=re.M)
     for header, body in zip(sections[1::2], sections[2::2]):
-        m = re.match(r"## Example Usage - (.+)", header)
+        m = re.match(r"## (?:Example [Uu]sage(?:\s*-\s*|\s+with\s+|\s*)(.*)|(Using with .+))$", header)
         if not m:
             continue
         blocks = re.findall(r"^```hcl\n(.*?)^```", body, re.M | re.S)
         if blocks:
-            yield m.group(1).strip(), "\n".join(blocks)
+            yield (m.group(1) or m.group(2) or "Example Usage").strip(), "\n".join(blocks)
 
 
 def uses(hcl):

@@ -73,9 +73,9 @@ plan_after_import() {
 	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" '
 		[.resource_changes[]? | select(.change.actions != ["no-op"]) |
 			if .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
-			else .change.before as $b | .change.after as $a |
+			else .address as $address | .change.before as $b | .change.after as $a |
 				([($b | keys[]), ($a | keys[])] | unique | map(select($b[.] != $a[.]))) - $skip |
-				if length > 0 then "\(.address) changes \(join(", "))" else empty end
+				if length > 0 then "\($address) changes \(join(", "))" else empty end
 			end] | if length > 0 then (.[] | stderr) | false else true end'
 }
 

@@ -178,12 +178,14 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 }
 
 // stored is what is kept of a prepared object: every field the client sent
-// (the API defines them all, even those the emulator does not act on), its
-// references written as full self links, with the emulator's typed view
+// (the API defines them all, even those the emulator does not act on) but
+// nulls and empty objects, which the API does not return, its references written as
+// full self links, with the emulator's typed view
 // (defaults, resolved references, output fields) laid over it.
 func (c *collection[T, P]) stored(doc document, obj P) []byte {
 	project := keyOfPath(api.PathOf(obj.GetMeta().SelfLink)).Project
 	schema.RewriteReferences(c.def.Schema(), doc, func(ref string) string { return c.s.canonicalRef(ref, project) })
+	dropUnset(doc)
 	merged := mergeTyped(doc, obj)
 	if c.inputOnly != nil {
 		c.inputOnly(merged)
@@ -292,7 +294,7 @@ func (c *collection[T, P]) loadBody(r *http.Request) (P, []byte, scope, error) {
 		return nil, nil, sc, err
 	}
 	key := sc.key(c.def.Name, r.PathValue("name"))
-	o, err := c.s.store.Get(r.Context(), key)
+	o, err := c.s.getByNameOrID(r.Context(), key)
 	if err != nil {
 		return nil, nil, sc, storeError(key, err)
 	}

@@ -381,3 +381,28 @@ func (s *Server) readJSON(r *http.Request, name string, v any) error {
 	}
 	return s.decodeBody(r, body, name, v)
 }
+
+// dropUnset deletes, at every depth of doc, the fields that are null or
+// an empty object ("resourcePolicies": {"workloadPolicy": null}, as
+// terraform-provider-google sends it): the Compute API reads null as unset
+// and answers a message with no field set by leaving it out, and clients
+// read a present one as a block the configuration does not have.
+func dropUnset(doc map[string]any) {
+	for k, v := range doc {
+		switch v := v.(type) {
+		case nil:
+			delete(doc, k)
+		case map[string]any:
+			dropUnset(v)
+			if len(v) == 0 {
+				delete(doc, k)
+			}
+		case []any:
+			for _, item := range v {
+				if m, ok := item.(map[string]any); ok {
+					dropUnset(m)
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -145,4 +147,35 @@ func TestInstanceGroupManagers_Refused(t *testing.T) {
 	}
 	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=x", "", 400, api.ReasonInvalid), `size ("x") is required`)
 	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=5000", "", 400, api.ReasonInvalid), "targetSize (5000) must be between 0 and 1000")
+}
+
+// As terraform-provider-google uses them: a template is read by its
+// numeric id, a manager names it by self_link_unique (?uniqueId=...) or by
+// id, and null and empty objects are not answered back.
+func TestInstanceTemplates_ByIDAndUniqueLink(t *testing.T) {
+	e := newEmu(t)
+	e.insert(templatesPath, `{"name": "web", "properties": {"machineType": "e2-small"}}`)
+	var tmpl api.InstanceTemplate
+	e.ok("GET", templatesPath+"/web", "", &tmpl)
+	var byID api.InstanceTemplate
+	e.ok("GET", templatesPath+"/"+strconv.FormatUint(tmpl.ID, 10), "", &byID)
+	if byID.Name != "web" || byID.ID != tmpl.ID {
+		t.Errorf("GET by id = %+v, want the template web", byID)
+	}
+	e.fail("GET", templatesPath+"/12345", "", 404, api.ReasonNotFound)
+
+	for i, ref := range []string{tmpl.SelfLink + "?uniqueId=" + strconv.FormatUint(tmpl.ID, 10), templatesPath[len("/compute/v1/"):] + "/" + strconv.FormatUint(tmpl.ID, 10)} {
+		name := fmt.Sprintf("m%d", i)
+		e.insert(managersPath, `{"name": "`+name+`", "baseInstanceName": "web", "versions": [{"instanceTemplate": "`+ref+`"}],
+			"resourcePolicies": {"workloadPolicy": null}}`)
+		var m map[string]any
+		e.ok("GET", managersPath+"/"+name, "", &m)
+		v := m["versions"].([]any)[0].(map[string]any)
+		if e.path(v["instanceTemplate"].(string)) != templatesPath+"/web" {
+			t.Errorf("%s: instanceTemplate = %v, want the template's self link", ref, v["instanceTemplate"])
+		}
+		if _, ok := m["resourcePolicies"]; ok {
+			t.Errorf("resourcePolicies = %v, want it left out (it sets nothing)", m["resourcePolicies"])
+		}
+	}
 }

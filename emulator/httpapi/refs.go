@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,6 +33,9 @@ func parseRef(field, ref string, from scope, collection string) (store.Key, erro
 // collections; a bare name is taken to be in defaultCollection.
 func parseAnyRef(field, ref string, from scope, defaultCollection string) (store.Key, error) {
 	collection := defaultCollection
+	if i := strings.IndexByte(ref, '?'); i >= 0 {
+		ref = ref[:i] // self_link_unique: ".../instanceTemplates/t?uniqueId=123"
+	}
 	path := api.PathOf(ref)
 	switch {
 	case path != "":
@@ -72,19 +76,27 @@ func (s *Server) lookup(ctx context.Context, field, ref string, from scope, coll
 	if err != nil {
 		return k, err
 	}
-	return k, s.load(ctx, field, ref, k, v)
+	o, err := s.loadObject(ctx, field, ref, k, v)
+	return o.Key, err
 }
 
 // load reads the resource at k, which a reference named, into v.
 func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any) error {
-	o, err := s.store.Get(ctx, k)
+	_, err := s.loadObject(ctx, field, ref, k, v)
+	return err
+}
+
+// loadObject is load that also returns the object: its key has the
+// resource's name when the reference gave its id.
+func (s *Server) loadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
+	o, err := s.getByNameOrID(ctx, k)
 	if err == store.ErrNotFound {
-		return &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())}
+		return store.Object{Key: k}, &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())}
 	}
 	if err != nil {
-		return err
+		return store.Object{Key: k}, err
 	}
-	return json.Unmarshal(o.Body, v)
+	return o, json.Unmarshal(o.Body, v)
 }
 
 // holder is a collection whose objects reference others.
@@ -303,4 +315,28 @@ func (s *Server) canonicalRef(ref, project string) string {
 		return imageRoot + path
 	}
 	return s.link(path)
+}
+
+// getByNameOrID reads the object at k, whose name may also be the
+// object's numeric id, as the Compute API takes it in a request path (a
+// name starts with a letter, so a number is never a name):
+// terraform-provider-google reads instance templates by id.
+func (s *Server) getByNameOrID(ctx context.Context, k store.Key) (store.Object, error) {
+	o, err := s.store.Get(ctx, k)
+	if !errors.Is(err, store.ErrNotFound) || k.Name == "" || strings.Trim(k.Name, "0123456789") != "" {
+		return o, err
+	}
+	objects, lerr := s.store.List(ctx, store.ListOptions{Project: k.Project, Scope: k.Scope, Collection: k.Collection})
+	if lerr != nil {
+		return o, lerr
+	}
+	for _, obj := range objects {
+		var m struct {
+			ID uint64 `json:"id,string"`
+		}
+		if json.Unmarshal(obj.Body, &m) == nil && strconv.FormatUint(m.ID, 10) == k.Name {
+			return obj, nil
+		}
+	}
+	return o, err
 }
