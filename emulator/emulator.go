@@ -27,6 +27,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -53,6 +54,12 @@ type Config struct {
 	// ProbeNetworks are the networks whose addresses may be probed; nil
 	// means DefaultProbeNetworks (loopback).
 	ProbeNetworks []netip.Prefix
+	// ProbeMap probes the endpoints of a real configuration's addresses
+	// (10.128.0.2 in a subnetwork's range) at local ones, prefix for prefix
+	// (with 10.0.0.0/8=127.0.0.0/8, at 127.128.0.2), so that a real
+	// configuration probes local servers unedited. The address probed must
+	// be within ProbeNetworks.
+	ProbeMap plan.ProbeMap
 	// AllowedHosts are the names, besides IP addresses and localhost, that
 	// API requests may carry in their Host header.
 	AllowedHosts []string
@@ -184,6 +191,7 @@ type Emulator struct {
 	api           *httpapi.Server
 	state         *syncState // what sync keeps between writes
 	probeNetworks []netip.Prefix
+	probeMap      plan.ProbeMap
 	dataPath      string
 	served        chan error
 	// stopHealing ends autohealing; healed is closed once it has.
@@ -211,7 +219,8 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		st.Close()
 		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
 	}
-	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks}
+	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks,
+		probeMap: cfg.ProbeMap}
 	api, err := e.startEngine(ctx, cfg, log)
 	if err != nil {
 		ln.Close()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -63,4 +65,50 @@ func TestInstances_ProbedAtTheirNetworkIP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProbeMap_RealAddressesAreProbedLocally: an instance with a real
+// configuration's address (10.44.0.2, from its subnetwork) is probed at
+// the local address the probe map gives it (127.44.0.2), and getHealth
+// reports both; without a map, it is not probed, and the reason names the
+// flag that would probe it.
+func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
+	l, err := net.Listen("tcp", "127.44.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}}
+	target.Start()
+	t.Cleanup(target.Close)
+	port := l.Addr().(*net.TCPAddr).Port
+
+	setup := func(cfg emulator.Config) *emulator.Emulator {
+		e := startEmulator(t, cfg)
+		mustCall(t, e, "POST", "global/networks", `{"name": "net", "autoCreateSubnetworks": false}`)
+		mustCall(t, e, "POST", "regions/us-east1/subnetworks", `{"name": "sub", "network": "global/networks/net", "ipCidrRange": "10.44.0.0/24"}`)
+		mustCall(t, e, "POST", "zones/us-east1-b/instances", `{"name": "vm", "networkInterfaces": [{"subnetwork": "regions/us-east1/subnetworks/sub"}]}`)
+		mustCall(t, e, "POST", "global/healthChecks", `{"name": "hc", "checkIntervalSec": 1, "timeoutSec": 1, "healthyThreshold": 1,
+			"unhealthyThreshold": 1, "tcpHealthCheck": {"port": `+strconv.Itoa(port)+`}}`)
+		mustCall(t, e, "POST", "zones/us-east1-b/instanceGroups", `{"name": "ig", "instances": ["zones/us-east1-b/instances/vm"]}`)
+		mustCall(t, e, "POST", "global/backendServices", `{"name": "bs", "protocol": "TCP", "healthChecks": ["hc"],
+			"backends": [{"group": "zones/us-east1-b/instanceGroups/ig"}]}`)
+		return e
+	}
+	pm, err := plan.ParseProbeMap("10.0.0.0/8=127.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := emulator0()
+	cfg.ProbeMap = pm
+	e := setup(cfg)
+	waitFor(t, "10.44.0.2 HEALTHY, probed at 127.44.0.2", func() bool {
+		h, ok := health(t, e, "bs")[0]
+		return ok && h.IPAddress == "10.44.0.2" && h.ProbedAt == "127.44.0.2" && h.HealthState == "HEALTHY"
+	})
+
+	unmapped := setup(emulator0())
+	waitFor(t, "10.44.0.2 not probed, saying why", func() bool {
+		h := health(t, unmapped, "bs")[0]
+		return strings.Contains(h.Detail, "10.44.0.2 is outside the networks this emulator may probe") && strings.Contains(h.Detail, "--probe-map")
+	})
 }

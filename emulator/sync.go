@@ -68,6 +68,7 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 // load reads everything anew: at start, and after a reset.
 func (e *Emulator) load(ctx context.Context) error {
 	y := &syncState{planner: plan.NewPlanner(e.probeAllowed), inputs: aggregate.NewInputs()}
+	y.planner.SetProbeMap(e.probeMap)
 	for _, c := range syncedCollections {
 		objects, err := e.store.All(ctx, c.Name)
 		if err != nil {

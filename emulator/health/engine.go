@@ -41,8 +41,12 @@ type Check struct {
 	// then says why) and the endpoint is not probed.
 	Port       int
 	Unresolved string
-	Interval   time.Duration
-	Timeout    time.Duration
+	// Address, when set, is where the endpoint is probed instead of its
+	// own address: a probe map sends a real configuration's private
+	// addresses to local ones.
+	Address  string
+	Interval time.Duration
+	Timeout  time.Duration
 	// HealthyThreshold and UnhealthyThreshold are consecutive counts.
 	HealthyThreshold, UnhealthyThreshold int
 	// Log turns on one log line per state transition.
@@ -66,6 +70,7 @@ type Status struct {
 	Owner, Group string
 	Endpoint     Endpoint
 	Check        string
+	ProbedAt     string // the address probed, when a probe map moved it
 	State        string
 	Reason       string // why it is not healthy (TIMEOUT, STOPPED, ...)
 	Detail       string
@@ -366,7 +371,7 @@ func (e *Engine) transition(tr Transition) {
 }
 
 func (ep *endpoint) statusLocked(t *Target) Status {
-	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name,
+	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
 		State: ep.verdict.state, Reason: ep.reason, Detail: ep.detail, LastProbe: ep.lastProbe}
 }
 

@@ -99,6 +99,9 @@ func (s *series) launch() {
 	}
 	e.metrics.observeLag(s.start.Sub(s.slot))
 	pt := prober.Target{IP: t.Endpoint.IP, Port: t.Check.Port}
+	if t.Check.Address != "" {
+		pt.IP = t.Check.Address
+	}
 	if e.reactor.Start(t.Check.Probe, pt, deadline, s.done) {
 		return
 	}

@@ -43,8 +43,9 @@ type snapshot struct {
 // it. It is not safe for concurrent use: the emulator calls it under its
 // write lock.
 type Planner struct {
-	s       snapshot
-	allowed func(netip.Addr) bool
+	s        snapshot
+	allowed  func(netip.Addr) bool
+	probeMap ProbeMap
 	// slots keep the objects of each collection the planner reads, and
 	// owners are those collections whose objects own probes.
 	slots  map[string]func(path string, obj any)
@@ -108,6 +109,10 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 func slot[T any](m map[string]*T) func(string, any) {
 	return func(path string, obj any) { setOrDelete(m, path, obj) }
 }
+
+// SetProbeMap says where endpoints of a real configuration's addresses are
+// probed; it applies from the next plan.
+func (p *Planner) SetProbeMap(m ProbeMap) { p.probeMap = m }
 
 // Stats returns the work done so far.
 func (p *Planner) Stats() PlanStats { return p.stats }
@@ -235,7 +240,7 @@ func (p *Planner) plan(owner string) []health.Target {
 		targets = p.s.managerTargets(owner, m)
 	}
 	p.stats.Targets += uint64(len(targets))
-	return restrict(targets, p.allowed)
+	return restrict(targets, p.allowed, p.probeMap)
 }
 
 // serviceTargets are the endpoints of every group of a service.
@@ -541,15 +546,29 @@ func legacyText(hc *api.LegacyHealthCheck) func(string) string {
 }
 
 // restrict keeps targets outside the allowed networks from being probed,
-// and says why.
-func restrict(targets []health.Target, allowed func(netip.Addr) bool) []health.Target {
+// and says why; an address the probe map moves is probed where it maps to
+// (which must be allowed).
+func restrict(targets []health.Target, allowed func(netip.Addr) bool, probeMap ProbeMap) []health.Target {
 	for i := range targets {
 		t := &targets[i]
 		if t.Endpoint.IP == "" && t.Check.Unresolved != "" {
 			continue // an instance without an address: its reason stands
 		}
-		if addr, err := netip.ParseAddr(t.Endpoint.IP); err != nil || !allowed(addr) {
-			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks)", t.Endpoint.IP)
+		addr, err := netip.ParseAddr(t.Endpoint.IP)
+		if err != nil {
+			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%q is not an address", t.Endpoint.IP)
+			continue
+		}
+		probed, mapped := probeMap.Map(addr)
+		switch {
+		case mapped && !allowed(probed):
+			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%s maps to %s (--probe-map), which is outside the networks this emulator may probe (--probe-networks)",
+				t.Endpoint.IP, probed)
+		case mapped:
+			t.Check.Address = probed.String()
+		case !allowed(addr):
+			t.Check.Port, t.Check.Unresolved = 0, fmt.Sprintf("%s is outside the networks this emulator may probe (--probe-networks); "+
+				"to probe a local server for it, map its range to loopback with --probe-map (such as 10.0.0.0/8=127.0.0.0/8)", t.Endpoint.IP)
 		}
 	}
 	return targets

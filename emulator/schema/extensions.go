@@ -26,7 +26,7 @@ var extensions = map[string]map[string]*Schema{
 	// getHealth answers (backend services and target pools).
 	"HealthStatus": {
 		"group": {Type: "string"}, "healthCheck": {Type: "string"}, "reason": {Type: "string"},
-		"detail": {Type: "string"}, "lastProbeTime": {Type: "string"},
+		"detail": {Type: "string"}, "lastProbeTime": {Type: "string"}, "probedAt": {Type: "string"},
 	},
 	// The instances of an unmanaged group, declared inside it (the API
 	// adds them with addInstances into the same list).

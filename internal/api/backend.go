@@ -149,6 +149,9 @@ type HealthStatus struct {
 	Reason        string `json:"reason,omitempty"`
 	Detail        string `json:"detail,omitempty"`
 	LastProbeTime string `json:"lastProbeTime,omitempty"`
+	// ProbedAt is where the endpoint is probed, when a probe map
+	// (--probe-map) moved it from ipAddress.
+	ProbedAt string `json:"probedAt,omitempty"`
 }
 
 // State is the endpoint's state as the emulator judges it:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 )
 
 func main() {
@@ -39,6 +40,10 @@ func run(args []string) error {
 	probers := fs.Int("probers", envInt("LBHEALTH_PROBERS", 1), "independent probers per endpoint: each probes every interval (env LBHEALTH_PROBERS)")
 	probeNets := fs.String("probe-networks", env("LBHEALTH_PROBE_NETWORKS", prefixList(emulator.DefaultProbeNetworks)),
 		"comma-separated networks whose addresses may be probed; others are reported, not probed (env LBHEALTH_PROBE_NETWORKS)")
+	probeMap := fs.String("probe-map", env("LBHEALTH_PROBE_MAP", ""),
+		"comma-separated FROM=TO prefix pairs: an endpoint whose address is in FROM is probed at the same place in TO, so that a "+
+			"real configuration's private addresses reach local servers, e.g. 10.0.0.0/8=127.0.0.0/8 probes 10.128.0.2 at 127.128.0.2 "+
+			"(env LBHEALTH_PROBE_MAP)")
 	allowedHosts := fs.String("allowed-hosts", env("LBHEALTH_ALLOWED_HOSTS", ""),
 		"comma-separated host names the API answers to besides IP addresses and localhost, such as a name that resolves to this machine; "+
 			"other names in the Host header are refused, so that web pages cannot reach the API by DNS rebinding (env LBHEALTH_ALLOWED_HOSTS)")
@@ -76,6 +81,10 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--probe-networks: %w", err)
 	}
+	pm, err := plan.ParseProbeMap(*probeMap)
+	if err != nil {
+		return fmt.Errorf("--probe-map: %w", err)
+	}
 	managed, err := netip.ParsePrefix(*managedRange)
 	if err != nil {
 		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
@@ -85,7 +94,7 @@ func run(args []string) error {
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
-		ManagedInstanceRange: managed,
+		ManagedInstanceRange: managed, ProbeMap: pm,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
