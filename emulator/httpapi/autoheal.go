@@ -46,18 +46,25 @@ type healer struct {
 	state map[string]*healing
 }
 
-func (h *healer) of(path string) *healing {
+// of returns a copy of the state of the instance at path; the healer
+// changes it and stores it back with set, so that readers (a
+// listManagedInstances call) see one state or the next, never half of one.
+func (h *healer) of(path string) healing {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if st, ok := h.state[path]; ok {
+		return *st
+	}
+	return healing{action: api.ActionNone}
+}
+
+func (h *healer) set(path string, st healing) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.state == nil {
 		h.state = map[string]*healing{}
 	}
-	st, ok := h.state[path]
-	if !ok {
-		st = &healing{action: api.ActionNone}
-		h.state[path] = st
-	}
-	return st
+	h.state[path] = &st
 }
 
 // action is the current action of the instance at path.
@@ -92,6 +99,7 @@ func (s *Server) healOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	seen := map[string]bool{}
 	for _, o := range managers {
 		var m api.InstanceGroupManager
 		if err := json.Unmarshal(o.Body, &m); err != nil {
@@ -100,15 +108,29 @@ func (s *Server) healOnce(ctx context.Context) error {
 		if len(m.AutoHealingPolicies) == 0 {
 			continue
 		}
-		if err := s.healGroup(ctx, o.Key, &m); err != nil {
+		if err := s.healGroup(ctx, o.Key, &m, seen); err != nil {
 			return err
 		}
 	}
+	s.healer.forget(seen)
 	return nil
 }
 
-// verdict is the autohealing check's latest verdict on the current
-// generation of an instance (its id), if it has one.
+// forget drops the state of the instances that are no longer managed with
+// autohealing (deleted, or their group's policy removed).
+func (h *healer) forget(keep map[string]bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for path := range h.state {
+		if !keep[path] {
+			delete(h.state, path)
+		}
+	}
+}
+
+// verdicts are the autohealing check's latest verdicts on the instances
+// of manager owner, by instance generation (its path and id): a verdict on
+// an instance since recreated is not its own.
 func (s *Server) verdicts(owner string) map[string]health.Status {
 	out := map[string]health.Status{}
 	for _, st := range s.statuses(owner) {
@@ -119,8 +141,9 @@ func (s *Server) verdicts(owner string) map[string]health.Status {
 
 func generation(path string, id uint64) string { return fmt.Sprintf("%s@%d", path, id) }
 
-// healGroup moves each instance of manager m, stored at k, one step.
-func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGroupManager) error {
+// healGroup moves each instance of manager m, stored at k, one step, and
+// marks it seen.
+func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGroupManager, seen map[string]bool) error {
 	sc := scopeOfKey(k)
 	policy := m.AutoHealingPolicies[0]
 	delay := time.Duration(valueOr(policy.InitialDelaySec)) * time.Second
@@ -138,7 +161,9 @@ func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGrou
 		if err := s.load(ctx, "instance", inst, keyOfPath(path), &in); err != nil {
 			continue
 		}
-		h := s.healer.of(path)
+		seen[path] = true
+		state := s.healer.of(path)
+		h := &state
 		v, fresh := verdicts[generation(path, in.ID)]
 		created, _ := time.Parse(time.RFC3339Nano, in.CreationTimestamp)
 		switch {
@@ -173,6 +198,7 @@ func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGrou
 				s.log.Warn("autohealing: recreate loop", "group", k.Path(), "instance", path, "detail", loop)
 			}
 		}
+		s.healer.set(path, state)
 		switch h.action {
 		case api.ActionRecreating:
 			actions.Recreating++
@@ -238,6 +264,11 @@ func (s *Server) setManagerStatus(ctx context.Context, k store.Key, actions api.
 	return s.store.Update(ctx, store.Object{Key: k, Body: mustJSON(doc)})
 }
 
+// hookClient calls hooks without following redirects: a hook is a URL of
+// this machine (the rules say so), and a redirect must not take the call
+// anywhere else.
+var hookClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // callHook tells the user's hook, if the policy names one, that instance
 // inst (at ip) of group k was recreated: a POST of {"group", "instance",
 // "ipAddress"}, so that a test can restart what answers at that address.
@@ -255,7 +286,7 @@ func (s *Server) callHook(url string, k store.Key, inst, ip string) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := hookClient.Do(req)
 		if err != nil {
 			s.log.Warn("autohealing hook failed", "url", url, "error", err)
 			return

@@ -339,9 +339,8 @@ func (s *Server) managerResize(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, invalid("size (%q) is required: the number of instances the group keeps, an integer.", v)
 	}
-	if v := rules.InstanceGroupManager(&api.InstanceGroupManager{Meta: api.Meta{Name: "x"}, BaseInstanceName: "x", InstanceTemplate: "x",
-		TargetSize: &size}).Err(); v != nil {
-		return nil, invalid("size: %s", v.Error())
+	if v := rules.TargetSize("size", size); v != nil {
+		return nil, invalid("%s", v.Error())
 	}
 	return s.instanceGroupManagers().modify(r, "resize", func(stored *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
 		m := cloneOf(stored)

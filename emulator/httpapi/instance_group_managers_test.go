@@ -146,7 +146,7 @@ func TestInstanceGroupManagers_Refused(t *testing.T) {
 		t.Errorf("numbered names = %v, want vm-01,vm-02", names)
 	}
 	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=x", "", 400, api.ReasonInvalid), `size ("x") is required`)
-	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=5000", "", 400, api.ReasonInvalid), "targetSize (5000) must be between 0 and 1000")
+	wantMessage(t, e.fail("POST", managersPath+"/m/resize?size=5000", "", 400, api.ReasonInvalid), "size (5000) must be between 0 and 1000.")
 }
 
 // As terraform-provider-google uses them: a template is read by its

@@ -55,7 +55,9 @@ func InstanceGroupManager(m *api.InstanceGroupManager) Violations {
 	if len(m.Versions) > 1 {
 		vs = append(vs, violation("versions", "%s lists %d versions: the emulator makes every instance from one template; list one.", f("versions"), len(m.Versions)))
 	}
-	vs.add(optionalRange("targetSize", m.TargetSize, 0, MaxManagedInstances))
+	if m.TargetSize != nil {
+		vs.add(TargetSize("targetSize", *m.TargetSize))
+	}
 	vs = append(vs, GroupNamedPorts("namedPorts", m.NamedPorts)...)
 	if len(m.AutoHealingPolicies) > 1 {
 		vs = append(vs, violation("autoHealingPolicies", "%s lists %d policies: a managed instance group takes one.", f("autoHealingPolicies"), len(m.AutoHealingPolicies)))
@@ -86,6 +88,12 @@ func hookURL(field, value string) *Violation {
 	v := violation(field, "%s (%q) must be an http or https URL of this machine (127.0.0.0/8, ::1 or localhost): the emulator calls it when it recreates an instance, and calls nothing else.",
 		f(field), value)
 	return &v
+}
+
+// TargetSize checks the number of instances a managed group keeps (its
+// targetSize, or the size of a resize).
+func TargetSize(field string, size int64) *Violation {
+	return intRange(field, size, 0, MaxManagedInstances)
 }
 
 // ApplyInstanceGroupManagerDefaults fills the unset fields of a valid group.
