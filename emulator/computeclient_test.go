@@ -1915,6 +1915,32 @@ func TestComputeInstanceGroupManagers_MakeResizeListAndDeleteTheirInstances(t *t
 	}
 }
 
+func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t *testing.T) {
+	c := newComputeEnv(t)
+	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
+		Properties: &compute.InstanceProperties{NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
+	c.done("insert", ccR(c.svc.RegionInstanceGroupManagers.Insert(ccProject, ccRegion, &compute.InstanceGroupManager{Name: "web-rmig",
+		BaseInstanceName: "web", InstanceTemplate: c.link(ccGlobal("instanceTemplates", "web-template")), TargetSize: 2}).Context(c.ctx).Do()))
+	m := ccMust(t, "get", ccR(c.svc.RegionInstanceGroupManagers.Get(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
+	if m.InstanceGroup != c.link(ccRegional("instanceGroups", "web-rmig")) || m.Region != c.link("projects/"+ccProject+"/regions/"+ccRegion) {
+		t.Errorf("manager %s, want its regional instance group and region", ccJSON(m))
+	}
+	list := ccMust(t, "listManagedInstances", ccR(c.svc.RegionInstanceGroupManagers.ListManagedInstances(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
+	if len(list.ManagedInstances) != 2 {
+		t.Fatalf("managed instances %s, want 2", ccJSON(list))
+	}
+	g := ccMust(t, "get group", ccR(c.svc.RegionInstanceGroups.Get(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
+	members := ccMust(t, "listInstances", ccR(c.svc.RegionInstanceGroups.ListInstances(ccProject, ccRegion, "web-rmig",
+		&compute.RegionInstanceGroupsListInstancesRequest{InstanceState: "ALL"}).Context(c.ctx).Do()))
+	if g.Size != 2 || len(members.Items) != 2 || members.Items[0].Instance == members.Items[1].Instance {
+		t.Errorf("regional group %s with %s, want the 2 instances", ccJSON(g), ccJSON(members))
+	}
+	c.done("resize", ccR(c.svc.RegionInstanceGroupManagers.Resize(ccProject, ccRegion, "web-rmig", 0).Context(c.ctx).Do()))
+	c.done("delete", ccR(c.svc.RegionInstanceGroupManagers.Delete(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
+	_, err := c.svc.RegionInstanceGroups.Get(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()
+	ccWantError(t, "get the group after its manager is deleted", err, 404, "notFound")
+}
+
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()

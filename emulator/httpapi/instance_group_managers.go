@@ -132,16 +132,49 @@ func (s *Server) resolveManager(ctx context.Context, m *api.InstanceGroupManager
 		if err != nil {
 			return err
 		}
-		if r := regionOfScope(k.Scope); r != "" && r != rules.ZoneRegion(sc.zone) {
-			return invalid("%s (%q) is in region %s: a group in zone %s takes a global health check or one of its own region (%s).",
-				field, p.HealthCheck, r, sc.zone, rules.ZoneRegion(sc.zone))
+		if r := regionOfScope(k.Scope); r != "" && r != managerRegion(sc) {
+			return invalid("%s (%q) is in region %s: a group in %s takes a global health check or one of its own region (%s).",
+				field, p.HealthCheck, r, sc.path(), managerRegion(sc))
 		}
 		if err := s.load(ctx, field, p.HealthCheck, k, new(api.HealthCheck)); err != nil {
 			return err
 		}
 		p.HealthCheck = s.link(k.Path())
 	}
+	if m.DistributionPolicy != nil {
+		for i, z := range m.DistributionPolicy.Zones {
+			if zone := lastSegment(z.Zone); sc.region == "" || rules.ZoneRegion(zone) != sc.region {
+				return invalid("distributionPolicy.zones[%d].zone (%q) must be a zone of the group's region (%s): a regional group spreads its instances over zones of its region.",
+					i, z.Zone, managerRegion(sc))
+			}
+		}
+	}
 	return nil
+}
+
+// managerRegion is the region of a manager: its own, or its zone's.
+func managerRegion(sc scope) string {
+	if sc.region != "" {
+		return sc.region
+	}
+	return rules.ZoneRegion(sc.zone)
+}
+
+// instanceZone is the zone of the n-th instance (from 1) of manager m in
+// sc: its zone, or, for a regional group, its distribution policy's zones
+// (the region's zones a, b and c when it names none) in turn.
+func instanceZone(m *api.InstanceGroupManager, n int, sc scope) string {
+	if sc.zone != "" {
+		return sc.zone
+	}
+	zones := []string{sc.region + "-a", sc.region + "-b", sc.region + "-c"}
+	if m.DistributionPolicy != nil && len(m.DistributionPolicy.Zones) > 0 {
+		zones = zones[:0]
+		for _, z := range m.DistributionPolicy.Zones {
+			zones = append(zones, lastSegment(z.Zone))
+		}
+	}
+	return zones[(n-1)%len(zones)]
 }
 
 // groupOf is the key of the instance group a manager keeps its instances in.
@@ -237,6 +270,7 @@ func (s *Server) makeManagedInstance(ctx context.Context, m *api.InstanceGroupMa
 		return "", err
 	}
 	instances := s.instances()
+	sc = scope{project: sc.project, zone: instanceZone(m, n, sc)}
 	var name string
 	for range 100 {
 		var b [2]byte

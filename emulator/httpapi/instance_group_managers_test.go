@@ -126,7 +126,7 @@ func TestInstanceGroupManagers_Refused(t *testing.T) {
 		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "hc"}]}`,
 			404, api.ReasonNotFound, []string{"projects/p/global/healthChecks/hc"}},
 		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "regions/us-west1/healthChecks/far"}]}`,
-			400, api.ReasonInvalid, []string{"is in region us-west1: a group in zone us-east1-b takes a global health check or one of its own region (us-east1)."}},
+			400, api.ReasonInvalid, []string{"is in region us-west1: a group in zones/us-east1-b takes a global health check or one of its own region (us-east1)."}},
 		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "versions": [{"instanceTemplate": "web"}, {"instanceTemplate": "web"}]}`,
 			400, api.ReasonInvalid, []string{"versions lists 2 versions"}},
 		{managersPath, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "web", "autoHealingPolicies": [{"healthCheck": "a"}, {"healthCheck": "b"}]}`,
@@ -178,4 +178,43 @@ func TestInstanceTemplates_ByIDAndUniqueLink(t *testing.T) {
 			t.Errorf("resourcePolicies = %v, want it left out (it sets nothing)", m["resourcePolicies"])
 		}
 	}
+}
+
+// A regional managed group spreads its instances over zones of its region
+// (its distribution policy's, or a, b and c), keeps them in a regional
+// instance group that backends name and that clients may read but not
+// write, and resizes like a zonal one.
+func TestInstanceGroupManagers_Regional(t *testing.T) {
+	e := newEmu(t)
+	const regional = "/compute/v1/projects/p/regions/us-east1/instanceGroupManagers"
+	e.insert(templatesPath, `{"name": "web", "properties": {"networkInterfaces": [{}]}}`)
+	e.insert(regional, `{"name": "rmig", "baseInstanceName": "web", "instanceTemplate": "global/instanceTemplates/web", "targetSize": 3,
+		"namedPorts": [{"name": "http", "port": 80}]}`)
+	var g api.InstanceGroup
+	e.ok("GET", "/compute/v1/projects/p/regions/us-east1/instanceGroups/rmig", "", &g)
+	zones := map[string]bool{}
+	for _, inst := range g.Instances {
+		zones[strings.Split(e.path(inst), "/")[6]] = true
+	}
+	if len(g.Instances) != 3 || !zones["us-east1-a"] || !zones["us-east1-b"] || !zones["us-east1-c"] {
+		t.Errorf("regional group %+v, want one instance in each of us-east1-a, -b and -c", g.Instances)
+	}
+	var list api.InstanceGroupsListInstances
+	e.ok("POST", "/compute/v1/projects/p/regions/us-east1/instanceGroups/rmig/listInstances", "", &list)
+	if len(list.Items) != 3 {
+		t.Errorf("listInstances of the regional group: %+v", list)
+	}
+	e.fail("POST", "/compute/v1/projects/p/regions/us-east1/instanceGroups", `{"name": "mine"}`, 404, api.ReasonNotFound)
+	e.fail("POST", "/compute/v1/projects/p/regions/us-east1/instanceGroups/rmig/addInstances", `{"instances": []}`, 404, api.ReasonNotFound)
+	e.insert("/compute/v1/projects/p/regions/us-east1/backendServices", `{"name": "bs", "loadBalancingScheme": "INTERNAL",
+		"protocol": "TCP", "backends": [{"group": "regions/us-east1/instanceGroups/rmig"}]}`)
+
+	e.ok("POST", regional+"/rmig/resize?size=1", "", nil)
+	e.ok("GET", "/compute/v1/projects/p/regions/us-east1/instanceGroups/rmig", "", &g)
+	if len(g.Instances) != 1 {
+		t.Errorf("after resize to 1: %v", g.Instances)
+	}
+	wantMessage(t, e.fail("POST", regional, `{"name": "m2", "baseInstanceName": "web", "instanceTemplate": "web",
+		"distributionPolicy": {"zones": [{"zone": "zones/us-west1-a"}]}}`, 400, api.ReasonInvalid),
+		`distributionPolicy.zones[0].zone ("zones/us-west1-a") must be a zone of the group's region (us-east1)`)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -58,7 +59,10 @@ func (s *Server) resolveInstanceGroup(ctx context.Context, g *api.InstanceGroup,
 		if err != nil {
 			return err
 		}
-		if k.Scope != "zones/"+sc.zone {
+		switch zone := strings.TrimPrefix(k.Scope, "zones/"); {
+		case sc.region != "" && rules.ZoneRegion(zone) != sc.region:
+			return invalid("%s (%q) is in %s: a regional instance group holds instances of its own region (%s).", field, ref, k.Scope, sc.region)
+		case sc.region == "" && zone != sc.zone:
 			return invalid("%s (%q) is in %s: an instance group holds instances of its own zone (%s).", field, ref, k.Scope, sc.zone)
 		}
 		network := ""

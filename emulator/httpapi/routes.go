@@ -129,8 +129,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/", s.serve(s.noRoute))
 }
 
-// serveCollection registers, in every scope of collection c: insert, list,
-// get and delete; update (PUT) and patch (PATCH) where the catalogue has
+// serveCollection registers, in every scope of collection c: list and get;
+// insert and delete where the catalogue writes it; update (PUT) and patch (PATCH) where the catalogue has
 // them; setLabels for resources with labels; c's custom methods; and one
 // aggregated list when the API has one.
 func (s *Server) serveCollection(c api.Collection, h handlers) {
@@ -139,7 +139,10 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 	}
 	for _, sc := range c.Scopes.List() {
 		path := scopePaths[sc] + c.Name
-		s.mux.HandleFunc("POST "+path, s.serve(h.verbs.insert))
+		if c.WritesIn(sc) {
+			s.mux.HandleFunc("POST "+path, s.serve(h.verbs.insert))
+			s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(h.verbs.delete))
+		}
 		s.mux.HandleFunc("GET "+path, s.serve(h.verbs.list))
 		s.mux.HandleFunc("GET "+path+"/{name}", s.serve(h.verbs.get))
 		if c.UpdatesIn("PUT", sc) {
@@ -148,7 +151,6 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 		if c.UpdatesIn("PATCH", sc) {
 			s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(h.verbs.patch))
 		}
-		s.mux.HandleFunc("DELETE "+path+"/{name}", s.serve(h.verbs.delete))
 		if schema.Has(c.Schema(), "labels") && schema.Has(c.Schema(), "labelFingerprint") {
 			s.mux.HandleFunc("POST "+path+"/{name}/setLabels", s.serve(h.verbs.setLabels))
 		}

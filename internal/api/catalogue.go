@@ -108,8 +108,12 @@ type Collection struct {
 	// UpdateScopes are the scopes in which Updates are served; 0 means
 	// every scope of the collection.
 	UpdateScopes Scopes
-	Methods      []Method
-	Role         Role
+	// WriteScopes are the scopes in which insert and delete are served; 0
+	// means every scope of the collection. (A regional instance group is
+	// read only: its managed group makes and deletes it.)
+	WriteScopes Scopes
+	Methods     []Method
+	Role        Role
 	// SharedAcrossProjects lets a resource of another project reference
 	// it, as a Shared VPC's network and subnetworks are.
 	SharedAcrossProjects bool
@@ -124,6 +128,14 @@ type Collection struct {
 func (c Collection) Schema() string {
 	k := strings.TrimPrefix(c.Kind, "compute#")
 	return strings.ToUpper(k[:1]) + k[1:]
+}
+
+// WritesIn reports whether insert and delete are served in sc.
+func (c Collection) WritesIn(sc Scopes) bool {
+	if c.WriteScopes == 0 {
+		return c.Scopes.Has(sc)
+	}
+	return c.WriteScopes.Has(sc)
 }
 
 // UpdatesIn reports whether update verb ("PUT", "PATCH") is served in sc.
@@ -215,18 +227,18 @@ var Catalogue = []Collection{
 	{Name: CollectionDisks, Kind: KindDisk, ListKind: KindDiskList,
 		Scopes: Zonal, New: newOf[Disk]()},
 	{Name: CollectionInstanceGroups, Kind: KindInstanceGroup, ListKind: KindInstanceGroupList,
-		Scopes: Zonal, Role: ProbeInput, New: newOf[InstanceGroup](),
+		Scopes: Zonal | Regional, WriteScopes: Zonal, Role: ProbeInput, New: newOf[InstanceGroup](),
 		Methods: []Method{
-			{HTTP: "POST", Name: "addInstances", Requests: []string{"InstanceGroupsAddInstancesRequest"}},
-			{HTTP: "POST", Name: "removeInstances", Requests: []string{"InstanceGroupsRemoveInstancesRequest"}},
-			{HTTP: "POST", Name: "listInstances", Requests: []string{"InstanceGroupsListInstancesRequest"},
+			{HTTP: "POST", Name: "addInstances", Scopes: Zonal, Requests: []string{"InstanceGroupsAddInstancesRequest"}},
+			{HTTP: "POST", Name: "removeInstances", Scopes: Zonal, Requests: []string{"InstanceGroupsRemoveInstancesRequest"}},
+			{HTTP: "POST", Name: "listInstances", Requests: []string{"InstanceGroupsListInstancesRequest", "RegionInstanceGroupsListInstancesRequest"},
 				Response: "InstanceGroupsListInstances"},
-			{HTTP: "POST", Name: "setNamedPorts", Requests: []string{"InstanceGroupsSetNamedPortsRequest"}},
+			{HTTP: "POST", Name: "setNamedPorts", Requests: []string{"InstanceGroupsSetNamedPortsRequest", "RegionInstanceGroupsSetNamedPortsRequest"}},
 		}},
 	{Name: CollectionInstanceTemplates, Kind: KindInstanceTemplate, ListKind: KindInstanceTemplateList,
 		Scopes: Global, New: newOf[InstanceTemplate]()},
 	{Name: CollectionInstanceGroupManagers, Kind: KindInstanceGroupManager, ListKind: KindInstanceGroupManagerList,
-		Scopes: Zonal, Updates: patchOnly, Role: ProbeOwner, New: newOf[InstanceGroupManager](),
+		Scopes: Zonal | Regional, Updates: patchOnly, Role: ProbeOwner, New: newOf[InstanceGroupManager](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "resize"},
 			{HTTP: "POST", Name: "listManagedInstances", Response: "InstanceGroupManagersListManagedInstancesResponse"},

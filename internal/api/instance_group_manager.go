@@ -48,6 +48,7 @@ type InstanceGroupManager struct {
 	AutoHealingPolicies []AutoHealingPolicy `json:"autoHealingPolicies,omitempty"`
 	TargetPools         []string            `json:"targetPools,omitempty"`
 	InstanceGroup       string              `json:"instanceGroup,omitempty"`
+	DistributionPolicy  *DistributionPolicy `json:"distributionPolicy,omitempty"`
 	CurrentActions      *ManagerActions     `json:"currentActions,omitempty"`
 	Status              *ManagerStatus      `json:"status,omitempty"`
 	Fingerprint         string              `json:"fingerprint,omitempty"`
@@ -60,6 +61,14 @@ func (m *InstanceGroupManager) Template() string {
 		return m.Versions[0].InstanceTemplate
 	}
 	return m.InstanceTemplate
+}
+
+// DistributionPolicy lists the zones a regional group spreads its
+// instances over.
+type DistributionPolicy struct {
+	Zones []struct {
+		Zone string `json:"zone,omitempty"`
+	} `json:"zones,omitempty"`
 }
 
 // ManagerVersion is one version of a managed group's instances.
