@@ -24,7 +24,7 @@ PAGES = [
     "compute_region_network_endpoint_group", "compute_subnetwork", "compute_target_pool",
     "compute_region_health_aggregation_policy", "compute_region_health_source",
     "compute_region_composite_health_check", "compute_disk", "compute_instance_group",
-    "compute_instance_template", "compute_instance_group_manager",
+    "compute_instance_template", "compute_instance_group_manager", "compute_region_instance_group_manager",
 ]
 
 # What the emulator serves, as terraform-provider-google names it.
