@@ -382,20 +382,24 @@ func (s *Server) readJSON(r *http.Request, name string, v any) error {
 	return s.decodeBody(r, body, name, v)
 }
 
-// dropUnset deletes, at every depth of doc, the fields that are null or
-// an empty object ("resourcePolicies": {"workloadPolicy": null}, as
-// terraform-provider-google sends it): the Compute API reads null as unset
-// and answers a message with no field set by leaving it out, and clients
-// read a present one as a block the configuration does not have.
+// dropUnset deletes, at every depth of doc, the fields that are null, and
+// the objects that held only nulls ("resourcePolicies": {"workloadPolicy":
+// null}, as terraform-provider-google sends it): the Compute API reads null
+// as unset and answers a message with no field set by leaving it out, and
+// clients read a present one as a block the configuration does not have.
+// An object sent empty stays: some the API always answers ("metadata": {}),
+// and clients rely on them.
 func dropUnset(doc map[string]any) {
 	for k, v := range doc {
 		switch v := v.(type) {
 		case nil:
 			delete(doc, k)
 		case map[string]any:
-			dropUnset(v)
-			if len(v) == 0 {
-				delete(doc, k)
+			if len(v) > 0 {
+				dropUnset(v)
+				if len(v) == 0 {
+					delete(doc, k)
+				}
 			}
 		case []any:
 			for _, item := range v {

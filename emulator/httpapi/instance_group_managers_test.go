@@ -178,6 +178,17 @@ func TestInstanceTemplates_ByIDAndUniqueLink(t *testing.T) {
 			t.Errorf("resourcePolicies = %v, want it left out (it sets nothing)", m["resourcePolicies"])
 		}
 	}
+	// An object sent empty is kept: terraform-provider-google reads an
+	// instance's metadata as always there.
+	e.insert(instancesPath, `{"name": "vm", "metadata": {}, "scheduling": {"preemptible": null}}`)
+	var vm map[string]any
+	e.ok("GET", instancesPath+"/vm", "", &vm)
+	if _, ok := vm["metadata"]; !ok {
+		t.Errorf("metadata left out of %v, want it as sent", vm)
+	}
+	if _, ok := vm["scheduling"]; ok {
+		t.Errorf("scheduling = %v, want it left out (it held only a null)", vm["scheduling"])
+	}
 }
 
 // A regional managed group spreads its instances over zones of its region
