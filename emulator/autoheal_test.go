@@ -1,16 +1,19 @@
 package emulator_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -137,5 +140,37 @@ func TestAutohealing_ReportsARecreateLoop(t *testing.T) {
 		if !strings.Contains(m.Status.RecreateLoop, part) {
 			t.Errorf("recreateLoop %q does not say %q", m.Status.RecreateLoop, part)
 		}
+	}
+}
+
+// TestAutohealing_ThroughTheTargetSimulator: the target simulator stands in
+// for a managed instance (it listens at the instance's address); broken
+// through its control API, the instance is detected UNHEALTHY, recreated,
+// and the group's hook, the simulator's recover endpoint, mends it: the
+// instance is verified HEALTHY again.
+func TestAutohealing_ThroughTheTargetSimulator(t *testing.T) {
+	const ip = "127.1.9.9"
+	sim, err := targets.Start(context.Background(), targets.Config{Host: ip, HTTP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	target := sim.Targets()[0]
+	_, port, _ := net.SplitHostPort(target.Addr())
+	p, _ := strconv.Atoi(port)
+	hook := sim.ControlURL() + "/targets/" + target.Name + "/recover"
+	e, mig := managedSetup(t, ip, p, 0, hook)
+
+	waitFor(t, "the instance HEALTHY", func() bool { return healthOf(managed(t, e, mig)) == "HEALTHY" })
+	first := managed(t, e, mig)
+	if err := sim.SetMode(target.Name, targets.ModeStatus500); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "recreated, mended by the hook, verified HEALTHY", func() bool {
+		mi := managed(t, e, mig)
+		return mi.ID != first.ID && mi.CurrentAction == "NONE" && healthOf(mi) == "HEALTHY"
+	})
+	if m := sim.Targets()[0].Mode(); m != targets.ModeOK {
+		t.Errorf("simulator target mode %s, want ok (the hook recovered it)", m)
 	}
 }
