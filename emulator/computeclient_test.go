@@ -1941,6 +1941,34 @@ func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t
 	ccWantError(t, "get the group after its manager is deleted", err, 404, "notFound")
 }
 
+func TestComputeRegionsZonesAndMachineTypes_AnswerTheLookupsOfRealConfigurations(t *testing.T) {
+	c := newComputeEnv(t)
+	region := ccMust(t, "get region", ccR(c.svc.Regions.Get(ccProject, "us-central1").Context(c.ctx).Do()))
+	if region.Kind != "compute#region" || region.Status != "UP" || len(region.Zones) != 4 {
+		t.Errorf("region %s, want us-central1 UP with its 4 zones", ccJSON(region))
+	}
+	regions := ccMust(t, "list regions", ccR(c.svc.Regions.List(ccProject).Filter("status eq UP").Context(c.ctx).Do()))
+	if regions.Kind != "compute#regionList" || len(regions.Items) < 10 {
+		t.Errorf("regions %s, want the regions UP", ccNames(regions.Items))
+	}
+	zones := ccMust(t, "list zones", ccR(c.svc.Zones.List(ccProject).Filter(`(region eq ".*/regions/us-east1") (status eq UP)`).Context(c.ctx).Do()))
+	if names := ccNames(zones.Items); !slices.Equal(names, []string{"us-east1-b", "us-east1-c", "us-east1-d"}) {
+		t.Errorf("zones of us-east1: %v", names)
+	}
+	zone := ccMust(t, "get zone", ccR(c.svc.Zones.Get(ccProject, "us-east1-b").Context(c.ctx).Do()))
+	if zone.Region != c.link("projects/"+ccProject+"/regions/us-east1") {
+		t.Errorf("zone %s, want its region's link", ccJSON(zone))
+	}
+	for name, want := range map[string][2]int64{"e2-small": {2, 2048}, "n2-standard-4": {4, 16384}, "n1-highmem-2": {2, 13312}} {
+		mt := ccMust(t, "get machine type "+name, ccR(c.svc.MachineTypes.Get(ccProject, ccZone, name).Context(c.ctx).Do()))
+		if mt.GuestCpus != want[0] || mt.MemoryMb != want[1] || mt.Kind != "compute#machineType" {
+			t.Errorf("%s: %s, want %d vCPUs and %d MB", name, ccJSON(mt), want[0], want[1])
+		}
+	}
+	_, err := c.svc.MachineTypes.Get(ccProject, ccZone, "z9-giant-7").Context(c.ctx).Do()
+	ccWantError(t, "an unknown machine type", err, 404, "notFound")
+}
+
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()

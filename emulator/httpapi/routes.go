@@ -116,6 +116,12 @@ func (s *Server) routes() {
 	// up in (images.go). They are not stored, so not in the catalogue.
 	s.mux.HandleFunc("GET "+globalPath+"images/{name}", s.serve(s.getImage))
 	s.mux.HandleFunc("GET "+globalPath+"images/family/{family}", s.serve(s.getImageFromFamily))
+	// Regions, zones and machine types, read only (geography.go).
+	s.mux.HandleFunc("GET "+projectPath+"regions", s.serve(s.listRegions))
+	s.mux.HandleFunc("GET "+projectPath+"regions/{region}", s.serve(s.getRegion))
+	s.mux.HandleFunc("GET "+projectPath+"zones", s.serve(s.listZones))
+	s.mux.HandleFunc("GET "+projectPath+"zones/{zone}", s.serve(s.getZone))
+	s.mux.HandleFunc("GET "+zonalPath+"machineTypes/{name}", s.serve(s.getMachineType))
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		s.mux.HandleFunc("GET "+prefix+"operations/{name}", s.serve(s.getOperation))
