@@ -38,7 +38,7 @@ func scopedID(project, region, collection, name string) string {
 
 // zonalCollections are the collections whose resources may also live in a
 // zone, and so have ids projects/{p}/zones/{z}/{collection}/{name}.
-var zonalCollections = map[string]bool{api.CollectionNetworkEndpointGroups: true}
+var zonalCollections = map[string]bool{api.CollectionNetworkEndpointGroups: true, api.CollectionInstanceGroupManagers: true}
 
 // zonalID is the Terraform id of a zonal resource of collection.
 func zonalID(project, zone, collection, name string) string {

@@ -161,6 +161,7 @@ func (p *lbhealthProvider) DataSources(_ context.Context) []func() datasource.Da
 		newHealthCheckDataSource,
 		newBackendHealthDataSource,
 		newTargetPoolHealthDataSource,
+		newManagedInstancesDataSource,
 		newCompositeHealthDataSource,
 	}
 }
