@@ -174,3 +174,18 @@ func TestAutohealing_ThroughTheTargetSimulator(t *testing.T) {
 		t.Errorf("simulator target mode %s, want ok (the hook recovered it)", m)
 	}
 }
+
+// TestManagedGroups_RemakeAnInstanceDeletedByHand: a managed group keeps
+// its target size: an instance deleted by hand is made again.
+func TestManagedGroups_RemakeAnInstanceDeletedByHand(t *testing.T) {
+	const ip = "127.1.9.13"
+	target := startManagedTarget(t, ip)
+	e, mig := managedSetup(t, ip, target.port, 0, "")
+	first := managed(t, e, mig)
+	mustCall(t, e, "DELETE", "zones/us-east1-b/instances/"+first.Name, "")
+	waitFor(t, "a new instance in the group", func() bool {
+		var out api.ListManagedInstancesResponse
+		apiCall(t, e, "POST", mig+"/listManagedInstances", "", &out)
+		return len(out.ManagedInstances) == 1 && out.ManagedInstances[0].ID != first.ID
+	})
+}

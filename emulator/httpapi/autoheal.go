@@ -105,6 +105,9 @@ func (s *Server) healOnce(ctx context.Context) error {
 		if err := json.Unmarshal(o.Body, &m); err != nil {
 			return err
 		}
+		if err := s.keepSize(ctx, o.Key, &m); err != nil {
+			return err
+		}
 		if len(m.AutoHealingPolicies) == 0 {
 			continue
 		}
@@ -114,6 +117,25 @@ func (s *Server) healOnce(ctx context.Context) error {
 	}
 	s.healer.forget(seen)
 	return nil
+}
+
+// keepSize remakes the instances of manager m, stored at k, that were
+// deleted by hand, as a managed group does: it keeps targetSize instances.
+func (s *Server) keepSize(ctx context.Context, k store.Key, m *api.InstanceGroupManager) error {
+	sc := scopeOfKey(k)
+	var g api.InstanceGroup
+	if err := s.load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, sc), &g); err != nil || int64(len(g.Instances)) >= valueOr(m.TargetSize) {
+		return nil // being deleted, or whole
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	var now api.InstanceGroupManager // as stored now: the manager may have changed or gone meanwhile
+	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &now); err != nil {
+		return nil
+	}
+	m = &now
+	s.log.Info("managed group: making the instances it lacks", "group", k.Path(), "instances", len(g.Instances), "targetSize", valueOr(m.TargetSize))
+	return s.reconcileManager(ctx, m, sc)
 }
 
 // forget drops the state of the instances that are no longer managed with
