@@ -161,8 +161,6 @@ func (s *Server) verdicts(owner string) map[string]health.Status {
 	return out
 }
 
-func generation(path string, id uint64) string { return fmt.Sprintf("%s@%d", path, id) }
-
 // healGroup moves each instance of manager m, stored at k, one step, and
 // marks it seen.
 func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGroupManager, seen map[string]bool) error {
@@ -186,7 +184,7 @@ func (s *Server) healGroup(ctx context.Context, k store.Key, m *api.InstanceGrou
 		seen[path] = true
 		state := s.healer.of(path)
 		h := &state
-		v, fresh := verdicts[generation(path, in.ID)]
+		v, fresh := verdicts[api.Generation(path, in.ID)]
 		created, _ := time.Parse(time.RFC3339Nano, in.CreationTimestamp)
 		switch {
 		case h.action == api.ActionRecreating && now.Sub(h.since) >= RecreateTime:

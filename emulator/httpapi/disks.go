@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -125,7 +126,7 @@ func (s *Server) resolveDisks(ctx context.Context, in *api.Instance, sc scope) e
 			return invalid("%s.source (%q) is in %s: an instance attaches disks of its own zone (%s).", field, d.Source, k.Scope, sc.zone)
 		}
 		for _, u := range disk.Users {
-			if u != self && (d.Mode != api.DiskReadOnly || !readOnlyEverywhere(ctx, s, u, k)) {
+			if u != self && (d.Mode != api.DiskReadOnly || !s.readOnlyEverywhere(ctx, u, k)) {
 				return &apiError{http.StatusBadRequest, api.ReasonResourceInUse, fmt.Sprintf(
 					"The disk resource '%s' is already being used by '%s': detach it there first, or attach it READ_ONLY on both instances.", k.Path(), api.PathOf(u))}
 			}
@@ -155,7 +156,7 @@ func (s *Server) checkMadeDisk(field string, p *api.DiskParams, sc scope) error 
 
 // readOnlyEverywhere tells whether instance (a URL) has disk k attached
 // read-only.
-func readOnlyEverywhere(ctx context.Context, s *Server, instance string, k store.Key) bool {
+func (s *Server) readOnlyEverywhere(ctx context.Context, instance string, k store.Key) bool {
 	var other api.Instance
 	o, err := s.store.Get(ctx, keyOfPath(api.PathOf(instance)))
 	if err != nil || json.Unmarshal(o.Body, &other) != nil {
@@ -241,16 +242,25 @@ func (s *Server) releaseDisks(ctx context.Context, in *api.Instance, sc scope) e
 // editDisk changes the stored disk at k; only the fields of the typed view
 // change.
 func (s *Server) editDisk(ctx context.Context, k store.Key, change func(*api.Disk)) error {
-	o, err := s.store.Get(ctx, k)
+	return editStored(ctx, s.store, k, change)
+}
+
+// editStored changes the typed view (T) of the object stored at k and
+// stores it back: the fields T models are T's, even those change cleared,
+// and the others stay as stored.
+func editStored[T any](ctx context.Context, st store.Store, k store.Key, change func(*T)) error {
+	o, err := st.Get(ctx, k)
 	if err != nil {
 		return err
 	}
-	var disk api.Disk
-	if err := json.Unmarshal(o.Body, &disk); err != nil {
+	v := new(T)
+	if err := json.Unmarshal(o.Body, v); err != nil {
 		return err
 	}
-	change(&disk)
+	change(v)
 	doc, _ := parseObject(o.Body) // our own JSON
-	delete(doc, "users")
-	return s.store.Update(ctx, store.Object{Key: k, Body: mustJSON(mergeTyped(doc, &disk))})
+	for field := range jsonFields(reflect.TypeFor[T]()) {
+		delete(doc, field)
+	}
+	return st.Update(ctx, store.Object{Key: k, Body: mustJSON(mergeTyped(doc, v))})
 }

@@ -406,7 +406,7 @@ func (s *Server) managerListInstances(r *http.Request) (any, error) {
 			CurrentAction: s.healer.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
 		for _, p := range m.AutoHealingPolicies {
 			state := rules.StateUnknown
-			if v, ok := verdicts[generation(path, in.ID)]; ok {
+			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {
 				state = v.State
 			}
 			mi.InstanceHealth = append(mi.InstanceHealth, api.ManagedInstanceHealth{HealthCheck: p.HealthCheck, DetailedHealthState: state})

@@ -193,15 +193,13 @@ func (s *Server) leaveGroups(ctx context.Context, in *api.Instance, sc scope) er
 		if err := json.Unmarshal(o.Body, &g); err != nil {
 			return err
 		}
-		at := slices.IndexFunc(g.Instances, func(inst string) bool { return api.PathOf(inst) == self })
-		if at < 0 {
+		if !slices.ContainsFunc(g.Instances, func(inst string) bool { return api.PathOf(inst) == self }) {
 			continue
 		}
-		g.Instances = slices.Delete(g.Instances, at, at+1)
-		rules.ApplyInstanceGroupDefaults(&g)
-		doc, _ := parseObject(o.Body) // our own JSON
-		delete(doc, "instances")
-		if err := s.store.Update(ctx, store.Object{Key: o.Key, Body: mustJSON(mergeTyped(doc, &g))}); err != nil {
+		if err := editStored(ctx, s.store, o.Key, func(g *api.InstanceGroup) {
+			g.Instances = slices.DeleteFunc(g.Instances, func(inst string) bool { return api.PathOf(inst) == self })
+			rules.ApplyInstanceGroupDefaults(g)
+		}); err != nil {
 			return err
 		}
 		if s.onChange != nil {

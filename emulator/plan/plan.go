@@ -345,7 +345,7 @@ func (s snapshot) managerTargets(owner string, m *api.InstanceGroupManager) []he
 		ep.IP = ip
 		generation := path
 		if in, ok := s.Instances[path]; ok {
-			generation = fmt.Sprintf("%s@%d", path, in.ID)
+			generation = api.Generation(path, in.ID)
 			ep.Stopped = in.Status != "" && in.Status != api.InstanceRunning
 		}
 		check := oc.forEndpoint(names, ep, "USE_SERVING_PORT, but an autohealing check probes a port of its own or a named port of the group")

@@ -1,5 +1,7 @@
 package api
 
+import "strconv"
+
 // Kinds of instance templates and managed instance groups.
 const (
 	KindInstanceTemplate         = "compute#instanceTemplate"
@@ -130,3 +132,8 @@ type ManagedInstanceHealth struct {
 type ListManagedInstancesResponse struct {
 	ManagedInstances []ManagedInstance `json:"managedInstances"`
 }
+
+// Generation names one life of the instance at path: its id changes when
+// its managed group recreates it. Autohealing keys its check's verdicts by
+// it, so that a verdict on an instance since recreated is not its own.
+func Generation(path string, id uint64) string { return path + "@" + strconv.FormatUint(id, 10) }
