@@ -54,7 +54,7 @@ func TestAccAggregationPolicy_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	newFingerprint := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkCompositeDestroyed(e),
 		Steps: []resource.TestStep{
@@ -168,7 +168,7 @@ resource "lbhealth_aggregation_policy" "all" {
   name                      = "policy-all"
   healthy_percent_threshold = 100
 }`)})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 // TestAccAggregationPolicy_fingerprint: a change made outside Terraform
@@ -191,7 +191,7 @@ resource "lbhealth_aggregation_policy" "test" {
 	outOfBand := func(ctx context.Context) error {
 		return patchPolicyOutOfBand(ctx, e, "policy-fp", api.HealthAggregationPolicy{MinHealthyThreshold: int64p(5)}, "minHealthyThreshold")
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: e.config(policy80)},

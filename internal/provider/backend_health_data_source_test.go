@@ -155,7 +155,7 @@ check "web_healthy" {
 	endpoint := func(i int, attr string) tfjsonpath.Path {
 		return tfjsonpath.New("endpoints").AtSliceIndex(i).AtMapKey(attr)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: e.config(resources)},
@@ -209,7 +209,7 @@ check "web_healthy" {
 
 func TestAccBackendHealthDataSource_errors(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -61,7 +61,7 @@ resource "lbhealth_endpoint_group" "web" {
 func TestAccBackendService_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -145,7 +145,7 @@ resource "lbhealth_backend_service" "test" {
 // nothing.
 func TestAccBackendService_referenceForms(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -277,7 +277,7 @@ resource "lbhealth_backend_service" "test" {
   name          = "bs-rules"
   health_checks = ["projects/test-project/global/healthChecks/hc-http"]
 }`
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -377,7 +377,7 @@ func TestAccBackendService_validation(t *testing.T) {
 			ExpectError: errorRegexp(tt.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    steps,
 	})
@@ -423,7 +423,7 @@ resource "lbhealth_backend_service" "test" {
 			ExpectError: errorRegexp(want),
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -69,7 +69,7 @@ resource "lbhealth_composite_check" "test" {
 	source := func(i int, other string) statecheck.StateCheck {
 		return sameAsAttr(compositeAddr, tfjsonpath.New("health_sources").AtSliceIndex(i), other, "self_link")
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkCompositeDestroyed(e),
 		Steps: []resource.TestStep{
@@ -172,7 +172,7 @@ resource "lbhealth_composite_check" "test" {
 			ExpectError: errorRegexp(tt.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 // TestAccCompositeCheck_rules: a composite check as a source is refused at
@@ -210,7 +210,7 @@ resource "lbhealth_composite_check" "test" {
   health_destination = ` + destination + `
 }`)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkCompositeDestroyed(e),
 		Steps: []resource.TestStep{

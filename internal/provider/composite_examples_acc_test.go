@@ -134,7 +134,7 @@ func TestAccExamples_compositeFailover(t *testing.T) {
 				knownvalue.StringExact(stateTwo)),
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: resources, ConfigVariables: vars},
@@ -222,5 +222,5 @@ func TestAccExamples_compositeHealth(t *testing.T) {
 			statecheck.ExpectKnownValue(orders, tfjsonpath.New("sources"), knownvalue.ListSizeExact(1)),
 		},
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }

@@ -38,7 +38,7 @@ resource "lbhealth_composite_check" "test" {
 		return tfjsonpath.New("sources").AtSliceIndex(i).AtMapKey(attr)
 	}
 	const id = "projects/test-project/regions/us-central1/compositeHealthChecks/chc-read"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: e.config(stopped)},
@@ -96,5 +96,5 @@ func TestAccCompositeHealthDataSource_errors(t *testing.T) {
 			ExpectError: tt.want,
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }

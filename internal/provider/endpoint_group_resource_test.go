@@ -48,7 +48,7 @@ func expectAction(addr string, action plancheck.ResourceActionType) resource.Con
 func TestAccEndpointGroup_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -160,7 +160,7 @@ resource "lbhealth_endpoint_group" "test" {
   }
 }`)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

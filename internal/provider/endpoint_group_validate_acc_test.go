@@ -56,7 +56,7 @@ func TestAccEndpointGroup_validation(t *testing.T) {
 		PlanOnly:    true,
 		ExpectError: errorRegexp(`name ("neg_invalid") is not a valid name`),
 	})
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    steps,
 	})
@@ -67,7 +67,7 @@ func TestAccEndpointGroup_validation(t *testing.T) {
 // them (two endpoints of one address with unknown ports are not duplicates).
 func TestAccEndpointGroup_dynamicEndpoints(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -69,7 +69,7 @@ func TestAccExamples_endpointGroup(t *testing.T) {
 		},
 	}}
 	steps = append(steps, importSteps(t, "resources/lbhealth_endpoint_group/import.sh")...)
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 func TestAccExamples_backendService(t *testing.T) {
@@ -86,7 +86,7 @@ func TestAccExamples_backendService(t *testing.T) {
 			statecheck.ExpectKnownValue("data.lbhealth_backend_health.grpc", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
 		},
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 func TestAccExamples_legacyChecks(t *testing.T) {
@@ -96,7 +96,7 @@ func TestAccExamples_legacyChecks(t *testing.T) {
 			dir := "resources/lbhealth_" + k.typeSuffix
 			steps := []resource.TestStep{{Config: exampleConfig(t, e, dir+"/resource.tf")}}
 			steps = append(steps, importSteps(t, dir+"/import.sh")...)
-			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+			resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 		})
 	}
 }
@@ -119,7 +119,7 @@ func TestAccExamples_targetPool(t *testing.T) {
 			statecheck.ExpectKnownValue("data.lbhealth_target_pool_health.first", tfjsonpath.New("instances"), knownvalue.ListSizeExact(1)),
 		},
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 func TestAccExamples_forwardingRule(t *testing.T) {
@@ -134,5 +134,5 @@ func TestAccExamples_forwardingRule(t *testing.T) {
 	}}
 	// References are imported as URLs: the example writes ids for some.
 	steps = append(steps, importSteps(t, "resources/lbhealth_forwarding_rule/import.sh", "backend_service")...)
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }

@@ -18,7 +18,7 @@ func TestAccHealthCheckDataSource_basic(t *testing.T) {
 	same := func(dataAddr, resAddr, attr string) statecheck.StateCheck {
 		return statecheck.CompareValuePairs(dataAddr, tfjsonpath.New(attr), resAddr, tfjsonpath.New(attr), compare.ValuesSame())
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

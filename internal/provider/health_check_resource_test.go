@@ -39,7 +39,7 @@ func expectUpdate() resource.ConfigPlanChecks {
 func TestAccHealthCheck_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -120,7 +120,7 @@ resource "lbhealth_health_check" "test" {
 func TestAccHealthCheck_protocolSwitch(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -185,7 +185,7 @@ resource "lbhealth_health_check" "test" {
 // import with nothing to change, and its rules at plan time.
 func TestAccHealthCheck_udp(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -238,7 +238,7 @@ resource "lbhealth_health_check" "test" {
   https_health_check {}
 }`)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -284,7 +284,7 @@ resource "lbhealth_health_check" "test" {
 func TestAccHealthCheck_defaultsNoDiff(t *testing.T) {
 	e := newTestEmulator(t)
 	noDiff := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -321,7 +321,7 @@ resource "lbhealth_health_check" "test" {
 
 func TestAccHealthCheck_portNameSwitch(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -386,7 +386,7 @@ resource "lbhealth_health_check" "test" {
 			plancheck.ExpectKnownValue(hcAddr, tfjsonpath.New(block).AtMapKey("port"), v),
 		}}
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -428,7 +428,7 @@ func TestAccHealthCheck_dynamicBlock(t *testing.T) {
 	// Variables are unknown while Terraform validates, so these blocks and
 	// values reach ValidateConfig unknown: no rule may fire on them (without
 	// the filtering, "port is required" and the timeout rule would).
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -489,7 +489,7 @@ resource "lbhealth_health_check" "test" {
 
 func TestAccHealthCheck_disappears(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -511,7 +511,7 @@ resource "lbhealth_health_check" "test" {
 
 func TestAccHealthCheck_alreadyExists(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -70,7 +70,7 @@ func TestAccHealthCheck_validation(t *testing.T) {
 		PlanOnly:    true,
 		ExpectError: errorRegexp(`name ("Bad_Name") is not a valid name`),
 	})
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    steps,
 	})

@@ -87,7 +87,7 @@ resource "lbhealth_aggregation_policy" "q" {
 func TestAccHealthSource_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkCompositeDestroyed(e),
 		Steps: []resource.TestStep{
@@ -196,7 +196,7 @@ func TestAccHealthSource_validation(t *testing.T) {
 			ExpectError: errorRegexp(tt.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 // TestAccHealthSource_rules: what a source references is checked by the
@@ -249,7 +249,7 @@ resource "lbhealth_health_source" "test" {
   health_aggregation_policy = ` + policy + `
 }`)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             checkCompositeDestroyed(e),
 		Steps: []resource.TestStep{

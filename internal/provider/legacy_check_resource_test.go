@@ -27,7 +27,7 @@ func testAccLegacyCheckBasic(t *testing.T, k legacyKind) {
 		return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v)
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -131,5 +131,5 @@ func TestAccLegacyCheck_validation(t *testing.T) {
 		PlanOnly:    true,
 		ExpectError: regexp.MustCompile(`An argument named "port_name" is not expected here`),
 	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }

@@ -69,7 +69,7 @@ func TestAccManagedInstancesDataSource_readsAutohealing(t *testing.T) {
 
 	const byID, byName = "data.lbhealth_managed_instances.by_id", "data.lbhealth_managed_instances.by_name"
 	inst := func(attr string) tfjsonpath.Path { return tfjsonpath.New("instances").AtSliceIndex(0).AtMapKey(attr) }
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

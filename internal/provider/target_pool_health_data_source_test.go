@@ -77,7 +77,7 @@ data "lbhealth_target_pool_health" "all" {
 			value(one, tfjsonpath.New("all_healthy"), knownvalue.Bool(want == "HEALTHY")),
 		}, more...)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: e.config(resources)},
@@ -126,7 +126,7 @@ data "lbhealth_target_pool_health" "all" {
 
 func TestAccTargetPoolHealthDataSource_errors(t *testing.T) {
 	e := newTestEmulator(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -33,7 +33,7 @@ resource "lbhealth_legacy_http_check" "b" {
 func TestAccTargetPool_basic(t *testing.T) {
 	e := newTestEmulator(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -150,7 +150,7 @@ func TestAccTargetPool_validation(t *testing.T) {
 			ExpectError: errorRegexp(tt.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
 }
 
 // TestAccTargetPool_emulatorRules: a reference known only at apply is
@@ -189,7 +189,7 @@ resource "lbhealth_legacy_http_check" "used" {
   name = "legacy-used"
 }
 `
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
