@@ -31,3 +31,21 @@ func (c *Client) ListManagedInstances(ctx context.Context, scope Scope, name str
 	}
 	return &out, nil
 }
+
+// InsertInstanceGroupManager creates a managed instance group and returns
+// it as stored: the emulator has made its instances by then.
+func (c *Client) InsertInstanceGroupManager(ctx context.Context, scope Scope, m *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
+	return c.instanceGroupManagers().insert(ctx, scope, m.Name, m)
+}
+
+// PatchInstanceGroupManager changes a managed group, as
+// PatchHealthAggregationPolicy does; m.Fingerprint must be the group's
+// current fingerprint.
+func (c *Client) PatchInstanceGroupManager(ctx context.Context, scope Scope, name string, m *api.InstanceGroupManager, mask ...string) (*api.InstanceGroupManager, error) {
+	return c.instanceGroupManagers().patchMask(ctx, scope, name, m, mask)
+}
+
+// DeleteInstanceGroupManager deletes a managed group and its instances.
+func (c *Client) DeleteInstanceGroupManager(ctx context.Context, scope Scope, name string) error {
+	return c.instanceGroupManagers().delete(ctx, scope, name)
+}

@@ -81,10 +81,18 @@ func waitForComposite(t *testing.T, e *testEmulator, project, region, name, stat
 // pointing at e.
 func failoverConfig(t *testing.T, e *testEmulator, files ...string) string {
 	t.Helper()
+	return exampleDirConfig(t, e, "composite-failover", files...)
+}
+
+// exampleDirConfig is files of the example directory dir, which are not
+// its terraform and provider blocks (versions.tf), under a provider block
+// pointing at e.
+func exampleDirConfig(t *testing.T, e *testEmulator, dir string, files ...string) string {
+	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider \"lbhealth\" {\n  endpoint = %q\n  project  = \"demo-project\"\n}\n", e.Addr())
 	for _, f := range files {
-		body, err := os.ReadFile(filepath.Join(examplesDir, "composite-failover", f))
+		body, err := os.ReadFile(filepath.Join(examplesDir, dir, f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -148,5 +149,14 @@ func ignoreSecond[M, A, X any](expand func(M) (A, X)) func(M) A {
 func noDiags[M, A any](flatten func(A, client.Scope, M) M) func(A, client.Scope, M) (M, diag.Diagnostics) {
 	return func(got A, scope client.Scope, prior M) (M, diag.Diagnostics) {
 		return flatten(got, scope, prior), nil
+	}
+}
+
+// noUpdate is the update of a resource whose every attribute replaces it
+// when it changes: Terraform never calls it, and says so if it ever did.
+func noUpdate[A any](noun string) func(*client.Client, context.Context, client.Scope, A) (A, error) {
+	return func(*client.Client, context.Context, client.Scope, A) (A, error) {
+		var zero A
+		return zero, fmt.Errorf("a %s cannot change in place: every change replaces it", noun)
 	}
 }

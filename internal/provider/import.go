@@ -38,7 +38,10 @@ func scopedID(project, region, collection, name string) string {
 
 // zonalCollections are the collections whose resources may also live in a
 // zone, and so have ids projects/{p}/zones/{z}/{collection}/{name}.
-var zonalCollections = map[string]bool{api.CollectionNetworkEndpointGroups: true, api.CollectionInstanceGroupManagers: true}
+var zonalCollections = map[string]bool{
+	api.CollectionNetworkEndpointGroups: true, api.CollectionInstanceGroupManagers: true,
+	api.CollectionInstances: true, api.CollectionInstanceGroups: true,
+}
 
 // zonalID is the Terraform id of a zonal resource of collection.
 func zonalID(project, zone, collection, name string) string {
@@ -119,6 +122,7 @@ type lookupFunc func(ctx context.Context, scope client.Scope, name string) error
 //     global id is refused); zonal collections also take zonal ids.
 //   - importAnyScope: global if lookup finds it there, else the provider's
 //     region.
+//   - importZonal: the zone the id names; an id without one is refused.
 func importState(ctx context.Context, data *providerData, collection, noun string, scopes importScope, lookup lookupFunc,
 	req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	rid, err := parseImportID(req.ID, collection)
@@ -155,7 +159,7 @@ func importState(ctx context.Context, data *providerData, collection, noun strin
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), rid.Project)...)
-	if scopes != importGlobal {
+	if scopes == importRegional || scopes == importAnyScope { // the others have no region attribute
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), rid.Name)...)
@@ -167,6 +171,9 @@ func checkImportScope(id, collection string, scopes importScope, rid resourceID)
 	case scopes == importGlobal && rid.Region != "":
 		return fmt.Errorf("import id %q is regional, but %s are always global: use "+
 			"projects/{project}/global/%s/{name}, {project}/{name} or {name}", id, collection, collection)
+	case scopes == importZonal && rid.Zone == "":
+		return fmt.Errorf("import id %q names no zone, but %s are zonal: import by projects/{project}/zones/{zone}/%s/{name}",
+			id, collection, collection)
 	case scopes == importRegional && !rid.Bare && rid.Region == "" && rid.Zone == "":
 		what, zonal := "regional only", ""
 		if zonalCollections[collection] {

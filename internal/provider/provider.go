@@ -153,6 +153,10 @@ func (p *lbhealthProvider) Resources(_ context.Context) []func() resource.Resour
 		newLegacyHTTPCheckResource,
 		newLegacyHTTPSCheckResource,
 		newTargetPoolResource,
+		newInstanceResource,
+		newInstanceGroupResource,
+		newInstanceTemplateResource,
+		newInstanceGroupManagerResource,
 	}
 }
 

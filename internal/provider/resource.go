@@ -43,6 +43,9 @@ const (
 	// importAnyScope: a global or regional path, or a name, which is looked
 	// up globally first.
 	importAnyScope
+	// importZonal: a zonal path only, projects/{project}/zones/{zone}/...:
+	// a name does not say the zone.
+	importZonal
 )
 
 // resourceKind is what one resource type is made of: its name, schema, API

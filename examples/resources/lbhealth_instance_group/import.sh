@@ -1,0 +1,2 @@
+# Instance groups are zonal: import by the full id.
+terraform import lbhealth_instance_group.web projects/demo-project/zones/us-central1-a/instanceGroups/web
