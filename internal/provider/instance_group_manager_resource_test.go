@@ -329,7 +329,9 @@ func TestAccExamples_migAutohealing(t *testing.T) {
 		}
 		return list.ManagedInstances[0], m
 	}
-	settled := func(mi api.ManagedInstance) bool { return mi.CurrentAction == api.ActionNone && verdict(mi) == "HEALTHY" }
+	settled := func(mi api.ManagedInstance) bool {
+		return mi.CurrentAction == api.ActionNone && verdict(mi) == "HEALTHY"
+	}
 	// shows checks the instances output against *mi, read when the check
 	// runs (the step's PreConfig sets it).
 	shows := func(mi *api.ManagedInstance) statecheck.StateCheck {

@@ -110,7 +110,9 @@ resource "lbhealth_backend_service" "bs" {
 		return h.HealthStatus, nil
 	}
 	healthyAt := func(ip string, port int64) func(api.HealthStatus) bool {
-		return func(hs api.HealthStatus) bool { return hs.IPAddress == ip && hs.Port == port && hs.State() == "HEALTHY" }
+		return func(hs api.HealthStatus) bool {
+			return hs.IPAddress == ip && hs.Port == port && hs.State() == "HEALTHY"
+		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
