@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -141,6 +142,9 @@ func TestAutohealing_ReportsARecreateLoop(t *testing.T) {
 			t.Errorf("recreateLoop %q does not say %q", m.Status.RecreateLoop, part)
 		}
 	}
+	if page := statusPageText(t, e); !strings.Contains(page, "RECREATE LOOP") || !strings.Contains(page, "instance "+name+" was recreated") {
+		t.Errorf("the status page does not show the recreate loop:\n%s", page)
+	}
 }
 
 // TestAutohealing_ThroughTheTargetSimulator: the target simulator stands in
@@ -188,4 +192,19 @@ func TestManagedGroups_RemakeAnInstanceDeletedByHand(t *testing.T) {
 		apiCall(t, e, "POST", mig+"/listManagedInstances", "", &out)
 		return len(out.ManagedInstances) == 1 && out.ManagedInstances[0].ID != first.ID
 	})
+}
+
+// statusPageText is the status page (GET /) as served.
+func statusPageText(t *testing.T, e *emulator.Emulator) string {
+	t.Helper()
+	resp, err := http.Get(e.URL() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /: %s, %v", resp.Status, err)
+	}
+	return string(body)
 }

@@ -105,6 +105,9 @@ func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
 		h, ok := health(t, e, "bs")[0]
 		return ok && h.IPAddress == "10.44.0.2" && h.ProbedAt == "127.44.0.2" && h.HealthState == "HEALTHY"
 	})
+	if want := "<td>10.44.0.2 (probed at 127.44.0.2)</td>"; !strings.Contains(statusPageText(t, e), want) {
+		t.Errorf("the status page does not show %q:\n%s", want, statusPageText(t, e))
+	}
 
 	unmapped := setup(emulator0())
 	waitFor(t, "10.44.0.2 not probed, saying why", func() bool {

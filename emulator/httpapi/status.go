@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"html/template"
 	"net"
 	"net/http"
@@ -37,8 +38,9 @@ func stateClass(state string) string {
 	return "nodata"
 }
 
-// status serves GET /: every backend service and target pool with each
-// endpoint's state, and every health source and composite check.
+// status serves GET /: every backend service, target pool and managed
+// group with each endpoint's state, and every health source and composite
+// check.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	page, err := s.statusPage(r)
 	if err != nil {
@@ -74,13 +76,29 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	return page, nil
 }
 
-// ownerRows are the rows of one backend service or target pool: one per
-// endpoint, or a grey one when nothing is probed for it.
+// ownerRows are the rows of one backend service, target pool or managed
+// group: one per endpoint (with the address probed, when a probe map moved
+// it), a red one for a managed group in a recreate loop, or a grey one when
+// nothing is probed for it.
 func (s *Server) ownerRows(o store.Object) []statusRow {
 	var rows []statusRow
+	if o.Collection == api.CollectionInstanceGroupManagers {
+		var m api.InstanceGroupManager
+		if err := json.Unmarshal(o.Body, &m); err == nil && m.Status != nil && m.Status.RecreateLoop != "" {
+			rows = append(rows, statusRow{Resource: o.Path(), Check: "autohealing", State: "RECREATE LOOP",
+				Detail: m.Status.RecreateLoop, Class: "error"})
+		}
+	}
 	for _, st := range s.statuses(o.Path()) {
+		endpoint := st.Endpoint.IP // an instance's: the check says the port
+		if st.Endpoint.Port != 0 {
+			endpoint = net.JoinHostPort(st.Endpoint.IP, strconv.Itoa(st.Endpoint.Port))
+		}
+		if st.ProbedAt != "" {
+			endpoint += " (probed at " + st.ProbedAt + ")"
+		}
 		rows = append(rows, statusRow{
-			Resource: o.Path(), Endpoint: net.JoinHostPort(st.Endpoint.IP, strconv.Itoa(st.Endpoint.Port)),
+			Resource: o.Path(), Endpoint: endpoint,
 			Check: st.Check, State: st.State, Reason: st.Reason, Detail: st.Detail, Class: stateClass(st.State),
 		})
 	}
@@ -101,7 +119,7 @@ td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
 </style></head><body>
 <h1>lbhealth-emulator</h1>
 <p>Refreshes every 2 seconds. Green: HEALTHY; red: UNHEALTHY; yellow: UNKNOWN (no verdict yet); grey: no data.</p>
-<h2>Backend services and target pools</h2>
+<h2>Backend services, target pools and managed instance groups</h2>
 <table><tr><th>resource</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th></tr>
 {{range .Services}}<tr><td>{{.Resource}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td></tr>
 {{else}}<tr><td colspan="6">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
