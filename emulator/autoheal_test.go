@@ -197,14 +197,25 @@ func TestManagedGroups_RemakeAnInstanceDeletedByHand(t *testing.T) {
 // statusPageText is the status page (GET /) as served.
 func statusPageText(t *testing.T, e *emulator.Emulator) string {
 	t.Helper()
-	resp, err := http.Get(e.URL() + "/")
+	return getText(t, e, "/")
+}
+
+// metricsText is GET /metrics as served.
+func metricsText(t *testing.T, e *emulator.Emulator) string {
+	t.Helper()
+	return getText(t, e, "/metrics")
+}
+
+func getText(t *testing.T, e *emulator.Emulator, path string) string {
+	t.Helper()
+	resp, err := http.Get(e.URL() + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /: %s, %v", resp.Status, err)
+		t.Fatalf("GET %s: %s, %v", path, resp.Status, err)
 	}
 	return string(body)
 }

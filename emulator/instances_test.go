@@ -108,6 +108,9 @@ func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
 	if want := "<td>10.44.0.2 (probed at 127.44.0.2)</td>"; !strings.Contains(statusPageText(t, e), want) {
 		t.Errorf("the status page does not show %q:\n%s", want, statusPageText(t, e))
 	}
+	if want := `probed_at="127.44.0.2"`; !strings.Contains(metricsText(t, e), want) {
+		t.Errorf("/metrics does not show %s", want)
+	}
 
 	unmapped := setup(emulator0())
 	waitFor(t, "10.44.0.2 not probed, saying why", func() bool {

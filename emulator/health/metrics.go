@@ -111,8 +111,9 @@ type stateCollector struct {
 // RegisterStateGauge exposes lbhealth_endpoint_state for engine's targets.
 func RegisterStateGauge(reg prometheus.Registerer, engine *Engine) {
 	reg.MustRegister(&stateCollector{engine: engine, desc: prometheus.NewDesc("lbhealth_endpoint_state",
-		"1 for the current health state of each probed endpoint (per owner, group and endpoint).",
-		[]string{"owner", "group", "endpoint", "check", "state"}, nil)})
+		"1 for the current health state of each probed endpoint (per owner, group and endpoint; probed_at is the "+
+			"address probed when a probe map moved it, else empty).",
+		[]string{"owner", "group", "endpoint", "check", "state", "probed_at"}, nil)})
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
@@ -120,6 +121,6 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range c.engine.All() {
 		addr := net.JoinHostPort(s.Endpoint.IP, strconv.Itoa(s.Endpoint.Port))
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.Check, s.State)
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.Check, s.State, s.ProbedAt)
 	}
 }
