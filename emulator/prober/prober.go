@@ -2,7 +2,7 @@
 // backends, the way a cloud load balancer's health checker would.
 //
 // Every protocol is one Func registered under its health-check protocol
-// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP,
+// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS,
 // LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection, performs one
 // exchange, closes the connection and reports a Result.
 //
@@ -44,6 +44,7 @@ type Spec struct {
 	TCP         *TCPSpec
 	HTTP        *HTTPSpec
 	GRPC        *GRPCSpec
+	DNS         *DNSSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -68,7 +69,7 @@ type GRPCSpec struct {
 // and parts (compared by what they hold, not where).
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
-		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc()
+		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -148,6 +149,7 @@ var registry = map[string]protocol{
 	"GRPC":          {probe: probeGRPC, part: grpcPart},
 	"GRPC_WITH_TLS": {probe: probeGRPCWithTLS, part: grpcPart},
 	"UDP":           {probe: probeUDP, part: tcpPart},
+	"DNS":           {probe: probeDNS, part: dnsPart},
 }
 
 // Lookup returns the prober registered for protocol.

@@ -55,7 +55,15 @@ type Extension struct {
 // Check types lbhealth adds to the Compute API (Protocol.Extension).
 const (
 	TypeUDP = "UDP"
+	TypeDNS = "DNS"
 )
+
+// IsExtension tells whether typ is a check type lbhealth adds to the
+// Compute API.
+func IsExtension(typ string) bool {
+	p, ok := ProtocolOf(typ)
+	return ok && p.Extension != nil
+}
 
 // Protocols is every check type, in the order the API documents them:
 // the one table of protocols.
@@ -91,6 +99,11 @@ var Protocols = []Protocol{
 	{Type: TypeUDP, Field: "udpHealthCheck", Text: []string{"request", "response"}, Extension: &Extension{},
 		Summary: "UDP health check (an lbhealth extension): one datagram carrying `request`, answered before the timeout " +
 			"by a datagram that contains `response` (any answer when unset); an ICMP port unreachable fails at once."},
+	{Type: TypeDNS, Field: "dnsHealthCheck", DefaultPort: 53, Text: []string{"queryName", "queryType", "expectedRcode", "expectedAnswer"},
+		Extension: &Extension{},
+		Summary: "DNS health check (an lbhealth extension): one query for `query_name` over UDP (again over TCP when the " +
+			"answer is truncated), answered before the timeout with `expected_rcode` and, when `expected_answer` is set, " +
+			"an answer record that contains it."},
 }
 
 var httpText = []string{"host", "requestPath", "response"}

@@ -59,6 +59,19 @@ func importSteps(t *testing.T, file string, ignore ...string) []resource.TestSte
 	return steps
 }
 
+func TestAccExamples_healthCheck(t *testing.T) {
+	e := newTestEmulator(t)
+	steps := []resource.TestStep{{
+		Config: exampleConfig(t, e, "resources/lbhealth_health_check/resource.tf"),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("lbhealth_health_check.dns", tfjsonpath.New("type"), knownvalue.StringExact("DNS")),
+			statecheck.ExpectKnownValue("lbhealth_health_check.tcp", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
+		},
+	}}
+	steps = append(steps, importSteps(t, "resources/lbhealth_health_check/import.sh")...)
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, Steps: steps})
+}
+
 func TestAccExamples_endpointGroup(t *testing.T) {
 	e := newTestEmulator(t)
 	steps := []resource.TestStep{{

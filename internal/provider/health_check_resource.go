@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -43,6 +44,10 @@ var healthCheckKind = &resourceKind[healthCheckModel, *api.HealthCheck]{
 		p := s.plan
 		p.Project = s.project(s.config.Project, s.state.Project)
 		p.Type = planType(*p)
+		// A check of a type lbhealth adds keeps it: another type replaces it.
+		if s.hasState && !p.Type.IsUnknown() && rules.CheckTypeChange(s.state.Type.ValueString(), p.Type.ValueString()) != nil {
+			s.replace = append(s.replace, path.Root("type"))
+		}
 		p.ID = planID(p.Project, p.Region, p.Name, api.CollectionHealthChecks)
 		s.diags.Append(planBlockPorts(p, s.config)...)
 	},

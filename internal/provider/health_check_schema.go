@@ -52,8 +52,16 @@ var healthCheckDescriptions = map[string]string{
 // blockDescription describes one protocol block.
 func blockDescription(b protocolBlock) string {
 	p, _ := api.ProtocolOf(b.typ)
-	return p.Summary + " Exactly one protocol block must be set; switching from one to another updates the check in place. " +
-		"An empty block (`" + b.name + " {}`) is accepted and means all defaults."
+	switching := " Exactly one protocol block must be set; switching from one to another updates the check in place."
+	if p.Extension != nil {
+		switching = " Exactly one protocol block must be set; the check keeps this type: switching to another block " +
+			"replaces the check."
+	}
+	empty := " An empty block (`" + b.name + " {}`) is accepted and means all defaults."
+	if b.typ == api.TypeDNS {
+		empty = " `query_name` is required."
+	}
+	return p.Summary + switching + empty
 }
 
 // blockAttrDescription describes one attribute of a protocol block.
@@ -88,6 +96,19 @@ func blockAttrDescription(b protocolBlock, name string) string {
 		return "String the first 1024 bytes of the response body must contain." + ascii
 	case "grpc_service_name":
 		return "Service asked about in the health-check call; empty asks about the server as a whole." + ascii
+	case "query_name":
+		return fmt.Sprintf("Name the query asks about, such as `web.example.com` (the final dot is optional; `.` is the "+
+			"root). Required: at most %d characters, labels of letters, digits, hyphens and underscores.", rules.MaxDNSNameLength)
+	case "query_type":
+		return "Record type asked for: one of `" + strings.Join(rules.DNSQueryTypes, "`, `") + "`. Default `" +
+			rules.DefaultDNSQueryType + "`."
+	case "expected_rcode":
+		return "Response code the answer must have: one of `" + strings.Join(rules.DNSRcodes, "`, `") + "`. Default `" +
+			rules.DefaultDNSRcode + "`; any other code fails with reason `BAD_STATUS`."
+	case "expected_answer":
+		return "String one of the answer's records must contain, in zone-file form (`web.example.com. 60 IN A " +
+			"192.0.2.10`): an address, a target name ... Unset: any answer with the expected code. No record " +
+			"containing it fails with reason `RESPONSE_MISMATCH`." + ascii
 	}
 	return ""
 }

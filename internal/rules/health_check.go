@@ -241,6 +241,22 @@ var textRules = map[string]func(field, value string) *Violation{
 	"request":         printableASCII,
 	"response":        printableASCII,
 	"grpcServiceName": printableASCII,
+	"queryName":       dnsQueryName,
+	"queryType":       func(field, value string) *Violation { return oneOf(field, value, DNSQueryTypes...) },
+	"expectedRcode":   func(field, value string) *Violation { return oneOf(field, value, DNSRcodes...) },
+	"expectedAnswer":  printableASCII,
+}
+
+// CheckTypeChange refuses an update that changes a health check's type to
+// or from a type lbhealth adds to the Compute API: those are chosen at
+// creation. nil when the type stays, or both types are the API's own.
+func CheckTypeChange(prior, now string) *Violation {
+	if prior == now || prior == "" || now == "" || !api.IsExtension(prior) && !api.IsExtension(now) {
+		return nil
+	}
+	v := violation("type", "%s cannot change from %s to %s: a check of a type lbhealth adds to the Compute API keeps the type it was created with; create a new health check instead (Terraform replaces it).",
+		f("type"), prior, now)
+	return &v
 }
 
 // sourceRegions checks the restrictions of checks probed from three source

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -171,6 +171,20 @@ var healthCheckCases = []struct {
 	{name: "UDP without port", body: `{"udpHealthCheck": {"request": "PING"}}`, field: "udpHealthCheck.port",
 		want: "udpHealthCheck.port is required: UDP checks have no default port; " +
 			"set udpHealthCheck.port, udpHealthCheck.portName, or udpHealthCheck.portSpecification = USE_SERVING_PORT."},
+	{name: "DNS", body: `{"dnsHealthCheck": {"queryName": "_http._tcp.example.com.", "queryType": "SRV", "expectedRcode": "NXDOMAIN", "expectedAnswer": "web"}}`},
+	{name: "DNS root", body: `{"dnsHealthCheck": {"queryName": ".", "queryType": "NS"}}`},
+	{name: "DNS without a name", body: `{"dnsHealthCheck": {"port": 53}}`, field: "dnsHealthCheck.queryName",
+		want: "dnsHealthCheck.queryName is required: the name the DNS check asks about (such as example.com)."},
+	{name: "DNS name with a space", body: `{"dnsHealthCheck": {"queryName": "exa mple.com"}}`, field: "dnsHealthCheck.queryName",
+		want: `dnsHealthCheck.queryName ("exa mple.com") is not a DNS name: each label between dots must be 1-63 letters, digits, hyphens or underscores, not starting or ending with a hyphen.`},
+	{name: "DNS name with an empty label", body: `{"dnsHealthCheck": {"queryName": "example..com"}}`, field: "dnsHealthCheck.queryName",
+		want: `dnsHealthCheck.queryName ("example..com") is not a DNS name: each label between dots must be 1-63 letters, digits, hyphens or underscores, not starting or ending with a hyphen.`},
+	{name: "DNS name too long", body: `{"dnsHealthCheck": {"queryName": "` + strings.Repeat("a.", 127) + `a"}}`, field: "dnsHealthCheck.queryName",
+		want: "dnsHealthCheck.queryName is 255 characters long: a DNS name has at most 253."},
+	{name: "DNS query type unknown", body: `{"dnsHealthCheck": {"queryName": "example.com", "queryType": "AXFRX"}}`, field: "dnsHealthCheck.queryType",
+		want: `dnsHealthCheck.queryType ("AXFRX") must be one of A, AAAA, CNAME, MX, NS, PTR, SOA, SRV, TXT, CAA, DS, DNSKEY, HTTPS, SVCB, ANY.`},
+	{name: "DNS rcode unknown", body: `{"dnsHealthCheck": {"queryName": "example.com", "expectedRcode": "OK"}}`, field: "dnsHealthCheck.expectedRcode",
+		want: `dnsHealthCheck.expectedRcode ("OK") must be one of NOERROR, FORMERR, SERVFAIL, NXDOMAIN, NOTIMP, REFUSED, YXDOMAIN, YXRRSET, NXRRSET, NOTAUTH, NOTZONE.`},
 	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
 		want: `udpHealthCheck.request ("café") has a character that is not printable ASCII at byte 3: only characters 0x20 to 0x7E are allowed.`},
 	{name: "gRPC TLS with port", body: `{"grpcTlsHealthCheck": {"port": 8443}}`},
@@ -455,7 +469,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])
@@ -479,4 +493,23 @@ func mustMarshal(v any) []byte {
 		panic(fmt.Sprint("marshal: ", err))
 	}
 	return b
+}
+
+// TestCheckTypeChange: a check of an lbhealth type keeps its type; the
+// API's own types may switch among themselves.
+func TestCheckTypeChange(t *testing.T) {
+	for _, tc := range []struct{ prior, now, want string }{
+		{"HTTP", "TCP", ""},
+		{"DNS", "DNS", ""},
+		{"DNS", "UDP", "type cannot change from DNS to UDP: a check of a type lbhealth adds to the Compute API keeps the type it was created with; create a new health check instead (Terraform replaces it)."},
+		{"HTTP", "DNS", "type cannot change from HTTP to DNS: a check of a type lbhealth adds to the Compute API keeps the type it was created with; create a new health check instead (Terraform replaces it)."},
+	} {
+		got := ""
+		if v := CheckTypeChange(tc.prior, tc.now); v != nil {
+			got = v.Error()
+		}
+		if got != tc.want {
+			t.Errorf("CheckTypeChange(%s, %s) = %q, want %q", tc.prior, tc.now, got, tc.want)
+		}
+	}
 }

@@ -66,6 +66,7 @@ const (
 	hcES        = "003_278a8888d333c71a.txt"
 	hcHE        = "000_36b2dd3ab3646622.txt"
 	compositeHE = "002_6e2ee2c854f4ff1a.txt"
+	applianceTR = "004_970bd790e8e29ecc.txt"
 )
 
 var (
@@ -280,6 +281,15 @@ var messageSources = map[string]source{
 	`%s lists %d health checks: target pools take one legacy HTTP health check only.`: apiDoc("TargetPool.healthChecks",
 		"Only one health check may be\nspecified."),
 
+	// Check types lbhealth adds to the Compute API.
+	`%s cannot change from %s to %s: a check of a type lbhealth adds to the Compute API keeps the type it was created with; create a new health check instead (Terraform replaces it).`: seed(applianceTR,
+		"tür profil oluşturulurken seçilir ve kayıttan sonra değiştirilemez"),
+	`%s is required: the name the DNS check asks about (such as example.com).`: seed(applianceTR,
+		"Protokole özgü kontrol (DNS sorgusu"),
+	`%s is %d characters long: a DNS name has at most %d.`: own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
+	`%s (%q) is not a DNS name: each label between dots must be 1-63 letters, digits, hyphens or underscores, not starting or ending with a hyphen.`: own(
+		"RFC 1035 labels are at most 63 octets; names a probe asks are host names (RFC 1123) or service names with underscore labels (RFC 2782)."),
+
 	// Values shared by several rules.
 	`%s (%d) must be between %d and %d.`: cloud("each range is that of the field's constant, cited below."),
 	`%s (%q) has a character RFC 3986 does not allow in a path at byte %d: percent-encode it.`: apiDoc("HTTPHealthCheck.requestPath", "Must comply withRFC3986."),
@@ -336,6 +346,9 @@ var limitSources = map[string]source{
 	"MaxInitialDelaySec":             apiDoc("InstanceGroupManagerAutoHealingPolicy.initialDelaySec", "The value of initial delay must be between 0 and 3600\nseconds."),
 	"MaxManagedInstances":            own("each managed instance is a stored resource and a probe target; 1,000 keeps a group's writes small."),
 	"MaxASCIILength":                 asciiDoc,
+	"DefaultDNSQueryType":            own("an address record is what a probe of a name most often asks for, as blackbox_exporter's dns prober defaults to."),
+	"DefaultDNSRcode":                own("a name that resolves is NOERROR (RFC 1035), what a healthy server answers."),
+	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }
 

@@ -46,3 +46,16 @@ resource "lbhealth_health_check" "grpc" {
     create_before_destroy = true
   }
 }
+
+# A DNS check (an lbhealth extension): asks the endpoint for web.example.com's
+# address and expects one. An lbhealth check type keeps its type: another
+# protocol block replaces the check.
+resource "lbhealth_health_check" "dns" {
+  name = "resolver-dns"
+
+  dns_health_check {
+    query_name      = "web.example.com"
+    query_type      = "A"
+    expected_answer = "192.0.2.10"
+  }
+}

@@ -1,0 +1,54 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+)
+
+// DNS checks: what the query asks, and what its answer must be.
+const (
+	// DefaultDNSQueryType is asked when queryType is unset.
+	DefaultDNSQueryType = "A"
+	// DefaultDNSRcode is expected when expectedRcode is unset.
+	DefaultDNSRcode = "NOERROR"
+	// MaxDNSNameLength is the longest name a query may ask (RFC 1035,
+	// written without its final dot).
+	MaxDNSNameLength = 253
+)
+
+// DNSQueryTypes are the record types a DNS check may ask for.
+var DNSQueryTypes = []string{"A", "AAAA", "CNAME", "MX", "NS", "PTR", "SOA", "SRV", "TXT", "CAA", "DS", "DNSKEY", "HTTPS", "SVCB", "ANY"}
+
+// DNSRcodes are the response codes a DNS check may expect (RFC 1035 and
+// RFC 2136).
+var DNSRcodes = []string{"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"}
+
+// dnsLabel is one label of a name a probe may ask: letters, digits,
+// hyphens and underscores (service labels such as _http), 1-63 of them,
+// not starting or ending with a hyphen.
+var dnsLabel = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$`)
+
+// dnsQueryName checks the name a DNS check asks about: required, "." (the
+// root) or labels separated by dots, with or without the final dot.
+func dnsQueryName(field, value string) *Violation {
+	if value == "" {
+		v := violation(field, "%s is required: the name the DNS check asks about (such as example.com).", f(field))
+		return &v
+	}
+	if value == "." {
+		return nil
+	}
+	name := strings.TrimSuffix(value, ".")
+	if len(name) > MaxDNSNameLength {
+		v := violation(field, "%s is %d characters long: a DNS name has at most %d.", f(field), len(name), MaxDNSNameLength)
+		return &v
+	}
+	for _, label := range strings.Split(name, ".") {
+		if !dnsLabel.MatchString(label) {
+			v := violation(field, "%s (%q) is not a DNS name: each label between dots must be 1-63 letters, digits, hyphens or underscores, not starting or ending with a hyphen.",
+				f(field), value)
+			return &v
+		}
+	}
+	return nil
+}
