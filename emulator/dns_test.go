@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // dnsServer is a miekg/dns server on a loopback UDP port that answers
@@ -87,5 +90,60 @@ func TestDNSCheck(t *testing.T) {
 	apiCall(t, e, "GET", "global/healthChecks/hc", "", &hc)
 	if hc["type"] != "DNS" {
 		t.Errorf("after a refused type change the check is %v", hc)
+	}
+}
+
+// TestDNSAndUDPChecksThroughTheSimulator: DNS and UDP checks probe the
+// target simulator's datagram targets; each way the simulator breaks them
+// shows as its reason (a DNS SERVFAIL as BAD_STATUS, a wrong address as
+// RESPONSE_MISMATCH, a closed socket as CONNECTION_REFUSED, silence as
+// TIMEOUT), and they recover.
+func TestDNSAndUDPChecksThroughTheSimulator(t *testing.T) {
+	sim, err := targets.Start(t.Context(), targets.Config{UDP: 1, DNS: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	udp, dnsTarget := sim.Targets()[0], sim.Targets()[1]
+	e := startEmulator(t, emulator0())
+	const fast = `"checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1`
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"dns",`+fast+`,
+		"dnsHealthCheck":{"port":`+strconv.Itoa(dnsTarget.Port)+`,"queryName":"web.example.com","expectedAnswer":"`+targets.DNSAnswerOK+`"}}`)
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"udp",`+fast+`,
+		"udpHealthCheck":{"port":`+strconv.Itoa(udp.Port)+`,"request":"PING","response":"PONG"}}`)
+	for _, tg := range []targets.Target{udp, dnsTarget} {
+		name := strings.ToLower(tg.Kind)
+		mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"`+name+`","endpoints":[{"ipAddress":"`+tg.IP+`","port":`+strconv.Itoa(tg.Port)+`}]}`)
+		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+name+`","backends":[{"group":"zones/z/networkEndpointGroups/`+name+`"}],"healthChecks":["`+name+`"]}`)
+	}
+	state := func(tg targets.Target) api.HealthStatus {
+		return health(t, e, strings.ToLower(tg.Kind))[int64(tg.Port)]
+	}
+	for _, step := range []struct {
+		target targets.Target
+		mode   targets.Mode
+		reason string // "" for HEALTHY
+	}{
+		{dnsTarget, targets.ModeOK, ""},
+		{dnsTarget, targets.ModeServfail, "BAD_STATUS"},
+		{dnsTarget, targets.ModeWrongBody, "RESPONSE_MISMATCH"},
+		{dnsTarget, targets.ModeRefuse, "CONNECTION_REFUSED"},
+		{dnsTarget, targets.ModeHang, "TIMEOUT"},
+		{dnsTarget, targets.ModeOK, ""},
+		{udp, targets.ModeOK, ""},
+		{udp, targets.ModeWrongBody, "RESPONSE_MISMATCH"},
+		{udp, targets.ModeRefuse, "CONNECTION_REFUSED"},
+		{udp, targets.ModeOK, ""},
+	} {
+		if err := sim.SetMode(step.target.Name, step.mode); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, fmt.Sprintf("%s in mode %s: reason %q", step.target.Name, step.mode, step.reason), func() bool {
+			h := state(step.target)
+			if step.reason == "" {
+				return h.HealthState == "HEALTHY"
+			}
+			return h.HealthState == "UNHEALTHY" && h.Reason == step.reason
+		})
 	}
 }

@@ -18,8 +18,8 @@ import (
 // Target is one sample backend. Copies share the live state, so Mode and
 // Probes of a copy returned by Set.Targets stay current.
 type Target struct {
-	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1"
-	Kind string // KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2
+	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1", "udp-1", "dns-1"
+	Kind string // KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS
 	IP   string
 	Port int
 
@@ -38,7 +38,7 @@ func (t Target) Mode() Mode {
 }
 
 // Probes counts what the target received: HTTP requests, TCP connections,
-// gRPC calls, and connections hung or reset. Refused connections never
+// gRPC calls, datagrams, and connections hung or reset. Refused connections never
 // reach it and are not counted.
 func (t Target) Probes() int64 {
 	if t.st == nil {
@@ -73,12 +73,13 @@ type state struct {
 
 	mu     sync.Mutex // serialises mode changes, listener swaps and close
 	ln     net.Listener
+	pc     net.PacketConn // the socket of a datagram kind (packet.go), instead of ln
 	closed bool
 
 	front  *frontListener
-	proto  protocol
-	active connSet // connections handed to proto
-	held   connSet // connections hung by ModeHang
+	proto  protocol // nil for datagram kinds
+	active connSet  // connections handed to proto
+	held   connSet  // connections hung by ModeHang
 	wg     sync.WaitGroup
 }
 
@@ -86,6 +87,11 @@ func (st *state) mode() Mode { return st.cur.Load().(Mode) }
 
 // startTarget listens on addr and serves kind there.
 func startTarget(ctx context.Context, name, kind, addr string, cert *tls.Certificate, log *slog.Logger) (*Target, error) {
+	if packetKinds[kind] {
+		st := &state{name: name, kind: kind, addr: addr, log: log.With("target", name)}
+		st.cur.Store(ModeOK)
+		return startPacketTarget(ctx, st)
+	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: listen on %s: %w", name, addr, err)
@@ -186,6 +192,9 @@ func (st *state) setMode(m Mode) error {
 		return ErrClosed
 	}
 	old := st.mode()
+	if packetKinds[st.kind] {
+		return st.setPacketMode(old, m)
+	}
 	if m == ModeRefuse {
 		st.stopListening()
 	}
@@ -203,6 +212,25 @@ func (st *state) setMode(m Mode) error {
 		st.active.closeAll()
 	}
 	st.proto.setMode(m)
+	if old != m {
+		st.log.Info("target mode changed", "kind", st.kind, "addr", st.addr, "from", string(old), "to", string(m))
+	}
+	return nil
+}
+
+// setPacketMode is setMode of a datagram kind, under st.mu: refuse closes
+// the socket, any other mode re-opens it.
+func (st *state) setPacketMode(old, m Mode) error {
+	if m == ModeRefuse {
+		st.stopPacket()
+	}
+	st.cur.Store(m)
+	if m != ModeRefuse && st.pc == nil {
+		if err := st.listenPacketAgain(); err != nil {
+			st.cur.Store(old)
+			return err
+		}
+	}
 	if old != m {
 		st.log.Info("target mode changed", "kind", st.kind, "addr", st.addr, "from", string(old), "to", string(m))
 	}
@@ -241,8 +269,11 @@ func (st *state) close() error {
 	}
 	st.closed = true
 	st.stopListening()
-	st.front.Close()
-	st.proto.stop()
+	st.stopPacket()
+	if st.proto != nil {
+		st.front.Close()
+		st.proto.stop()
+	}
 	st.held.shut()
 	st.active.shut()
 	st.mu.Unlock()

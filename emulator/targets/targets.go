@@ -33,12 +33,14 @@ const (
 	KindTCP   = "TCP"
 	KindGRPC  = "GRPC"
 	KindHTTP2 = "HTTP2"
+	KindUDP   = "UDP"
+	KindDNS   = "DNS"
 )
 
 // Mode is how a target behaves.
 type Mode string
 
-// Modes. Connection-level modes (refuse, hang, reset) apply to every kind;
+// Modes. Refuse and hang apply to every kind, reset to every kind over TCP;
 // the others only where the protocol has the notion.
 const (
 	ModeOK         Mode = "ok"
@@ -47,8 +49,9 @@ const (
 	ModeReset      Mode = "reset"       // accept, then close with RST
 	ModeStatus500  Mode = "status-500"  // HTTP kinds: 500
 	ModeStatus301  Mode = "status-301"  // HTTP kinds: 301 to /elsewhere
-	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP: "-ERR"
+	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address
 	ModeNotServing Mode = "not-serving" // gRPC: health NOT_SERVING
+	ModeServfail   Mode = "servfail"    // DNS: SERVFAIL to every query
 )
 
 // Sentinel errors of SetMode, for errors.Is.
@@ -66,9 +69,11 @@ var (
 		KindHTTP2: httpModes,
 		KindTCP:   {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeWrongBody},
 		KindGRPC:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeNotServing},
+		KindUDP:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody},
+		KindDNS:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody, ModeServfail},
 	}
 	// kindOrder is the stable order of Targets() and of the port blocks.
-	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2}
+	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS}
 )
 
 // ModesFor lists the modes a kind of target takes, ModeOK first.
@@ -77,7 +82,8 @@ func ModesFor(kind string) []Mode {
 }
 
 // portBlock is the width of each kind's port range when BasePort is set:
-// HTTP at BasePort+0.., HTTPS at +100.., TCP +200.., GRPC +300.., HTTP2 +400...
+// HTTP at BasePort+0.., HTTPS at +100.., TCP +200.., GRPC +300.., HTTP2
+// +400.., UDP +500.., DNS +600.. (UDP ports).
 const portBlock = 100
 
 // DefaultControlListen is the control API address of the command.
@@ -93,7 +99,7 @@ type Config struct {
 	// ports (see portBlock) so that addresses are predictable for examples.
 	BasePort int
 	// How many targets of each kind.
-	HTTP, HTTPS, TCP, GRPC, HTTP2 int
+	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS int
 	// ControlListen is the control API's host:port, on loopback. Empty
 	// picks a free port on Host, so that tests never collide.
 	ControlListen string
@@ -157,10 +163,10 @@ func normalize(cfg Config) (Config, error) {
 		total += n
 	}
 	if total == 0 {
-		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC or HTTP2 target")
+		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP or DNS target")
 	}
 	if last := cfg.BasePort + len(kindOrder)*portBlock - 1; cfg.BasePort < 0 || (cfg.BasePort != 0 && last > 65535) {
-		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (HTTP2 at base+400..) stays below 65536",
+		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (DNS at base+600..) stays below 65536",
 			cfg.BasePort, 65535-len(kindOrder)*portBlock+1)
 	}
 	return cfg, nil
@@ -178,6 +184,10 @@ func (cfg Config) count(kind string) int {
 		return cfg.GRPC
 	case KindHTTP2:
 		return cfg.HTTP2
+	case KindUDP:
+		return cfg.UDP
+	case KindDNS:
+		return cfg.DNS
 	}
 	return 0
 }
@@ -247,7 +257,7 @@ func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 }
 
 // Targets lists the targets in a stable order: HTTP, HTTPS, TCP, GRPC,
-// HTTP2, each numbered from 1. The values share state with the set, so
+// HTTP2, UDP, DNS, each numbered from 1. The values share state with the set, so
 // their Mode and Probes stay live.
 func (s *Set) Targets() []Target {
 	out := make([]Target, len(s.targets))
