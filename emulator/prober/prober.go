@@ -2,9 +2,10 @@
 // backends, the way a cloud load balancer's health checker would.
 //
 // Every protocol is one Func registered under its health-check protocol
-// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS,
-// LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection, performs one
-// exchange, closes the connection and reports a Result.
+// name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
+// SMTPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
+// connection (or socket), performs one exchange, closes it and reports a
+// Result.
 //
 // The caller owns timing: the only deadline a probe honours is the one
 // carried by its context. Connection deadlines are derived from it, and
@@ -45,6 +46,7 @@ type Spec struct {
 	HTTP        *HTTPSpec
 	GRPC        *GRPCSpec
 	DNS         *DNSSpec
+	SMTP        *SMTPSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -69,7 +71,7 @@ type GRPCSpec struct {
 // and parts (compared by what they hold, not where).
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
-		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns()
+		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -150,6 +152,8 @@ var registry = map[string]protocol{
 	"GRPC_WITH_TLS": {probe: probeGRPCWithTLS, part: grpcPart},
 	"UDP":           {probe: probeUDP, part: tcpPart},
 	"DNS":           {probe: probeDNS, part: dnsPart},
+	"SMTP":          {probe: probeSMTP, part: smtpPart},
+	"SMTPS":         {probe: probeSMTPS, part: smtpPart},
 }
 
 // Lookup returns the prober registered for protocol.

@@ -18,8 +18,8 @@ import (
 // Target is one sample backend. Copies share the live state, so Mode and
 // Probes of a copy returned by Set.Targets stay current.
 type Target struct {
-	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1", "udp-1", "dns-1"
-	Kind string // KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS
+	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1", "udp-1", "dns-1", "smtp-1", "smtps-1"
+	Kind string // KindHTTP, ..., KindSMTPS
 	IP   string
 	Port int
 
@@ -117,6 +117,10 @@ func newProtocol(st *state, cert *tls.Certificate) protocol {
 		return &tcpServer{st: st}
 	case KindGRPC:
 		return newGRPCServer(st)
+	case KindSMTP:
+		return newSMTPServer(st, cert, false)
+	case KindSMTPS:
+		return newSMTPServer(st, cert, true)
 	}
 	return newHTTPServer(st, nil, false)
 }

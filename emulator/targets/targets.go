@@ -35,6 +35,8 @@ const (
 	KindHTTP2 = "HTTP2"
 	KindUDP   = "UDP"
 	KindDNS   = "DNS"
+	KindSMTP  = "SMTP"
+	KindSMTPS = "SMTPS"
 )
 
 // Mode is how a target behaves.
@@ -52,6 +54,7 @@ const (
 	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address
 	ModeNotServing Mode = "not-serving" // gRPC: health NOT_SERVING
 	ModeServfail   Mode = "servfail"    // DNS: SERVFAIL to every query
+	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO
 )
 
 // Sentinel errors of SetMode, for errors.Is.
@@ -71,9 +74,11 @@ var (
 		KindGRPC:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeNotServing},
 		KindUDP:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody},
 		KindDNS:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody, ModeServfail},
+		KindSMTP:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindSMTPS: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
 	}
 	// kindOrder is the stable order of Targets() and of the port blocks.
-	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS}
+	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS}
 )
 
 // ModesFor lists the modes a kind of target takes, ModeOK first.
@@ -83,7 +88,7 @@ func ModesFor(kind string) []Mode {
 
 // portBlock is the width of each kind's port range when BasePort is set:
 // HTTP at BasePort+0.., HTTPS at +100.., TCP +200.., GRPC +300.., HTTP2
-// +400.., UDP +500.., DNS +600.. (UDP ports).
+// +400.., UDP +500.., DNS +600.. (UDP ports), SMTP +700.., SMTPS +800...
 const portBlock = 100
 
 // DefaultControlListen is the control API address of the command.
@@ -99,7 +104,7 @@ type Config struct {
 	// ports (see portBlock) so that addresses are predictable for examples.
 	BasePort int
 	// How many targets of each kind.
-	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS int
+	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS int
 	// ControlListen is the control API's host:port, on loopback. Empty
 	// picks a free port on Host, so that tests never collide.
 	ControlListen string
@@ -163,10 +168,10 @@ func normalize(cfg Config) (Config, error) {
 		total += n
 	}
 	if total == 0 {
-		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP or DNS target")
+		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP or SMTPS target")
 	}
 	if last := cfg.BasePort + len(kindOrder)*portBlock - 1; cfg.BasePort < 0 || (cfg.BasePort != 0 && last > 65535) {
-		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (DNS at base+600..) stays below 65536",
+		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (SMTPS at base+800..) stays below 65536",
 			cfg.BasePort, 65535-len(kindOrder)*portBlock+1)
 	}
 	return cfg, nil
@@ -188,6 +193,10 @@ func (cfg Config) count(kind string) int {
 		return cfg.UDP
 	case KindDNS:
 		return cfg.DNS
+	case KindSMTP:
+		return cfg.SMTP
+	case KindSMTPS:
+		return cfg.SMTPS
 	}
 	return 0
 }
@@ -231,7 +240,7 @@ func checkControlListen(addr string) error {
 // only when a TLS kind needs it.
 func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 	var cert *tls.Certificate
-	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 {
+	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 || cfg.SMTP > 0 || cfg.SMTPS > 0 {
 		c, err := selfSignedCert(cfg.Host)
 		if err != nil {
 			return err
@@ -257,7 +266,7 @@ func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 }
 
 // Targets lists the targets in a stable order: HTTP, HTTPS, TCP, GRPC,
-// HTTP2, UDP, DNS, each numbered from 1. The values share state with the set, so
+// HTTP2, UDP, DNS, SMTP, SMTPS, each numbered from 1. The values share state with the set, so
 // their Mode and Probes stay live.
 func (s *Set) Targets() []Target {
 	out := make([]Target, len(s.targets))

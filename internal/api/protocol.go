@@ -54,8 +54,10 @@ type Extension struct {
 
 // Check types lbhealth adds to the Compute API (Protocol.Extension).
 const (
-	TypeUDP = "UDP"
-	TypeDNS = "DNS"
+	TypeUDP   = "UDP"
+	TypeDNS   = "DNS"
+	TypeSMTP  = "SMTP"
+	TypeSMTPS = "SMTPS"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -104,6 +106,12 @@ var Protocols = []Protocol{
 		Summary: "DNS health check (an lbhealth extension): one query for `query_name` over UDP (again over TCP when the " +
 			"answer is truncated), answered before the timeout with `expected_rcode` and, when `expected_answer` is set, " +
 			"an answer record that contains it."},
+	{Type: TypeSMTP, Field: "smtpHealthCheck", DefaultPort: 25, Text: []string{"heloDomain"}, Extension: &Extension{},
+		Summary: "SMTP health check (an lbhealth extension): a `220` greeting, `EHLO` (or `HELO`) accepted, TLS " +
+			"negotiated when the server offers `STARTTLS` (certificates are not validated), then `QUIT`, before the timeout."},
+	{Type: TypeSMTPS, Field: "smtpsHealthCheck", DefaultPort: 465, Text: []string{"heloDomain"}, Extension: &Extension{},
+		Summary: "SMTPS health check (an lbhealth extension): a TLS handshake (implicit TLS; certificates are not " +
+			"validated), then a `220` greeting, `EHLO` (or `HELO`) accepted and `QUIT`, before the timeout."},
 }
 
 var httpText = []string{"host", "requestPath", "response"}

@@ -105,6 +105,9 @@ func blockAttrDescription(b protocolBlock, name string) string {
 	case "expected_rcode":
 		return "Response code the answer must have: one of `" + strings.Join(rules.DNSRcodes, "`, `") + "`. Default `" +
 			rules.DefaultDNSRcode + "`; any other code fails with reason `BAD_STATUS`."
+	case "helo_domain":
+		return "Name the check greets the server with in `EHLO`: a domain name, or an address literal in brackets " +
+			"(`[192.0.2.1]`). Default `" + rules.DefaultHeloDomain + "`."
 	case "expected_answer":
 		return "String one of the answer's records must contain, in zone-file form (`web.example.com. 60 IN A " +
 			"192.0.2.10`): an address, a target name ... Unset: any answer with the expected code. No record " +

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net/netip"
 	"regexp"
 	"strings"
 )
@@ -28,6 +29,28 @@ var DNSRcodes = []string{"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP",
 // not starting or ending with a hyphen.
 var dnsLabel = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$`)
 
+// DefaultHeloDomain is the name SMTP checks greet with when heloDomain is
+// unset.
+const DefaultHeloDomain = "localhost"
+
+// heloDomain checks the name an SMTP check greets the server with: a DNS
+// name, or an address literal in brackets ("[127.0.0.1]", RFC 5321).
+func heloDomain(field, value string) *Violation {
+	if value == "" {
+		return nil
+	}
+	if lit, ok := strings.CutPrefix(value, "["); ok && strings.HasSuffix(lit, "]") {
+		if _, err := netip.ParseAddr(strings.TrimPrefix(strings.TrimSuffix(lit, "]"), "IPv6:")); err == nil {
+			return nil
+		}
+	}
+	if v := dnsName(field, value); v != nil || value == "." {
+		v := violation(field, "%s (%q) must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.", f(field), value)
+		return &v
+	}
+	return nil
+}
+
 // dnsQueryName checks the name a DNS check asks about: required, "." (the
 // root) or labels separated by dots, with or without the final dot.
 func dnsQueryName(field, value string) *Violation {
@@ -38,6 +61,12 @@ func dnsQueryName(field, value string) *Violation {
 	if value == "." {
 		return nil
 	}
+	return dnsName(field, value)
+}
+
+// dnsName checks a domain name: labels separated by dots, with or
+// without the final dot.
+func dnsName(field, value string) *Violation {
 	name := strings.TrimSuffix(value, ".")
 	if len(name) > MaxDNSNameLength {
 		v := violation(field, "%s is %d characters long: a DNS name has at most %d.", f(field), len(name), MaxDNSNameLength)

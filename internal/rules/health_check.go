@@ -245,6 +245,7 @@ var textRules = map[string]func(field, value string) *Violation{
 	"queryType":       func(field, value string) *Violation { return oneOf(field, value, DNSQueryTypes...) },
 	"expectedRcode":   func(field, value string) *Violation { return oneOf(field, value, DNSRcodes...) },
 	"expectedAnswer":  printableASCII,
+	"heloDomain":      heloDomain,
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -185,6 +185,13 @@ var healthCheckCases = []struct {
 		want: `dnsHealthCheck.queryType ("AXFRX") must be one of A, AAAA, CNAME, MX, NS, PTR, SOA, SRV, TXT, CAA, DS, DNSKEY, HTTPS, SVCB, ANY.`},
 	{name: "DNS rcode unknown", body: `{"dnsHealthCheck": {"queryName": "example.com", "expectedRcode": "OK"}}`, field: "dnsHealthCheck.expectedRcode",
 		want: `dnsHealthCheck.expectedRcode ("OK") must be one of NOERROR, FORMERR, SERVFAIL, NXDOMAIN, NOTIMP, REFUSED, YXDOMAIN, YXRRSET, NXRRSET, NOTAUTH, NOTZONE.`},
+	{name: "SMTP", body: `{"smtpHealthCheck": {"heloDomain": "probe.example.com"}}`},
+	{name: "SMTPS with an address literal", body: `{"smtpsHealthCheck": {"heloDomain": "[127.0.0.1]"}}`},
+	{name: "SMTP with an IPv6 literal", body: `{"smtpHealthCheck": {"heloDomain": "[IPv6:::1]"}}`},
+	{name: "SMTP helo not a name", body: `{"smtpHealthCheck": {"heloDomain": "probe host"}}`, field: "smtpHealthCheck.heloDomain",
+		want: `smtpHealthCheck.heloDomain ("probe host") must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`},
+	{name: "SMTPS helo a bad literal", body: `{"smtpsHealthCheck": {"heloDomain": "[300.1.1.1]"}}`, field: "smtpsHealthCheck.heloDomain",
+		want: `smtpsHealthCheck.heloDomain ("[300.1.1.1]") must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`},
 	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
 		want: `udpHealthCheck.request ("café") has a character that is not printable ASCII at byte 3: only characters 0x20 to 0x7E are allowed.`},
 	{name: "gRPC TLS with port", body: `{"grpcTlsHealthCheck": {"port": 8443}}`},
@@ -469,7 +476,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])

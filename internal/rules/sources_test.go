@@ -290,6 +290,9 @@ var messageSources = map[string]source{
 	`%s (%q) is not a DNS name: each label between dots must be 1-63 letters, digits, hyphens or underscores, not starting or ending with a hyphen.`: own(
 		"RFC 1035 labels are at most 63 octets; names a probe asks are host names (RFC 1123) or service names with underscore labels (RFC 2782)."),
 
+	`%s (%q) must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`: own(
+		"RFC 5321 has EHLO name the client by its domain or an address literal; the appliance's SMTP check sends EHLO."),
+
 	// Values shared by several rules.
 	`%s (%d) must be between %d and %d.`: cloud("each range is that of the field's constant, cited below."),
 	`%s (%q) has a character RFC 3986 does not allow in a path at byte %d: percent-encode it.`: apiDoc("HTTPHealthCheck.requestPath", "Must comply withRFC3986."),
@@ -348,6 +351,7 @@ var limitSources = map[string]source{
 	"MaxASCIILength":                 asciiDoc,
 	"DefaultDNSQueryType":            own("an address record is what a probe of a name most often asks for, as blackbox_exporter's dns prober defaults to."),
 	"DefaultDNSRcode":                own("a name that resolves is NOERROR (RFC 1035), what a healthy server answers."),
+	"DefaultHeloDomain":              own("a probe has no domain of its own; localhost is what a mail client on the prober's host would say."),
 	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }
