@@ -51,7 +51,7 @@ func (st *state) readPackets(pc net.PacketConn) {
 		}
 		var answer []byte
 		if st.kind == KindDNS {
-			answer = dnsAnswer(m, buf[:n], from)
+			answer = dnsAnswer(m, buf[:n])
 		} else {
 			answer = udpAnswer(m, buf[:n])
 		}
@@ -82,7 +82,7 @@ const (
 	DNSAnswerWrong = "192.0.2.99"
 )
 
-func dnsAnswer(m Mode, req []byte, _ net.Addr) []byte {
+func dnsAnswer(m Mode, req []byte) []byte {
 	q := new(dns.Msg)
 	if err := q.Unpack(req); err != nil || len(q.Question) != 1 {
 		return nil

@@ -65,13 +65,7 @@ func expandBackendService(m backendServiceModel) (*api.BackendService, *expander
 		Protocol:            e.str("protocol", m.Protocol),
 		LoadBalancingScheme: e.str("loadBalancingScheme", m.LoadBalancingScheme),
 		HealthChecks:        e.strings("healthChecks", m.HealthChecks),
-	}
-	for i, attrs := range e.objects("namedPorts", m.NamedPorts) {
-		field := fmt.Sprintf("namedPorts[%d]", i)
-		bs.NamedPorts = append(bs.NamedPorts, api.NamedPort{
-			Name: e.str(field+".name", stringAttr(attrs, "name")),
-			Port: e.int64(field+".port", int64Attr(attrs, "port")),
-		})
+		NamedPorts:          expandNamedPorts(e, "namedPorts", m.NamedPorts),
 	}
 	for i, attrs := range e.objects("backends", m.Backends) {
 		bs.Backends = append(bs.Backends, api.Backend{
@@ -163,18 +157,30 @@ func keepEquivalentRefs(plan *backendServiceModel, state backendServiceModel) di
 	refs := state.refs()
 	var diags diag.Diagnostics
 	plan.HealthChecks = keepEquivalentRefList(plan.HealthChecks, state.HealthChecks, refs, api.CollectionHealthChecks, &diags)
-	plan.Backends = keepEquivalentList(plan.Backends, state.Backends, backendType, func(p, s attr.Value) attr.Value {
+	plan.Backends = keepEquivalentObjectRefs(plan.Backends, state.Backends, backendType, "group", refs, api.CollectionNetworkEndpointGroups, &diags)
+	return diags
+}
+
+// keepEquivalentObjectRefs keeps, in each object of a list of blocks, the
+// state's form of the reference attribute name where the plan's names the
+// same resource (see keepEquivalentRefs); the other attributes are the
+// plan's.
+func keepEquivalentObjectRefs(plan, state types.List, objType types.ObjectType, name string, refs refResolver, collection string, diags *diag.Diagnostics) types.List {
+	return keepEquivalentList(plan, state, objType, func(p, s attr.Value) attr.Value {
 		po, ok1 := p.(types.Object)
 		so, ok2 := s.(types.Object)
 		if !ok1 || !ok2 || po.IsNull() || po.IsUnknown() || so.IsNull() || so.IsUnknown() {
 			return p
 		}
-		group := keepEquivalent(refs, po.Attributes()["group"], so.Attributes()["group"], api.CollectionNetworkEndpointGroups)
-		obj, d := types.ObjectValue(backendAttrTypes, map[string]attr.Value{"group": group})
+		attrs := make(map[string]attr.Value, len(objType.AttrTypes))
+		for k, v := range po.Attributes() {
+			attrs[k] = v
+		}
+		attrs[name] = keepEquivalent(refs, attrs[name], so.Attributes()[name], collection)
+		obj, d := types.ObjectValue(objType.AttrTypes, attrs)
 		diags.Append(d...)
 		return obj
-	}, &diags)
-	return diags
+	}, diags)
 }
 
 // keepEquivalentList applies keep to the elements of plan and state, pair by

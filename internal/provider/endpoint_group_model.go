@@ -76,14 +76,7 @@ func expandEndpointGroup(m endpointGroupModel) (*api.NetworkEndpointGroup, *expa
 // is the plan (Create, Update) or the state (Read): it keeps the empty
 // strings the user wrote, which the API omits.
 func flattenEndpointGroup(g *api.NetworkEndpointGroup, scope client.Scope, prior endpointGroupModel) (endpointGroupModel, diag.Diagnostics) {
-	zone, region := scope.Zone, scope.Region
-	if g.Zone != "" || g.Region != "" { // the API gives their URLs
-		zone, region = lastPathSegment(g.Zone), lastPathSegment(g.Region)
-	}
-	id := scopedID(scope.Project, region, api.CollectionNetworkEndpointGroups, g.Name)
-	if zone != "" {
-		id = zonalID(scope.Project, zone, api.CollectionNetworkEndpointGroups, g.Name)
-	}
+	zone, region, id := zonalOrRegional(scope, g.Zone, g.Region, api.CollectionNetworkEndpointGroups, g.Name)
 	endpoints, diags := flattenEndpoints(g.Endpoints, prior.Endpoints)
 	return endpointGroupModel{
 		ID:                  types.StringValue(id),

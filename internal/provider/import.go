@@ -48,6 +48,20 @@ func zonalID(project, zone, collection, name string) string {
 	return fmt.Sprintf("projects/%s/zones/%s/%s/%s", project, zone, collection, name)
 }
 
+// zonalOrRegional is where a resource that is zonal or regional lives, and
+// its id: the zone or region the API answers with (their URLs, zoneURL and
+// regionURL), else those of scope.
+func zonalOrRegional(scope client.Scope, zoneURL, regionURL, collection, name string) (zone, region, id string) {
+	zone, region = scope.Zone, scope.Region
+	if zoneURL != "" || regionURL != "" {
+		zone, region = lastPathSegment(zoneURL), lastPathSegment(regionURL)
+	}
+	if zone != "" {
+		return zone, region, zonalID(scope.Project, zone, collection, name)
+	}
+	return zone, region, scopedID(scope.Project, region, collection, name)
+}
+
 // parseImportID parses the import id of a resource of collection. It takes
 // the scoped forms of scopedID (also inside a self link), the zonal form of
 // zonalID for zonal collections, "{project}/{name}" and "{name}".

@@ -84,14 +84,7 @@ func expandInstanceGroupManager(m instanceGroupManagerModel) (*api.InstanceGroup
 // flattenInstanceGroupManager converts the API object into Terraform data;
 // prior keeps the form the user wrote references in.
 func flattenInstanceGroupManager(g *api.InstanceGroupManager, scope client.Scope, prior instanceGroupManagerModel) (instanceGroupManagerModel, diag.Diagnostics) {
-	zone, region := scope.Zone, scope.Region
-	if g.Zone != "" || g.Region != "" { // the API gives their URLs
-		zone, region = lastPathSegment(g.Zone), lastPathSegment(g.Region)
-	}
-	id := scopedID(scope.Project, region, api.CollectionInstanceGroupManagers, g.Name)
-	if zone != "" {
-		id = zonalID(scope.Project, zone, api.CollectionInstanceGroupManagers, g.Name)
-	}
+	zone, region, id := zonalOrRegional(scope, g.Zone, g.Region, api.CollectionInstanceGroupManagers, g.Name)
 	m := instanceGroupManagerModel{
 		ID:                types.StringValue(id),
 		Name:              types.StringValue(g.Name),
@@ -153,23 +146,8 @@ func keepEquivalentManagerRefs(plan *instanceGroupManagerModel, state instanceGr
 	refs := state.refs()
 	plan.InstanceTemplate = keepEquivalentRef(plan.InstanceTemplate, state.InstanceTemplate, refs, api.CollectionInstanceTemplates)
 	var diags diag.Diagnostics
-	plan.AutoHealingPolicies = keepEquivalentList(plan.AutoHealingPolicies, state.AutoHealingPolicies, autoHealingType,
-		func(p, s attr.Value) attr.Value {
-			po, ok1 := p.(types.Object)
-			so, ok2 := s.(types.Object)
-			if !ok1 || !ok2 || po.IsNull() || po.IsUnknown() || so.IsNull() || so.IsUnknown() {
-				return p
-			}
-			attrs := make(map[string]attr.Value, len(autoHealingAttrTypes))
-			for k, v := range po.Attributes() {
-				attrs[k] = v
-			}
-			attrs["health_check"] = keepEquivalentRef(stringAttr(attrs, "health_check"),
-				stringAttr(so.Attributes(), "health_check"), refs, api.CollectionHealthChecks)
-			obj, d := types.ObjectValue(autoHealingAttrTypes, attrs)
-			diags.Append(d...)
-			return obj
-		}, &diags)
+	plan.AutoHealingPolicies = keepEquivalentObjectRefs(plan.AutoHealingPolicies, state.AutoHealingPolicies, autoHealingType,
+		"health_check", refs, api.CollectionHealthChecks, &diags)
 	return diags
 }
 
