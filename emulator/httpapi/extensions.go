@@ -17,15 +17,20 @@ func wantsExtensions(r *http.Request) bool {
 	return r.Header.Get(api.ExtensionsHeader) == "true" || r.URL.Query().Get(api.ExtensionsParameter) == "true"
 }
 
-// computeShape is answer v as the Compute API writes it: the fields the
-// emulator adds (the schema's extensions, the reasons of getHealth among
-// them) removed, by the schema of the answer's kind. Answers with no kind
-// the schema knows, or whose schema reaches no extension, are returned as
-// they are: what is stored holds no field the schema lacks.
-func computeShape(v any) (any, error) {
+// answerShape is answer v as the client gets it. Without extensions it is
+// the Compute API's shape: the fields the emulator adds (the schema's
+// extensions, the reasons of getHealth among them) removed, by the schema of
+// the answer's kind. With them, only the secrets go (a check's password: the
+// emulator probes with it but never returns it). Answers with no kind the
+// schema knows, or with nothing to remove, are returned as they are: what is
+// stored holds no field the schema lacks.
+func answerShape(v any, extensions bool) (any, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
+	}
+	if extensions && !schema.MayHoldSecret(body) {
+		return json.RawMessage(body), nil
 	}
 	kind := kindOf(body)
 	name := schema.OfKind(kind)
@@ -38,7 +43,11 @@ func computeShape(v any) (any, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, err
 	}
-	schema.DropExtensions(name, doc)
+	if extensions {
+		schema.DropSecrets(name, doc)
+	} else {
+		schema.DropExtensions(name, doc)
+	}
 	return doc, nil
 }
 

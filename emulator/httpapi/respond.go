@@ -60,8 +60,8 @@ func (s *Server) serve(h handler) http.HandlerFunc {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)
 		}
-		if err == nil && !wantsExtensions(r) {
-			v, err = computeShape(v)
+		if err == nil {
+			v, err = answerShape(v, wantsExtensions(r))
 		}
 		if err != nil {
 			s.writeError(w, r, err)

@@ -3,7 +3,7 @@
 //
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
-// SMTPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
+// SMTPS, FTP, FTPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
 // connection (or socket), performs one exchange, closes it and reports a
 // Result.
 //
@@ -47,6 +47,7 @@ type Spec struct {
 	GRPC        *GRPCSpec
 	DNS         *DNSSpec
 	SMTP        *SMTPSpec
+	FTP         *FTPSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -71,7 +72,8 @@ type GRPCSpec struct {
 // and parts (compared by what they hold, not where).
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
-		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp()
+		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp() &&
+		s.ftp() == o.ftp()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -154,6 +156,8 @@ var registry = map[string]protocol{
 	"DNS":           {probe: probeDNS, part: dnsPart},
 	"SMTP":          {probe: probeSMTP, part: smtpPart},
 	"SMTPS":         {probe: probeSMTPS, part: smtpPart},
+	"FTP":           {probe: probeFTP, part: ftpPart},
+	"FTPS":          {probe: probeFTPS, part: ftpsPart},
 }
 
 // Lookup returns the prober registered for protocol.

@@ -82,17 +82,21 @@ func smtpSession(conn net.Conn, t Target, spec Spec, startTLS bool) error {
 	return nil
 }
 
-// smtpError names the step that failed: a reply with another code is
-// BAD_STATUS, a reply that is not SMTP PROTOCOL_ERROR, and network and TLS
-// errors keep their own reasons.
-func smtpError(step string, err error) error {
+// smtpError names the step that failed (replyError).
+func smtpError(step string, err error) error { return replyError(step, "SMTP", err) }
+
+// replyError classifies the error of a step of a line protocol read with
+// textproto (SMTP, FTP): a reply with another code is BAD_STATUS, a reply
+// that is not the protocol's PROTOCOL_ERROR, and network and TLS errors
+// keep their own reasons.
+func replyError(step, protocol string, err error) error {
 	var te *textproto.Error
 	var pe textproto.ProtocolError
 	switch {
 	case errors.As(err, &te):
 		return failure(ReasonBadStatus, step+": "+strconv.Itoa(te.Code)+" "+te.Msg)
 	case errors.As(err, &pe):
-		return failure(ReasonProtocolError, step+": not SMTP: "+string(pe))
+		return failure(ReasonProtocolError, step+": not "+protocol+": "+string(pe))
 	}
 	return err
 }

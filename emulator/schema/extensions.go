@@ -4,7 +4,7 @@ import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 
 // extensions are the fields lbhealth adds to the Compute API, by schema
 // name: the one place where the emulator's wire shape leaves Google's.
-// Answers carry them only for clients that ask (httpapi's computeShape);
+// Answers carry them only for clients that ask (httpapi's answerShape);
 // README.md (the API, "Extensions") documents each.
 var extensions = map[string]map[string]*Schema{
 	// Endpoints declared inside the group, so that one Terraform resource
@@ -72,9 +72,15 @@ func extensionProtocols(schemas map[string]*Schema) {
 			props["proxyHeader"] = proxyHeader
 		}
 		for _, name := range p.Text {
-			props[name] = &Schema{Type: "string"}
+			props[name] = &Schema{Type: "string", Secret: p.IsSecret(name)}
+			if p.IsSecret(name) {
+				secretNames[name] = true
+			}
 		}
 		hc.Properties[p.Field] = &Schema{Type: "object", Properties: props, Extension: true}
 		hc.Properties["type"].Enum = append(hc.Properties["type"].Enum, p.Type)
 	}
 }
+
+// secretNames are the JSON names of every secret property (Schema.Secret).
+var secretNames = map[string]bool{}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -139,6 +140,25 @@ func DropExtensions(name string, v any) []string {
 	return dropped
 }
 
+// DropSecrets removes from v every property the named schema marks
+// secret, at any depth: what the emulator stores but never answers with.
+func DropSecrets(name string, v any) {
+	var dropped []string
+	dropper{secrets: true}.drop(schemas[name], v, "", &dropped)
+}
+
+// MayHoldSecret tells whether a JSON document may hold a secret property:
+// false when none of their names is in it, so that answers without one
+// are not decoded.
+func MayHoldSecret(body []byte) bool {
+	for name := range secretNames {
+		if bytes.Contains(body, []byte(`"`+name+`"`)) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasExtensions tells whether a value of the named schema may hold an
 // extension, at any depth: when it cannot, DropExtensions has nothing to do
 // on what the emulator stores (unknown fields are dropped on the way in).
@@ -192,7 +212,7 @@ var kinds = func() map[string]string {
 
 // dropper removes the fields of a value that its schema does not define
 // (and, with extensions, those the emulator adds).
-type dropper struct{ extensions bool }
+type dropper struct{ extensions, secrets bool }
 
 func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 	if s == nil {
@@ -217,6 +237,15 @@ func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 			p := s.Properties[k]
 			if p == nil {
 				p = s.AdditionalProperties
+			}
+			if d.secrets {
+				// Only secrets go: unknown fields and extensions stay.
+				if p != nil && p.Secret {
+					delete(v, k)
+				} else if p != nil {
+					d.drop(p, v[k], join(path, k), dropped)
+				}
+				continue
 			}
 			if p == nil || d.extensions && p.Extension {
 				*dropped = append(*dropped, join(path, k))

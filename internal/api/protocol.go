@@ -1,5 +1,7 @@
 package api
 
+import "slices"
+
 // ProtocolBlock is a view of one protocol block of a HealthCheck, so that
 // code written once (rules, defaults, the provider's blocks, the probe
 // spec) serves whichever block is set.
@@ -50,6 +52,15 @@ type Extension struct {
 	// ProxyHeader tells whether the block has proxyHeader (a byte stream
 	// the PROXY header can precede).
 	ProxyHeader bool
+	// Secret are the JSON names of the Text fields that are secrets (a
+	// password): stored and probed with, never in the API's answers, never
+	// logged or shown, sensitive in Terraform.
+	Secret []string
+}
+
+// IsSecret tells whether the block's string field name is a secret.
+func (p Protocol) IsSecret(name string) bool {
+	return p.Extension != nil && slices.Contains(p.Extension.Secret, name)
 }
 
 // Check types lbhealth adds to the Compute API (Protocol.Extension).
@@ -58,6 +69,8 @@ const (
 	TypeDNS   = "DNS"
 	TypeSMTP  = "SMTP"
 	TypeSMTPS = "SMTPS"
+	TypeFTP   = "FTP"
+	TypeFTPS  = "FTPS"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -112,6 +125,15 @@ var Protocols = []Protocol{
 	{Type: TypeSMTPS, Field: "smtpsHealthCheck", DefaultPort: 465, Text: []string{"heloDomain"}, Extension: &Extension{},
 		Summary: "SMTPS health check (an lbhealth extension): a TLS handshake (implicit TLS; certificates are not " +
 			"validated), then a `220` greeting, `EHLO` (or `HELO`) accepted and `QUIT`, before the timeout."},
+	{Type: TypeFTP, Field: "ftpHealthCheck", DefaultPort: 21, Text: []string{"username", "password"},
+		Extension: &Extension{Secret: []string{"password"}},
+		Summary: "FTP health check (an lbhealth extension): a `220` greeting, a login with `username` and `password` " +
+			"when `username` is set, then `QUIT`, before the timeout."},
+	{Type: TypeFTPS, Field: "ftpsHealthCheck", DefaultPort: 21, Text: []string{"username", "password", "tlsMode"},
+		Extension: &Extension{Secret: []string{"password"}},
+		Summary: "FTPS health check (an lbhealth extension): TLS negotiated with `AUTH TLS` after the greeting " +
+			"(`tls_mode = \"EXPLICIT\"`, the default) or from the first byte (`IMPLICIT`, usually on port 990; " +
+			"certificates are not validated), a `220` greeting, a login when `username` is set, then `QUIT`, before the timeout."},
 }
 
 var httpText = []string{"host", "requestPath", "response"}

@@ -65,6 +65,7 @@ func TestAccExamples_healthCheck(t *testing.T) {
 		Config: exampleConfig(t, e, "resources/lbhealth_health_check/resource.tf"),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("lbhealth_health_check.dns", tfjsonpath.New("type"), knownvalue.StringExact("DNS")),
+			statecheck.ExpectKnownValue("lbhealth_health_check.ftps", tfjsonpath.New("ftps_health_check").AtMapKey("password"), knownvalue.StringExact("example-only")),
 			statecheck.ExpectKnownValue("lbhealth_health_check.tcp", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
 		},
 	}}

@@ -49,6 +49,9 @@ type protocolBlock struct {
 	attrs []string
 	// apiNames maps each attribute but port to its API name.
 	apiNames map[string]string
+	// secret are the attributes the API takes but never returns
+	// (api.Extension.Secret): sensitive, and kept as configured.
+	secret map[string]bool
 }
 
 // portAttrs map the port attributes every block has to their API names.
@@ -59,7 +62,8 @@ var portAttrs = map[string]string{"port_name": "portName", "port_specification":
 var protocolBlocks = func() []protocolBlock {
 	out := make([]protocolBlock, 0, len(api.Protocols))
 	for _, p := range api.Protocols {
-		b := protocolBlock{name: naming.SnakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{}}
+		b := protocolBlock{name: naming.SnakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{},
+			secret: map[string]bool{}}
 		var probe api.HealthCheck
 		block, _ := probe.AddBlock(p.Type)
 		b.attrs = append(b.attrs, "port")
@@ -76,6 +80,7 @@ var protocolBlocks = func() []protocolBlock {
 		for _, text := range p.Text {
 			b.attrs = append(b.attrs, naming.SnakeCase(text))
 			b.apiNames[naming.SnakeCase(text)] = text
+			b.secret[naming.SnakeCase(text)] = p.IsSecret(text)
 		}
 		out = append(out, b)
 	}
@@ -283,6 +288,15 @@ func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object) (typ
 		p, ok := priorAttrs[name].(types.String)
 		if !ok {
 			p = types.StringNull()
+		}
+		if b.secret[name] {
+			// The API never returns it: what was configured stays (null
+			// after an import, which cannot read it).
+			attrs[name] = p
+			if p.IsUnknown() {
+				attrs[name] = types.StringNull()
+			}
+			continue
 		}
 		attrs[name] = flattenString(v.get(b.apiNames[name]), p)
 	}

@@ -108,6 +108,15 @@ func blockAttrDescription(b protocolBlock, name string) string {
 	case "helo_domain":
 		return "Name the check greets the server with in `EHLO`: a domain name, or an address literal in brackets " +
 			"(`[192.0.2.1]`). Default `" + rules.DefaultHeloDomain + "`."
+	case "username":
+		return "User the check logs in as (`USER`). Unset: the check reads the greeting and quits without logging in." +
+			" One word of printable ASCII, at most " + fmt.Sprint(rules.MaxASCIILength) + " characters."
+	case "password":
+		return "Password of `username` (`PASS`); requires `username`. Sensitive: the emulator stores it to probe with but " +
+			"never returns it, logs it or shows it, so Terraform keeps the configured value (an import leaves it null)." + ascii
+	case "tls_mode":
+		return "`" + rules.FTPSExplicit + "` (default): TLS negotiated with `AUTH TLS` after the greeting, on the FTP port; `" +
+			rules.FTPSImplicit + "`: TLS from the first byte, as servers on port 990 speak it."
 	case "expected_answer":
 		return "String one of the answer's records must contain, in zone-file form (`web.example.com. 60 IN A " +
 			"192.0.2.10`): an address, a target name ... Unset: any answer with the expected code. No record " +
@@ -163,7 +172,7 @@ func blockSchema(b protocolBlock) schema.SingleNestedBlock {
 			attrs[name] = schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: desc,
 				Default: stringdefault.StaticString(rules.DefaultRequestPath)}
 		default:
-			attrs[name] = schema.StringAttribute{Optional: true, MarkdownDescription: desc}
+			attrs[name] = schema.StringAttribute{Optional: true, Sensitive: b.secret[name], MarkdownDescription: desc}
 		}
 	}
 	return schema.SingleNestedBlock{MarkdownDescription: blockDescription(b), Attributes: attrs}
@@ -178,7 +187,7 @@ func blockDataSourceSchema(b protocolBlock) dsschema.SingleNestedAttribute {
 		if name == "port" {
 			attrs[name] = dsschema.Int64Attribute{Computed: true, MarkdownDescription: desc}
 		} else {
-			attrs[name] = dsschema.StringAttribute{Computed: true, MarkdownDescription: desc}
+			attrs[name] = dsschema.StringAttribute{Computed: true, Sensitive: b.secret[name], MarkdownDescription: desc}
 		}
 	}
 	return dsschema.SingleNestedAttribute{Computed: true, MarkdownDescription: blockDescription(b) +

@@ -230,7 +230,7 @@ func blockText(b api.ProtocolBlock) Violations {
 		}
 		vs.add(rule(b.Field+"."+name, *b.Text[name]))
 	}
-	return vs
+	return append(vs, pairedText(b)...)
 }
 
 // textRules are the rules of the string fields of protocol blocks, by JSON
@@ -246,6 +246,9 @@ var textRules = map[string]func(field, value string) *Violation{
 	"expectedRcode":   func(field, value string) *Violation { return oneOf(field, value, DNSRcodes...) },
 	"expectedAnswer":  printableASCII,
 	"heloDomain":      heloDomain,
+	"username":        loginName,
+	"password":        secretText,
+	"tlsMode":         func(field, value string) *Violation { return oneOf(field, value, FTPSExplicit, FTPSImplicit) },
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to

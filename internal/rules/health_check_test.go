@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -192,6 +192,17 @@ var healthCheckCases = []struct {
 		want: `smtpHealthCheck.heloDomain ("probe host") must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`},
 	{name: "SMTPS helo a bad literal", body: `{"smtpsHealthCheck": {"heloDomain": "[300.1.1.1]"}}`, field: "smtpsHealthCheck.heloDomain",
 		want: `smtpsHealthCheck.heloDomain ("[300.1.1.1]") must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`},
+	{name: "FTP anonymous", body: `{"ftpHealthCheck": {}}`},
+	{name: "FTP login", body: `{"ftpHealthCheck": {"username": "probe", "password": "s3cret pass"}}`},
+	{name: "FTPS implicit", body: `{"ftpsHealthCheck": {"port": 990, "tlsMode": "IMPLICIT", "username": "probe"}}`},
+	{name: "FTP user with a space", body: `{"ftpHealthCheck": {"username": "pro be"}}`, field: "ftpHealthCheck.username",
+		want: `ftpHealthCheck.username ("pro be") has a space at byte 3: a user name is one word.`},
+	{name: "FTP password without user", body: `{"ftpHealthCheck": {"password": "hunter2"}}`, field: "ftpHealthCheck.password",
+		want: `ftpHealthCheck.password is set but ftpHealthCheck.username is not: a check logs in only with both.`},
+	{name: "FTPS password with a newline", body: `{"ftpsHealthCheck": {"username": "u", "password": "hunter2\r\nDELE x"}}`, field: "ftpsHealthCheck.password",
+		want: `ftpsHealthCheck.password has a character that is not printable ASCII at byte 7: only characters 0x20 to 0x7E are allowed (the value is a secret and is not shown).`},
+	{name: "FTPS unknown TLS mode", body: `{"ftpsHealthCheck": {"tlsMode": "STARTTLS"}}`, field: "ftpsHealthCheck.tlsMode",
+		want: `ftpsHealthCheck.tlsMode ("STARTTLS") must be one of EXPLICIT, IMPLICIT.`},
 	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
 		want: `udpHealthCheck.request ("café") has a character that is not printable ASCII at byte 3: only characters 0x20 to 0x7E are allowed.`},
 	{name: "gRPC TLS with port", body: `{"grpcTlsHealthCheck": {"port": 8443}}`},
@@ -476,7 +487,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])

@@ -292,6 +292,12 @@ var messageSources = map[string]source{
 
 	`%s (%q) must be a domain name or an address literal in brackets ([192.0.2.1]): what the check says in EHLO.`: own(
 		"RFC 5321 has EHLO name the client by its domain or an address literal; the appliance's SMTP check sends EHLO."),
+	`%s (%q) has a space at byte %d: a user name is one word.`: own(
+		"RFC 959's USER takes one argument; a space would make the rest a second one."),
+	`%s has a character that is not printable ASCII at byte %d: only characters 0x20 to 0x7E are allowed (the value is a secret and is not shown).`: own(
+		"a password travels in a protocol command line, where control characters would end it early; secrets are never echoed."),
+	`%s is set but %s is not: a check logs in only with both.`: seed(applianceTR,
+		"Protokole özgü kontrol (DNS sorgusu, oturum açma"),
 
 	// Values shared by several rules.
 	`%s (%d) must be between %d and %d.`: cloud("each range is that of the field's constant, cited below."),
@@ -352,6 +358,9 @@ var limitSources = map[string]source{
 	"DefaultDNSQueryType":            own("an address record is what a probe of a name most often asks for, as blackbox_exporter's dns prober defaults to."),
 	"DefaultDNSRcode":                own("a name that resolves is NOERROR (RFC 1035), what a healthy server answers."),
 	"DefaultHeloDomain":              own("a probe has no domain of its own; localhost is what a mail client on the prober's host would say."),
+	"FTPSExplicit":                   own("RFC 4217: AUTH TLS on the control connection after the greeting."),
+	"FTPSImplicit":                   own("TLS from the first byte, as FTPS servers on port 990 speak it."),
+	"DefaultFTPSMode":                own("RFC 4217's explicit mode is the standard one, on the FTP port."),
 	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }

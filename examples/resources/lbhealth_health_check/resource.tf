@@ -59,3 +59,23 @@ resource "lbhealth_health_check" "dns" {
     expected_answer = "192.0.2.10"
   }
 }
+
+# An FTPS check (an lbhealth extension): logs in over implicit TLS. The
+# password is sensitive: the emulator probes with it but never returns it,
+# so Terraform keeps the configured value.
+variable "ftp_password" {
+  type      = string
+  sensitive = true
+  default   = "example-only"
+}
+
+resource "lbhealth_health_check" "ftps" {
+  name = "files-ftps"
+
+  ftps_health_check {
+    port     = 990
+    tls_mode = "IMPLICIT"
+    username = "monitor"
+    password = var.ftp_password
+  }
+}

@@ -23,4 +23,7 @@ type Schema struct {
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	// Extension marks a property the emulator adds to the real API.
 	Extension bool `json:"-"`
+	// Secret marks a property the emulator stores but never returns (a
+	// password of an extension check type).
+	Secret bool `json:"-"`
 }
