@@ -3,7 +3,7 @@
 //
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
-// SMTPS, FTP, FTPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
+// SMTPS, FTP, FTPS, LDAP, LDAPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
 // connection (or socket), performs one exchange, closes it and reports a
 // Result.
 //
@@ -48,6 +48,7 @@ type Spec struct {
 	DNS         *DNSSpec
 	SMTP        *SMTPSpec
 	FTP         *FTPSpec
+	LDAP        *LDAPSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -73,7 +74,7 @@ type GRPCSpec struct {
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
 		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp() &&
-		s.ftp() == o.ftp()
+		s.ftp() == o.ftp() && s.ldap() == o.ldap()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -158,6 +159,8 @@ var registry = map[string]protocol{
 	"SMTPS":         {probe: probeSMTPS, part: smtpPart},
 	"FTP":           {probe: probeFTP, part: ftpPart},
 	"FTPS":          {probe: probeFTPS, part: ftpsPart},
+	"LDAP":          {probe: probeLDAP, part: ldapPart},
+	"LDAPS":         {probe: probeLDAPS, part: ldapPart},
 }
 
 // Lookup returns the prober registered for protocol.

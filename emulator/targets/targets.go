@@ -39,6 +39,8 @@ const (
 	KindSMTPS = "SMTPS"
 	KindFTP   = "FTP"
 	KindFTPS  = "FTPS"
+	KindLDAP  = "LDAP"
+	KindLDAPS = "LDAPS"
 )
 
 // Mode is how a target behaves.
@@ -53,10 +55,10 @@ const (
 	ModeReset      Mode = "reset"       // accept, then close with RST
 	ModeStatus500  Mode = "status-500"  // HTTP kinds: 500
 	ModeStatus301  Mode = "status-301"  // HTTP kinds: 301 to /elsewhere
-	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address
+	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address; LDAP kinds: searches find nothing
 	ModeNotServing Mode = "not-serving" // gRPC: health NOT_SERVING
 	ModeServfail   Mode = "servfail"    // DNS: SERVFAIL to every query
-	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO; FTP kinds: 530 to every login
+	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO; FTP kinds: 530 to every login; LDAP kinds: 49 to every bind
 )
 
 // Sentinel errors of SetMode, for errors.Is.
@@ -80,9 +82,11 @@ var (
 		KindSMTPS: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
 		KindFTP:   {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
 		KindFTPS:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindLDAP:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
+		KindLDAPS: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
 	}
 	// kindOrder is the stable order of Targets() and of the port blocks.
-	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS, KindFTP, KindFTPS}
+	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS, KindFTP, KindFTPS, KindLDAP, KindLDAPS}
 )
 
 // ModesFor lists the modes a kind of target takes, ModeOK first.
@@ -93,7 +97,7 @@ func ModesFor(kind string) []Mode {
 // portBlock is the width of each kind's port range when BasePort is set:
 // HTTP at BasePort+0.., HTTPS at +100.., TCP +200.., GRPC +300.., HTTP2
 // +400.., UDP +500.., DNS +600.. (UDP ports), SMTP +700.., SMTPS +800..,
-// FTP +900.., FTPS +1000...
+// FTP +900.., FTPS +1000.., LDAP +1100.., LDAPS +1200...
 const portBlock = 100
 
 // DefaultControlListen is the control API address of the command.
@@ -109,7 +113,7 @@ type Config struct {
 	// ports (see portBlock) so that addresses are predictable for examples.
 	BasePort int
 	// How many targets of each kind.
-	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS int
+	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS int
 	// ControlListen is the control API's host:port, on loopback. Empty
 	// picks a free port on Host, so that tests never collide.
 	ControlListen string
@@ -173,10 +177,10 @@ func normalize(cfg Config) (Config, error) {
 		total += n
 	}
 	if total == 0 {
-		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP or FTPS target")
+		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP or LDAPS target")
 	}
 	if last := cfg.BasePort + len(kindOrder)*portBlock - 1; cfg.BasePort < 0 || (cfg.BasePort != 0 && last > 65535) {
-		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (FTPS at base+1000..) stays below 65536",
+		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (LDAPS at base+1200..) stays below 65536",
 			cfg.BasePort, 65535-len(kindOrder)*portBlock+1)
 	}
 	return cfg, nil
@@ -206,6 +210,10 @@ func (cfg Config) count(kind string) int {
 		return cfg.FTP
 	case KindFTPS:
 		return cfg.FTPS
+	case KindLDAP:
+		return cfg.LDAP
+	case KindLDAPS:
+		return cfg.LDAPS
 	}
 	return 0
 }
@@ -249,7 +257,7 @@ func checkControlListen(addr string) error {
 // only when a TLS kind needs it.
 func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 	var cert *tls.Certificate
-	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 || cfg.SMTP > 0 || cfg.SMTPS > 0 || cfg.FTP > 0 || cfg.FTPS > 0 {
+	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 || cfg.SMTP > 0 || cfg.SMTPS > 0 || cfg.FTP > 0 || cfg.FTPS > 0 || cfg.LDAPS > 0 {
 		c, err := selfSignedCert(cfg.Host)
 		if err != nil {
 			return err
@@ -275,7 +283,7 @@ func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 }
 
 // Targets lists the targets in a stable order: HTTP, HTTPS, TCP, GRPC,
-// HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, each numbered from 1. The values share state with the set, so
+// HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, each numbered from 1. The values share state with the set, so
 // their Mode and Probes stay live.
 func (s *Set) Targets() []Target {
 	out := make([]Target, len(s.targets))

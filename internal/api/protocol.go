@@ -71,6 +71,8 @@ const (
 	TypeSMTPS = "SMTPS"
 	TypeFTP   = "FTP"
 	TypeFTPS  = "FTPS"
+	TypeLDAP  = "LDAP"
+	TypeLDAPS = "LDAPS"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -134,7 +136,18 @@ var Protocols = []Protocol{
 		Summary: "FTPS health check (an lbhealth extension): TLS negotiated with `AUTH TLS` after the greeting " +
 			"(`tls_mode = \"EXPLICIT\"`, the default) or from the first byte (`IMPLICIT`, usually on port 990; " +
 			"certificates are not validated), a `220` greeting, a login when `username` is set, then `QUIT`, before the timeout."},
+	{Type: TypeLDAP, Field: "ldapHealthCheck", DefaultPort: 389, Text: ldapText,
+		Extension: &Extension{Secret: []string{"bindPassword"}},
+		Summary: "LDAP health check (an lbhealth extension): a bind as `bind_dn` with `bind_password` (anonymous when " +
+			"`bind_dn` is unset) and, when `base_dn` is set, a search under it that finds an entry matching `filter`, " +
+			"before the timeout."},
+	{Type: TypeLDAPS, Field: "ldapsHealthCheck", DefaultPort: 636, Text: ldapText,
+		Extension: &Extension{Secret: []string{"bindPassword"}},
+		Summary: "LDAPS health check (an lbhealth extension): a TLS handshake (certificates are not validated), then " +
+			"the bind and the search of an LDAP check, before the timeout."},
 }
+
+var ldapText = []string{"bindDn", "bindPassword", "baseDn", "filter"}
 
 var httpText = []string{"host", "requestPath", "response"}
 

@@ -20,9 +20,11 @@ type protocolBlockFields struct {
 	SMTPSHealthCheck   types.Object `tfsdk:"smtps_health_check"`
 	FTPHealthCheck     types.Object `tfsdk:"ftp_health_check"`
 	FTPSHealthCheck    types.Object `tfsdk:"ftps_health_check"`
+	LDAPHealthCheck    types.Object `tfsdk:"ldap_health_check"`
+	LDAPSHealthCheck   types.Object `tfsdk:"ldaps_health_check"`
 }
 
 // blocks returns the protocol block values in the order of the API's table.
 func (m *protocolBlockFields) blocks() []*types.Object {
-	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck}
+	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck}
 }

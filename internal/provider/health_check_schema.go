@@ -114,6 +114,18 @@ func blockAttrDescription(b protocolBlock, name string) string {
 	case "password":
 		return "Password of `username` (`PASS`); requires `username`. Sensitive: the emulator stores it to probe with but " +
 			"never returns it, logs it or shows it, so Terraform keeps the configured value (an import leaves it null)." + ascii
+	case "bind_dn":
+		return "Distinguished name the check binds as, such as `cn=monitor,dc=example,dc=com` (RFC 4514). Unset: an " +
+			"anonymous bind."
+	case "bind_password":
+		return "Password of `bind_dn`; requires `bind_dn`. Sensitive: the emulator stores it to probe with but never " +
+			"returns it, logs it or shows it, so Terraform keeps the configured value (an import leaves it null)." + ascii
+	case "base_dn":
+		return "Distinguished name to search under after the bind. Unset: the check only binds. Set: the search must " +
+			"find an entry matching `filter`, else the probe fails with reason `RESPONSE_MISMATCH`."
+	case "filter":
+		return "Search filter (RFC 4515), such as `(objectClass=person)`; requires `base_dn`. Default `" +
+			rules.DefaultLDAPFilter + "`."
 	case "tls_mode":
 		return "`" + rules.FTPSExplicit + "` (default): TLS negotiated with `AUTH TLS` after the greeting, on the FTP port; `" +
 			rules.FTPSImplicit + "`: TLS from the first byte, as servers on port 990 speak it."

@@ -4,11 +4,14 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/go-ldap/ldap/v3"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Credentials of the checks that log in (FTP, FTPS): a user name sent as
-// is, and a secret whose messages never show its value.
+// Credentials of the checks that log in (FTP, FTPS, LDAP, LDAPS): a user
+// name or DN, and a secret whose messages never show its value; what LDAP
+// checks search.
 
 // FTPS TLS modes: AUTH TLS after the greeting (RFC 4217), or TLS from the
 // first byte.
@@ -52,21 +55,57 @@ func secretText(field, value string) *Violation {
 	return nil
 }
 
-// needs are the string fields that mean nothing without another of the same
-// block: a password without the user it belongs to.
-var needs = map[string]string{"password": "username"}
+// needs are the string fields that mean nothing without another of the
+// same block, with why: a password without the user it belongs to, a
+// search filter without the entry it searches under.
+var needs = map[string]struct{ partner, why string }{
+	"password":     {"username", "a check logs in only with both"},
+	"bindPassword": {"bindDn", "an anonymous bind has no password"},
+	"filter":       {"baseDn", "the check searches only under a base DN"},
+}
 
 // pairedText checks that every field of needs that is set in b has its
 // partner set too.
 func pairedText(b api.ProtocolBlock) Violations {
 	var vs Violations
 	for _, name := range slices.Sorted(maps.Keys(needs)) {
-		value, partner := b.Text[name], b.Text[needs[name]]
+		n := needs[name]
+		value, partner := b.Text[name], b.Text[n.partner]
 		if value == nil || partner == nil || *value == "" || *partner != "" {
 			continue
 		}
 		field := b.Field + "." + name
-		vs = append(vs, violation(field, "%s is set but %s is not: a check logs in only with both.", f(field), f(b.Field+"."+needs[name])))
+		vs = append(vs, violation(field, "%s is set but %s is not: %s.", f(field), f(b.Field+"."+n.partner), n.why))
 	}
 	return vs
+}
+
+// DefaultLDAPFilter is the filter of an LDAP check's search when filter is
+// unset: any entry.
+const DefaultLDAPFilter = "(objectClass=*)"
+
+// distinguishedName checks a DN (RFC 4514), such as
+// "cn=monitor,dc=example,dc=com".
+func distinguishedName(field, value string) *Violation {
+	if value == "" {
+		return nil
+	}
+	if _, err := ldap.ParseDN(value); err != nil {
+		v := violation(field, "%s (%q) is not a distinguished name such as cn=monitor,dc=example,dc=com (RFC 4514): %s.", f(field), value, err.Error())
+		return &v
+	}
+	return nil
+}
+
+// searchFilter checks an LDAP search filter (RFC 4515), such as
+// "(objectClass=person)".
+func searchFilter(field, value string) *Violation {
+	if value == "" {
+		return nil
+	}
+	if _, err := ldap.CompileFilter(value); err != nil {
+		v := violation(field, "%s (%q) is not an LDAP search filter such as (objectClass=person) (RFC 4515): %s.", f(field), value, err.Error())
+		return &v
+	}
+	return nil
 }

@@ -249,6 +249,10 @@ var textRules = map[string]func(field, value string) *Violation{
 	"username":        loginName,
 	"password":        secretText,
 	"tlsMode":         func(field, value string) *Violation { return oneOf(field, value, FTPSExplicit, FTPSImplicit) },
+	"bindDn":          distinguishedName,
+	"bindPassword":    secretText,
+	"baseDn":          distinguishedName,
+	"filter":          searchFilter,
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -201,6 +201,16 @@ var healthCheckCases = []struct {
 		want: `ftpHealthCheck.password is set but ftpHealthCheck.username is not: a check logs in only with both.`},
 	{name: "FTPS password with a newline", body: `{"ftpsHealthCheck": {"username": "u", "password": "hunter2\r\nDELE x"}}`, field: "ftpsHealthCheck.password",
 		want: `ftpsHealthCheck.password has a character that is not printable ASCII at byte 7: only characters 0x20 to 0x7E are allowed (the value is a secret and is not shown).`},
+	{name: "LDAP anonymous", body: `{"ldapHealthCheck": {}}`},
+	{name: "LDAPS bind and search", body: `{"ldapsHealthCheck": {"bindDn": "cn=monitor,dc=example,dc=com", "bindPassword": "x", "baseDn": "ou=people,dc=example,dc=com", "filter": "(&(objectClass=person)(uid=probe))"}}`},
+	{name: "LDAP bad bind DN", body: `{"ldapHealthCheck": {"bindDn": "monitor"}}`, field: "ldapHealthCheck.bindDn",
+		want: `ldapHealthCheck.bindDn ("monitor") is not a distinguished name such as cn=monitor,dc=example,dc=com (RFC 4514): DN ended with incomplete type, value pair.`},
+	{name: "LDAP bad filter", body: `{"ldapHealthCheck": {"baseDn": "dc=example,dc=com", "filter": "objectClass=person"}}`, field: "ldapHealthCheck.filter",
+		want: `ldapHealthCheck.filter ("objectClass=person") is not an LDAP search filter such as (objectClass=person) (RFC 4515): LDAP Result Code 201 "Filter Compile Error": ldap: filter does not start with an '('.`},
+	{name: "LDAP filter without a base", body: `{"ldapHealthCheck": {"filter": "(uid=probe)"}}`, field: "ldapHealthCheck.filter",
+		want: `ldapHealthCheck.filter is set but ldapHealthCheck.baseDn is not: the check searches only under a base DN.`},
+	{name: "LDAPS password without a DN", body: `{"ldapsHealthCheck": {"bindPassword": "x"}}`, field: "ldapsHealthCheck.bindPassword",
+		want: `ldapsHealthCheck.bindPassword is set but ldapsHealthCheck.bindDn is not: an anonymous bind has no password.`},
 	{name: "FTPS unknown TLS mode", body: `{"ftpsHealthCheck": {"tlsMode": "STARTTLS"}}`, field: "ftpsHealthCheck.tlsMode",
 		want: `ftpsHealthCheck.tlsMode ("STARTTLS") must be one of EXPLICIT, IMPLICIT.`},
 	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
@@ -487,7 +497,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])

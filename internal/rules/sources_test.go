@@ -296,8 +296,12 @@ var messageSources = map[string]source{
 		"RFC 959's USER takes one argument; a space would make the rest a second one."),
 	`%s has a character that is not printable ASCII at byte %d: only characters 0x20 to 0x7E are allowed (the value is a secret and is not shown).`: own(
 		"a password travels in a protocol command line, where control characters would end it early; secrets are never echoed."),
-	`%s is set but %s is not: a check logs in only with both.`: seed(applianceTR,
+	`%s is set but %s is not: %s.`: seed(applianceTR,
 		"Protokole özgü kontrol (DNS sorgusu, oturum açma"),
+	`%s (%q) is not a distinguished name such as cn=monitor,dc=example,dc=com (RFC 4514): %s.`: own(
+		"RFC 4511 binds and searches name entries by DN in RFC 4514's string form; go-ldap parses it as the probe will."),
+	`%s (%q) is not an LDAP search filter such as (objectClass=person) (RFC 4515): %s.`: own(
+		"RFC 4511 searches take a filter in RFC 4515's string form; go-ldap compiles it as the probe will."),
 
 	// Values shared by several rules.
 	`%s (%d) must be between %d and %d.`: cloud("each range is that of the field's constant, cited below."),
@@ -361,6 +365,7 @@ var limitSources = map[string]source{
 	"FTPSExplicit":                   own("RFC 4217: AUTH TLS on the control connection after the greeting."),
 	"FTPSImplicit":                   own("TLS from the first byte, as FTPS servers on port 990 speak it."),
 	"DefaultFTPSMode":                own("RFC 4217's explicit mode is the standard one, on the FTP port."),
+	"DefaultLDAPFilter":              own("RFC 4512: every entry has an objectClass, so the search finds any entry under the base."),
 	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }
