@@ -3,9 +3,9 @@
 //
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
-// SMTPS, FTP, FTPS, LDAP, LDAPS, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived
-// connection (or socket), performs one exchange, closes it and reports a
-// Result.
+// SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, LEGACY_HTTP, LEGACY_HTTPS). A probe
+// opens one short-lived connection (or socket), performs one exchange,
+// closes it and reports a Result.
 //
 // The caller owns timing: the only deadline a probe honours is the one
 // carried by its context. Connection deadlines are derived from it, and
@@ -49,6 +49,7 @@ type Spec struct {
 	SMTP        *SMTPSpec
 	FTP         *FTPSpec
 	LDAP        *LDAPSpec
+	SQL         *SQLSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -74,7 +75,7 @@ type GRPCSpec struct {
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
 		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp() &&
-		s.ftp() == o.ftp() && s.ldap() == o.ldap()
+		s.ftp() == o.ftp() && s.ldap() == o.ldap() && s.sql() == o.sql()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -161,6 +162,7 @@ var registry = map[string]protocol{
 	"FTPS":          {probe: probeFTPS, part: ftpsPart},
 	"LDAP":          {probe: probeLDAP, part: ldapPart},
 	"LDAPS":         {probe: probeLDAPS, part: ldapPart},
+	"SQL":           {probe: probeSQL, part: sqlPart},
 }
 
 // Lookup returns the prober registered for protocol.

@@ -18,8 +18,8 @@ import (
 // Target is one sample backend. Copies share the live state, so Mode and
 // Probes of a copy returned by Set.Targets stay current.
 type Target struct {
-	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1", "udp-1", "dns-1", "smtp-1", "smtps-1", "ftp-1", "ftps-1", "ldap-1", "ldaps-1"
-	Kind string // KindHTTP, ..., KindLDAPS
+	Name string // "http-1", "https-1", "tcp-1", "grpc-1", "http2-1", "udp-1", "dns-1", "smtp-1", "smtps-1", "ftp-1", "ftps-1", "ldap-1", "ldaps-1", "postgres-1"
+	Kind string // KindHTTP, ..., KindPostgres
 	IP   string
 	Port int
 
@@ -129,6 +129,8 @@ func newProtocol(st *state, cert *tls.Certificate) protocol {
 		return newLDAPServer(st, cert, false)
 	case KindLDAPS:
 		return newLDAPServer(st, cert, true)
+	case KindPostgres:
+		return &postgresServer{st: st}
 	}
 	return newHTTPServer(st, nil, false)
 }

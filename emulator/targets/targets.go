@@ -41,6 +41,8 @@ const (
 	KindFTPS  = "FTPS"
 	KindLDAP  = "LDAP"
 	KindLDAPS = "LDAPS"
+	// KindPostgres is a PostgreSQL server, for SQL checks.
+	KindPostgres = "POSTGRES"
 )
 
 // Mode is how a target behaves.
@@ -55,10 +57,10 @@ const (
 	ModeReset      Mode = "reset"       // accept, then close with RST
 	ModeStatus500  Mode = "status-500"  // HTTP kinds: 500
 	ModeStatus301  Mode = "status-301"  // HTTP kinds: 301 to /elsewhere
-	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address; LDAP kinds: searches find nothing
+	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address; LDAP kinds: searches find nothing; POSTGRES: queries return no row
 	ModeNotServing Mode = "not-serving" // gRPC: health NOT_SERVING
 	ModeServfail   Mode = "servfail"    // DNS: SERVFAIL to every query
-	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO; FTP kinds: 530 to every login; LDAP kinds: 49 to every bind
+	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO; FTP kinds: 530 to every login; LDAP kinds: 49 to every bind; POSTGRES: 28P01 to every login
 )
 
 // Sentinel errors of SetMode, for errors.Is.
@@ -71,22 +73,23 @@ var (
 var (
 	httpModes = []Mode{ModeOK, ModeRefuse, ModeHang, ModeReset, ModeStatus500, ModeStatus301, ModeWrongBody}
 	kindModes = map[string][]Mode{
-		KindHTTP:  httpModes,
-		KindHTTPS: httpModes,
-		KindHTTP2: httpModes,
-		KindTCP:   {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeWrongBody},
-		KindGRPC:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeNotServing},
-		KindUDP:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody},
-		KindDNS:   {ModeOK, ModeRefuse, ModeHang, ModeWrongBody, ModeServfail},
-		KindSMTP:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
-		KindSMTPS: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
-		KindFTP:   {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
-		KindFTPS:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
-		KindLDAP:  {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
-		KindLDAPS: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
+		KindHTTP:     httpModes,
+		KindHTTPS:    httpModes,
+		KindHTTP2:    httpModes,
+		KindTCP:      {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeWrongBody},
+		KindGRPC:     {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeNotServing},
+		KindUDP:      {ModeOK, ModeRefuse, ModeHang, ModeWrongBody},
+		KindDNS:      {ModeOK, ModeRefuse, ModeHang, ModeWrongBody, ModeServfail},
+		KindSMTP:     {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindSMTPS:    {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindFTP:      {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindFTPS:     {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject},
+		KindLDAP:     {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
+		KindLDAPS:    {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
+		KindPostgres: {ModeOK, ModeRefuse, ModeHang, ModeReset, ModeReject, ModeWrongBody},
 	}
 	// kindOrder is the stable order of Targets() and of the port blocks.
-	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS, KindFTP, KindFTPS, KindLDAP, KindLDAPS}
+	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS, KindFTP, KindFTPS, KindLDAP, KindLDAPS, KindPostgres}
 )
 
 // ModesFor lists the modes a kind of target takes, ModeOK first.
@@ -97,7 +100,7 @@ func ModesFor(kind string) []Mode {
 // portBlock is the width of each kind's port range when BasePort is set:
 // HTTP at BasePort+0.., HTTPS at +100.., TCP +200.., GRPC +300.., HTTP2
 // +400.., UDP +500.., DNS +600.. (UDP ports), SMTP +700.., SMTPS +800..,
-// FTP +900.., FTPS +1000.., LDAP +1100.., LDAPS +1200...
+// FTP +900.., FTPS +1000.., LDAP +1100.., LDAPS +1200.., POSTGRES +1300...
 const portBlock = 100
 
 // DefaultControlListen is the control API address of the command.
@@ -113,7 +116,7 @@ type Config struct {
 	// ports (see portBlock) so that addresses are predictable for examples.
 	BasePort int
 	// How many targets of each kind.
-	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS int
+	HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, Postgres int
 	// ControlListen is the control API's host:port, on loopback. Empty
 	// picks a free port on Host, so that tests never collide.
 	ControlListen string
@@ -177,10 +180,10 @@ func normalize(cfg Config) (Config, error) {
 		total += n
 	}
 	if total == 0 {
-		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP or LDAPS target")
+		return cfg, errors.New("no targets to start: ask for at least one HTTP, HTTPS, TCP, GRPC, HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS or POSTGRES target")
 	}
 	if last := cfg.BasePort + len(kindOrder)*portBlock - 1; cfg.BasePort < 0 || (cfg.BasePort != 0 && last > 65535) {
-		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (LDAPS at base+1200..) stays below 65536",
+		return cfg, fmt.Errorf("base port %d: want 0 (free ports) or 1..%d, so that the last block (POSTGRES at base+1300..) stays below 65536",
 			cfg.BasePort, 65535-len(kindOrder)*portBlock+1)
 	}
 	return cfg, nil
@@ -214,6 +217,8 @@ func (cfg Config) count(kind string) int {
 		return cfg.LDAP
 	case KindLDAPS:
 		return cfg.LDAPS
+	case KindPostgres:
+		return cfg.Postgres
 	}
 	return 0
 }
@@ -283,7 +288,8 @@ func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 }
 
 // Targets lists the targets in a stable order: HTTP, HTTPS, TCP, GRPC,
-// HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, each numbered from 1. The values share state with the set, so
+// HTTP2, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, POSTGRES, each
+// numbered from 1. The values share state with the set, so
 // their Mode and Probes stay live.
 func (s *Set) Targets() []Target {
 	out := make([]Target, len(s.targets))

@@ -73,6 +73,7 @@ const (
 	TypeFTPS  = "FTPS"
 	TypeLDAP  = "LDAP"
 	TypeLDAPS = "LDAPS"
+	TypeSQL   = "SQL"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -145,6 +146,10 @@ var Protocols = []Protocol{
 		Extension: &Extension{Secret: []string{"bindPassword"}},
 		Summary: "LDAPS health check (an lbhealth extension): a TLS handshake (certificates are not validated), then " +
 			"the bind and the search of an LDAP check, before the timeout."},
+	{Type: TypeSQL, Field: "sqlHealthCheck", Text: []string{"driver", "dsn", "query"},
+		Extension: &Extension{Secret: []string{"dsn"}},
+		Summary: "SQL health check (an lbhealth extension): a login to the endpoint's database with `driver` " +
+			"(`postgres` or `oracle`) and the settings of `dsn`, then `query`, which must return a row, before the timeout."},
 }
 
 var ldapText = []string{"bindDn", "bindPassword", "baseDn", "filter"}

@@ -22,9 +22,10 @@ type protocolBlockFields struct {
 	FTPSHealthCheck    types.Object `tfsdk:"ftps_health_check"`
 	LDAPHealthCheck    types.Object `tfsdk:"ldap_health_check"`
 	LDAPSHealthCheck   types.Object `tfsdk:"ldaps_health_check"`
+	SQLHealthCheck     types.Object `tfsdk:"sql_health_check"`
 }
 
 // blocks returns the protocol block values in the order of the API's table.
 func (m *protocolBlockFields) blocks() []*types.Object {
-	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck}
+	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck, &m.SQLHealthCheck}
 }

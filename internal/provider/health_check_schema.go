@@ -126,6 +126,19 @@ func blockAttrDescription(b protocolBlock, name string) string {
 	case "filter":
 		return "Search filter (RFC 4515), such as `(objectClass=person)`; requires `base_dn`. Default `" +
 			rules.DefaultLDAPFilter + "`."
+	case "driver":
+		return "Database the check logs in to: `" + rules.SQLPostgres + "` (through pgx) or `" + rules.SQLOracle +
+			"` (through go-ora; a real Oracle database is not exercised by lbhealth's own tests). Required."
+	case "dsn":
+		return "Connection settings but the address, which is the endpoint's (a host in it is ignored): a URL such as " +
+			"`postgres://monitor:password@/app?sslmode=disable` or key=value pairs for `postgres`, " +
+			"`oracle://monitor:password@/ORCLPDB1` for `oracle`. Required. Sensitive: it holds a password, so the " +
+			"emulator stores it to probe with but never returns it, logs it or shows it, and Terraform keeps the " +
+			"configured value (an import leaves it null)."
+	case "query":
+		return "Query the check runs; it must return a row, else the probe fails with reason `RESPONSE_MISMATCH`. " +
+			"PostgreSQL sessions are read-only. Default `" + rules.DefaultPostgresQuery + "`, or `" +
+			rules.DefaultOracleQuery + "` for `oracle`." + ascii
 	case "tls_mode":
 		return "`" + rules.FTPSExplicit + "` (default): TLS negotiated with `AUTH TLS` after the greeting, on the FTP port; `" +
 			rules.FTPSImplicit + "`: TLS from the first byte, as servers on port 990 speak it."

@@ -230,7 +230,11 @@ func blockText(b api.ProtocolBlock) Violations {
 		}
 		vs.add(rule(b.Field+"."+name, *b.Text[name]))
 	}
-	return append(vs, pairedText(b)...)
+	vs = append(vs, pairedText(b)...)
+	if b.Type == api.TypeSQL && len(vs) == 0 {
+		vs = append(vs, sqlBlock(b)...)
+	}
+	return vs
 }
 
 // textRules are the rules of the string fields of protocol blocks, by JSON
@@ -253,6 +257,9 @@ var textRules = map[string]func(field, value string) *Violation{
 	"bindPassword":    secretText,
 	"baseDn":          distinguishedName,
 	"filter":          searchFilter,
+	"driver":          sqlDriver,
+	"dsn":             sqlDSNText,
+	"query":           printableASCII,
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, SQL"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck, sqlHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -211,6 +211,21 @@ var healthCheckCases = []struct {
 		want: `ldapHealthCheck.filter is set but ldapHealthCheck.baseDn is not: the check searches only under a base DN.`},
 	{name: "LDAPS password without a DN", body: `{"ldapsHealthCheck": {"bindPassword": "x"}}`, field: "ldapsHealthCheck.bindPassword",
 		want: `ldapsHealthCheck.bindPassword is set but ldapsHealthCheck.bindDn is not: an anonymous bind has no password.`},
+	{name: "SQL postgres URL", body: `{"sqlHealthCheck": {"port": 5432, "driver": "postgres", "dsn": "postgres://monitor:pw@/app?sslmode=disable", "query": "SELECT 1 FROM pg_stat_activity"}}`},
+	{name: "SQL postgres keywords", body: `{"sqlHealthCheck": {"port": 5432, "driver": "postgres", "dsn": "user=monitor password=pw dbname=app"}}`},
+	{name: "SQL oracle", body: `{"sqlHealthCheck": {"port": 1521, "driver": "oracle", "dsn": "oracle://monitor:pw@/ORCLPDB1"}}`},
+	{name: "SQL no driver", body: `{"sqlHealthCheck": {"port": 5432, "dsn": "user=monitor"}}`, field: "sqlHealthCheck.driver",
+		want: `sqlHealthCheck.driver is required: postgres or oracle.`},
+	{name: "SQL unknown driver", body: `{"sqlHealthCheck": {"port": 3306, "driver": "mysql", "dsn": "user=monitor"}}`, field: "sqlHealthCheck.driver",
+		want: `sqlHealthCheck.driver ("mysql") must be one of postgres, oracle.`},
+	{name: "SQL no dsn", body: `{"sqlHealthCheck": {"port": 5432, "driver": "postgres"}}`, field: "sqlHealthCheck.dsn",
+		want: `sqlHealthCheck.dsn is required: the connection settings (user, password, database) the check logs in with.`},
+	{name: "SQL no port", body: `{"sqlHealthCheck": {"driver": "postgres", "dsn": "user=monitor"}}`, field: "sqlHealthCheck.port",
+		want: `sqlHealthCheck.port is required: SQL checks have no default port; set sqlHealthCheck.port, sqlHealthCheck.portName, or sqlHealthCheck.portSpecification = USE_SERVING_PORT.`},
+	{name: "SQL bad postgres dsn", body: `{"sqlHealthCheck": {"port": 5432, "driver": "postgres", "dsn": "postgres://monitor:hunter2@/app?connect_timeout=soon"}}`, field: "sqlHealthCheck.dsn",
+		want: `sqlHealthCheck.dsn is not a PostgreSQL connection string: write a URL such as postgres://user:password@/database?sslmode=disable or key=value pairs such as user=monitor dbname=app (the value is a secret and is not shown).`},
+	{name: "SQL bad oracle dsn", body: `{"sqlHealthCheck": {"port": 1521, "driver": "oracle", "dsn": "monitor/hunter2@ORCL"}}`, field: "sqlHealthCheck.dsn",
+		want: `sqlHealthCheck.dsn is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`},
 	{name: "FTPS unknown TLS mode", body: `{"ftpsHealthCheck": {"tlsMode": "STARTTLS"}}`, field: "ftpsHealthCheck.tlsMode",
 		want: `ftpsHealthCheck.tlsMode ("STARTTLS") must be one of EXPLICIT, IMPLICIT.`},
 	{name: "UDP request not ASCII", body: `{"udpHealthCheck": {"port": 53, "request": "caf\u00e9"}}`, field: "udpHealthCheck.request",
@@ -497,7 +512,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636, "SQL": 0}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])

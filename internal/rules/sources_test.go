@@ -298,6 +298,13 @@ var messageSources = map[string]source{
 		"a password travels in a protocol command line, where control characters would end it early; secrets are never echoed."),
 	`%s is set but %s is not: %s.`: seed(applianceTR,
 		"Protokole özgü kontrol (DNS sorgusu, oturum açma"),
+	`%s is not a PostgreSQL connection string: write a URL such as postgres://user:password@/database?sslmode=disable or key=value pairs such as user=monitor dbname=app (the value is a secret and is not shown).`: own(
+		"libpq's connection strings (a URL or key=value pairs), parsed by pgconn as the probe will; the DSN holds a password, so it is never echoed."),
+	`%s is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`: own(
+		"go-ora connects from an oracle:// URL naming the user and the service; the DSN holds a password, so it is never echoed."),
+	`%s is required: %s or %s.`: seed(applianceTR, "Oracle"),
+	`%s is required: the connection settings (user, password, database) the check logs in with.`: seed(applianceTR,
+		"SQL sorgusu"),
 	`%s (%q) is not a distinguished name such as cn=monitor,dc=example,dc=com (RFC 4514): %s.`: own(
 		"RFC 4511 binds and searches name entries by DN in RFC 4514's string form; go-ldap parses it as the probe will."),
 	`%s (%q) is not an LDAP search filter such as (objectClass=person) (RFC 4515): %s.`: own(
@@ -366,6 +373,10 @@ var limitSources = map[string]source{
 	"FTPSImplicit":                   own("TLS from the first byte, as FTPS servers on port 990 speak it."),
 	"DefaultFTPSMode":                own("RFC 4217's explicit mode is the standard one, on the FTP port."),
 	"DefaultLDAPFilter":              own("RFC 4512: every entry has an objectClass, so the search finds any entry under the base."),
+	"SQLPostgres":                    own("PostgreSQL is the database Debian runs here, and what most load-balanced services use."),
+	"SQLOracle":                      seed(applianceTR, "Oracle"),
+	"DefaultPostgresQuery":           own("the cheapest query that returns a row."),
+	"DefaultOracleQuery":             own("Oracle's cheapest query that returns a row: SELECT needs a FROM, and DUAL has one row."),
 	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }

@@ -26,7 +26,7 @@ func runTargets(args []string) error {
 	cfg := targets.Config{}
 	fs.StringVar(&cfg.Host, "host", "127.0.0.1", "loopback address the targets listen on")
 	fs.IntVar(&cfg.BasePort, "base-port", defaultTargetsBasePort,
-		"HTTP targets at base+0.., HTTPS base+100.., TCP base+200.., GRPC base+300.., HTTP2 base+400.., UDP base+500.., DNS base+600.. (UDP), SMTP base+700.., SMTPS base+800.., FTP base+900.., FTPS base+1000.., LDAP base+1100.., LDAPS base+1200..; 0 picks free ports")
+		"HTTP targets at base+0.., HTTPS base+100.., TCP base+200.., GRPC base+300.., HTTP2 base+400.., UDP base+500.., DNS base+600.. (UDP), SMTP base+700.., SMTPS base+800.., FTP base+900.., FTPS base+1000.., LDAP base+1100.., LDAPS base+1200.., POSTGRES base+1300..; 0 picks free ports")
 	fs.StringVar(&cfg.ControlListen, "control", targets.DefaultControlListen, "loopback host:port of the control API")
 	fs.IntVar(&cfg.HTTP, "http", 3, "number of HTTP targets")
 	fs.IntVar(&cfg.HTTPS, "https", 1, "number of HTTPS targets (self-signed certificate)")
@@ -40,6 +40,7 @@ func runTargets(args []string) error {
 	fs.IntVar(&cfg.FTPS, "ftps", 1, "number of FTPS targets (implicit TLS; any login)")
 	fs.IntVar(&cfg.LDAP, "ldap", 1, "number of LDAP targets (any bind; every search finds one entry)")
 	fs.IntVar(&cfg.LDAPS, "ldaps", 1, "number of LDAPS targets (TLS from the first byte)")
+	fs.IntVar(&cfg.Postgres, "postgres", 1, "number of PostgreSQL targets (any login; every query returns one row)")
 	fs.IntVar(&cfg.DNS, "dns", 1, "number of DNS targets (over UDP: every A query -> "+targets.DNSAnswerOK+")")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	fs.Usage = func() {
