@@ -28,6 +28,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -86,7 +87,17 @@ type Config struct {
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
 	OperationsTTL time.Duration
 	OperationsMax int
+	// NodeID and NodeRole are who this emulator is among the nodes of a
+	// cluster, as EXPRESSION checks see it (node.id, node.role); empty
+	// means the host's name and MASTER. The role is MASTER or BACKUP.
+	NodeID, NodeRole string
 }
+
+// Node roles, as EXPRESSION checks see them.
+const (
+	RoleMaster = "MASTER"
+	RoleBackup = "BACKUP"
+)
 
 // Validate checks every value of c as given, zero fields included (Start
 // fills the zero fields with their defaults first, then checks). Its
@@ -117,6 +128,9 @@ func (c Config) Validate() error {
 	if r := c.ManagedInstanceRange; r.IsValid() && (!r.Addr().Is4() || r.Bits() > 30) {
 		errs = append(errs, fmt.Errorf("--managed-instance-range %s: want an IPv4 range of /30 or larger, such as 127.1.0.0/16", r))
 	}
+	if c.NodeRole != RoleMaster && c.NodeRole != RoleBackup {
+		errs = append(errs, fmt.Errorf("--node-role %q: want %s or %s", c.NodeRole, RoleMaster, RoleBackup))
+	}
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("no data directory: set --data-dir, or --in-memory to keep nothing"))
 	}
@@ -127,6 +141,10 @@ func (c Config) Validate() error {
 func (c Config) withDefaults() Config {
 	c.Listen = cmp.Or(c.Listen, DefaultListen)
 	c.Probers = cmp.Or(c.Probers, 1)
+	c.NodeRole = cmp.Or(c.NodeRole, RoleMaster)
+	if c.NodeID == "" {
+		c.NodeID, _ = os.Hostname()
+	}
 	c.Limits = c.Limits.withDefaults()
 	c.OperationsTTL = cmp.Or(c.OperationsTTL, httpapi.DefaultOperationsTTL)
 	c.OperationsMax = cmp.Or(c.OperationsMax, httpapi.DefaultOperationsMax)
@@ -270,6 +288,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
+		Node:         prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) { e.aggregator.OnTransition(tr) }})
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)

@@ -592,7 +592,7 @@ func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testin
 // zero fields there take their defaults.
 func TestConfigValidate(t *testing.T) {
 	good := emulator.Config{InMemory: true, Probers: 1, Limits: emulator.Limits{MaxConnections: 1},
-		OperationsTTL: time.Second, OperationsMax: 1}
+		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("a valid config: %v", err)
 	}
@@ -607,6 +607,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *emulator.Config) { c.OperationsMax = -1 }, "--operations-max -1: want at least 1"},
 		{func(c *emulator.Config) { c.Limits.IdleTimeout = -time.Second }, "the idle timeout (-1s) must not be negative"},
 		{func(c *emulator.Config) { c.InMemory = false }, "no data directory: set --data-dir, or --in-memory"},
+		{func(c *emulator.Config) { c.NodeRole = "PRIMARY" }, `--node-role "PRIMARY": want MASTER or BACKUP`},
 	} {
 		c := good
 		tc.change(&c)

@@ -92,6 +92,8 @@ type Config struct {
 	Probe   prober.Func
 	Log     *slog.Logger
 	Metrics *Metrics
+	// Node is who this emulator is, for the probes that ask (expressions).
+	Node prober.Node
 	// OnTransition, if set, is called (outside any lock of the engine) on
 	// every state change.
 	OnTransition func(Transition)
@@ -332,6 +334,18 @@ func (ep *endpoint) current() (*Target, int) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return ep.target.Load(), ep.generation
+}
+
+// facts are what a probe that asks for them (an expression) knows of ep.
+func (e *Engine) facts(ep *endpoint) prober.Facts {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	f := prober.Facts{Node: e.cfg.Node, State: ep.verdict.state}
+	for p := range ep.verdict.successes {
+		f.Successes = max(f.Successes, ep.verdict.successes[p])
+		f.Failures = max(f.Failures, ep.verdict.failures[p])
+	}
+	return f
 }
 
 // record feeds one probe result into the endpoint's verdict.

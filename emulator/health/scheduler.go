@@ -107,6 +107,9 @@ func (s *series) launch() {
 	}
 	e.wg.Go(func() {
 		ctx, cancel := context.WithDeadline(s.ctx, deadline)
+		if t.Check.Probe.NeedsFacts() {
+			ctx = prober.WithFacts(ctx, e.facts(s.ep))
+		}
 		res := e.cfg.Probe(ctx, t.Check.Probe, pt)
 		cancel()
 		s.done(res)

@@ -596,7 +596,11 @@ func probeSpec(typ string, b api.ProtocolBlock, ok bool) prober.Spec {
 	if !ok {
 		return prober.Spec{Protocol: typ}
 	}
-	return prober.NewSpec(b.Type, b.Ports.ProxyHeader, func(field string) string {
+	proxyHeader := ""
+	if b.Ports != nil {
+		proxyHeader = b.Ports.ProxyHeader
+	}
+	return prober.NewSpec(b.Type, proxyHeader, func(field string) string {
 		if p := b.Text[field]; p != nil {
 			return *p
 		}
@@ -611,6 +615,9 @@ func probeSpec(typ string, b api.ProtocolBlock, ok bool) prober.Spec {
 func resolvePort(b api.ProtocolBlock, ok bool, names []namedPorts, ep health.Endpoint, serving string) (int, string) {
 	if !ok {
 		return 0, "the health check has no protocol block"
+	}
+	if b.Ports == nil {
+		return ep.Port, "" // a check type that probes no port: the endpoint's own, as a fact
 	}
 	spec, port := b.Ports.PortSpecification, b.Ports.Port
 	portName := ""

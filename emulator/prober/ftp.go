@@ -78,17 +78,17 @@ func ftpProbe(ctx context.Context, spec Spec, t Target, cfg *tls.Config) Result 
 	}
 	c, err := ftp.Dial(conn.RemoteAddr().String(), opts...)
 	if err != nil {
-		return result(ctx, ftpError("greeting", err))
+		return result(ctx, deadlineFirst(ctx, ftpError("greeting", err)))
 	}
 	if part.Username != "" {
 		if err := c.Login(part.Username, string(part.Password)); err != nil {
-			return result(ctx, ftpError("login", err))
+			return result(ctx, deadlineFirst(ctx, ftpError("login", err)))
 		}
 	}
 	if err := c.NoOp(); err != nil {
-		return result(ctx, ftpError("NOOP", err))
+		return result(ctx, deadlineFirst(ctx, ftpError("NOOP", err)))
 	}
-	return result(ctx, ftpError("QUIT", c.Quit()))
+	return result(ctx, deadlineFirst(ctx, ftpError("QUIT", c.Quit())))
 }
 
 // ftpError names the step that failed: a reply with another code is

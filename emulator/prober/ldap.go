@@ -43,7 +43,7 @@ func probeLDAP(ctx context.Context, spec Spec, t Target) Result {
 	defer conn.Close()
 	defer stop()
 	rec := &recordingConn{Conn: conn}
-	return result(ctx, ldapSession(rec, false, spec.ldap(), rec))
+	return result(ctx, deadlineFirst(ctx, ldapSession(rec, false, spec.ldap(), rec)))
 }
 
 // probeLDAPS is probeLDAP inside TLS from the first byte (port 636).
@@ -60,7 +60,7 @@ func probeLDAPS(ctx context.Context, spec Spec, t Target) Result {
 	if err != nil {
 		return result(ctx, err)
 	}
-	return result(ctx, ldapSession(tc, true, spec.ldap(), rec))
+	return result(ctx, deadlineFirst(ctx, ldapSession(tc, true, spec.ldap(), rec)))
 }
 
 // ldapSession is the exchange of an LDAP probe on conn; rec sees the

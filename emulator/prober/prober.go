@@ -3,9 +3,10 @@
 //
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
-// SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, LEGACY_HTTP, LEGACY_HTTPS). A probe
-// opens one short-lived connection (or socket), performs one exchange,
-// closes it and reports a Result.
+// SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, EXPRESSION, LEGACY_HTTP,
+// LEGACY_HTTPS). A probe opens one short-lived connection (or socket),
+// performs one exchange, closes it and reports a Result; an EXPRESSION
+// probe evaluates its expression and sends nothing.
 //
 // The caller owns timing: the only deadline a probe honours is the one
 // carried by its context. Connection deadlines are derived from it, and
@@ -22,6 +23,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -50,6 +52,7 @@ type Spec struct {
 	FTP         *FTPSpec
 	LDAP        *LDAPSpec
 	SQL         *SQLSpec
+	Expression  *ExpressionSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -75,7 +78,8 @@ type GRPCSpec struct {
 func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
 		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp() &&
-		s.ftp() == o.ftp() && s.ldap() == o.ldap() && s.sql() == o.sql()
+		s.ftp() == o.ftp() && s.ldap() == o.ldap() && s.sql() == o.sql() &&
+		s.expression() == o.expression()
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -163,6 +167,7 @@ var registry = map[string]protocol{
 	"LDAP":          {probe: probeLDAP, part: ldapPart},
 	"LDAPS":         {probe: probeLDAPS, part: ldapPart},
 	"SQL":           {probe: probeSQL, part: sqlPart},
+	"EXPRESSION":    {probe: probeExpression, part: expressionPart},
 }
 
 // Lookup returns the prober registered for protocol.
@@ -222,6 +227,18 @@ type tlsHandshakeError struct{ err error }
 
 func (e *tlsHandshakeError) Error() string { return "tls handshake: " + e.err.Error() }
 func (e *tlsHandshakeError) Unwrap() error { return e.err }
+
+// deadlineFirst is err, or a timeout when the probe's time ran out and err
+// may only follow from it: a library whose connection the deadline closed
+// reports a closed connection or an answer it could not read. What the
+// server answered (a bad status, a mismatch) stays.
+func deadlineFirst(ctx context.Context, err error) error {
+	var pe *probeError
+	if err == nil || ctx.Err() == nil || isTimeout(err) || errors.As(err, &pe) && pe.reason != ReasonProtocolError {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ctx.Err(), err)
+}
 
 // healthy is returned by value; keeping it a package var avoids building
 // the same struct in every prober.

@@ -53,7 +53,7 @@ func probeSQL(ctx context.Context, spec Spec, t Target) Result {
 		err = failure(ReasonProtocolError, "unknown SQL driver "+strconv.Quote(p.Driver))
 	}
 	if err != nil {
-		return result(ctx, sqlError(err, d))
+		return result(ctx, deadlineFirst(ctx, sqlError(err, d)))
 	}
 	return healthy
 }

@@ -63,10 +63,11 @@ func extensionProtocols(schemas map[string]*Schema) {
 		if p.Extension == nil {
 			continue
 		}
-		props := map[string]*Schema{
-			"port":              {Type: "integer", Format: "int32"},
-			"portName":          {Type: "string"},
-			"portSpecification": {Type: "string", Enum: []string{api.UseFixedPort, api.UseNamedPort, api.UseServingPort}},
+		props := map[string]*Schema{}
+		if !p.Extension.NoPort {
+			props["port"] = &Schema{Type: "integer", Format: "int32"}
+			props["portName"] = &Schema{Type: "string"}
+			props["portSpecification"] = &Schema{Type: "string", Enum: []string{api.UseFixedPort, api.UseNamedPort, api.UseServingPort}}
 		}
 		if p.Extension.ProxyHeader {
 			props["proxyHeader"] = proxyHeader

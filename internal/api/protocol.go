@@ -6,9 +6,9 @@ import "slices"
 // code written once (rules, defaults, the provider's blocks, the probe
 // spec) serves whichever block is set.
 type ProtocolBlock struct {
-	Type  string // "TCP", "HTTP", ...
-	Field string // the JSON field of the block: "tcpHealthCheck", ...
-	Ports *PortSpec
+	Type  string    // "TCP", "HTTP", ...
+	Field string    // the JSON field of the block: "tcpHealthCheck", ...
+	Ports *PortSpec // nil for the check types that probe no port
 	// PortName points at the block's named port; nil for protocols that
 	// have none (gRPC over TLS).
 	PortName *string
@@ -52,6 +52,10 @@ type Extension struct {
 	// ProxyHeader tells whether the block has proxyHeader (a byte stream
 	// the PROXY header can precede).
 	ProxyHeader bool
+	// NoPort marks a check type that probes no port (ICMP, a JSONata
+	// expression): its block has no port, portName or portSpecification,
+	// and its ProtocolBlock no Ports.
+	NoPort bool
 	// Secret are the JSON names of the Text fields that are secrets (a
 	// password): stored and probed with, never in the API's answers, never
 	// logged or shown, sensitive in Terraform.
@@ -74,6 +78,9 @@ const (
 	TypeLDAP  = "LDAP"
 	TypeLDAPS = "LDAPS"
 	TypeSQL   = "SQL"
+	// TypeExpression checks no network: a JSONata expression over the
+	// emulator's facts.
+	TypeExpression = "EXPRESSION"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -150,6 +157,10 @@ var Protocols = []Protocol{
 		Extension: &Extension{Secret: []string{"dsn"}},
 		Summary: "SQL health check (an lbhealth extension): a login to the endpoint's database with `driver` " +
 			"(`postgres` or `oracle`) and the settings of `dsn`, then `query`, which must return a row, before the timeout."},
+	{Type: TypeExpression, Field: "expressionHealthCheck", Text: []string{"expression"}, Extension: &Extension{NoPort: true},
+		Summary: "Expression health check (an lbhealth extension): no network request; `expression`, in JSONata, is " +
+			"evaluated over the emulator's facts (its node's id and role, the time, the endpoint's address and port, its " +
+			"current state and consecutive results), and the endpoint is healthy when it is true."},
 }
 
 var ldapText = []string{"bindDn", "bindPassword", "baseDn", "filter"}
@@ -166,6 +177,9 @@ func (p Protocol) block(h *HealthCheck) *ProtocolBlock {
 		return nil
 	}
 	out := &ProtocolBlock{Ports: &b.PortSpec, PortName: &b.PortName, Text: make(map[string]*string, len(p.Text))}
+	if p.Extension.NoPort {
+		out.Ports, out.PortName = nil, nil
+	}
 	if p.Extension.ProxyHeader {
 		out.ProxyHeader = &b.ProxyHeader
 	}

@@ -7,25 +7,26 @@ import "github.com/hashicorp/terraform-plugin-framework/types"
 // protocolBlockFields are the protocol blocks of healthCheckModel, one per
 // protocol of the API's table.
 type protocolBlockFields struct {
-	TCPHealthCheck     types.Object `tfsdk:"tcp_health_check"`
-	SSLHealthCheck     types.Object `tfsdk:"ssl_health_check"`
-	HTTPHealthCheck    types.Object `tfsdk:"http_health_check"`
-	HTTPSHealthCheck   types.Object `tfsdk:"https_health_check"`
-	HTTP2HealthCheck   types.Object `tfsdk:"http2_health_check"`
-	GRPCHealthCheck    types.Object `tfsdk:"grpc_health_check"`
-	GRPCTLSHealthCheck types.Object `tfsdk:"grpc_tls_health_check"`
-	UDPHealthCheck     types.Object `tfsdk:"udp_health_check"`
-	DNSHealthCheck     types.Object `tfsdk:"dns_health_check"`
-	SMTPHealthCheck    types.Object `tfsdk:"smtp_health_check"`
-	SMTPSHealthCheck   types.Object `tfsdk:"smtps_health_check"`
-	FTPHealthCheck     types.Object `tfsdk:"ftp_health_check"`
-	FTPSHealthCheck    types.Object `tfsdk:"ftps_health_check"`
-	LDAPHealthCheck    types.Object `tfsdk:"ldap_health_check"`
-	LDAPSHealthCheck   types.Object `tfsdk:"ldaps_health_check"`
-	SQLHealthCheck     types.Object `tfsdk:"sql_health_check"`
+	TCPHealthCheck        types.Object `tfsdk:"tcp_health_check"`
+	SSLHealthCheck        types.Object `tfsdk:"ssl_health_check"`
+	HTTPHealthCheck       types.Object `tfsdk:"http_health_check"`
+	HTTPSHealthCheck      types.Object `tfsdk:"https_health_check"`
+	HTTP2HealthCheck      types.Object `tfsdk:"http2_health_check"`
+	GRPCHealthCheck       types.Object `tfsdk:"grpc_health_check"`
+	GRPCTLSHealthCheck    types.Object `tfsdk:"grpc_tls_health_check"`
+	UDPHealthCheck        types.Object `tfsdk:"udp_health_check"`
+	DNSHealthCheck        types.Object `tfsdk:"dns_health_check"`
+	SMTPHealthCheck       types.Object `tfsdk:"smtp_health_check"`
+	SMTPSHealthCheck      types.Object `tfsdk:"smtps_health_check"`
+	FTPHealthCheck        types.Object `tfsdk:"ftp_health_check"`
+	FTPSHealthCheck       types.Object `tfsdk:"ftps_health_check"`
+	LDAPHealthCheck       types.Object `tfsdk:"ldap_health_check"`
+	LDAPSHealthCheck      types.Object `tfsdk:"ldaps_health_check"`
+	SQLHealthCheck        types.Object `tfsdk:"sql_health_check"`
+	EXPRESSIONHealthCheck types.Object `tfsdk:"expression_health_check"`
 }
 
 // blocks returns the protocol block values in the order of the API's table.
 func (m *protocolBlockFields) blocks() []*types.Object {
-	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck, &m.SQLHealthCheck}
+	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck, &m.SQLHealthCheck, &m.EXPRESSIONHealthCheck}
 }

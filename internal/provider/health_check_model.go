@@ -2,6 +2,7 @@ package provider
 
 import (
 	"path"
+	"slices"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -66,16 +67,22 @@ var protocolBlocks = func() []protocolBlock {
 			secret: map[string]bool{}}
 		var probe api.HealthCheck
 		block, _ := probe.AddBlock(p.Type)
-		b.attrs = append(b.attrs, "port")
+		if block.Ports != nil {
+			b.attrs = append(b.attrs, "port")
+		}
 		if block.PortName != nil {
 			b.attrs = append(b.attrs, "port_name")
 		}
-		b.attrs = append(b.attrs, "port_specification")
+		if block.Ports != nil {
+			b.attrs = append(b.attrs, "port_specification")
+		}
 		if block.ProxyHeader != nil {
 			b.attrs = append(b.attrs, "proxy_header")
 		}
-		for _, name := range b.attrs[1:] {
-			b.apiNames[name] = portAttrs[name]
+		for _, name := range b.attrs {
+			if name != "port" {
+				b.apiNames[name] = portAttrs[name]
+			}
 		}
 		for _, text := range p.Text {
 			b.attrs = append(b.attrs, naming.SnakeCase(text))
@@ -146,7 +153,9 @@ func setBlock(hc *api.HealthCheck, typ string, v blockValues) {
 	if !ok {
 		return
 	}
-	*b.Ports = api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification}
+	if b.Ports != nil {
+		*b.Ports = api.PortSpec{Port: v.Port, PortSpecification: v.PortSpecification}
+	}
 	if b.ProxyHeader != nil {
 		*b.ProxyHeader = v.ProxyHeader
 	}
@@ -166,8 +175,10 @@ func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
 	if !ok {
 		return blockValues{}, false
 	}
-	v := blockValues{Port: b.Ports.Port, PortSpecification: b.Ports.PortSpecification,
-		Text: make(map[string]string, len(b.Text))}
+	v := blockValues{Text: make(map[string]string, len(b.Text))}
+	if b.Ports != nil {
+		v.Port, v.PortSpecification = b.Ports.Port, b.Ports.PortSpecification
+	}
 	if b.ProxyHeader != nil {
 		v.ProxyHeader = *b.ProxyHeader
 	}
@@ -346,11 +357,14 @@ func planBlockPorts(plan *healthCheckModel, config healthCheckModel) diag.Diagno
 		if obj.IsNull() || obj.IsUnknown() || cfg.IsNull() || cfg.IsUnknown() {
 			continue
 		}
+		b := protocolBlocks[i]
+		if !slices.Contains(b.attrs, "port") {
+			continue // a check type that probes no port
+		}
 		cfgAttrs := cfg.Attributes()
 		if port, _ := cfgAttrs["port"].(types.Int64); !port.IsNull() {
 			continue
 		}
-		b := protocolBlocks[i]
 		port, known := planBlockPort(b.typ, cfgAttrs)
 		if !known {
 			continue

@@ -58,8 +58,13 @@ func blockDescription(b protocolBlock) string {
 			"replaces the check."
 	}
 	empty := " An empty block (`" + b.name + " {}`) is accepted and means all defaults."
-	if b.typ == api.TypeDNS {
+	switch b.typ {
+	case api.TypeDNS:
 		empty = " `query_name` is required."
+	case api.TypeSQL:
+		empty = " `driver` and `dsn` are required."
+	case api.TypeExpression:
+		empty = " `expression` is required; the block has no port."
 	}
 	return p.Summary + switching + empty
 }
@@ -139,6 +144,14 @@ func blockAttrDescription(b protocolBlock, name string) string {
 		return "Query the check runs; it must return a row, else the probe fails with reason `RESPONSE_MISMATCH`. " +
 			"PostgreSQL sessions are read-only. Default `" + rules.DefaultPostgresQuery + "`, or `" +
 			rules.DefaultOracleQuery + "` for `oracle`." + ascii
+	case "expression":
+		return "JSONata expression, true when the endpoint is healthy. It sees `node.id` and `node.role` (`MASTER` or " +
+			"`BACKUP`: the emulator's `--node-id` and `--node-role`), `time.now` (RFC 3339, UTC), `time.unix`, `time.hour`, " +
+			"`time.minute`, `time.weekday`, `endpoint.ip`, `endpoint.port`, and `health.state`, `health.successes` and " +
+			"`health.failures` (the endpoint's state and consecutive results before this evaluation). False fails with " +
+			"reason `RESPONSE_MISMATCH`; a result that is not a boolean, or an error, with `PROTOCOL_ERROR`. Required; " +
+			"syntax errors fail the plan, and so do function definitions and ranges (`..`), which could stop the " +
+			"emulator the expression runs in." + ascii
 	case "tls_mode":
 		return "`" + rules.FTPSExplicit + "` (default): TLS negotiated with `AUTH TLS` after the greeting, on the FTP port; `" +
 			rules.FTPSImplicit + "`: TLS from the first byte, as servers on port 990 speak it."

@@ -147,6 +147,9 @@ func isProtocolType(typ string) bool {
 // ports checks port, portName, portSpecification and proxyHeader of the block
 // that is set: the rules hold for every protocol alike.
 func ports(b api.ProtocolBlock) Violations {
+	if b.Ports == nil {
+		return nil // a check type that probes no port
+	}
 	var vs Violations
 	field := func(name string) string { return b.Field + "." + name }
 	vs.add(optionalRange(field("port"), b.Ports.Port, MinPort, MaxPort))
@@ -260,6 +263,7 @@ var textRules = map[string]func(field, value string) *Violation{
 	"driver":          sqlDriver,
 	"dsn":             sqlDSNText,
 	"query":           printableASCII,
+	"expression":      expressionText,
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to
@@ -328,7 +332,8 @@ func sourceRegionsProtocol(hc *api.HealthCheck, b api.ProtocolBlock) *Violation 
 			f("tcpHealthCheck.request"), hc.TCPHealthCheck.Request, f("sourceRegions"))
 		return &v
 	}
-	if p := b.Ports.ProxyHeader; p != "" && p != api.ProxyHeaderNone {
+	if b.Ports != nil && b.Ports.ProxyHeader != "" && b.Ports.ProxyHeader != api.ProxyHeaderNone {
+		p := b.Ports.ProxyHeader
 		field := b.Field + ".proxyHeader"
 		v := violation(field, "%s (%q) must be NONE when %s is set.", f(field), p, f("sourceRegions"))
 		return &v
@@ -370,6 +375,9 @@ func ApplyHealthCheckDefaults(hc *api.HealthCheck) {
 func applyPortDefaults(b api.ProtocolBlock) {
 	if b.ProxyHeader != nil && *b.ProxyHeader == "" {
 		*b.ProxyHeader = api.ProxyHeaderNone
+	}
+	if b.Ports == nil {
+		return
 	}
 	named := b.PortName != nil && *b.PortName != ""
 	spec := b.Ports.PortSpecification

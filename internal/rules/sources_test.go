@@ -303,6 +303,10 @@ var messageSources = map[string]source{
 	`%s is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`: own(
 		"go-ora connects from an oracle:// URL naming the user and the service; the DSN holds a password, so it is never echoed."),
 	`%s is required: %s or %s.`: seed(applianceTR, "Oracle"),
+	`%s (%q) is not a JSONata expression: %s.`: seed(applianceTR, "JSONata"),
+	`%s is required: a JSONata expression over the emulator's facts that is true when the endpoint is healthy, such as node.role = "MASTER".`: seed(applianceTR, "JSONata"),
+	`%s (%q) %s: expressions run inside the emulator, where a recursive function or a large range could stop it; write the condition without it.`: own(
+		"the emulator evaluates expressions in its own process, with no bound on recursion or memory: constructs without a bound are refused."),
 	`%s is required: the connection settings (user, password, database) the check logs in with.`: seed(applianceTR,
 		"SQL sorgusu"),
 	`%s (%q) is not a distinguished name such as cn=monitor,dc=example,dc=com (RFC 4514): %s.`: own(

@@ -66,6 +66,10 @@ func run(args []string) error {
 	managedRange := fs.String("managed-instance-range", env("LBHEALTH_MANAGED_INSTANCE_RANGE", httpapi.DefaultManagedInstanceRange.String()),
 		"IPv4 range the instances of managed instance groups get their addresses from, whatever their subnetwork, so that "+
 			"local servers bound there answer their probes (env LBHEALTH_MANAGED_INSTANCE_RANGE)")
+	nodeID := fs.String("node-id", env("LBHEALTH_NODE_ID", ""),
+		"this emulator's id among the nodes of a cluster, as EXPRESSION checks see it (node.id); default the host's name (env LBHEALTH_NODE_ID)")
+	nodeRole := fs.String("node-role", env("LBHEALTH_NODE_ROLE", emulator.RoleMaster),
+		"MASTER or BACKUP: this emulator's role, as EXPRESSION checks see it (node.role) (env LBHEALTH_NODE_ROLE)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,7 +98,7 @@ func run(args []string) error {
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
-		ManagedInstanceRange: managed, ProbeMap: pm,
+		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
