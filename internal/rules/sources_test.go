@@ -302,7 +302,7 @@ var messageSources = map[string]source{
 		"libpq's connection strings (a URL or key=value pairs), parsed by pgconn as the probe will; the DSN holds a password, so it is never echoed."),
 	`%s is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`: own(
 		"go-ora connects from an oracle:// URL naming the user and the service; the DSN holds a password, so it is never echoed."),
-	`%s is required: %s or %s.`: seed(applianceTR, "Oracle"),
+	`%s is required: %s or %s.`:                seed(applianceTR, "Oracle"),
 	`%s (%q) is not a JSONata expression: %s.`: seed(applianceTR, "JSONata"),
 	`%s is required: a JSONata expression over the emulator's facts that is true when the endpoint is healthy, such as node.role = "MASTER".`: seed(applianceTR, "JSONata"),
 	`%s (%q) %s: expressions run inside the emulator, where a recursive function or a large range could stop it; write the condition without it.`: own(
