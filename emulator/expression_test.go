@@ -42,3 +42,18 @@ func TestExpressionChecksOnABackupNode(t *testing.T) {
 		return m.HealthState == "UNHEALTHY" && m.Reason == "RESPONSE_MISMATCH" && b.HealthState == "HEALTHY"
 	})
 }
+
+// TestICMPCheck: an ICMP check (an empty block) pings the endpoint's
+// address, whatever its port: a loopback endpoint is HEALTHY.
+func TestICMPCheck(t *testing.T) {
+	e := startEmulator(t, emulator0())
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"ping","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,"icmpHealthCheck":{}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"ping","endpoints":[{"ipAddress":"127.0.0.1","port":9}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"ping","backends":[{"group":"zones/z/networkEndpointGroups/ping"}],"healthChecks":["ping"]}`)
+	var hc map[string]any
+	apiCall(t, e, "GET", "global/healthChecks/ping", "", &hc)
+	if hc["type"] != "ICMP" {
+		t.Fatalf("stored check %v, want type ICMP", hc)
+	}
+	waitFor(t, "the pinged endpoint HEALTHY", func() bool { return health(t, e, "ping")[9].HealthState == "HEALTHY" })
+}

@@ -3,8 +3,8 @@
 //
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
-// SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, EXPRESSION, LEGACY_HTTP,
-// LEGACY_HTTPS). A probe opens one short-lived connection (or socket),
+// SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, EXPRESSION, ICMP,
+// LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection (or socket),
 // performs one exchange, closes it and reports a Result; an EXPRESSION
 // probe evaluates its expression and sends nothing.
 //
@@ -168,6 +168,7 @@ var registry = map[string]protocol{
 	"LDAPS":         {probe: probeLDAPS, part: ldapPart},
 	"SQL":           {probe: probeSQL, part: sqlPart},
 	"EXPRESSION":    {probe: probeExpression, part: expressionPart},
+	"ICMP":          {probe: probeICMP},
 }
 
 // Lookup returns the prober registered for protocol.

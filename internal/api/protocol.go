@@ -81,6 +81,7 @@ const (
 	// TypeExpression checks no network: a JSONata expression over the
 	// emulator's facts.
 	TypeExpression = "EXPRESSION"
+	TypeICMP       = "ICMP"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -157,6 +158,9 @@ var Protocols = []Protocol{
 		Extension: &Extension{Secret: []string{"dsn"}},
 		Summary: "SQL health check (an lbhealth extension): a login to the endpoint's database with `driver` " +
 			"(`postgres` or `oracle`) and the settings of `dsn`, then `query`, which must return a row, before the timeout."},
+	{Type: TypeICMP, Field: "icmpHealthCheck", Extension: &Extension{NoPort: true},
+		Summary: "ICMP health check (an lbhealth extension): one echo request to the endpoint's address, answered " +
+			"before the timeout (an unprivileged ping socket where the kernel allows one, else a raw socket)."},
 	{Type: TypeExpression, Field: "expressionHealthCheck", Text: []string{"expression"}, Extension: &Extension{NoPort: true},
 		Summary: "Expression health check (an lbhealth extension): no network request; `expression`, in JSONata, is " +
 			"evaluated over the emulator's facts (its node's id and role, the time, the endpoint's address and port, its " +

@@ -12,9 +12,9 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// TestAccHealthCheck_expression: an expression check (a block with no
-// port) applies from Terraform, its endpoint turns HEALTHY with no server
-// behind it, and the plan stays empty; a JSONata syntax error fails the
+// TestAccHealthCheck_expression: an expression check and an ICMP check
+// (blocks with no port, the ICMP one empty) apply from Terraform, their
+// endpoint turns HEALTHY with no server behind it, and the plan stays empty; a JSONata syntax error fails the
 // plan, naming the field.
 func TestAccHealthCheck_expression(t *testing.T) {
 	e := newTestEmulator(t)
@@ -28,6 +28,21 @@ resource "lbhealth_health_check" "rule" {
   unhealthy_threshold = 1
   expression_health_check {
     expression = %q
+  }
+}
+resource "lbhealth_health_check" "ping" {
+  name                = "hc-icmp"
+  check_interval_sec  = 1
+  timeout_sec         = 1
+  healthy_threshold   = 1
+  unhealthy_threshold = 1
+  icmp_health_check {}
+}
+resource "lbhealth_backend_service" "ping" {
+  name          = "bs-icmp"
+  health_checks = [lbhealth_health_check.ping.id]
+  backend {
+    group = lbhealth_endpoint_group.any.id
   }
 }
 resource "lbhealth_endpoint_group" "any" {
@@ -59,12 +74,16 @@ resource "lbhealth_backend_service" "any" {
 				Config: config(`node.role = "MASTER" and endpoint.port = 9`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("lbhealth_health_check.rule", tfjsonpath.New("type"), knownvalue.StringExact(api.TypeExpression)),
+					statecheck.ExpectKnownValue("lbhealth_health_check.ping", tfjsonpath.New("type"), knownvalue.StringExact(api.TypeICMP)),
 				},
 			},
 			{
-				PreConfig: func() { waitForHealth(t, e, "bs-expression", 9, "HEALTHY") },
-				Config:    config(`node.role = "MASTER" and endpoint.port = 9`),
-				PlanOnly:  true,
+				PreConfig: func() {
+					waitForHealth(t, e, "bs-expression", 9, "HEALTHY")
+					waitForHealth(t, e, "bs-icmp", 9, "HEALTHY")
+				},
+				Config:   config(`node.role = "MASTER" and endpoint.port = 9`),
+				PlanOnly: true,
 			},
 		},
 	})

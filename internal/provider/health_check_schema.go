@@ -65,6 +65,8 @@ func blockDescription(b protocolBlock) string {
 		empty = " `driver` and `dsn` are required."
 	case api.TypeExpression:
 		empty = " `expression` is required; the block has no port."
+	case api.TypeICMP:
+		empty = " The block is empty (`icmp_health_check {}`): it has no port."
 	}
 	return p.Summary + switching + empty
 }

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, EXPRESSION"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, ICMP, EXPRESSION"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck, sqlHealthCheck, expressionHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck, sqlHealthCheck, icmpHealthCheck, expressionHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -226,6 +226,7 @@ var healthCheckCases = []struct {
 		want: `sqlHealthCheck.dsn is not a PostgreSQL connection string: write a URL such as postgres://user:password@/database?sslmode=disable or key=value pairs such as user=monitor dbname=app (the value is a secret and is not shown).`},
 	{name: "SQL bad oracle dsn", body: `{"sqlHealthCheck": {"port": 1521, "driver": "oracle", "dsn": "monitor/hunter2@ORCL"}}`, field: "sqlHealthCheck.dsn",
 		want: `sqlHealthCheck.dsn is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`},
+	{name: "ICMP", body: `{"icmpHealthCheck": {}}`},
 	{name: "expression", body: `{"expressionHealthCheck": {"expression": "node.role = \"MASTER\" and time.hour < 22"}}`},
 	{name: "expression missing", body: `{"expressionHealthCheck": {}}`, field: "expressionHealthCheck.expression",
 		want: `expressionHealthCheck.expression is required: a JSONata expression over the emulator's facts that is true when the endpoint is healthy, such as node.role = "MASTER".`},
@@ -521,7 +522,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636, "SQL": 0, "EXPRESSION": 0}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636, "SQL": 0, "ICMP": 0, "EXPRESSION": 0}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])
