@@ -291,7 +291,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 	case t.Endpoint.Stopped:
 		// Probers connect only to running machines.
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
-	case t.Check.Port == 0:
+	case t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "":
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
 	default:
 		return Transition{}, false
@@ -302,7 +302,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
 func (e *Engine) start(ep *endpoint, t *Target) {
-	if t.Endpoint.Stopped || t.Check.Port == 0 {
+	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
 		return
 	}
 	ctx, stop := context.WithCancel(e.ctx)

@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -10,6 +13,13 @@ func (s *Server) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
 	c := newCollection[api.HealthCheck, *api.HealthCheck](s, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
 	c.check = func(hc *api.HealthCheck, sc scope) rules.Violations {
 		return rules.HealthCheck(hc, sc.region != "")
+	}
+	c.resolve = s.resolveScenario
+	c.refs = func(hc *api.HealthCheck) []string {
+		if b, ok := hc.BlockOf(api.TypeScenario); ok {
+			return append([]string(nil), *b.Lists["healthChecks"]...)
+		}
+		return nil
 	}
 	c.immutable = func(prior, hc *api.HealthCheck) error {
 		if v := rules.CheckTypeChange(checkType(prior), checkType(hc)); v != nil {
@@ -30,4 +40,31 @@ func checkType(hc *api.HealthCheck) string {
 		return b.Type
 	}
 	return ""
+}
+
+// resolveScenario checks the health checks a scenario combines: each must
+// exist in the scenario's own scope and be neither the scenario nor a
+// scenario; the references are stored as URLs.
+func (s *Server) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc scope) error {
+	b, ok := hc.BlockOf(api.TypeScenario)
+	if !ok {
+		return nil
+	}
+	members := *b.Lists["healthChecks"]
+	for i, ref := range members {
+		field := fmt.Sprintf("scenarioHealthCheck.healthChecks[%d]", i)
+		var member api.HealthCheck
+		k, err := s.lookup(ctx, field, ref, sc, api.CollectionHealthChecks, &member)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("%s (%q) is in %s: a scenario combines health checks of its own scope (%s).", field, ref, k.Scope, sc.path())
+		}
+		if v := rules.ScenarioMember(field, ref, hc.Name, &member); v != nil {
+			return invalid("%s", v.Error())
+		}
+		members[i] = s.link(k.Path())
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -164,6 +165,14 @@ func (p *Planner) dependencies(path string) []string {
 		for _, inst := range tp.Instances {
 			ip, _ := poolInstancePath(inst, path)
 			deps = append(deps, ip) // "" for an address: depends on nothing
+		}
+	}
+	if hc, ok := p.s.HealthChecks[path]; ok {
+		// A scenario's verdict follows the checks it combines.
+		if b, ok := hc.BlockOf(api.TypeScenario); ok {
+			for _, ref := range *b.Lists["healthChecks"] {
+				deps = append(deps, api.PathOf(ref))
+			}
 		}
 	}
 	if m, ok := p.s.Managers[path]; ok {
@@ -488,6 +497,10 @@ type ownerCheck struct {
 	regular  bool
 	block    api.ProtocolBlock
 	hasBlock bool
+	// members are the checks a scenario combines, resolved per endpoint
+	// with it; missing names a member that is not stored.
+	members []ownerCheck
+	missing map[int]string
 }
 
 // ownerCheck resolves a health-check reference, regular or legacy; false
@@ -496,7 +509,11 @@ func (s snapshot) ownerCheck(ref string) (ownerCheck, bool) {
 	path := api.PathOf(ref)
 	if hc, ok := s.HealthChecks[path]; ok {
 		b, hasBlock := hc.Block()
-		return ownerCheck{base: checkOf(path, hc, b, hasBlock), regular: true, block: b, hasBlock: hasBlock}, true
+		oc := ownerCheck{base: checkOf(path, hc, b, hasBlock), regular: true, block: b, hasBlock: hasBlock}
+		if hasBlock && b.Type == api.TypeScenario {
+			oc.members, oc.missing = s.scenarioMembers(*b.Lists["healthChecks"])
+		}
+		return oc, true
 	}
 	if hc, ok := s.LegacyHTTP[path]; ok {
 		return ownerCheck{base: legacyCheck(path, hc, "LEGACY_HTTP")}, true
@@ -516,7 +533,37 @@ func (oc ownerCheck) forEndpoint(names []namedPorts, ep health.Endpoint, serving
 	if oc.regular {
 		c.Port, c.Unresolved = resolvePort(oc.block, oc.hasBlock, names, ep, serving)
 	}
+	if oc.members != nil {
+		sc := &prober.ScenarioSpec{Operator: *oc.block.Text["operator"], Members: make([]prober.Member, len(oc.members))}
+		for i, m := range oc.members {
+			sc.Members[i] = prober.Member{Name: path.Base(m.base.Name), Spec: m.base.Probe, Unresolved: oc.missing[i]}
+			if oc.missing[i] == "" {
+				sc.Members[i].Port, sc.Members[i].Unresolved = resolvePort(m.block, m.hasBlock, names, ep, serving)
+			}
+		}
+		c.Probe.Scenario = sc
+	}
 	return c
+}
+
+// scenarioMembers are the checks a scenario combines; missing says, by
+// index, which are not stored (the API refuses them: a store being loaded
+// may still lack one).
+func (s snapshot) scenarioMembers(refs []string) ([]ownerCheck, map[int]string) {
+	members := make([]ownerCheck, len(refs))
+	missing := map[int]string{}
+	for i, ref := range refs {
+		p := api.PathOf(ref)
+		hc, ok := s.HealthChecks[p]
+		if !ok {
+			members[i].base.Name = p
+			missing[i] = "health check " + p + " does not exist"
+			continue
+		}
+		b, hasBlock := hc.Block()
+		members[i] = ownerCheck{base: checkOf(p, hc, b, hasBlock), regular: true, block: b, hasBlock: hasBlock}
+	}
+	return members, missing
 }
 
 // legacyCheck is what probing needs of a legacy check: only its port.

@@ -26,7 +26,16 @@ func expressionPart(s *Spec, text func(string) string) {
 
 // NeedsFacts tells whether a probe of s reads the Facts of its context
 // (WithFacts): the caller gathers them only then.
-func (s Spec) NeedsFacts() bool { return s.Protocol == "EXPRESSION" }
+func (s Spec) NeedsFacts() bool {
+	if s.Scenario != nil {
+		for _, m := range s.Scenario.Members {
+			if m.Spec.NeedsFacts() {
+				return true
+			}
+		}
+	}
+	return s.Protocol == "EXPRESSION"
+}
 
 // Node is who the emulator is among the nodes of a cluster: an expression
 // can make a backup node report its endpoints down.

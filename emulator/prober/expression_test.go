@@ -42,3 +42,34 @@ func TestExpression(t *testing.T) {
 		t.Error("NeedsFacts: want true for EXPRESSION only")
 	}
 }
+
+// TestScenarioCombines: AND passes when every member does and reports the
+// first failure by name; OR passes when one does and names every failure;
+// a member whose port could not be resolved fails without a probe.
+func TestScenarioCombines(t *testing.T) {
+	tg := closedPort(t)
+	yes, no := Member{Name: "yes", Spec: expressionSpec("true")}, Member{Name: "no", Spec: expressionSpec("false")}
+	lost := Member{Name: "lost", Spec: Spec{Protocol: "TCP"}, Unresolved: "no named port \"http\""}
+	scenario := func(op string, members ...Member) Spec {
+		return Spec{Protocol: "SCENARIO", Scenario: &ScenarioSpec{Operator: op, Members: members}}
+	}
+	for _, c := range []struct {
+		spec    Spec
+		healthy bool
+		detail  string
+	}{
+		{scenario("AND", yes, yes), true, ""},
+		{scenario("AND", yes, no, lost), false, "no: RESPONSE_MISMATCH expression is false"},
+		{scenario("OR", no, yes), true, ""},
+		{scenario("OR", no, lost), false, `none passed: no: RESPONSE_MISMATCH expression is false; lost: UNREACHABLE no named port "http"`},
+	} {
+		res := probe(t, time.Second, c.spec, tg)
+		if res.Healthy != c.healthy || res.Detail != c.detail {
+			t.Errorf("%+v: %+v, want healthy=%v detail %q", c.spec.Scenario, res, c.healthy, c.detail)
+		}
+	}
+	if !scenario("OR", yes).Equal(scenario("OR", yes)) || scenario("OR", yes).Equal(scenario("AND", yes)) ||
+		scenario("OR", yes).Equal(scenario("OR", no)) {
+		t.Error("Spec.Equal does not compare scenarios by what they hold")
+	}
+}

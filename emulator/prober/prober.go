@@ -4,7 +4,7 @@
 // Every protocol is one Func registered under its health-check protocol
 // name (TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP,
 // SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, EXPRESSION, ICMP,
-// LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection (or socket),
+// SCENARIO, LEGACY_HTTP, LEGACY_HTTPS). A probe opens one short-lived connection (or socket),
 // performs one exchange, closes it and reports a Result; an EXPRESSION
 // probe evaluates its expression and sends nothing.
 //
@@ -53,6 +53,7 @@ type Spec struct {
 	LDAP        *LDAPSpec
 	SQL         *SQLSpec
 	Expression  *ExpressionSpec
+	Scenario    *ScenarioSpec
 }
 
 // TCPSpec is the part of TCP, SSL and UDP probes.
@@ -79,7 +80,7 @@ func (s Spec) Equal(o Spec) bool {
 	return s.Protocol == o.Protocol && s.ProxyHeader == o.ProxyHeader &&
 		s.tcp() == o.tcp() && s.http() == o.http() && s.grpc() == o.grpc() && s.dns() == o.dns() && s.smtp() == o.smtp() &&
 		s.ftp() == o.ftp() && s.ldap() == o.ldap() && s.sql() == o.sql() &&
-		s.expression() == o.expression()
+		s.expression() == o.expression() && equalScenario(s.Scenario, o.Scenario)
 }
 
 func (s Spec) tcp() TCPSpec {
@@ -169,6 +170,7 @@ var registry = map[string]protocol{
 	"SQL":           {probe: probeSQL, part: sqlPart},
 	"EXPRESSION":    {probe: probeExpression, part: expressionPart},
 	"ICMP":          {probe: probeICMP},
+	"SCENARIO":      {probe: probeScenario},
 }
 
 // Lookup returns the prober registered for protocol.

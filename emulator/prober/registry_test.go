@@ -30,6 +30,9 @@ func TestRegistryRunsEveryProtocolOfTheTable(t *testing.T) {
 				t.Errorf("the %s prober reads field %q, which its block (%s) does not have: it has %v", p.Type, field, p.Field, p.Text)
 			}
 		}
+		if noPort := p.Extension != nil && p.Extension.NoPort; spec.NoPort() != noPort {
+			t.Errorf("Spec.NoPort() of %s is %v, but the API's table says NoPort %v", p.Type, spec.NoPort(), noPort)
+		}
 		if entry.part != nil && len(asked) == 0 {
 			t.Errorf("the %s prober's part reads no field", p.Type)
 		}

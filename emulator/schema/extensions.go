@@ -78,6 +78,10 @@ func extensionProtocols(schemas map[string]*Schema) {
 				secretNames[name] = true
 			}
 		}
+		for _, name := range p.Extension.Lists {
+			// The lists are references (a scenario's health checks).
+			props[name] = &Schema{Type: "array", Items: &Schema{Type: "string", Reference: true}}
+		}
 		hc.Properties[p.Field] = &Schema{Type: "object", Properties: props, Extension: true}
 		hc.Properties["type"].Enum = append(hc.Properties["type"].Enum, p.Type)
 	}

@@ -14,6 +14,8 @@ import (
 type ExtensionBlock struct {
 	PortFields
 	Text map[string]*string
+	// Lists are the type's lists of strings (Extension.Lists), by JSON name.
+	Lists map[string]*[]string
 }
 
 // MarshalJSON writes the port fields and the string fields that are set.
@@ -28,10 +30,20 @@ func (b ExtensionBlock) MarshalJSON() ([]byte, error) {
 			extra = append(extra, name)
 		}
 	}
+	for name, v := range b.Lists {
+		if v != nil && len(*v) > 0 {
+			extra = append(extra, name)
+		}
+	}
 	sort.Strings(extra)
 	for _, name := range extra {
-		out, err = appendMember(out, name, *b.Text[name])
-		if err != nil {
+		var value any
+		if v, ok := b.Text[name]; ok && v != nil {
+			value = *v
+		} else {
+			value = *b.Lists[name]
+		}
+		if out, err = appendMember(out, name, value); err != nil {
 			return nil, err
 		}
 	}
@@ -51,6 +63,14 @@ func (b *ExtensionBlock) UnmarshalJSON(data []byte) error {
 	for name, raw := range members {
 		switch name {
 		case "port", "portName", "portSpecification", "proxyHeader":
+			continue
+		}
+		if list, ok := b.Lists[name]; ok {
+			var v []string
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fmt.Errorf("%s: want a list of strings: %w", name, err)
+			}
+			*list = v
 			continue
 		}
 		var v string

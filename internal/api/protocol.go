@@ -18,6 +18,9 @@ type ProtocolBlock struct {
 	// Text points at the block's own string fields (those besides its
 	// ports), by JSON name: "request", "response", "host" ...
 	Text map[string]*string
+	// Lists points at the block's lists of strings, by JSON name
+	// ("healthChecks"); only extension blocks have them.
+	Lists map[string]*[]string
 }
 
 // Protocol is one check type: everything about it that the API, the rules,
@@ -56,6 +59,10 @@ type Extension struct {
 	// expression): its block has no port, portName or portSpecification,
 	// and its ProtocolBlock no Ports.
 	NoPort bool
+	// Lists are the JSON names of the block's lists of strings, besides
+	// Protocol.Text: references to health checks (a scenario's
+	// healthChecks).
+	Lists []string
 	// Secret are the JSON names of the Text fields that are secrets (a
 	// password): stored and probed with, never in the API's answers, never
 	// logged or shown, sensitive in Terraform.
@@ -82,6 +89,8 @@ const (
 	// emulator's facts.
 	TypeExpression = "EXPRESSION"
 	TypeICMP       = "ICMP"
+	// TypeScenario combines the verdicts of other checks.
+	TypeScenario = "SCENARIO"
 )
 
 // IsExtension tells whether typ is a check type lbhealth adds to the
@@ -161,6 +170,11 @@ var Protocols = []Protocol{
 	{Type: TypeICMP, Field: "icmpHealthCheck", Extension: &Extension{NoPort: true},
 		Summary: "ICMP health check (an lbhealth extension): one echo request to the endpoint's address, answered " +
 			"before the timeout (an unprivileged ping socket where the kernel allows one, else a raw socket)."},
+	{Type: TypeScenario, Field: "scenarioHealthCheck", Text: []string{"operator"},
+		Extension: &Extension{NoPort: true, Lists: []string{"healthChecks"}},
+		Summary: "Scenario health check (an lbhealth extension): the checks of `health_checks` probe the endpoint " +
+			"together, each its own way, and the endpoint is healthy when all of them pass (`operator = \"AND\"`) or " +
+			"one does (`OR`), before the timeout."},
 	{Type: TypeExpression, Field: "expressionHealthCheck", Text: []string{"expression"}, Extension: &Extension{NoPort: true},
 		Summary: "Expression health check (an lbhealth extension): no network request; `expression`, in JSONata, is " +
 			"evaluated over the emulator's facts (its node's id and role, the time, the endpoint's address and port, its " +
@@ -190,6 +204,12 @@ func (p Protocol) block(h *HealthCheck) *ProtocolBlock {
 	for _, name := range p.Text {
 		out.Text[name] = b.Text[name] // newBlock made every one
 	}
+	if len(p.Extension.Lists) > 0 {
+		out.Lists = make(map[string]*[]string, len(p.Extension.Lists))
+		for _, name := range p.Extension.Lists {
+			out.Lists[name] = b.Lists[name]
+		}
+	}
 	return out
 }
 
@@ -199,6 +219,12 @@ func (p Protocol) newBlock() *ExtensionBlock {
 	b := &ExtensionBlock{Text: make(map[string]*string, len(p.Text))}
 	for _, name := range p.Text {
 		b.Text[name] = new(string)
+	}
+	for _, name := range p.Extension.Lists {
+		if b.Lists == nil {
+			b.Lists = make(map[string]*[]string, len(p.Extension.Lists))
+		}
+		b.Lists[name] = new([]string)
 	}
 	return b
 }

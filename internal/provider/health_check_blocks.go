@@ -24,10 +24,11 @@ type protocolBlockFields struct {
 	LDAPSHealthCheck      types.Object `tfsdk:"ldaps_health_check"`
 	SQLHealthCheck        types.Object `tfsdk:"sql_health_check"`
 	ICMPHealthCheck       types.Object `tfsdk:"icmp_health_check"`
+	SCENARIOHealthCheck   types.Object `tfsdk:"scenario_health_check"`
 	EXPRESSIONHealthCheck types.Object `tfsdk:"expression_health_check"`
 }
 
 // blocks returns the protocol block values in the order of the API's table.
 func (m *protocolBlockFields) blocks() []*types.Object {
-	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck, &m.SQLHealthCheck, &m.ICMPHealthCheck, &m.EXPRESSIONHealthCheck}
+	return []*types.Object{&m.TCPHealthCheck, &m.SSLHealthCheck, &m.HTTPHealthCheck, &m.HTTPSHealthCheck, &m.HTTP2HealthCheck, &m.GRPCHealthCheck, &m.GRPCTLSHealthCheck, &m.UDPHealthCheck, &m.DNSHealthCheck, &m.SMTPHealthCheck, &m.SMTPSHealthCheck, &m.FTPHealthCheck, &m.FTPSHealthCheck, &m.LDAPHealthCheck, &m.LDAPSHealthCheck, &m.SQLHealthCheck, &m.ICMPHealthCheck, &m.SCENARIOHealthCheck, &m.EXPRESSIONHealthCheck}
 }

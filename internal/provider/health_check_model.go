@@ -53,6 +53,9 @@ type protocolBlock struct {
 	// secret are the attributes the API takes but never returns
 	// (api.Extension.Secret): sensitive, and kept as configured.
 	secret map[string]bool
+	// list are the attributes that are lists of references to health
+	// checks (api.Extension.Lists).
+	list map[string]bool
 }
 
 // portAttrs map the port attributes every block has to their API names.
@@ -64,7 +67,7 @@ var protocolBlocks = func() []protocolBlock {
 	out := make([]protocolBlock, 0, len(api.Protocols))
 	for _, p := range api.Protocols {
 		b := protocolBlock{name: naming.SnakeCase(p.Field), field: p.Field, typ: p.Type, apiNames: map[string]string{},
-			secret: map[string]bool{}}
+			secret: map[string]bool{}, list: map[string]bool{}}
 		var probe api.HealthCheck
 		block, _ := probe.AddBlock(p.Type)
 		if block.Ports != nil {
@@ -89,6 +92,13 @@ var protocolBlocks = func() []protocolBlock {
 			b.apiNames[naming.SnakeCase(text)] = text
 			b.secret[naming.SnakeCase(text)] = p.IsSecret(text)
 		}
+		if p.Extension != nil {
+			for _, name := range p.Extension.Lists {
+				b.attrs = append(b.attrs, naming.SnakeCase(name))
+				b.apiNames[naming.SnakeCase(name)] = name
+				b.list[naming.SnakeCase(name)] = true
+			}
+		}
 		out = append(out, b)
 	}
 	return out
@@ -98,9 +108,13 @@ var protocolBlocks = func() []protocolBlock {
 func (b protocolBlock) attrTypes() map[string]attr.Type {
 	ts := make(map[string]attr.Type, len(b.attrs))
 	for _, a := range b.attrs {
-		ts[a] = types.StringType
-		if a == "port" {
+		switch {
+		case a == "port":
 			ts[a] = types.Int64Type
+		case b.list[a]:
+			ts[a] = types.ListType{ElemType: types.StringType}
+		default:
+			ts[a] = types.StringType
 		}
 	}
 	return ts
@@ -115,6 +129,8 @@ type blockValues struct {
 	PortName, PortSpecification, ProxyHeader string
 	// Text holds the block's own string fields, by API name.
 	Text map[string]string
+	// Lists holds its lists of references, by API name.
+	Lists map[string][]string
 }
 
 // get returns the attribute with API name apiName.
@@ -167,6 +183,11 @@ func setBlock(hc *api.HealthCheck, typ string, v blockValues) {
 			*p = value
 		}
 	}
+	for name, value := range v.Lists {
+		if p := b.Lists[name]; p != nil {
+			*p = value
+		}
+	}
 }
 
 // getBlock returns the API block of type typ, false when it is not set.
@@ -187,6 +208,12 @@ func getBlock(hc *api.HealthCheck, typ string) (blockValues, bool) {
 	}
 	for name, p := range b.Text {
 		v.Text[name] = *p
+	}
+	for name, p := range b.Lists {
+		if v.Lists == nil {
+			v.Lists = map[string][]string{}
+		}
+		v.Lists[name] = *p
 	}
 	return v, true
 }
@@ -233,6 +260,14 @@ func expandBlock(e *expander, b protocolBlock, attrs map[string]attr.Value) bloc
 			continue
 		}
 		apiName := b.apiNames[name]
+		if b.list[name] {
+			l, _ := attrs[name].(types.List)
+			if v.Lists == nil {
+				v.Lists = map[string][]string{}
+			}
+			v.Lists[apiName] = e.strings(b.field+"."+apiName, l)
+			continue
+		}
 		s, _ := attrs[name].(types.String)
 		v.set(apiName, e.str(b.field+"."+apiName, s))
 	}
@@ -264,10 +299,15 @@ func flattenHealthCheck(hc *api.HealthCheck, scope client.Scope, prior healthChe
 		HealthyThreshold:   types.Int64PointerValue(hc.HealthyThreshold),
 		UnhealthyThreshold: types.Int64PointerValue(hc.UnhealthyThreshold),
 	}
+	scopePath := "global"
+	if region != "" {
+		scopePath = "regions/" + region
+	}
+	refs := refResolver{project: scope.Project, scopePath: scopePath}
 	priorBlocks := prior.blocks()
 	for i, obj := range m.blocks() {
 		var d diag.Diagnostics
-		*obj, d = flattenBlock(hc, protocolBlocks[i], *priorBlocks[i])
+		*obj, d = flattenBlock(hc, protocolBlocks[i], *priorBlocks[i], refs)
 		diags.Append(d...)
 	}
 	var d diag.Diagnostics
@@ -281,7 +321,7 @@ func flattenHealthCheck(hc *api.HealthCheck, scope client.Scope, prior healthChe
 }
 
 // flattenBlock returns the block of b's type: null when the API has none.
-func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object) (types.Object, diag.Diagnostics) {
+func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object, refs refResolver) (types.Object, diag.Diagnostics) {
 	v, ok := getBlock(hc, b.typ)
 	if !ok {
 		return types.ObjectNull(b.attrTypes()), nil
@@ -294,6 +334,18 @@ func flattenBlock(hc *api.HealthCheck, b protocolBlock, prior types.Object) (typ
 	for _, name := range b.attrs {
 		if name == "port" {
 			attrs[name] = types.Int64PointerValue(v.Port)
+			continue
+		}
+		if b.list[name] {
+			priorList, ok := priorAttrs[name].(types.List)
+			if !ok {
+				priorList = types.ListNull(types.StringType)
+			}
+			l, d := flattenRefList(v.Lists[b.apiNames[name]], priorList, refs, api.CollectionHealthChecks)
+			if d.HasError() {
+				return types.ObjectNull(b.attrTypes()), d
+			}
+			attrs[name] = l
 			continue
 		}
 		p, ok := priorAttrs[name].(types.String)

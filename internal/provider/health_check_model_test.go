@@ -283,8 +283,11 @@ func TestHealthCheckRoundTrip(t *testing.T) {
 			set := map[string]attr.Value{}
 			for i, a := range b.attrs {
 				set[a] = types.StringValue(string(rune('a' + i)))
-				if a == "port" {
+				switch {
+				case a == "port":
 					set[a] = types.Int64Value(1000)
+				case b.list[a]:
+					set[a] = types.ListValueMust(types.StringType, []attr.Value{types.StringValue("hc-a"), types.StringValue("hc-b")})
 				}
 			}
 			m := nullModel()

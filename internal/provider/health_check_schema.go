@@ -7,6 +7,7 @@ import (
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -65,6 +66,8 @@ func blockDescription(b protocolBlock) string {
 		empty = " `driver` and `dsn` are required."
 	case api.TypeExpression:
 		empty = " `expression` is required; the block has no port."
+	case api.TypeScenario:
+		empty = " `operator` and `health_checks` are required; the block has no port."
 	case api.TypeICMP:
 		empty = " The block is empty (`icmp_health_check {}`): it has no port."
 	}
@@ -154,6 +157,13 @@ func blockAttrDescription(b protocolBlock, name string) string {
 			"reason `RESPONSE_MISMATCH`; a result that is not a boolean, or an error, with `PROTOCOL_ERROR`. Required; " +
 			"syntax errors fail the plan, and so do function definitions and ranges (`..`), which could stop the " +
 			"emulator the expression runs in." + ascii
+	case "operator":
+		return "`" + rules.ScenarioAnd + "`: healthy when every check of `health_checks` passes (the first failure is the " +
+			"reason); `" + rules.ScenarioOr + "`: when one does. Required."
+	case "health_checks":
+		return fmt.Sprintf("Health checks the scenario combines, 1-%d, in its own scope (ids, self links or names): each "+
+			"probes the endpoint its own way, with its own port, within the scenario's timeout. None can be a scenario "+
+			"or the scenario itself; a check a scenario uses cannot be deleted.", rules.MaxScenarioChecks)
 	case "tls_mode":
 		return "`" + rules.FTPSExplicit + "` (default): TLS negotiated with `AUTH TLS` after the greeting, on the FTP port; `" +
 			rules.FTPSImplicit + "`: TLS from the first byte, as servers on port 990 speak it."
@@ -213,6 +223,9 @@ func blockSchema(b protocolBlock) schema.SingleNestedBlock {
 				Default: stringdefault.StaticString(rules.DefaultRequestPath)}
 		default:
 			attrs[name] = schema.StringAttribute{Optional: true, Sensitive: b.secret[name], MarkdownDescription: desc}
+			if b.list[name] {
+				attrs[name] = schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: desc}
+			}
 		}
 	}
 	return schema.SingleNestedBlock{MarkdownDescription: blockDescription(b), Attributes: attrs}
@@ -226,6 +239,8 @@ func blockDataSourceSchema(b protocolBlock) dsschema.SingleNestedAttribute {
 		desc := blockAttrDescription(b, name)
 		if name == "port" {
 			attrs[name] = dsschema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+		} else if b.list[name] {
+			attrs[name] = dsschema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: desc}
 		} else {
 			attrs[name] = dsschema.StringAttribute{Computed: true, Sensitive: b.secret[name], MarkdownDescription: desc}
 		}

@@ -233,6 +233,13 @@ func blockText(b api.ProtocolBlock) Violations {
 		}
 		vs.add(rule(b.Field+"."+name, *b.Text[name]))
 	}
+	for name, list := range b.Lists {
+		rule, ok := listRules[name]
+		if !ok {
+			panic("rules: protocol " + b.Type + " has a list " + name + " with no rule in listRules")
+		}
+		vs = append(vs, rule(b.Field+"."+name, *list)...)
+	}
 	vs = append(vs, pairedText(b)...)
 	if b.Type == api.TypeSQL && len(vs) == 0 {
 		vs = append(vs, sqlBlock(b)...)
@@ -264,6 +271,7 @@ var textRules = map[string]func(field, value string) *Violation{
 	"dsn":             sqlDSNText,
 	"query":           printableASCII,
 	"expression":      expressionText,
+	"operator":        scenarioOperator,
 }
 
 // CheckTypeChange refuses an update that changes a health check's type to

@@ -42,7 +42,7 @@ func healthCheck(t *testing.T, body string) *api.HealthCheck {
 // sourceRegionsOK is a valid source-region list.
 const sourceRegionsOK = `"sourceRegions": ["us-central1", "us-east1", "europe-west1"]`
 
-const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, ICMP, EXPRESSION"
+const protocolTypes = "TCP, SSL, HTTP, HTTPS, HTTP2, GRPC, GRPC_WITH_TLS, UDP, DNS, SMTP, SMTPS, FTP, FTPS, LDAP, LDAPS, SQL, ICMP, SCENARIO, EXPRESSION"
 
 // healthCheckCases has, for every rule of health checks, at least one case that
 // breaks it (want is the exact message, field the field it is reported at)
@@ -60,7 +60,7 @@ var healthCheckCases = []struct {
 	{name: "type matches block", body: `{"type": "HTTP", "httpHealthCheck": {}}`},
 	{name: "no block", body: `{}`, field: "",
 		want: "exactly one protocol block must be set, found none: add one of tcpHealthCheck, sslHealthCheck, httpHealthCheck, " +
-			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck, sqlHealthCheck, icmpHealthCheck, expressionHealthCheck."},
+			"httpsHealthCheck, http2HealthCheck, grpcHealthCheck, grpcTlsHealthCheck, udpHealthCheck, dnsHealthCheck, smtpHealthCheck, smtpsHealthCheck, ftpHealthCheck, ftpsHealthCheck, ldapHealthCheck, ldapsHealthCheck, sqlHealthCheck, icmpHealthCheck, scenarioHealthCheck, expressionHealthCheck."},
 	{name: "two blocks", body: `{"tcpHealthCheck": {}, "httpHealthCheck": {}}`, field: "httpHealthCheck",
 		want: "exactly one protocol block must be set, found tcpHealthCheck and httpHealthCheck: remove all but one."},
 	{name: "type mismatch", body: `{"type": "TCP", "httpHealthCheck": {}}`, field: "type",
@@ -227,6 +227,17 @@ var healthCheckCases = []struct {
 	{name: "SQL bad oracle dsn", body: `{"sqlHealthCheck": {"port": 1521, "driver": "oracle", "dsn": "monitor/hunter2@ORCL"}}`, field: "sqlHealthCheck.dsn",
 		want: `sqlHealthCheck.dsn is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`},
 	{name: "ICMP", body: `{"icmpHealthCheck": {}}`},
+	{name: "scenario", body: `{"scenarioHealthCheck": {"operator": "AND", "healthChecks": ["web-http", "global/healthChecks/dns"]}}`},
+	{name: "scenario no operator", body: `{"scenarioHealthCheck": {"healthChecks": ["a"]}}`, field: "scenarioHealthCheck.operator",
+		want: `scenarioHealthCheck.operator is required: AND (every check passes) or OR (one does).`},
+	{name: "scenario bad operator", body: `{"scenarioHealthCheck": {"operator": "XOR", "healthChecks": ["a"]}}`, field: "scenarioHealthCheck.operator",
+		want: `scenarioHealthCheck.operator ("XOR") must be one of AND, OR.`},
+	{name: "scenario no checks", body: `{"scenarioHealthCheck": {"operator": "OR"}}`, field: "scenarioHealthCheck.healthChecks",
+		want: `scenarioHealthCheck.healthChecks is required: the health checks whose verdicts the scenario combines.`},
+	{name: "scenario check twice", body: `{"scenarioHealthCheck": {"operator": "OR", "healthChecks": ["a", "projects/p/global/healthChecks/a"]}}`, field: "scenarioHealthCheck.healthChecks[1]",
+		want: `scenarioHealthCheck.healthChecks[1] ("projects/p/global/healthChecks/a") is listed twice (also at 0): each check counts once.`},
+	{name: "scenario too many", body: `{"scenarioHealthCheck": {"operator": "OR", "healthChecks": ["a","b","c","d","e","f","g","h","i"]}}`, field: "scenarioHealthCheck.healthChecks",
+		want: `scenarioHealthCheck.healthChecks lists 9 health checks: a scenario combines at most 8.`},
 	{name: "expression", body: `{"expressionHealthCheck": {"expression": "node.role = \"MASTER\" and time.hour < 22"}}`},
 	{name: "expression missing", body: `{"expressionHealthCheck": {}}`, field: "expressionHealthCheck.expression",
 		want: `expressionHealthCheck.expression is required: a JSONata expression over the emulator's facts that is true when the endpoint is healthy, such as node.role = "MASTER".`},
@@ -522,7 +533,7 @@ func TestApplyHealthCheckDefaults(t *testing.T) {
 }
 
 func TestDefaultPort(t *testing.T) {
-	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636, "SQL": 0, "ICMP": 0, "EXPRESSION": 0}
+	want := map[string]int64{"TCP": 80, "HTTP": 80, "SSL": 443, "HTTPS": 443, "HTTP2": 443, "GRPC": 0, "GRPC_WITH_TLS": 0, "DNS": 53, "SMTP": 25, "SMTPS": 465, "FTP": 21, "FTPS": 21, "LDAP": 389, "LDAPS": 636, "SQL": 0, "ICMP": 0, "SCENARIO": 0, "EXPRESSION": 0}
 	for _, typ := range api.ProtocolTypes() {
 		if got := api.DefaultPort(typ); got != want[typ] {
 			t.Errorf("DefaultPort(%s) = %d, want %d", typ, got, want[typ])

@@ -302,8 +302,17 @@ var messageSources = map[string]source{
 		"libpq's connection strings (a URL or key=value pairs), parsed by pgconn as the probe will; the DSN holds a password, so it is never echoed."),
 	`%s is not an Oracle URL: write oracle://user:password@/service (the address is the endpoint's; the value is a secret and is not shown).`: own(
 		"go-ora connects from an oracle:// URL naming the user and the service; the DSN holds a password, so it is never echoed."),
-	`%s is required: %s or %s.`:                seed(applianceTR, "Oracle"),
-	`%s (%q) is not a JSONata expression: %s.`: seed(applianceTR, "JSONata"),
+	`%s is required: %s or %s.`:                                 seed(applianceTR, "Oracle"),
+	`%s (%q) is not a JSONata expression: %s.`:                  seed(applianceTR, "JSONata"),
+	`%s is required: %s (every check passes) or %s (one does).`: seed(applianceTR, "Birden fazla kontrolü and / or ile birleştirir"),
+	`%s is required: the health checks whose verdicts the scenario combines.`: seed(applianceTR,
+		"sonuç bu kontrollerin birlikte değerlendirilmesinden çıkar"),
+	`%s lists %d health checks: a scenario combines at most %d.`:        own("every probe of a scenario runs all its checks: eight bounds what one probe costs."),
+	`%s is empty: name a health check.`:                                 own("an empty reference names nothing."),
+	`%s (%q) is listed twice (also at %d): each check counts once.`:     own("with AND or OR a check listed twice changes nothing but the cost; it is a mistake."),
+	`%s (%q) is the scenario itself: a scenario combines other checks.`: own("a scenario that includes itself has no verdict to start from."),
+	`%s (%q) is a scenario: a scenario combines checks that probe, not other scenarios (which could make a cycle).`: own(
+		"one level of scenarios cannot make a cycle, whatever later updates do."),
 	`%s is required: a JSONata expression over the emulator's facts that is true when the endpoint is healthy, such as node.role = "MASTER".`: seed(applianceTR, "JSONata"),
 	`%s (%q) %s: expressions run inside the emulator, where a recursive function or a large range could stop it; write the condition without it.`: own(
 		"the emulator evaluates expressions in its own process, with no bound on recursion or memory: constructs without a bound are refused."),
@@ -381,6 +390,9 @@ var limitSources = map[string]source{
 	"SQLOracle":                      seed(applianceTR, "Oracle"),
 	"DefaultPostgresQuery":           own("the cheapest query that returns a row."),
 	"DefaultOracleQuery":             own("Oracle's cheapest query that returns a row: SELECT needs a FROM, and DUAL has one row."),
+	"ScenarioAnd":                    seed(applianceTR, "and / or ile birleştirir"),
+	"ScenarioOr":                     seed(applianceTR, "and / or ile birleştirir"),
+	"MaxScenarioChecks":              own("every probe of a scenario runs all its checks: eight bounds what one probe costs."),
 	"MaxDNSNameLength":               own("RFC 1035 bounds a name at 255 octets on the wire, 253 characters written without the final dot."),
 	"MaxHostLength":                  cloud("a Host header value is at most 255 characters, the longest DNS name."),
 }
