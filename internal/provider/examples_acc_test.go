@@ -66,6 +66,8 @@ func TestAccExamples_healthCheck(t *testing.T) {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("lbhealth_health_check.dns", tfjsonpath.New("type"), knownvalue.StringExact("DNS")),
 			statecheck.ExpectKnownValue("lbhealth_health_check.ftps", tfjsonpath.New("ftps_health_check").AtMapKey("password"), knownvalue.StringExact("example-only")),
+			statecheck.ExpectKnownValue("lbhealth_health_check.resolver", tfjsonpath.New("type"), knownvalue.StringExact("SCENARIO")),
+			statecheck.ExpectKnownValue("lbhealth_health_check.ping", tfjsonpath.New("type"), knownvalue.StringExact("ICMP")),
 			statecheck.ExpectKnownValue("lbhealth_health_check.tcp", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
 		},
 	}}

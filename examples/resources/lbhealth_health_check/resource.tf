@@ -79,3 +79,48 @@ resource "lbhealth_health_check" "ftps" {
     password = var.ftp_password
   }
 }
+
+# More lbhealth extensions, one block each. An ICMP check pings the
+# endpoint's address; it has no port.
+resource "lbhealth_health_check" "ping" {
+  name = "hosts-icmp"
+
+  icmp_health_check {}
+}
+
+# An LDAP check binds and searches; the bind password is sensitive.
+variable "directory_password" {
+  type      = string
+  sensitive = true
+  default   = "example-only"
+}
+
+resource "lbhealth_health_check" "directory" {
+  name = "directory-ldap"
+
+  ldap_health_check {
+    bind_dn       = "cn=monitor,dc=example,dc=com"
+    bind_password = var.directory_password
+    base_dn       = "ou=people,dc=example,dc=com"
+    filter        = "(objectClass=person)"
+  }
+}
+
+# An expression check sends nothing: it is healthy on the MASTER node only.
+resource "lbhealth_health_check" "master_only" {
+  name = "master-only"
+
+  expression_health_check {
+    expression = "node.role = \"MASTER\""
+  }
+}
+
+# A scenario: healthy while both the DNS check and the ping pass.
+resource "lbhealth_health_check" "resolver" {
+  name = "resolver-up"
+
+  scenario_health_check {
+    operator      = "AND"
+    health_checks = [lbhealth_health_check.dns.id, lbhealth_health_check.ping.id]
+  }
+}
