@@ -1480,11 +1480,12 @@ func TestComputeForwardingRules_DeleteNotFoundAndAggregatedList(t *testing.T) {
 }
 
 // A global forwarding rule of an external Application Load Balancer sends
-// traffic to a target proxy (a collection the emulator does not model).
+// traffic to a target proxy (made by frontEnd).
 const ccProxy = "projects/" + ccProject + "/global/targetHttpProxies/web-proxy"
 
 func TestComputeGlobalForwardingRules_InsertFillsIPAddressIPProtocolAndFingerprint(t *testing.T) {
 	c := newComputeEnv(t)
+	c.frontEnd()
 	op := c.done("insert", ccR(c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
 		Name: "web-rule", Target: c.link(ccProxy), PortRange: "80", LoadBalancingScheme: "EXTERNAL_MANAGED", NetworkTier: "PREMIUM",
 	}).Context(c.ctx).Do()))
@@ -1501,6 +1502,7 @@ func TestComputeGlobalForwardingRules_InsertFillsIPAddressIPProtocolAndFingerpri
 
 func TestComputeGlobalForwardingRules_SetTarget(t *testing.T) {
 	c := newComputeEnv(t)
+	c.frontEnd()
 	c.done("insert", ccR(c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
 		Name: "web-rule", Target: c.link(ccProxy), PortRange: "80", LoadBalancingScheme: "EXTERNAL_MANAGED",
 	}).Context(c.ctx).Do()))
@@ -2188,6 +2190,7 @@ func ccCollections() []ccCollection {
 		},
 	}, {
 		name: "globalForwardingRules", listKind: "compute#forwardingRuleList", path: ccGlobalPath("forwardingRules"),
+		setup: func(c *computeEnv) { c.frontEnd() },
 		insert: func(c *computeEnv, name string) (*compute.Operation, error) {
 			return c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
 				Name: name, Target: c.link(ccProxy), PortRange: "80", LoadBalancingScheme: "EXTERNAL_MANAGED",

@@ -87,6 +87,10 @@ type Config struct {
 	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
 	OperationsTTL time.Duration
 	OperationsMax int
+	// CertificateProvisioning is how long a managed SSL certificate stays
+	// PROVISIONING before it is ACTIVE; zero means
+	// httpapi.DefaultCertificateProvisioning (5s).
+	CertificateProvisioning time.Duration
 	// NodeID and NodeRole are who this emulator is among the nodes of a
 	// cluster, as EXPRESSION checks see it (node.id, node.role); empty
 	// means the host's name and MASTER. The role is MASTER or BACKUP.
@@ -303,12 +307,13 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 				log.Error("probe engine not updated", "error", err)
 			}
 		},
-		Access:               httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
-		StrictFields:         cfg.StrictFields,
-		DefaultNetwork:       !cfg.NoDefaultNetwork,
-		ManagedInstanceRange: cfg.ManagedInstanceRange,
-		OperationsTTL:        cfg.OperationsTTL,
-		OperationsMax:        cfg.OperationsMax,
+		Access:                  httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		StrictFields:            cfg.StrictFields,
+		DefaultNetwork:          !cfg.NoDefaultNetwork,
+		ManagedInstanceRange:    cfg.ManagedInstanceRange,
+		OperationsTTL:           cfg.OperationsTTL,
+		CertificateProvisioning: cfg.CertificateProvisioning,
+		OperationsMax:           cfg.OperationsMax,
 	})
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

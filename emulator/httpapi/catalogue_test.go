@@ -52,6 +52,9 @@ func TestCatalogueIsTheAPISurface(t *testing.T) {
 					continue
 				}
 				mpath := path + "/missing/" + m.Name
+				if m.ProjectPath && sc == api.Global {
+					mpath = "/compute/v1/projects/p/" + c.Name + "/missing/" + m.Name
+				}
 				code, body := e.do(m.HTTP, mpath, "")
 				if code < 400 || code >= 500 || strings.Contains(string(body), "The emulator has no") {
 					t.Errorf("%s %s: %d %s, want the method's own refusal (missing resource, or no body)", m.HTTP, mpath, code, body)
@@ -68,7 +71,7 @@ func TestCatalogueIsTheAPISurface(t *testing.T) {
 			}
 		}
 	}
-	code, body := e.do("GET", catalogueScopes[api.Global]+"urlMaps", "")
+	code, body := e.do("GET", catalogueScopes[api.Global]+"backendBuckets", "")
 	if code != http.StatusNotFound || !strings.Contains(string(body), "The emulator has no GET") {
 		t.Errorf("GET of a collection not in the catalogue: %d %s, want 404 naming it", code, body)
 	}
@@ -87,13 +90,13 @@ func withExtraCollection(t *testing.T, c api.Collection, fn func()) {
 // TestCollectionWithoutHandlersIsRefused: a collection added to the
 // catalogue without handlers stops the server at construction, naming it.
 func TestCollectionWithoutHandlersIsRefused(t *testing.T) {
-	extra := api.Collection{Name: "urlMaps", Kind: "compute#urlMap", ListKind: "compute#urlMapList", Scopes: api.Global,
+	extra := api.Collection{Name: "backendBuckets", Kind: "compute#backendBucket", ListKind: "compute#backendBucketList", Scopes: api.Global,
 		New: func() any { return new(api.Firewall) }}
 	withExtraCollection(t, extra, func() {
 		defer func() {
 			p := recover()
-			if p == nil || !strings.Contains(p.(string), "urlMaps") {
-				t.Fatalf("New with a collection that has no handlers: panic %v, want one naming urlMaps", p)
+			if p == nil || !strings.Contains(p.(string), "backendBuckets") {
+				t.Fatalf("New with a collection that has no handlers: panic %v, want one naming backendBuckets", p)
 			}
 		}()
 		newEmu(t)

@@ -171,8 +171,8 @@ func (c *collection[T, P]) prepare(ctx context.Context, obj P, doc document, sc 
 	if c.fingerprint != nil {
 		fp := c.fingerprint(obj)
 		*fp = ""
-		sum := sha256.Sum256(append(mustJSON(obj), byte(newID())))
-		*fp = base64.StdEncoding.EncodeToString(sum[:8]) // the API's fingerprints are base64 bytes
+		sum := sha256.Sum256(strconv.AppendUint(mustJSON(obj), newID(), 10)) // a new id each write: no two fingerprints alike
+		*fp = base64.StdEncoding.EncodeToString(sum[:8])                     // the API's fingerprints are base64 bytes
 	}
 	return nil
 }

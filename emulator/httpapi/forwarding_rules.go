@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -84,17 +85,21 @@ func (s *Server) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule,
 	return nil
 }
 
-// modelledTargets are the targets of forwarding rules that the emulator
-// models, and so checks.
-var modelledTargets = map[string]bool{api.CollectionTargetPools: true}
+// followedTargets are the targets of forwarding rules that the emulator
+// models, and so follows: each must exist, and what scope it must be in.
+var followedTargets = map[string]string{
+	api.CollectionTargetPools:        "a target pool of its own region",
+	api.CollectionTargetHTTPProxies:  "a target proxy of its own scope",
+	api.CollectionTargetHTTPSProxies: "a target proxy of its own scope",
+	api.CollectionTargetTCPProxies:   "a target proxy of its own scope",
+	api.CollectionTargetSSLProxies:   "a target SSL proxy, which is global, so the rule must be global",
+	api.CollectionTargetInstances:    "a target instance in a zone of its own region",
+}
 
 // forwardingTargets are the other collections a forwarding rule's target
 // may name, as the Compute API lists them; the emulator keeps such a
 // reference as sent, and does not follow it.
-var forwardingTargets = map[string]bool{
-	"targetHttpProxies": true, "targetHttpsProxies": true, "targetTcpProxies": true, "targetSslProxies": true,
-	"targetGrpcProxies": true, "targetInstances": true, "targetVpnGateways": true, "serviceAttachments": true,
-}
+var forwardingTargets = map[string]bool{"targetGrpcProxies": true, "targetVpnGateways": true, "serviceAttachments": true}
 
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
@@ -117,40 +122,52 @@ func (s *Server) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRu
 		fr.BackendService = s.link(k.Path())
 	}
 	if fr.Target != "" {
-		k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
-		if err != nil {
-			return err
-		}
-		if !modelledTargets[k.Collection] && !forwardingTargets[k.Collection] {
-			return invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
-				fr.Target, k.Collection)
-		}
-		if !modelledTargets[k.Collection] {
-			// Target proxies, instances, service attachments ... are not
-			// modelled: the reference is kept as sent, and not followed.
-			fr.Target = s.link(k.Path())
-			return nil
-		}
-		if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil {
-			return invalid("%s", v.Error())
-		}
-		var tp api.TargetPool
-		k, err = s.lookup(ctx, "target", fr.Target, sc, api.CollectionTargetPools, &tp)
-		if err != nil {
-			return err
-		}
-		if k.Scope != sc.path() {
-			return invalid("target (%q) is in %s: a forwarding rule takes a target pool of its own region (%s).", fr.Target, k.Scope, sc.region)
-		}
-		fr.Target = s.link(k.Path())
+		return s.resolveRuleTarget(ctx, fr, sc)
 	}
+	return nil
+}
+
+// resolveRuleTarget follows a rule's target: a target pool or a target
+// instance of the rule's region, a target proxy of its scope.
+func (s *Server) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+	k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
+	if err != nil {
+		return err
+	}
+	want, followed := followedTargets[k.Collection]
+	if !followed && !forwardingTargets[k.Collection] {
+		return invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
+			fr.Target, k.Collection)
+	}
+	if !followed {
+		// gRPC proxies, VPN gateways and service attachments are not
+		// modelled: the reference is kept as sent, and not followed.
+		fr.Target = s.link(k.Path())
+		return nil
+	}
+	if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil && k.Collection == api.CollectionTargetPools {
+		return invalid("%s", v.Error())
+	}
+	var body map[string]any
+	o, err := s.loadObject(ctx, "target", fr.Target, k, &body)
+	if err != nil {
+		return err
+	}
+	fits := o.Key.Scope == sc.path()
+	if k.Collection == api.CollectionTargetInstances {
+		zone, _ := strings.CutPrefix(o.Key.Scope, "zones/")
+		fits = sc.region != "" && rules.ZoneRegion(zone) == sc.region
+	}
+	if !fits {
+		return invalid("target (%q) is in %s: a forwarding rule in %s takes %s.", fr.Target, o.Key.Scope, sc.path(), want)
+	}
+	fr.Target = s.link(o.Key.Path())
 	return nil
 }
 
 // forwardingRuleSetTarget answers forwardingRules.setTarget and
 // globalForwardingRules.setTarget: the rule's target changes, under the
-// rule's own checks (a regional rule takes a target pool of its region;
-// no target the emulator models is global).
+// rule's own checks.
 func (s *Server) forwardingRuleSetTarget(r *http.Request) (any, error) {
 	var req api.TargetReference
 	if err := s.readJSON(r, "TargetReference", &req); err != nil {

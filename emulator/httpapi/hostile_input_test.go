@@ -61,5 +61,7 @@ func TestHostileInput_RefusedInTheAPIsFormat(t *testing.T) {
 	if after := e.snapshot(); after != before {
 		t.Errorf("refused requests changed the store:\n%s\nwas\n%s", after, before)
 	}
-	e.ok("POST", "/compute/v1/projects/p/global/forwardingRules", `{"name": "fr", "target": "global/targetHttpProxies/web-proxy"}`, nil)
+	wantMessage(t, e.fail("POST", "/compute/v1/projects/p/global/forwardingRules", `{"name": "fr", "target": "global/targetHttpProxies/web-proxy"}`, 404, api.ReasonNotFound),
+		`target ("global/targetHttpProxies/web-proxy") refers to projects/p/global/targetHttpProxies/web-proxy, which does not exist.`)
+	e.ok("POST", "/compute/v1/projects/p/global/forwardingRules", `{"name": "fr", "target": "global/targetGrpcProxies/grpc-proxy"}`, nil)
 }

@@ -51,9 +51,11 @@ func (s *Server) setOperationRetention(ttl time.Duration, limit int) {
 	s.expireOperations()
 }
 
-// Close stops dropping expired operations in the background. Call it
+// Close stops dropping expired operations and provisioning certificates
+// in the background. Call it
 // before closing the store.
 func (s *Server) Close() {
+	s.stopProvisioning()
 	s.ops.mu.Lock()
 	defer s.ops.mu.Unlock()
 	s.ops.closed = true

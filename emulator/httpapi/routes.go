@@ -80,6 +80,30 @@ func (s *Server) collectionHandlers() map[string]handlers {
 			"listManagedInstances": s.managerListInstances,
 			"recreateInstances":    s.managerRecreateInstances,
 		}},
+		api.CollectionURLMaps: {verbs: s.urlMaps(), methods: map[string]handler{
+			"validate":        s.urlMapValidate,
+			"invalidateCache": s.urlMapInvalidateCache,
+		}},
+		api.CollectionTargetHTTPProxies: {verbs: s.targetHTTPProxies(), methods: map[string]handler{"setUrlMap": s.httpProxySetURLMap}},
+		api.CollectionTargetHTTPSProxies: {verbs: s.targetHTTPSProxies(), methods: map[string]handler{
+			"setUrlMap":          s.httpsProxySetURLMap,
+			"setSslCertificates": s.httpsProxySetCertificates,
+			"setQuicOverride":    s.httpsProxySetQuicOverride,
+			"setSslPolicy":       s.httpsProxySetSSLPolicy,
+		}},
+		api.CollectionTargetTCPProxies: {verbs: s.targetTCPProxies(), methods: map[string]handler{
+			"setBackendService": s.tcpProxySetBackendService,
+			"setProxyHeader":    s.tcpProxySetProxyHeader,
+		}},
+		api.CollectionTargetSSLProxies: {verbs: s.targetSSLProxies(), methods: map[string]handler{
+			"setBackendService":  s.sslProxySetBackendService,
+			"setSslCertificates": s.sslProxySetCertificates,
+			"setSslPolicy":       s.sslProxySetSSLPolicy,
+			"setProxyHeader":     s.sslProxySetProxyHeader,
+		}},
+		api.CollectionTargetInstances:           {verbs: s.targetInstances()},
+		api.CollectionSSLCertificates:           {verbs: s.sslCertificates()},
+		api.CollectionSSLPolicies:               {verbs: s.sslPolicies()},
 		api.CollectionNetworks:                  {verbs: s.networks()},
 		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},
@@ -166,7 +190,7 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 				panic("httpapi: method " + c.Name + "." + m.Name + " is in the catalogue but has no handler")
 			}
 			if c.MethodScopes(m).Has(sc) {
-				s.mux.HandleFunc(m.HTTP+" "+path+"/{name}/"+m.Name, s.serve(fn))
+				s.mux.HandleFunc(m.HTTP+" "+methodPath(c, m, sc)+"/{name}/"+m.Name, s.serve(fn))
 			}
 		}
 	}
@@ -178,6 +202,16 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 	if schema.AggregatedKind(c.Schema()) != "" {
 		s.mux.HandleFunc("GET "+projectPath+"aggregated/"+c.Name, s.serve(h.verbs.aggregatedList))
 	}
+}
+
+// methodPath is the path of collection c in scope sc that method m is
+// served under: the collection's, but for the global methods whose path
+// the API writes without "global/".
+func methodPath(c api.Collection, m api.Method, sc api.Scopes) string {
+	if m.ProjectPath && sc == api.Global {
+		return projectPath + c.Name
+	}
+	return scopePaths[sc] + c.Name
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -65,6 +65,8 @@ type Server struct {
 	// addresses; healer keeps their autohealing state.
 	managedPool ipPool
 	healer      healer
+	// certs turns managed certificates ACTIVE.
+	certs provisioner
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
@@ -127,6 +129,9 @@ type Options struct {
 	// DefaultOperationsMax.
 	OperationsTTL time.Duration
 	OperationsMax int
+	// CertificateProvisioning is how long a managed certificate stays
+	// PROVISIONING; zero means DefaultCertificateProvisioning.
+	CertificateProvisioning time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -157,11 +162,16 @@ func New(st store.Store, o Options) *Server {
 		s.now = time.Now
 	}
 	s.managedPool = managedPool(o.ManagedInstanceRange)
+	s.certs.delay = o.CertificateProvisioning
+	if s.certs.delay == 0 {
+		s.certs.delay = DefaultCertificateProvisioning
+	}
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
 	s.loadOperations()
 	s.setOperationRetention(o.OperationsTTL, o.OperationsMax)
+	s.resumeProvisioning()
 	return s
 }
 

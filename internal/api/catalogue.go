@@ -27,6 +27,14 @@ const (
 	CollectionHealthAggregationPolicies = "healthAggregationPolicies"
 	CollectionHealthSources             = "healthSources"
 	CollectionCompositeHealthChecks     = "compositeHealthChecks"
+	CollectionURLMaps                   = "urlMaps"
+	CollectionTargetHTTPProxies         = "targetHttpProxies"
+	CollectionTargetHTTPSProxies        = "targetHttpsProxies"
+	CollectionTargetTCPProxies          = "targetTcpProxies"
+	CollectionTargetSSLProxies          = "targetSslProxies"
+	CollectionTargetInstances           = "targetInstances"
+	CollectionSSLCertificates           = "sslCertificates"
+	CollectionSSLPolicies               = "sslPolicies"
 )
 
 // Scopes is a set of the places a collection's resources live in.
@@ -92,6 +100,9 @@ type Method struct {
 	Requests []string
 	// Response is the schema of its answer, when it is not an Operation.
 	Response string
+	// ProjectPath: the global variant's path has no "global/" segment, as
+	// the API writes some ("projects/p/targetHttpProxies/x/setUrlMap").
+	ProjectPath bool
 }
 
 // Collection describes one collection of the Compute API that the emulator
@@ -220,6 +231,46 @@ var Catalogue = []Collection{
 	{Name: CollectionForwardingRules, Kind: KindForwardingRule, ListKind: KindForwardingRuleList,
 		Scopes: Global | Regional, Updates: putPatch, Role: Stored, New: newOf[ForwardingRule](),
 		Methods: []Method{{HTTP: "POST", Name: "setTarget", Requests: []string{"TargetReference"}}}},
+	// The load balancer's front end: what forwarding rules send traffic
+	// to, and what a proxy ends TLS with.
+	{Name: CollectionURLMaps, Kind: KindURLMap, ListKind: KindURLMapList,
+		Scopes: Global | Regional, Updates: putPatch, New: newOf[URLMap](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "validate", Requests: []string{"UrlMapsValidateRequest", "RegionUrlMapsValidateRequest"}, Response: "UrlMapsValidateResponse"},
+			{HTTP: "POST", Name: "invalidateCache", Scopes: Global, Requests: []string{"CacheInvalidationRule"}},
+		}},
+	{Name: CollectionTargetHTTPProxies, Kind: KindTargetHTTPProxy, ListKind: KindTargetHTTPProxyList,
+		Scopes: Global | Regional, Updates: patchOnly, UpdateScopes: Global, New: newOf[TargetHTTPProxy](),
+		Methods: []Method{{HTTP: "POST", Name: "setUrlMap", Requests: []string{"UrlMapReference"}, ProjectPath: true}}},
+	{Name: CollectionTargetHTTPSProxies, Kind: KindTargetHTTPSProxy, ListKind: KindTargetHTTPSProxyList,
+		Scopes: Global | Regional, Updates: patchOnly, New: newOf[TargetHTTPSProxy](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "setUrlMap", Requests: []string{"UrlMapReference"}, ProjectPath: true},
+			{HTTP: "POST", Name: "setSslCertificates", ProjectPath: true,
+				Requests: []string{"TargetHttpsProxiesSetSslCertificatesRequest", "RegionTargetHttpsProxiesSetSslCertificatesRequest"}},
+			{HTTP: "POST", Name: "setQuicOverride", Scopes: Global, Requests: []string{"TargetHttpsProxiesSetQuicOverrideRequest"}},
+			{HTTP: "POST", Name: "setSslPolicy", Scopes: Global, Requests: []string{"SslPolicyReference"}},
+		}},
+	{Name: CollectionTargetTCPProxies, Kind: KindTargetTCPProxy, ListKind: KindTargetTCPProxyList,
+		Scopes: Global | Regional, New: newOf[TargetTCPProxy](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "setBackendService", Scopes: Global, Requests: []string{"TargetTcpProxiesSetBackendServiceRequest"}},
+			{HTTP: "POST", Name: "setProxyHeader", Scopes: Global, Requests: []string{"TargetTcpProxiesSetProxyHeaderRequest"}},
+		}},
+	{Name: CollectionTargetSSLProxies, Kind: KindTargetSSLProxy, ListKind: KindTargetSSLProxyList,
+		Scopes: Global, New: newOf[TargetSSLProxy](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "setBackendService", Requests: []string{"TargetSslProxiesSetBackendServiceRequest"}},
+			{HTTP: "POST", Name: "setSslCertificates", Requests: []string{"TargetSslProxiesSetSslCertificatesRequest"}},
+			{HTTP: "POST", Name: "setSslPolicy", Requests: []string{"SslPolicyReference"}},
+			{HTTP: "POST", Name: "setProxyHeader", Requests: []string{"TargetSslProxiesSetProxyHeaderRequest"}},
+		}},
+	{Name: CollectionTargetInstances, Kind: KindTargetInstance, ListKind: KindTargetInstanceList,
+		Scopes: Zonal, New: newOf[TargetInstance]()},
+	{Name: CollectionSSLCertificates, Kind: KindSSLCertificate, ListKind: KindSSLCertificateList,
+		Scopes: Global | Regional, New: newOf[SSLCertificate]()},
+	{Name: CollectionSSLPolicies, Kind: KindSSLPolicy, ListKind: KindSSLPoliciesList,
+		Scopes: Global | Regional, Updates: patchOnly, New: newOf[SSLPolicy]()},
 	// The minimal compute resources around load balancing, with only the
 	// verbs the Compute API has for them.
 	{Name: CollectionInstances, Kind: KindInstance, ListKind: KindInstanceList,

@@ -97,11 +97,11 @@ func isAddressRef(s string) bool {
 	return strings.Contains(s, "/addresses/") || Name("IPAddress", s) == nil
 }
 
-// ForwardingRuleTarget checks that a rule with a target (a target pool) is
-// regional: target pools are. The provider runs it at plan time, since a
+// ForwardingRuleTarget checks that a rule whose target is a target pool (a
+// bare name is one) is regional: target pools are. The provider runs it at plan time, since a
 // forwarding rule without region is global there.
 func ForwardingRuleTarget(target string, regional bool) *Violation {
-	if target == "" || regional {
+	if target == "" || regional || strings.Contains(target, "/") && !strings.Contains(target, "/targetPools/") {
 		return nil
 	}
 	v := violation("target", "%s (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.",

@@ -55,6 +55,8 @@ func run(args []string) error {
 		"most API connections open at once; more wait to be accepted (env LBHEALTH_MAX_CONNECTIONS)")
 	opsTTL := fs.Duration("operations-ttl", envDuration("LBHEALTH_OPERATIONS_TTL", httpapi.DefaultOperationsTTL),
 		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
+	certProvisioning := fs.Duration("certificate-provisioning", envDuration("LBHEALTH_CERTIFICATE_PROVISIONING", httpapi.DefaultCertificateProvisioning),
+		"how long a managed SSL certificate stays PROVISIONING before it is ACTIVE (env LBHEALTH_CERTIFICATE_PROVISIONING)")
 	opsMax := fs.Int("operations-max", envInt("LBHEALTH_OPERATIONS_MAX", httpapi.DefaultOperationsMax),
 		"how many operations are kept at most, the oldest dropped first (env LBHEALTH_OPERATIONS_MAX)")
 	strictFields := fs.Bool("strict-fields", envBool("LBHEALTH_STRICT_FIELDS"),
@@ -97,7 +99,7 @@ func run(args []string) error {
 	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
-		OperationsTTL: *opsTTL, OperationsMax: *opsMax, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
+		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 	}
 	// Every value the flags set is checked as given: a 0 here is the

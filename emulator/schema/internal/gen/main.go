@@ -118,7 +118,9 @@ func run() error {
 			return err
 		}
 		// The list and aggregated list of a resource, for their kinds.
-		for _, list := range []string{r + "List", r + "AggregatedList", r + "sAggregatedList"} {
+		// (SslPolicy's are SslPoliciesList and SslPoliciesAggregatedList.)
+		plural := strings.TrimSuffix(r, "y") + "ies"
+		for _, list := range []string{r + "List", r + "AggregatedList", r + "sAggregatedList", plural + "List", plural + "AggregatedList"} {
 			if doc.Schemas[list] != nil {
 				if err := visit(list); err != nil {
 					return err
