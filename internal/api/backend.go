@@ -61,6 +61,7 @@ const (
 type NetworkEndpointGroup struct {
 	Meta
 	NetworkEndpointType string `json:"networkEndpointType,omitempty"`
+	Network             string `json:"network,omitempty"`
 	DefaultPort         *int64 `json:"defaultPort,omitempty"`
 	// Size is the number of endpoints (output only).
 	Size int64 `json:"size"`

@@ -21,6 +21,19 @@ type Instance struct {
 	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
 	Fingerprint       string             `json:"fingerprint,omitempty"`
 	Disks             []AttachedDisk     `json:"disks,omitempty"`
+	// Tags and ServiceAccounts decide which firewall rules apply to it.
+	Tags            *Tags            `json:"tags,omitempty"`
+	ServiceAccounts []ServiceAccount `json:"serviceAccounts,omitempty"`
+}
+
+// Tags are an instance's network tags.
+type Tags struct {
+	Items []string `json:"items,omitempty"`
+}
+
+// ServiceAccount is a service account an instance runs as.
+type ServiceAccount struct {
+	Email string `json:"email,omitempty"`
 }
 
 // AttachedDisk is a disk of an instance: an existing disk (Source) or one

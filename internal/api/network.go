@@ -50,11 +50,16 @@ type Subnetwork struct {
 	IPCIDRRange    string `json:"ipCidrRange,omitempty"`
 	GatewayAddress string `json:"gatewayAddress,omitempty"`
 	StackType      string `json:"stackType,omitempty"`
-	Fingerprint    string `json:"fingerprint,omitempty"`
+	// Purpose REGIONAL_MANAGED_PROXY or GLOBAL_MANAGED_PROXY makes it a
+	// proxy-only subnet: where Envoy-based load balancers' proxies, and
+	// their probes of hybrid and internet backends, come from.
+	Purpose     string `json:"purpose,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Firewall is a global firewall rule (collection firewalls). The emulator
-// stores it and checks its references; it filters no traffic.
+// stores it and checks its references, and evaluates the ingress rules
+// against the health-check probers' source ranges (--firewalls).
 type Firewall struct {
 	Meta
 	Network           string         `json:"network,omitempty"`
@@ -64,6 +69,15 @@ type Firewall struct {
 	DestinationRanges []string       `json:"destinationRanges,omitempty"`
 	Allowed           []FirewallRule `json:"allowed,omitempty"`
 	Denied            []FirewallRule `json:"denied,omitempty"`
+	// SourceTags and SourceServiceAccounts match traffic from instances
+	// only: never the health-check probers.
+	SourceTags            []string `json:"sourceTags,omitempty"`
+	SourceServiceAccounts []string `json:"sourceServiceAccounts,omitempty"`
+	// TargetTags and TargetServiceAccounts narrow the instances the rule
+	// applies to; with neither, it applies to every instance of its network.
+	TargetTags            []string `json:"targetTags,omitempty"`
+	TargetServiceAccounts []string `json:"targetServiceAccounts,omitempty"`
+	Disabled              bool     `json:"disabled,omitempty"`
 }
 
 // FirewallRule is one entry of allowed or denied.
