@@ -25,6 +25,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
@@ -95,6 +96,15 @@ type Config struct {
 	// cluster, as EXPRESSION checks see it (node.id, node.role); empty
 	// means the host's name and MASTER. The role is MASTER or BACKUP.
 	NodeID, NodeRole string
+	// Firewalls says what the firewall rules of a backend's network do to
+	// probing: plan.FirewallsOff (nothing), FirewallsWarn (the default:
+	// getHealth and the status page say when the cloud's probers would be
+	// blocked) or FirewallsEnforce (such a backend is UNHEALTHY with reason
+	// FIREWALL_BLOCKED, as in the cloud).
+	Firewalls plan.FirewallMode
+	// Universe is the cloud whose probers' source ranges the rules are
+	// checked against: firewall.GoogleCloud (the default) or firewall.S3NS.
+	Universe firewall.Universe
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -135,6 +145,12 @@ func (c Config) Validate() error {
 	if c.NodeRole != RoleMaster && c.NodeRole != RoleBackup {
 		errs = append(errs, fmt.Errorf("--node-role %q: want %s or %s", c.NodeRole, RoleMaster, RoleBackup))
 	}
+	if _, err := plan.ParseFirewallMode(string(c.Firewalls)); err != nil {
+		errs = append(errs, fmt.Errorf("--firewalls %w", err))
+	}
+	if c.Universe != firewall.GoogleCloud && c.Universe != firewall.S3NS {
+		errs = append(errs, fmt.Errorf("--universe %q: want %s or %s", c.Universe, firewall.GoogleCloud, firewall.S3NS))
+	}
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("no data directory: set --data-dir, or --in-memory to keep nothing"))
 	}
@@ -146,6 +162,8 @@ func (c Config) withDefaults() Config {
 	c.Listen = cmp.Or(c.Listen, DefaultListen)
 	c.Probers = cmp.Or(c.Probers, 1)
 	c.NodeRole = cmp.Or(c.NodeRole, RoleMaster)
+	c.Firewalls = cmp.Or(c.Firewalls, plan.FirewallsWarn)
+	c.Universe = cmp.Or(c.Universe, firewall.GoogleCloud)
 	if c.NodeID == "" {
 		c.NodeID, _ = os.Hostname()
 	}
@@ -214,6 +232,8 @@ type Emulator struct {
 	state         *syncState // what sync keeps between writes
 	probeNetworks []netip.Prefix
 	probeMap      plan.ProbeMap
+	firewalls     plan.FirewallMode
+	universe      firewall.Universe
 	dataPath      string
 	served        chan error
 	// stopHealing ends autohealing; healed is closed once it has.
@@ -242,7 +262,7 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
 	}
 	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks,
-		probeMap: cfg.ProbeMap}
+		probeMap: cfg.ProbeMap, firewalls: cfg.Firewalls, universe: cfg.Universe}
 	api, err := e.startEngine(ctx, cfg, log)
 	if err != nil {
 		ln.Close()

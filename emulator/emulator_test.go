@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -592,7 +594,7 @@ func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testin
 // zero fields there take their defaults.
 func TestConfigValidate(t *testing.T) {
 	good := emulator.Config{InMemory: true, Probers: 1, Limits: emulator.Limits{MaxConnections: 1},
-		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster}
+		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster, Firewalls: plan.FirewallsWarn, Universe: firewall.GoogleCloud}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("a valid config: %v", err)
 	}
@@ -608,6 +610,8 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *emulator.Config) { c.Limits.IdleTimeout = -time.Second }, "the idle timeout (-1s) must not be negative"},
 		{func(c *emulator.Config) { c.InMemory = false }, "no data directory: set --data-dir, or --in-memory"},
 		{func(c *emulator.Config) { c.NodeRole = "PRIMARY" }, `--node-role "PRIMARY": want MASTER or BACKUP`},
+		{func(c *emulator.Config) { c.Firewalls = "strict" }, `--firewalls "strict": want off, warn or enforce`},
+		{func(c *emulator.Config) { c.Universe = "aws" }, `--universe "aws": want googlecloud or s3ns`},
 	} {
 		c := good
 		tc.change(&c)

@@ -12,6 +12,7 @@ listed with what they lack, so that the count says what was left out.
 """
 import os
 import re
+import subprocess
 import sys
 
 # The documentation pages of the modelled resources.
@@ -25,6 +26,10 @@ PAGES = [
     "compute_region_health_aggregation_policy", "compute_region_health_source",
     "compute_region_composite_health_check", "compute_disk", "compute_instance_group",
     "compute_instance_template", "compute_instance_group_manager", "compute_region_instance_group_manager",
+    "compute_url_map", "compute_region_url_map", "compute_target_http_proxy", "compute_target_https_proxy",
+    "compute_region_target_http_proxy", "compute_region_target_https_proxy", "compute_target_tcp_proxy",
+    "compute_target_ssl_proxy", "compute_ssl_certificate", "compute_managed_ssl_certificate",
+    "compute_region_ssl_certificate", "compute_ssl_policy", "compute_target_instance",
 ]
 
 # What the emulator serves, as terraform-provider-google names it.
@@ -76,6 +81,15 @@ def uses(hcl):
     return types
 
 
+def certificate(where):
+    """Write the self-signed certificate and key that the SSL certificate
+    examples read from path/to/certificate.crt and path/to/private.key."""
+    os.makedirs(where, exist_ok=True)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30",
+                    "-subj", "/CN=example.com", "-keyout", os.path.join(where, "private.key"),
+                    "-out", os.path.join(where, "certificate.crt")], check=True, capture_output=True)
+
+
 def main():
     tpg, out = sys.argv[1], sys.argv[2]
     kept, left = 0, []
@@ -96,6 +110,8 @@ def main():
             os.makedirs(os.path.join(out, name), exist_ok=True)
             with open(os.path.join(out, name, "main.tf"), "w") as f:
                 f.write(PROVIDER + hcl)
+            if "path/to/certificate.crt" in hcl:
+                certificate(os.path.join(out, name, "path", "to"))
             kept += 1
     print("%d examples kept in %s; %d left out:" % (kept, out, len(left)))
     for line in left:

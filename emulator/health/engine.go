@@ -51,6 +51,16 @@ type Check struct {
 	HealthyThreshold, UnhealthyThreshold int
 	// Log turns on one log line per state transition.
 	Log bool
+	// LoadBalancer is the type of load balancer the probes are for ("" for
+	// autohealing), as the cloud's prober-range tables name it.
+	LoadBalancer string
+	// Firewall, when set, says what the network's firewall rules do to the
+	// cloud's probes of the endpoint: a finding, which does not change how
+	// it is probed. Blocked: every probe would be blocked, and the
+	// emulator enforces its rules: the endpoint is UNHEALTHY
+	// (FIREWALL_BLOCKED) and not probed.
+	Firewall string
+	Blocked  bool
 }
 
 // ID identifies a target across updates: one endpoint of one group probed
@@ -75,6 +85,9 @@ type Status struct {
 	Reason       string // why it is not healthy (TIMEOUT, STOPPED, ...)
 	Detail       string
 	LastProbe    time.Time // zero before the first probe
+	// LoadBalancer and Firewall are the target's (Check.LoadBalancer,
+	// Check.Firewall).
+	LoadBalancer, Firewall string
 }
 
 // Transition is one change of an endpoint's state.
@@ -274,6 +287,7 @@ func (e *Engine) change(ep *endpoint, t *Target) bool {
 func judgedAlike(a, b *Target) bool {
 	ac, bc, ae, be := a.Check, b.Check, a.Endpoint, b.Endpoint
 	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
+	ac.LoadBalancer, bc.LoadBalancer, ac.Firewall, bc.Firewall = "", "", "", ""
 	// The specs' parts are pointers, made anew at each plan: compared by
 	// what they hold.
 	same := ac.Probe.Equal(bc.Probe)
@@ -293,6 +307,8 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
 	case t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "":
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
+	case t.Check.Blocked:
+		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonFirewallBlocked, t.Check.Firewall
 	default:
 		return Transition{}, false
 	}
@@ -302,7 +318,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
 func (e *Engine) start(ep *endpoint, t *Target) {
-	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
+	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" || t.Check.Blocked {
 		return
 	}
 	ctx, stop := context.WithCancel(e.ctx)
@@ -386,7 +402,8 @@ func (e *Engine) transition(tr Transition) {
 
 func (ep *endpoint) statusLocked(t *Target) Status {
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
-		State: ep.verdict.state, Reason: ep.reason, Detail: ep.detail, LastProbe: ep.lastProbe}
+		State: ep.verdict.state, Reason: ep.reason, Detail: ep.detail, LastProbe: ep.lastProbe,
+		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall}
 }
 
 // Statuses returns the health of every target of owner, ordered by group

@@ -15,6 +15,9 @@ const (
 	// ReasonNotProbed: no port to probe could be resolved, or the address
 	// is outside the networks the emulator may probe.
 	ReasonNotProbed = "NOT_PROBED"
+	// ReasonFirewallBlocked: the network's firewall rules block every probe
+	// of the cloud's probers (the emulator enforces them, --firewalls).
+	ReasonFirewallBlocked = "FIREWALL_BLOCKED"
 )
 
 // verdict is the per-endpoint state machine (UNKNOWN until a threshold is

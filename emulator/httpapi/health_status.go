@@ -25,7 +25,7 @@ func (s *Server) healthStatus(st health.Status) api.HealthStatus {
 	hs := api.HealthStatus{
 		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
 		HealthState: state, Reason: reason, Detail: st.Detail,
-		HealthCheck: s.link(st.Check), ProbedAt: st.ProbedAt,
+		HealthCheck: s.link(st.Check), ProbedAt: st.ProbedAt, LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
 	}
 	if st.Group != "" { // target-pool instances have no group
 		hs.Group = s.link(st.Group)

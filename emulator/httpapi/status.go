@@ -16,6 +16,9 @@ import (
 // statusRow is one line of the status page.
 type statusRow struct {
 	Resource, Endpoint, Check, State, Reason, Detail, Class string
+	// LoadBalancer and Firewall are the endpoint's load-balancer type and
+	// firewall finding (what the rules do to the cloud's probes).
+	LoadBalancer, Firewall string
 }
 
 // statusPage is what the page template renders.
@@ -100,6 +103,7 @@ func (s *Server) ownerRows(o store.Object) []statusRow {
 		rows = append(rows, statusRow{
 			Resource: o.Path(), Endpoint: endpoint,
 			Check: st.Check, State: st.State, Reason: st.Reason, Detail: st.Detail, Class: stateClass(st.State),
+			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
 		})
 	}
 	if len(rows) == 0 {
@@ -115,14 +119,14 @@ body { font-family: sans-serif; margin: 2em; }
 table { border-collapse: collapse; margin-bottom: 2em; }
 td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
 .ok { background: #2e7d32; color: #fff; } .error { background: #c62828; color: #fff; }
-.preparing { background: #f9a825; } .nodata { background: #9e9e9e; color: #fff; }
+.preparing { background: #f9a825; } .nodata { background: #9e9e9e; color: #fff; } .warn { background: #ffe0b2; }
 </style></head><body>
 <h1>lbhealth-emulator</h1>
 <p>Refreshes every 2 seconds. Green: HEALTHY; red: UNHEALTHY; yellow: UNKNOWN (no verdict yet); grey: no data.</p>
 <h2>Backend services, target pools and managed instance groups</h2>
-<table><tr><th>resource</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th></tr>
-{{range .Services}}<tr><td>{{.Resource}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td></tr>
-{{else}}<tr><td colspan="6">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
+<table><tr><th>resource</th><th>load balancer</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th><th>firewall</th></tr>
+{{range .Services}}<tr><td>{{.Resource}}</td><td>{{.LoadBalancer}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td><td{{if .Firewall}} class="warn"{{end}}>{{.Firewall}}</td></tr>
+{{else}}<tr><td colspan="8">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
 <h2>Health sources and composite health checks</h2>
 <table><tr><th>resource</th><th>kind</th><th>state</th></tr>
 {{range .Aggregates}}<tr><td>{{.Resource}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td></tr>

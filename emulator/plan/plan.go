@@ -6,9 +6,9 @@
 package plan
 
 import (
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
-
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
 
 	"fmt"
 	"maps"
@@ -35,6 +35,10 @@ type snapshot struct {
 	Instances       map[string]*api.Instance
 	InstanceGroups  map[string]*api.InstanceGroup
 	Managers        map[string]*api.InstanceGroupManager
+	// Firewalls and Subnetworks decide whether the cloud's probers would
+	// get in (firewall.go).
+	Firewalls   map[string]*api.Firewall
+	Subnetworks map[string]*api.Subnetwork
 }
 
 // Planner keeps the resources that decide what is probed, decoded once, and
@@ -53,9 +57,15 @@ type Planner struct {
 	owners map[string]bool
 	// deps maps the path of a check, group or instance to the owners and
 	// groups whose targets depend on it.
-	deps  depindex.Index
-	dirty map[string]struct{} // owners to re-plan at the next Flush
-	stats PlanStats
+	deps depindex.Index
+	// nets maps a network's path to the owners whose endpoints are in it,
+	// as their last plan found them: a change of its firewall rules or
+	// subnetworks plans them again.
+	nets         depindex.Index
+	firewallMode FirewallMode
+	universe     firewall.Universe
+	dirty        map[string]struct{} // owners to re-plan at the next Flush
+	stats        PlanStats
 }
 
 // PlanStats counts the planner's work since it was made: tests use it to
@@ -77,10 +87,13 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		s: snapshot{HealthChecks: map[string]*api.HealthCheck{}, LegacyHTTP: map[string]*api.LegacyHealthCheck{},
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{},
-			InstanceGroups: map[string]*api.InstanceGroup{}, Managers: map[string]*api.InstanceGroupManager{}},
-		allowed: allowed,
-		owners:  map[string]bool{},
-		dirty:   map[string]struct{}{},
+			InstanceGroups: map[string]*api.InstanceGroup{}, Managers: map[string]*api.InstanceGroupManager{},
+			Firewalls: map[string]*api.Firewall{}, Subnetworks: map[string]*api.Subnetwork{}},
+		allowed:      allowed,
+		firewallMode: FirewallsWarn,
+		universe:     firewall.GoogleCloud,
+		owners:       map[string]bool{},
+		dirty:        map[string]struct{}{},
 	}
 	p.slots = map[string]func(string, any){
 		api.CollectionHealthChecks:          slot(p.s.HealthChecks),
@@ -92,6 +105,8 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		api.CollectionInstances:             slot(p.s.Instances),
 		api.CollectionInstanceGroups:        slot(p.s.InstanceGroups),
 		api.CollectionInstanceGroupManagers: slot(p.s.Managers),
+		api.CollectionFirewalls:             slot(p.s.Firewalls),
+		api.CollectionSubnetworks:           slot(p.s.Subnetworks),
 	}
 	probing := api.CollectionsWith(api.ProbeInput, api.ProbeOwner)
 	for _, c := range probing {
@@ -131,9 +146,15 @@ func (p *Planner) Set(path string, obj any) {
 		return
 	}
 	p.stats.Objects++
+	before := p.networkOf(path)
 	set(path, obj)
 	p.deps.Set(path, p.dependencies(path))
 	p.markDirty(path)
+	for _, network := range []string{before, p.networkOf(path)} {
+		for _, owner := range p.nets.Users(network) {
+			p.dirty[owner] = struct{}{}
+		}
+	}
 }
 
 func setOrDelete[T any](m map[string]*T, path string, obj any) {
@@ -249,6 +270,7 @@ func (p *Planner) plan(owner string) []health.Target {
 		targets = p.s.managerTargets(owner, m)
 	}
 	p.stats.Targets += uint64(len(targets))
+	p.nets.Set(owner, p.judge(owner, targets))
 	return restrict(targets, p.allowed, p.probeMap)
 }
 

@@ -22,11 +22,14 @@ var extensions = map[string]map[string]*Schema{
 	// gRPC blocks have none.
 	"GRPCHealthCheck":    {"proxyHeader": proxyHeader},
 	"GRPCTLSHealthCheck": {"proxyHeader": proxyHeader},
-	// Why an endpoint is unhealthy, and where its verdict comes from, in
-	// getHealth answers (backend services and target pools).
+	// Why an endpoint is unhealthy, where its verdict comes from, the load
+	// balancer it is probed for and what the firewall rules do to the
+	// cloud's probes of it, in getHealth answers (backend services and
+	// target pools).
 	"HealthStatus": {
 		"group": {Type: "string"}, "healthCheck": {Type: "string"}, "reason": {Type: "string"},
 		"detail": {Type: "string"}, "lastProbeTime": {Type: "string"}, "probedAt": {Type: "string"},
+		"loadBalancer": {Type: "string"}, "firewall": {Type: "string"},
 	},
 	// The instances of an unmanaged group, declared inside it (the API
 	// adds them with addInstances into the same list).

@@ -153,6 +153,13 @@ type HealthStatus struct {
 	// ProbedAt is where the endpoint is probed, when a probe map
 	// (--probe-map) moved it from ipAddress.
 	ProbedAt string `json:"probedAt,omitempty"`
+	// LoadBalancer is the type of load balancer the endpoint is probed for,
+	// as the cloud's prober-range tables name it ("external passthrough
+	// Network LB").
+	LoadBalancer string `json:"loadBalancer,omitempty"`
+	// Firewall says what the firewall rules of the endpoint's network do to
+	// the cloud's probes, when they keep some or all out.
+	Firewall string `json:"firewall,omitempty"`
 }
 
 // State is the endpoint's state as the emulator judges it:

@@ -87,6 +87,14 @@ type FirewallRule struct {
 	Ports      []string `json:"ports,omitempty"`
 }
 
+// Subnetwork purposes that make a proxy-only subnet: regional (and its
+// older name) and cross-region.
+const (
+	PurposeRegionalManagedProxy      = "REGIONAL_MANAGED_PROXY"
+	PurposeInternalHTTPSLoadBalancer = "INTERNAL_HTTPS_LOAD_BALANCER"
+	PurposeGlobalManagedProxy        = "GLOBAL_MANAGED_PROXY"
+)
+
 // Address is a reserved IP address: regional (collection addresses under
 // regions/) or global (the same collection name under global/, the
 // globalAddresses methods of the Compute API).

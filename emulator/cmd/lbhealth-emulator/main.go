@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 )
@@ -72,6 +73,11 @@ func run(args []string) error {
 		"this emulator's id among the nodes of a cluster, as EXPRESSION checks see it (node.id); default the host's name (env LBHEALTH_NODE_ID)")
 	nodeRole := fs.String("node-role", env("LBHEALTH_NODE_ROLE", emulator.RoleMaster),
 		"MASTER or BACKUP: this emulator's role, as EXPRESSION checks see it (node.role) (env LBHEALTH_NODE_ROLE)")
+	firewalls := fs.String("firewalls", env("LBHEALTH_FIREWALLS", string(plan.FirewallsWarn)),
+		"what a backend network's firewall rules do to probing: off (nothing), warn (getHealth and the status page say when the cloud's "+
+			"probers would be blocked) or enforce (such a backend is UNHEALTHY, reason FIREWALL_BLOCKED, as in the cloud) (env LBHEALTH_FIREWALLS)")
+	universe := fs.String("universe", env("LBHEALTH_UNIVERSE", string(firewall.GoogleCloud)),
+		"googlecloud or s3ns: the cloud whose probers' source ranges firewall rules are checked against (env LBHEALTH_UNIVERSE)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -101,6 +107,7 @@ func run(args []string) error {
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
+		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe),
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.

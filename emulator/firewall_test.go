@@ -1,0 +1,112 @@
+package emulator_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// webLB stores a global external Application LB's backend: an instance
+// tagged web in the default network (whose default rules let no prober
+// in), in a zonal NEG on the port of srv, checked over HTTP every second.
+func webLB(t *testing.T, e *emulator.Emulator, srv *switchable) {
+	t.Helper()
+	mustCall(t, e, "POST", "zones/us-central1-a/instances", `{"name": "web-1", "tags": {"items": ["web"]},
+		"networkInterfaces": [{"network": "global/networks/default", "networkIP": "127.0.0.1"}]}`)
+	mustCall(t, e, "POST", "global/healthChecks", `{"name": "hc", "checkIntervalSec": 1, "timeoutSec": 1, "healthyThreshold": 1,
+		"unhealthyThreshold": 1, "httpHealthCheck": {"portSpecification": "USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/us-central1-a/networkEndpointGroups", `{"name": "neg", "networkEndpointType": "GCE_VM_IP_PORT",
+		"network": "global/networks/default", "defaultPort": `+srv.port()+`}`)
+	mustCall(t, e, "POST", "zones/us-central1-a/networkEndpointGroups/neg/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "web-1"}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name": "bs", "loadBalancingScheme": "EXTERNAL_MANAGED", "protocol": "HTTP",
+		"healthChecks": ["hc"], "backends": [{"group": "zones/us-central1-a/networkEndpointGroups/neg", "balancingMode": "RATE", "maxRatePerEndpoint": 100}]}`)
+}
+
+const allowProbers = `{"name": "allow-health-checks", "network": "global/networks/default", "direction": "INGRESS",
+	"sourceRanges": ["35.191.0.0/16"], "targetTags": ["web"], "allowed": [{"IPProtocol": "tcp"}]}`
+
+// only is the one endpoint of service bs.
+func only(t *testing.T, e *emulator.Emulator, bs string) api.HealthStatus {
+	t.Helper()
+	h := health(t, e, bs)
+	if len(h) != 1 {
+		t.Fatalf("%d endpoints, want 1: %+v", len(h), h)
+	}
+	for _, hs := range h {
+		return hs
+	}
+	panic("unreachable")
+}
+
+// With the firewall enforced, a backend the cloud's probers cannot reach is
+// UNHEALTHY (FIREWALL_BLOCKED) and not probed, as the implied deny makes it
+// in the cloud, and the finding names the rule to add; adding it lets the
+// probes in and the real verdict follows.
+func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
+	srv := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, Firewalls: plan.FirewallsEnforce})
+	webLB(t, e, srv)
+	waitFor(t, "FIREWALL_BLOCKED", func() bool { return only(t, e, "bs").Reason == "FIREWALL_BLOCKED" })
+	hs := only(t, e, "bs")
+	if hs.HealthState != "UNHEALTHY" || hs.LoadBalancer != "global external Application LB" ||
+		!strings.Contains(hs.Firewall, "add a rule to allow tcp:"+srv.port()+" from 35.191.0.0/16 to tag web in network default") ||
+		hs.Detail != hs.Firewall {
+		t.Errorf("blocked: %+v, want UNHEALTHY, the load balancer, and the rule to add as finding and detail", hs)
+	}
+	if n := srv.hits.Load(); n != 0 {
+		t.Errorf("%d probes reached the blocked backend, want none", n)
+	}
+
+	mustCall(t, e, "POST", "global/firewalls", allowProbers)
+	waitFor(t, "HEALTHY once the probers are let in", func() bool { return only(t, e, "bs").HealthState == "HEALTHY" })
+	if hs := only(t, e, "bs"); hs.Firewall != "" {
+		t.Errorf("with the rule: finding %q, want none", hs.Firewall)
+	}
+
+	mustCall(t, e, "DELETE", "global/firewalls/allow-health-checks", "")
+	waitFor(t, "FIREWALL_BLOCKED again without the rule", func() bool { return only(t, e, "bs").Reason == "FIREWALL_BLOCKED" })
+}
+
+// By default the finding is a warning: the backend is probed and judged
+// as if the probers got in, and getHealth and the status page say they
+// would not. Google's own clients, which ask for no extension, never see it.
+func TestFirewalls_WarnByDefault(t *testing.T) {
+	srv := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	webLB(t, e, srv)
+	waitFor(t, "HEALTHY", func() bool { return only(t, e, "bs").HealthState == "HEALTHY" })
+	if hs := only(t, e, "bs"); !strings.Contains(hs.Firewall, "every probe would be blocked") {
+		t.Errorf("warn: finding %q, want every probe blocked", hs.Firewall)
+	}
+	_, b, err := call("GET", e.URL()+"/", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := string(b); !strings.Contains(page, "every probe would be blocked") || !strings.Contains(page, "global external Application LB") {
+		t.Errorf("the status page lacks the finding or the load balancer:\n%s", page)
+	}
+	code, body, err := call("POST", e.URL()+"/compute/v1/projects/p/global/backendServices/bs/getHealth", "")
+	if err != nil || code != 200 || strings.Contains(string(body), "firewall") || strings.Contains(string(body), "loadBalancer") {
+		t.Errorf("getHealth without extensions: %d %s %v, want the Compute API's fields only", code, body, err)
+	}
+
+	mustCall(t, e, "POST", "global/firewalls", allowProbers)
+	waitFor(t, "no finding once the probers are let in", func() bool { return only(t, e, "bs").Firewall == "" })
+	if hs := only(t, e, "bs"); hs.HealthState != "HEALTHY" {
+		t.Errorf("a warning's rule changed the verdict: %+v", hs)
+	}
+}
+
+// Off reads no rule at all.
+func TestFirewalls_Off(t *testing.T) {
+	srv := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, Firewalls: plan.FirewallsOff})
+	webLB(t, e, srv)
+	waitFor(t, "HEALTHY", func() bool { return only(t, e, "bs").HealthState == "HEALTHY" })
+	if hs := only(t, e, "bs"); hs.Firewall != "" {
+		t.Errorf("off: finding %q", hs.Firewall)
+	}
+}
