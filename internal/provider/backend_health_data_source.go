@@ -32,7 +32,7 @@ type backendHealthModel struct {
 
 // endpointHealthType is the element type of endpoints.
 var endpointHealthType = healthStatusType("ip_address", "port", "instance", "group", "health_state", "reason",
-	"detail", "last_probe_time")
+	"detail", "last_probe_time", "load_balancer", "firewall")
 
 func backendHealthDataSourceSchema() schema.Schema {
 	attrs := map[string]schema.Attribute{

@@ -169,6 +169,9 @@ check "web_healthy" {
 					value(web, endpoint(0, "port"), knownvalue.Int64Exact(port)),
 					value(web, endpoint(0, "health_state"), knownvalue.StringExact("HEALTHY")),
 					value(web, endpoint(0, "last_probe_time"), knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT`))),
+					value(web, endpoint(0, "load_balancer"), knownvalue.StringExact("classic Application LB")),
+					// The default network's rules let no prober in: a warning.
+					value(web, endpoint(0, "firewall"), knownvalue.StringRegexp(regexp.MustCompile(`^every probe would be blocked: .* from 35\.191\.0\.0/16`))),
 					statecheck.CompareValuePairs(web, endpoint(0, "group"),
 						"lbhealth_endpoint_group.web", tfjsonpath.New("self_link"), compare.ValuesSame()),
 					value(web, tfjsonpath.New("healthy_count"), knownvalue.Int64Exact(1)),

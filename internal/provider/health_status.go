@@ -29,6 +29,8 @@ var healthStatusAttrTypes = map[string]attr.Type{
 	"reason":          types.StringType,
 	"detail":          types.StringType,
 	"last_probe_time": types.StringType,
+	"load_balancer":   types.StringType,
+	"firewall":        types.StringType,
 }
 
 // healthStatusType is the element type of a list with the attributes names.
@@ -48,10 +50,16 @@ var healthStatusDescriptions = map[string]string{
 	"group":      "URL of the endpoint group of the endpoint.",
 	"health_state": "`HEALTHY`, `UNHEALTHY` or `UNKNOWN` (no verdict yet: a new endpoint, or a new " +
 		"or changed check).",
-	"reason": "Why the endpoint is in its state, such as `BAD_STATUS`, `TIMEOUT`, `CONNECTION_REFUSED` " +
-		"or `STOPPED`; null when there is nothing to say.",
+	"reason": "Why the endpoint is in its state, such as `BAD_STATUS`, `TIMEOUT`, `CONNECTION_REFUSED`, " +
+		"`STOPPED` or `FIREWALL_BLOCKED`; null when there is nothing to say.",
 	"detail":          "What the last probe saw, in words.",
 	"last_probe_time": "When the endpoint was last probed (RFC 3339); null before the first probe.",
+	"load_balancer": "The type of load balancer the endpoint is probed for, as the cloud's tables of prober ranges " +
+		"name it, such as `global external Application LB` or `external passthrough Network LB`.",
+	"firewall": "What the firewall rules of the endpoint's network do to the cloud's probes, when they keep some " +
+		"or all of them out, with the rule to add; null when the probers get in (or the emulator runs with " +
+		"`--firewalls off`). With `--firewalls enforce`, an endpoint no probe reaches is `UNHEALTHY` with reason " +
+		"`FIREWALL_BLOCKED`.",
 }
 
 // healthStatusSchema is the schema of an element of type t; overrides
@@ -148,6 +156,8 @@ func healthStatusValue(hs api.HealthStatus, t types.ObjectType) (types.Object, d
 		"reason":          str(reason),
 		"detail":          str(hs.Detail),
 		"last_probe_time": str(hs.LastProbeTime),
+		"load_balancer":   str(hs.LoadBalancer),
+		"firewall":        str(hs.Firewall),
 	}
 	attrs := make(map[string]attr.Value, len(t.AttrTypes))
 	for name := range t.AttrTypes {

@@ -34,7 +34,7 @@ type targetPoolHealthModel struct {
 // instanceHealthType is the element type of instances: a backend health
 // endpoint without group (a pool has none).
 var instanceHealthType = healthStatusType("instance", "ip_address", "port", "health_state", "reason", "detail",
-	"last_probe_time")
+	"last_probe_time", "load_balancer", "firewall")
 
 func targetPoolHealthDataSourceSchema() schema.Schema {
 	attrs := map[string]schema.Attribute{
