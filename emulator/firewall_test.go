@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -42,9 +43,9 @@ func only(t *testing.T, e *emulator.Emulator, bs string) api.HealthStatus {
 }
 
 // With the firewall enforced, a backend the cloud's probers cannot reach is
-// UNHEALTHY (FIREWALL_BLOCKED) and not probed, as the implied deny makes it
-// in the cloud, and the finding names the rule to add; adding it lets the
-// probes in and the real verdict follows.
+// UNHEALTHY (FIREWALL_BLOCKED), as the implied deny makes it in the cloud,
+// and the finding names the rule to add. It is probed behind the block, so
+// that adding the rule shows its real verdict at once.
 func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
 	srv := newSwitchable(t)
 	e := startEmulator(t, emulator.Config{InMemory: true, Firewalls: plan.FirewallsEnforce})
@@ -56,8 +57,9 @@ func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
 		hs.Detail != hs.Firewall {
 		t.Errorf("blocked: %+v, want UNHEALTHY, the load balancer, and the rule to add as finding and detail", hs)
 	}
-	if n := srv.hits.Load(); n != 0 {
-		t.Errorf("%d probes reached the blocked backend, want none", n)
+	waitFor(t, "probes behind the block", func() bool { return srv.hits.Load() > 0 })
+	if hs := only(t, e, "bs"); hs.Reason != "FIREWALL_BLOCKED" {
+		t.Errorf("a probe that passed behind the block changed the state reported: %+v", hs)
 	}
 
 	mustCall(t, e, "POST", "global/firewalls", allowProbers)
@@ -75,11 +77,20 @@ func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
 // would not. Google's own clients, which ask for no extension, never see it.
 func TestFirewalls_WarnByDefault(t *testing.T) {
 	srv := newSwitchable(t)
-	e := startEmulator(t, emulator0())
+	var logs lockedWriter
+	e := startEmulator(t, emulator.Config{InMemory: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	webLB(t, e, srv)
 	waitFor(t, "HEALTHY", func() bool { return only(t, e, "bs").HealthState == "HEALTHY" })
 	if hs := only(t, e, "bs"); !strings.Contains(hs.Firewall, "every probe would be blocked") {
 		t.Errorf("warn: finding %q, want every probe blocked", hs.Firewall)
+	}
+	if n := strings.Count(logs.String(), "health-check probers would not reach"); n != 1 {
+		t.Errorf("the finding was logged %d times, want once:\n%s", n, logs.String())
+	}
+	_, metrics, _ := call("GET", e.URL()+"/metrics", "")
+	if !strings.Contains(string(metrics), `lbhealth_endpoint_firewall{endpoint="127.0.0.1:`+srv.port()+`",group="projects/p/zones/us-central1-a/networkEndpointGroups/neg",`+
+		`load_balancer="global external Application LB",owner="projects/p/global/backendServices/bs",verdict="BLOCKED"} 1`) {
+		t.Errorf("/metrics lacks the endpoint's firewall gauge:\n%s", metrics)
 	}
 	_, b, err := call("GET", e.URL()+"/", "")
 	if err != nil {

@@ -55,12 +55,14 @@ type Check struct {
 	// autohealing), as the cloud's prober-range tables name it.
 	LoadBalancer string
 	// Firewall, when set, says what the network's firewall rules do to the
-	// cloud's probes of the endpoint: a finding, which does not change how
-	// it is probed. Blocked: every probe would be blocked, and the
-	// emulator enforces its rules: the endpoint is UNHEALTHY
-	// (FIREWALL_BLOCKED) and not probed.
-	Firewall string
-	Blocked  bool
+	// cloud's probes of the endpoint (FirewallVerdict BLOCKED or PARTIAL):
+	// a finding, which does not change how it is probed.
+	Firewall, FirewallVerdict string
+	// Blocked: every probe would be blocked, and the emulator enforces its
+	// rules: the endpoint is reported UNHEALTHY (FIREWALL_BLOCKED). It is
+	// still probed behind the block, so that its real verdict shows as
+	// soon as a rule lets the probers in.
+	Blocked bool
 }
 
 // ID identifies a target across updates: one endpoint of one group probed
@@ -85,9 +87,8 @@ type Status struct {
 	Reason       string // why it is not healthy (TIMEOUT, STOPPED, ...)
 	Detail       string
 	LastProbe    time.Time // zero before the first probe
-	// LoadBalancer and Firewall are the target's (Check.LoadBalancer,
-	// Check.Firewall).
-	LoadBalancer, Firewall string
+	// LoadBalancer, Firewall and FirewallVerdict are the target's (Check).
+	LoadBalancer, Firewall, FirewallVerdict string
 }
 
 // Transition is one change of an endpoint's state.
@@ -199,7 +200,9 @@ func (e *Engine) Update(targets []Target) {
 // is released, since OnTransition may read the engine.
 func (e *Engine) UpdateOwners(targets map[string][]Target) {
 	var settled []Transition
+	findings := map[finding]int{}
 	defer func() {
+		e.logFindings(findings)
 		for _, tr := range settled {
 			e.transition(tr)
 		}
@@ -214,9 +217,15 @@ func (e *Engine) UpdateOwners(targets map[string][]Target) {
 			id := t.ID()
 			seen[id] = true
 			ep, ok := e.endpoints[id]
+			if t.Check.Firewall != "" && (!ok || ep.target.Load().Check.Firewall != t.Check.Firewall) {
+				findings[finding{owner, t.Check.LoadBalancer, t.Check.FirewallVerdict, t.Check.Firewall}]++
+			}
 			if !ok {
 				ep = e.add(id, &t)
-			} else if !e.change(ep, &t) {
+			} else if restart, tr := e.change(ep, &t); !restart {
+				if tr != nil {
+					settled = append(settled, *tr)
+				}
 				continue
 			}
 			if tr, ok := e.settle(ep, &t); ok {
@@ -229,6 +238,18 @@ func (e *Engine) UpdateOwners(targets map[string][]Target) {
 				e.remove(id, ep)
 			}
 		}
+	}
+}
+
+// finding is a firewall finding new to some endpoints of an owner.
+type finding struct{ owner, loadBalancer, verdict, message string }
+
+// logFindings logs each new firewall finding once, with the number of
+// endpoints it is new to.
+func (e *Engine) logFindings(findings map[finding]int) {
+	for f, n := range findings {
+		e.cfg.Log.Warn("the cloud's health-check probers would not reach these endpoints", "resource", f.owner,
+			"load_balancer", f.loadBalancer, "verdict", f.verdict, "endpoints", n, "finding", f.message)
 	}
 }
 
@@ -257,18 +278,25 @@ func (e *Engine) remove(id string, ep *endpoint) {
 
 // change applies new settings and tells whether the target must start over.
 // A change of what is probed or how it is judged restarts the verdict at
-// UNKNOWN (a changed check has no verdict yet); the log flag or an
-// instance name apply in place and the verdict carries on.
-func (e *Engine) change(ep *endpoint, t *Target) bool {
+// UNKNOWN (a changed check has no verdict yet); the log flag, an instance
+// name, the firewall's finding and block apply in place and the verdict
+// carries on. A block that comes or goes changes the state reported: that
+// is the transition returned.
+func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 	old := ep.target.Load()
 	if *old == *t {
-		return false
+		return false, nil
 	}
 	if judgedAlike(old, t) {
 		ep.mu.Lock()
+		from, _, _ := ep.reportedLocked(old)
 		ep.target.Store(t)
+		st := ep.statusLocked(t)
 		ep.mu.Unlock()
-		return false
+		if from != st.State {
+			return false, &Transition{Status: st, From: from, log: t.Check.Log}
+		}
+		return false, nil
 	}
 	e.halt(ep)
 	ep.mu.Lock()
@@ -279,7 +307,7 @@ func (e *Engine) change(ep *endpoint, t *Target) bool {
 	ep.verdict = newVerdict(e.cfg.Probers)
 	ep.reason, ep.detail, ep.lastProbe = "", "", time.Time{}
 	ep.mu.Unlock()
-	return true
+	return true, nil
 }
 
 // judgedAlike tells whether two settings of one target probe and judge the
@@ -288,6 +316,7 @@ func judgedAlike(a, b *Target) bool {
 	ac, bc, ae, be := a.Check, b.Check, a.Endpoint, b.Endpoint
 	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
 	ac.LoadBalancer, bc.LoadBalancer, ac.Firewall, bc.Firewall = "", "", "", ""
+	ac.FirewallVerdict, bc.FirewallVerdict, ac.Blocked, bc.Blocked = "", "", false, false
 	// The specs' parts are pointers, made anew at each plan: compared by
 	// what they hold.
 	same := ac.Probe.Equal(bc.Probe)
@@ -308,7 +337,8 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 	case t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "":
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
 	case t.Check.Blocked:
-		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonFirewallBlocked, t.Check.Firewall
+		// Probed behind the block, and reported UNHEALTHY at once.
+		return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != Unhealthy
 	default:
 		return Transition{}, false
 	}
@@ -318,7 +348,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
 func (e *Engine) start(ep *endpoint, t *Target) {
-	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" || t.Check.Blocked {
+	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
 		return
 	}
 	ctx, stop := context.WithCancel(e.ctx)
@@ -372,7 +402,7 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 		ep.mu.Unlock()
 		return // probed with settings that have since changed
 	}
-	from := ep.verdict.state
+	from, _, _ := ep.reportedLocked(t)
 	to := ep.verdict.observe(p, res.Healthy, t.Check.HealthyThreshold, t.Check.UnhealthyThreshold)
 	ep.lastProbe = start
 	if to != Healthy && !res.Healthy {
@@ -382,7 +412,7 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 	}
 	st := ep.statusLocked(t)
 	ep.mu.Unlock()
-	if from != to {
+	if from != st.State {
 		e.transition(Transition{Status: st, From: from, log: t.Check.Log})
 	}
 }
@@ -400,10 +430,22 @@ func (e *Engine) transition(tr Transition) {
 	}
 }
 
+// reportedLocked is the state, reason and detail ep is reported in with
+// settings t: its verdict, unless the firewall blocks the probers (and the
+// emulator enforces it), and a settled verdict (stopped, not probed) comes
+// before the block.
+func (ep *endpoint) reportedLocked(t *Target) (state, reason, detail string) {
+	if t.Check.Blocked && ep.reason != ReasonStopped && ep.reason != ReasonNotProbed {
+		return Unhealthy, ReasonFirewallBlocked, t.Check.Firewall
+	}
+	return ep.verdict.state, ep.reason, ep.detail
+}
+
 func (ep *endpoint) statusLocked(t *Target) Status {
+	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
-		State: ep.verdict.state, Reason: ep.reason, Detail: ep.detail, LastProbe: ep.lastProbe,
-		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall}
+		State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe,
+		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
 }
 
 // Statuses returns the health of every target of owner, ordered by group
@@ -460,7 +502,8 @@ func (e *Engine) Count(owner string) Counts {
 	var c Counts
 	for _, ep := range eps {
 		ep.mu.Lock()
-		c.Add(ep.verdict.state)
+		state, _, _ := ep.reportedLocked(ep.target.Load())
+		c.Add(state)
 		ep.mu.Unlock()
 	}
 	return c

@@ -288,3 +288,42 @@ func TestJudgedAlikeComparesSpecsByValue(t *testing.T) {
 		t.Errorf("a changed request path is judged alike")
 	}
 }
+
+// A blocked target is reported UNHEALTHY (FIREWALL_BLOCKED) while it is
+// probed behind the block; lifting the block keeps the verdict and reports
+// it at once, with no new probe; blocking again reports the block.
+func TestEngine_FirewallBlockIsReportedOverTheVerdict(t *testing.T) {
+	transitions := make(chan Transition, 10)
+	s := &script{clock: newFakeClock(), healthy: true}
+	e := newTestEngine(t, s, 1, transitions)
+	tg := target(time.Second, time.Second, 1, 1)
+	tg.Check.Blocked, tg.Check.Firewall, tg.Check.FirewallVerdict = true, "every probe would be blocked", "BLOCKED"
+	e.Update([]Target{tg})
+	if tr := <-transitions; tr.State != Unhealthy || tr.Reason != ReasonFirewallBlocked || tr.Detail != tg.Check.Firewall {
+		t.Fatalf("blocked: %+v, want UNHEALTHY (FIREWALL_BLOCKED) with the finding", tr)
+	}
+	step(t, e, s.clock)
+	if len(s.startTimes()) == 0 {
+		t.Fatal("no probe behind the block")
+	}
+	if st := e.Statuses(tg.Owner)[0]; st.State != Unhealthy || st.Reason != ReasonFirewallBlocked {
+		t.Fatalf("a passing probe behind the block: %+v, want still blocked", st)
+	}
+	if c := e.Count(tg.Owner); c.Healthy != 0 || c.Total != 1 {
+		t.Errorf("counts %+v, want the blocked endpoint not healthy", c)
+	}
+	probes := len(s.startTimes())
+	open := tg
+	open.Check.Blocked, open.Check.Firewall, open.Check.FirewallVerdict = false, "", ""
+	e.Update([]Target{open})
+	if tr := <-transitions; tr.State != Healthy || tr.From != Unhealthy {
+		t.Fatalf("block lifted: %+v, want UNHEALTHY -> HEALTHY at once", tr)
+	}
+	if n := len(s.startTimes()); n != probes {
+		t.Errorf("%d probes ran to report the verdict, want none", n-probes)
+	}
+	e.Update([]Target{tg})
+	if tr := <-transitions; tr.State != Unhealthy || tr.Reason != ReasonFirewallBlocked {
+		t.Fatalf("blocked again: %+v", tr)
+	}
+}

@@ -104,23 +104,32 @@ func (m *Metrics) missed(n int) {
 // stateCollector reports every endpoint's state when scraped, so the gauge
 // can never disagree with getHealth.
 type stateCollector struct {
-	engine *Engine
-	desc   *prometheus.Desc
+	engine   *Engine
+	desc     *prometheus.Desc
+	firewall *prometheus.Desc
 }
 
-// RegisterStateGauge exposes lbhealth_endpoint_state for engine's targets.
+// RegisterStateGauge exposes lbhealth_endpoint_state and
+// lbhealth_endpoint_firewall for engine's targets.
 func RegisterStateGauge(reg prometheus.Registerer, engine *Engine) {
 	reg.MustRegister(&stateCollector{engine: engine, desc: prometheus.NewDesc("lbhealth_endpoint_state",
 		"1 for the current health state of each probed endpoint (per owner, group and endpoint; probed_at is the "+
 			"address probed when a probe map moved it, else empty).",
-		[]string{"owner", "group", "endpoint", "check", "state", "probed_at"}, nil)})
+		[]string{"owner", "group", "endpoint", "check", "state", "probed_at"}, nil),
+		firewall: prometheus.NewDesc("lbhealth_endpoint_firewall",
+			"1 for each endpoint whose network's firewall rules keep the cloud's probers out: verdict BLOCKED (every "+
+				"prober range) or PARTIAL (some), with the load balancer the probes are for.",
+			[]string{"owner", "group", "endpoint", "load_balancer", "verdict"}, nil)})
 }
 
-func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc; ch <- c.firewall }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range c.engine.All() {
 		addr := net.JoinHostPort(s.Endpoint.IP, strconv.Itoa(s.Endpoint.Port))
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.Check, s.State, s.ProbedAt)
+		if s.FirewallVerdict != "" {
+			ch <- prometheus.MustNewConstMetric(c.firewall, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.LoadBalancer, s.FirewallVerdict)
+		}
 	}
 }

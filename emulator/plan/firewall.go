@@ -97,7 +97,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 		if network != "" {
 			networks[network] = true
 		}
-		t.Check.Firewall = f.message
+		t.Check.Firewall, t.Check.FirewallVerdict = f.message, f.verdict
 		// Target pools may be probed through the metadata server, which
 		// every network lets in: a block is only ever a warning for them.
 		t.Check.Blocked = f.blocked && p.firewallMode == FirewallsEnforce && !pool
@@ -108,6 +108,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 // finding is what the rules do to one target's probes.
 type finding struct {
 	message string // "" when the probes get in, or nothing can be said
+	verdict string // BLOCKED or PARTIAL with a message from the rules; else ""
 	blocked bool   // every probe is blocked
 }
 
@@ -167,6 +168,9 @@ func (p *Planner) findingOf(owner string, lb firewall.Type, t *health.Target, me
 	}
 	fd := firewall.Evaluate(p.s.firewallsOf(network), target, sources)
 	f := finding{message: fd.Message, blocked: fd.Verdict == firewall.Blocked}
+	if fd.Verdict != firewall.Allowed {
+		f.verdict = string(fd.Verdict)
+	}
 	memo[key] = f
 	return f, network
 }
