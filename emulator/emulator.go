@@ -105,6 +105,10 @@ type Config struct {
 	// Universe is the cloud whose probers' source ranges the rules are
 	// checked against: firewall.GoogleCloud (the default) or firewall.S3NS.
 	Universe firewall.Universe
+	// ProbeMultiplicity probes each backend once per interval per prober
+	// for every forwarding rule or target proxy that uses its service, as
+	// the cloud does; by default once.
+	ProbeMultiplicity bool
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -234,6 +238,7 @@ type Emulator struct {
 	probeMap      plan.ProbeMap
 	firewalls     plan.FirewallMode
 	universe      firewall.Universe
+	multiplicity  bool
 	dataPath      string
 	served        chan error
 	// stopHealing ends autohealing; healed is closed once it has.
@@ -262,7 +267,8 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
 	}
 	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks,
-		probeMap: cfg.ProbeMap, firewalls: cfg.Firewalls, universe: cfg.Universe}
+		probeMap: cfg.ProbeMap, firewalls: cfg.Firewalls, universe: cfg.Universe,
+		multiplicity: cfg.ProbeMultiplicity}
 	api, err := e.startEngine(ctx, cfg, log)
 	if err != nil {
 		ln.Close()

@@ -121,3 +121,28 @@ func TestFirewalls_Off(t *testing.T) {
 		t.Errorf("off: finding %q", hs.Firewall)
 	}
 }
+
+// With --probe-multiplicity, a backend behind two target proxies is probed
+// twice per interval; /metrics and the status page show the rate asked
+// for and the rate delivered. Without it, once.
+func TestProbeMultiplicity_TwoProxies(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		srv := newSwitchable(t)
+		e := startEmulator(t, emulator.Config{InMemory: true, ProbeMultiplicity: on})
+		webLB(t, e, srv)
+		mustCall(t, e, "POST", "global/urlMaps", `{"name": "web", "defaultService": "global/backendServices/bs"}`)
+		for _, name := range []string{"http", "http-too"} {
+			mustCall(t, e, "POST", "global/targetHttpProxies", `{"name": "`+name+`", "urlMap": "global/urlMaps/web"}`)
+		}
+		want := map[bool]string{true: "2", false: "1"}[on]
+		series := `lbhealth_endpoint_expected_probe_rate{endpoint="127.0.0.1:` + srv.port() + `",group="projects/p/zones/us-central1-a/networkEndpointGroups/neg",owner="projects/p/global/backendServices/bs"} ` + want + "\n"
+		waitFor(t, "the expected rate", func() bool {
+			_, metrics, _ := call("GET", e.URL()+"/metrics", "")
+			return strings.Contains(string(metrics), series)
+		})
+		waitFor(t, "a delivered rate on the status page", func() bool {
+			_, page, _ := call("GET", e.URL()+"/", "")
+			return strings.Contains(string(page), "<td>"+want+".00 / "+want+".")
+		})
+	}
+}

@@ -70,6 +70,7 @@ func (e *Emulator) load(ctx context.Context) error {
 	y := &syncState{planner: plan.NewPlanner(e.probeAllowed), inputs: aggregate.NewInputs()}
 	y.planner.SetProbeMap(e.probeMap)
 	y.planner.SetFirewalls(e.firewalls, e.universe)
+	y.planner.SetProbeMultiplicity(e.multiplicity)
 	for _, c := range syncedCollections {
 		objects, err := e.store.All(ctx, c.Name)
 		if err != nil {

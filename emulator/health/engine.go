@@ -58,6 +58,10 @@ type Check struct {
 	// cloud's probes of the endpoint (FirewallVerdict BLOCKED or PARTIAL):
 	// a finding, which does not change how it is probed.
 	Firewall, FirewallVerdict string
+	// Multiplicity is how many times each prober probes the endpoint per
+	// interval: the forwarding rules or target proxies that use its owner
+	// (--probe-multiplicity); 0 and 1 mean once.
+	Multiplicity int
 	// Blocked: every probe would be blocked, and the emulator enforces its
 	// rules: the endpoint is reported UNHEALTHY (FIREWALL_BLOCKED). It is
 	// still probed behind the block, so that its real verdict shows as
@@ -89,6 +93,12 @@ type Status struct {
 	LastProbe    time.Time // zero before the first probe
 	// LoadBalancer, Firewall and FirewallVerdict are the target's (Check).
 	LoadBalancer, Firewall, FirewallVerdict string
+	// Probes counts the results recorded since the target (re)started.
+	// ExpectedRate is the probes per second its settings ask for (0 when
+	// it is not probed), DeliveredRate the mean rate since its first
+	// probe (0 before the second).
+	Probes                      uint64
+	ExpectedRate, DeliveredRate float64
 }
 
 // Transition is one change of an endpoint's state.
@@ -147,6 +157,10 @@ type endpoint struct {
 	reason     string
 	detail     string
 	lastProbe  time.Time
+	// probes and firstProbe count the results recorded since the target
+	// (re)started, for the rate delivered.
+	probes     uint64
+	firstProbe time.Time
 }
 
 // New returns an Engine that probes nothing until Update.
@@ -255,7 +269,7 @@ func (e *Engine) logFindings(findings map[finding]int) {
 
 // add registers a new target, UNKNOWN until probed or settled.
 func (e *Engine) add(id string, t *Target) *endpoint {
-	ep := &endpoint{id: id, verdict: newVerdict(e.cfg.Probers)}
+	ep := &endpoint{id: id, verdict: newVerdict(e.probers(t))}
 	ep.target.Store(t)
 	e.endpoints[id] = ep
 	if e.byOwner[t.Owner] == nil {
@@ -304,8 +318,9 @@ func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 	// a result probed with the old settings can never meet the new ones.
 	ep.target.Store(t)
 	ep.generation++
-	ep.verdict = newVerdict(e.cfg.Probers)
+	ep.verdict = newVerdict(e.probers(t))
 	ep.reason, ep.detail, ep.lastProbe = "", "", time.Time{}
+	ep.probes, ep.firstProbe = 0, time.Time{}
 	ep.mu.Unlock()
 	return true, nil
 }
@@ -353,12 +368,16 @@ func (e *Engine) start(ep *endpoint, t *Target) {
 	}
 	ctx, stop := context.WithCancel(e.ctx)
 	ep.stop = stop
-	for p := range e.cfg.Probers {
+	for p := range e.probers(t) {
 		s := e.newSeries(ctx, ep, t, p)
 		ep.series = append(ep.series, s)
 		e.sched.add(s)
 	}
 }
+
+// probers is how many probe series probe t: each prober, as many times as
+// its multiplicity says.
+func (e *Engine) probers(t *Target) int { return e.cfg.Probers * max(1, t.Check.Multiplicity) }
 
 // halt stops a target's probing at once: no probe starts any more, and a
 // probe in flight is abandoned (cancelled when blocking, its result
@@ -405,6 +424,10 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 	from, _, _ := ep.reportedLocked(t)
 	to := ep.verdict.observe(p, res.Healthy, t.Check.HealthyThreshold, t.Check.UnhealthyThreshold)
 	ep.lastProbe = start
+	if ep.probes == 0 {
+		ep.firstProbe = start
+	}
+	ep.probes++
 	if to != Healthy && !res.Healthy {
 		ep.reason, ep.detail = res.Reason, res.Detail
 	} else if to == Healthy {
@@ -430,6 +453,25 @@ func (e *Engine) transition(tr Transition) {
 	}
 }
 
+// expectedRate is the probes per second t asks for: every probe series
+// (v has one per series) once per interval; 0 for a target not probed.
+func expectedRate(t *Target, v verdict) float64 {
+	if t.Check.Interval <= 0 || t.Endpoint.Stopped || t.Check.Unresolved != "" || t.Check.Port == 0 && !t.Check.Probe.NoPort() {
+		return 0
+	}
+	return float64(len(v.successes)) / t.Check.Interval.Seconds()
+}
+
+// deliveredRateLocked is the mean rate of the probes recorded since the
+// first one.
+func (ep *endpoint) deliveredRateLocked() float64 {
+	span := ep.lastProbe.Sub(ep.firstProbe).Seconds()
+	if ep.probes < 2 || span <= 0 {
+		return 0
+	}
+	return float64(ep.probes-1) / span
+}
+
 // reportedLocked is the state, reason and detail ep is reported in with
 // settings t: its verdict, unless the firewall blocks the probers (and the
 // emulator enforces it), and a settled verdict (stopped, not probed) comes
@@ -444,7 +486,8 @@ func (ep *endpoint) reportedLocked(t *Target) (state, reason, detail string) {
 func (ep *endpoint) statusLocked(t *Target) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
-		State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe,
+		State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
+		ExpectedRate: expectedRate(t, ep.verdict), DeliveredRate: ep.deliveredRateLocked(),
 		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
 }
 

@@ -107,6 +107,8 @@ type stateCollector struct {
 	engine   *Engine
 	desc     *prometheus.Desc
 	firewall *prometheus.Desc
+	probes   *prometheus.Desc
+	expected *prometheus.Desc
 }
 
 // RegisterStateGauge exposes lbhealth_endpoint_state and
@@ -119,15 +121,28 @@ func RegisterStateGauge(reg prometheus.Registerer, engine *Engine) {
 		firewall: prometheus.NewDesc("lbhealth_endpoint_firewall",
 			"1 for each endpoint whose network's firewall rules keep the cloud's probers out: verdict BLOCKED (every "+
 				"prober range) or PARTIAL (some), with the load balancer the probes are for.",
-			[]string{"owner", "group", "endpoint", "load_balancer", "verdict"}, nil)})
+			[]string{"owner", "group", "endpoint", "load_balancer", "verdict"}, nil),
+		probes: prometheus.NewDesc("lbhealth_endpoint_probes_total",
+			"Probe results recorded for each endpoint since its check last changed: rate() of it is the rate delivered.",
+			[]string{"owner", "group", "endpoint"}, nil),
+		expected: prometheus.NewDesc("lbhealth_endpoint_expected_probe_rate",
+			"Probes per second each endpoint's settings ask for: probers x multiplicity (--probe-multiplicity) / interval.",
+			[]string{"owner", "group", "endpoint"}, nil)})
 }
 
-func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc; ch <- c.firewall }
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.desc
+	ch <- c.firewall
+	ch <- c.probes
+	ch <- c.expected
+}
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range c.engine.All() {
 		addr := net.JoinHostPort(s.Endpoint.IP, strconv.Itoa(s.Endpoint.Port))
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.Check, s.State, s.ProbedAt)
+		ch <- prometheus.MustNewConstMetric(c.probes, prometheus.CounterValue, float64(s.Probes), s.Owner, s.Group, addr)
+		ch <- prometheus.MustNewConstMetric(c.expected, prometheus.GaugeValue, s.ExpectedRate, s.Owner, s.Group, addr)
 		if s.FirewallVerdict != "" {
 			ch <- prometheus.MustNewConstMetric(c.firewall, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.LoadBalancer, s.FirewallVerdict)
 		}

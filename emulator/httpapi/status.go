@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net"
 	"net/http"
@@ -19,6 +20,8 @@ type statusRow struct {
 	// LoadBalancer and Firewall are the endpoint's load-balancer type and
 	// firewall finding (what the rules do to the cloud's probes).
 	LoadBalancer, Firewall string
+	// Rate is the probes per second asked for and delivered.
+	Rate string
 }
 
 // statusPage is what the page template renders.
@@ -104,6 +107,7 @@ func (s *Server) ownerRows(o store.Object) []statusRow {
 			Resource: o.Path(), Endpoint: endpoint,
 			Check: st.Check, State: st.State, Reason: st.Reason, Detail: st.Detail, Class: stateClass(st.State),
 			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
+			Rate: fmt.Sprintf("%.2f / %.2f", st.ExpectedRate, st.DeliveredRate),
 		})
 	}
 	if len(rows) == 0 {
@@ -124,9 +128,9 @@ td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
 <h1>lbhealth-emulator</h1>
 <p>Refreshes every 2 seconds. Green: HEALTHY; red: UNHEALTHY; yellow: UNKNOWN (no verdict yet); grey: no data.</p>
 <h2>Backend services, target pools and managed instance groups</h2>
-<table><tr><th>resource</th><th>load balancer</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th><th>firewall</th></tr>
-{{range .Services}}<tr><td>{{.Resource}}</td><td>{{.LoadBalancer}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td><td{{if .Firewall}} class="warn"{{end}}>{{.Firewall}}</td></tr>
-{{else}}<tr><td colspan="8">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
+<table><tr><th>resource</th><th>load balancer</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th><th>firewall</th><th>probes/s expected / delivered</th></tr>
+{{range .Services}}<tr><td>{{.Resource}}</td><td>{{.LoadBalancer}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td><td{{if .Firewall}} class="warn"{{end}}>{{.Firewall}}</td><td>{{.Rate}}</td></tr>
+{{else}}<tr><td colspan="9">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
 <h2>Health sources and composite health checks</h2>
 <table><tr><th>resource</th><th>kind</th><th>state</th></tr>
 {{range .Aggregates}}<tr><td>{{.Resource}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td></tr>

@@ -39,6 +39,13 @@ type snapshot struct {
 	// get in (firewall.go).
 	Firewalls   map[string]*api.Firewall
 	Subnetworks map[string]*api.Subnetwork
+	// The front end: what counts in probe multiplicity (multiplicity.go).
+	ForwardingRules map[string]*api.ForwardingRule
+	URLMaps         map[string]*api.URLMap
+	HTTPProxies     map[string]*api.TargetHTTPProxy
+	HTTPSProxies    map[string]*api.TargetHTTPSProxy
+	TCPProxies      map[string]*api.TargetTCPProxy
+	SSLProxies      map[string]*api.TargetSSLProxy
 }
 
 // Planner keeps the resources that decide what is probed, decoded once, and
@@ -64,6 +71,7 @@ type Planner struct {
 	nets         depindex.Index
 	firewallMode FirewallMode
 	universe     firewall.Universe
+	multiplicity bool
 	dirty        map[string]struct{} // owners to re-plan at the next Flush
 	stats        PlanStats
 }
@@ -88,7 +96,10 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 			LegacyHTTPS: map[string]*api.LegacyHealthCheck{}, Groups: map[string]*api.NetworkEndpointGroup{},
 			BackendServices: map[string]*api.BackendService{}, TargetPools: map[string]*api.TargetPool{}, Instances: map[string]*api.Instance{},
 			InstanceGroups: map[string]*api.InstanceGroup{}, Managers: map[string]*api.InstanceGroupManager{},
-			Firewalls: map[string]*api.Firewall{}, Subnetworks: map[string]*api.Subnetwork{}},
+			Firewalls: map[string]*api.Firewall{}, Subnetworks: map[string]*api.Subnetwork{},
+			ForwardingRules: map[string]*api.ForwardingRule{}, URLMaps: map[string]*api.URLMap{},
+			HTTPProxies: map[string]*api.TargetHTTPProxy{}, HTTPSProxies: map[string]*api.TargetHTTPSProxy{},
+			TCPProxies: map[string]*api.TargetTCPProxy{}, SSLProxies: map[string]*api.TargetSSLProxy{}},
 		allowed:      allowed,
 		firewallMode: FirewallsWarn,
 		universe:     firewall.GoogleCloud,
@@ -107,6 +118,12 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		api.CollectionInstanceGroupManagers: slot(p.s.Managers),
 		api.CollectionFirewalls:             slot(p.s.Firewalls),
 		api.CollectionSubnetworks:           slot(p.s.Subnetworks),
+		api.CollectionForwardingRules:       slot(p.s.ForwardingRules),
+		api.CollectionURLMaps:               slot(p.s.URLMaps),
+		api.CollectionTargetHTTPProxies:     slot(p.s.HTTPProxies),
+		api.CollectionTargetHTTPSProxies:    slot(p.s.HTTPSProxies),
+		api.CollectionTargetTCPProxies:      slot(p.s.TCPProxies),
+		api.CollectionTargetSSLProxies:      slot(p.s.SSLProxies),
 	}
 	probing := api.CollectionsWith(api.ProbeInput, api.ProbeOwner)
 	for _, c := range probing {
@@ -119,6 +136,13 @@ func NewPlanner(allowed func(netip.Addr) bool) *Planner {
 		panic("health: the planner keeps a collection that the catalogue does not say decides probing")
 	}
 	return p
+}
+
+// isOwner tells whether path is a stored owner.
+func (s snapshot) isOwner(path string) bool {
+	_, bs := s.BackendServices[path]
+	_, tp := s.TargetPools[path]
+	return bs || tp
 }
 
 // slot stores the objects of one collection in m.
@@ -146,13 +170,20 @@ func (p *Planner) Set(path string, obj any) {
 		return
 	}
 	p.stats.Objects++
-	before := p.networkOf(path)
+	before, reached := p.networkOf(path), p.s.frontOwners(path)
 	set(path, obj)
 	p.deps.Set(path, p.dependencies(path))
 	p.markDirty(path)
 	for _, network := range []string{before, p.networkOf(path)} {
 		for _, owner := range p.nets.Users(network) {
 			p.dirty[owner] = struct{}{}
+		}
+	}
+	if p.multiplicity {
+		for _, owner := range append(reached, p.s.frontOwners(path)...) {
+			if p.s.isOwner(owner) {
+				p.dirty[owner] = struct{}{}
+			}
 		}
 	}
 }
@@ -271,6 +302,14 @@ func (p *Planner) plan(owner string) []health.Target {
 	}
 	p.stats.Targets += uint64(len(targets))
 	p.nets.Set(owner, p.judge(owner, targets))
+	if p.multiplicity && len(targets) > 0 {
+		if _, managed := p.s.Managers[owner]; !managed { // autohealing serves no front end
+			m := p.s.multiplicityOf(owner)
+			for i := range targets {
+				targets[i].Check.Multiplicity = m
+			}
+		}
+	}
 	return restrict(targets, p.allowed, p.probeMap)
 }
 

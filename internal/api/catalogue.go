@@ -229,21 +229,21 @@ var Catalogue = []Collection{
 			{HTTP: "POST", Name: "removeHealthCheck", Requests: []string{"TargetPoolsRemoveHealthCheckRequest"}},
 		}},
 	{Name: CollectionForwardingRules, Kind: KindForwardingRule, ListKind: KindForwardingRuleList,
-		Scopes: Global | Regional, Updates: putPatch, Role: Stored, New: newOf[ForwardingRule](),
+		Scopes: Global | Regional, Updates: putPatch, Role: ProbeInput, New: newOf[ForwardingRule](),
 		Methods: []Method{{HTTP: "POST", Name: "setTarget", Requests: []string{"TargetReference"}}}},
 	// The load balancer's front end: what forwarding rules send traffic
 	// to, and what a proxy ends TLS with.
 	{Name: CollectionURLMaps, Kind: KindURLMap, ListKind: KindURLMapList,
-		Scopes: Global | Regional, Updates: putPatch, New: newOf[URLMap](),
+		Scopes: Global | Regional, Updates: putPatch, Role: ProbeInput, New: newOf[URLMap](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "validate", Requests: []string{"UrlMapsValidateRequest", "RegionUrlMapsValidateRequest"}, Response: "UrlMapsValidateResponse"},
 			{HTTP: "POST", Name: "invalidateCache", Scopes: Global, Requests: []string{"CacheInvalidationRule"}},
 		}},
 	{Name: CollectionTargetHTTPProxies, Kind: KindTargetHTTPProxy, ListKind: KindTargetHTTPProxyList,
-		Scopes: Global | Regional, Updates: patchOnly, UpdateScopes: Global, New: newOf[TargetHTTPProxy](),
+		Scopes: Global | Regional, Updates: patchOnly, UpdateScopes: Global, Role: ProbeInput, New: newOf[TargetHTTPProxy](),
 		Methods: []Method{{HTTP: "POST", Name: "setUrlMap", Requests: []string{"UrlMapReference"}, ProjectPath: true}}},
 	{Name: CollectionTargetHTTPSProxies, Kind: KindTargetHTTPSProxy, ListKind: KindTargetHTTPSProxyList,
-		Scopes: Global | Regional, Updates: patchOnly, New: newOf[TargetHTTPSProxy](),
+		Scopes: Global | Regional, Updates: patchOnly, Role: ProbeInput, New: newOf[TargetHTTPSProxy](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "setUrlMap", Requests: []string{"UrlMapReference"}, ProjectPath: true},
 			{HTTP: "POST", Name: "setSslCertificates", ProjectPath: true,
@@ -252,13 +252,13 @@ var Catalogue = []Collection{
 			{HTTP: "POST", Name: "setSslPolicy", Scopes: Global, Requests: []string{"SslPolicyReference"}},
 		}},
 	{Name: CollectionTargetTCPProxies, Kind: KindTargetTCPProxy, ListKind: KindTargetTCPProxyList,
-		Scopes: Global | Regional, New: newOf[TargetTCPProxy](),
+		Scopes: Global | Regional, Role: ProbeInput, New: newOf[TargetTCPProxy](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "setBackendService", Scopes: Global, Requests: []string{"TargetTcpProxiesSetBackendServiceRequest"}},
 			{HTTP: "POST", Name: "setProxyHeader", Scopes: Global, Requests: []string{"TargetTcpProxiesSetProxyHeaderRequest"}},
 		}},
 	{Name: CollectionTargetSSLProxies, Kind: KindTargetSSLProxy, ListKind: KindTargetSSLProxyList,
-		Scopes: Global, New: newOf[TargetSSLProxy](),
+		Scopes: Global, Role: ProbeInput, New: newOf[TargetSSLProxy](),
 		Methods: []Method{
 			{HTTP: "POST", Name: "setBackendService", Requests: []string{"TargetSslProxiesSetBackendServiceRequest"}},
 			{HTTP: "POST", Name: "setSslCertificates", Requests: []string{"TargetSslProxiesSetSslCertificatesRequest"}},

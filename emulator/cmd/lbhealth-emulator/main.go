@@ -78,6 +78,9 @@ func run(args []string) error {
 			"probers would be blocked) or enforce (such a backend is UNHEALTHY, reason FIREWALL_BLOCKED, as in the cloud) (env LBHEALTH_FIREWALLS)")
 	universe := fs.String("universe", env("LBHEALTH_UNIVERSE", string(firewall.GoogleCloud)),
 		"googlecloud or s3ns: the cloud whose probers' source ranges firewall rules are checked against (env LBHEALTH_UNIVERSE)")
+	multiplicity := fs.Bool("probe-multiplicity", envBool("LBHEALTH_PROBE_MULTIPLICITY"),
+		"probe each backend once per interval per prober for every forwarding rule or target proxy that uses its backend service, "+
+			"as the cloud does (by default once) (env LBHEALTH_PROBE_MULTIPLICITY)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -107,7 +110,7 @@ func run(args []string) error {
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
-		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe),
+		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
