@@ -12,6 +12,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // FirewallMode says what the planner does with a network's firewall rules.
@@ -90,7 +91,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 	for i := range targets {
 		t := &targets[i]
 		t.Check.LoadBalancer = string(lb)
-		if p.firewallMode == FirewallsOff || p.firewallMode == "" {
+		if p.firewallMode == FirewallsOff {
 			continue
 		}
 		f, network := p.findingOf(owner, lb, t, memo)
@@ -100,7 +101,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 		t.Check.Firewall, t.Check.FirewallVerdict = f.message, f.verdict
 		// Target pools may be probed through the metadata server, which
 		// every network lets in: a block is only ever a warning for them.
-		t.Check.Blocked = f.blocked && p.firewallMode == FirewallsEnforce && !pool
+		t.Check.Blocked = f.verdict == string(firewall.Blocked) && p.firewallMode == FirewallsEnforce && !pool
 	}
 	return slices.Sorted(maps.Keys(networks))
 }
@@ -109,7 +110,6 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 type finding struct {
 	message string // "" when the probes get in, or nothing can be said
 	verdict string // BLOCKED or PARTIAL with a message from the rules; else ""
-	blocked bool   // every probe is blocked
 }
 
 // loadBalancerOf is the load balancer an owner's probes are for; false for
@@ -162,12 +162,12 @@ func (p *Planner) findingOf(owner string, lb firewall.Type, t *health.Target, me
 		}
 	}
 	key := strings.Join([]string{network, strings.Join(target.Tags, ","), strings.Join(target.ServiceAccounts, ","),
-		target.Protocol, strconv.Itoa(target.Port), strconv.FormatBool(addr.Unmap().Is6()), string(row.LoadBalancers[0])}, "|")
+		target.Protocol, strconv.Itoa(target.Port), strconv.FormatBool(addr.Unmap().Is6()), string(kind)}, "|")
 	if f, ok := memo[key]; ok {
 		return f, network
 	}
 	fd := firewall.Evaluate(p.s.firewallsOf(network), target, sources)
-	f := finding{message: fd.Message, blocked: fd.Verdict == firewall.Blocked}
+	f := finding{message: fd.Message}
 	if fd.Verdict != firewall.Allowed {
 		f.verdict = string(fd.Verdict)
 	}
@@ -276,9 +276,7 @@ func regionOf(path string) string {
 	case "regions":
 		return parts[3]
 	case "zones":
-		if i := strings.LastIndex(parts[3], "-"); i > 0 {
-			return parts[3][:i]
-		}
+		return rules.ZoneRegion(parts[3])
 	}
 	return ""
 }
