@@ -108,3 +108,37 @@ func TestLegacy_InstancesComparedAsAddresses(t *testing.T) {
 	wantError(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["[::1]:80","[0::1]:80"]}`, 400, "repeats instances[0]")
 	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["[::1]:80","[::1]:81"]}`)
 }
+
+// TestLegacy_BareAddressShowsTheCheckPort: a pool instance written without
+// a port is probed on its check's port, and the status page and /metrics
+// name it by that port, never ":0".
+func TestLegacy_BareAddressShowsTheCheckPort(t *testing.T) {
+	ok := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"legacy","port":`+ok.port()+`,"checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":1,"healthyThreshold":1}`)
+	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"pool","instances":["127.0.0.1"],"healthChecks":["global/httpHealthChecks/legacy"]}`)
+	waitFor(t, "the bare address HEALTHY on the check's port", func() bool {
+		var h api.TargetPoolInstanceHealth
+		apiCall(t, e, "POST", "regions/r/targetPools/pool/getHealth", "", &h)
+		return len(h.HealthStatus) == 1 && h.HealthStatus[0].HealthState == "HEALTHY"
+	})
+	want := "127.0.0.1:" + ok.port()
+	_, metrics, _ := call("GET", e.URL()+"/metrics", "")
+	if !strings.Contains(string(metrics), `endpoint="`+want+`"`) || strings.Contains(string(metrics), `endpoint="127.0.0.1:0"`) {
+		t.Errorf("/metrics does not name the endpoint %s:\n%s", want, grepLines(string(metrics), "lbhealth_endpoint_state"))
+	}
+	_, page, _ := call("GET", e.URL()+"/", "")
+	if !strings.Contains(string(page), want) || strings.Contains(string(page), "127.0.0.1:0") {
+		t.Errorf("the status page does not name the endpoint %s:\n%s", want, page)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -11,9 +11,7 @@ import (
 
 	"log/slog"
 	"maps"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -176,7 +174,7 @@ func (a *Aggregator) OnTransition(tr health.Transition) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// The port too: endpoints of one service often share an address.
-	cause := "endpoint " + net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)) + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
+	cause := "endpoint " + tr.Address() + " of " + tr.Owner + " " + tr.From + " -> " + tr.State
 	a.reevaluate(slices.Collect(maps.Keys(a.byService[tr.Owner])), nil, cause)
 }
 

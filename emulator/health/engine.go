@@ -87,10 +87,13 @@ type Status struct {
 	Endpoint     Endpoint
 	Check        string
 	ProbedAt     string // the address probed, when a probe map moved it
-	State        string
-	Reason       string // why it is not healthy (TIMEOUT, STOPPED, ...)
-	Detail       string
-	LastProbe    time.Time // zero before the first probe
+	// Port is the port probed: the endpoint's own, else its check's (an
+	// instance or a target pool's bare address); 0 when unresolved.
+	Port      int
+	State     string
+	Reason    string // why it is not healthy (TIMEOUT, STOPPED, ...)
+	Detail    string
+	LastProbe time.Time // zero before the first probe
 	// LoadBalancer, Firewall and FirewallVerdict are the target's (Check).
 	LoadBalancer, Firewall, FirewallVerdict string
 	// Probes counts the results recorded since the target (re)started.
@@ -99,6 +102,19 @@ type Status struct {
 	// probe (0 before the second).
 	Probes                      uint64
 	ExpectedRate, DeliveredRate float64
+}
+
+// Address is the endpoint as people read it: its address and the port it
+// is probed on (the address alone while the port is unresolved).
+func (s Status) Address() string {
+	port := s.Endpoint.Port
+	if port == 0 {
+		port = s.Port
+	}
+	if port == 0 {
+		return s.Endpoint.IP
+	}
+	return net.JoinHostPort(s.Endpoint.IP, strconv.Itoa(port))
 }
 
 // Transition is one change of an endpoint's state.
@@ -445,7 +461,7 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 func (e *Engine) transition(tr Transition) {
 	if tr.log {
 		e.cfg.Log.Info("health transition",
-			"resource", tr.Owner, "check", tr.Check, "endpoint", net.JoinHostPort(tr.Endpoint.IP, strconv.Itoa(tr.Endpoint.Port)),
+			"resource", tr.Owner, "check", tr.Check, "endpoint", tr.Address(),
 			"group", tr.Group, "from", tr.From, "to", tr.State, "reason", tr.Reason, "detail", tr.Detail)
 	}
 	if e.cfg.OnTransition != nil {
@@ -486,7 +502,7 @@ func (ep *endpoint) reportedLocked(t *Target) (state, reason, detail string) {
 func (ep *endpoint) statusLocked(t *Target) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
-		State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
+		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
 		ExpectedRate: expectedRate(t, ep.verdict), DeliveredRate: ep.deliveredRateLocked(),
 		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
 }

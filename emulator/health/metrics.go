@@ -1,8 +1,6 @@
 package health
 
 import (
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -139,7 +137,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range c.engine.All() {
-		addr := net.JoinHostPort(s.Endpoint.IP, strconv.Itoa(s.Endpoint.Port))
+		addr := s.Address()
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, 1, s.Owner, s.Group, addr, s.Check, s.State, s.ProbedAt)
 		ch <- prometheus.MustNewConstMetric(c.probes, prometheus.CounterValue, float64(s.Probes), s.Owner, s.Group, addr)
 		ch <- prometheus.MustNewConstMetric(c.expected, prometheus.GaugeValue, s.ExpectedRate, s.Owner, s.Group, addr)

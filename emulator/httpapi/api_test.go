@@ -588,7 +588,7 @@ func TestBadRequests(t *testing.T) {
 			{"PUT", regionalHC + "/nope"}}, `{"httpHealthCheck": {}}`, 404, api.ReasonNotFound, []string{"healthChecks/nope"}},
 		{"PATCH that is not an object", []req{patchG, patchR}, `[{"name": "web"}]`, 400, api.ReasonInvalid, []string{"object"}},
 		{"PATCH null", []req{patchG, patchR}, `null`, 400, api.ReasonInvalid, []string{"object"}},
-		{"no such route", []req{{"GET", "/compute/v1/projects/p/global/nothings"}, {"GET", "/nope"}, {"POST", "/healthz"},
+		{"no such route", []req{{"GET", "/compute/v1/projects/p/global/nothings"}, {"GET", "/nope"},
 			{"DELETE", globalHC}, {"POST", globalHC + "/web"}, {"GET", "/compute/v1/projects/p/zones/z/healthChecks"},
 			{"GET", "/compute/v1/projects/p/global/healthChecks/web/extra"}},
 			valid, 404, api.ReasonNotFound, []string{"no"}},

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,4 +102,31 @@ func TestCollectionWithoutHandlersIsRefused(t *testing.T) {
 		}()
 		newEmu(t)
 	})
+}
+
+// TestEmulatorPathsAnswerWrongMethodWith405: the emulator's own paths answer
+// a method they do not take with 405 and the methods they do take (the
+// Compute API's paths keep the cloud's 404, seen above).
+func TestEmulatorPathsAnswerWrongMethodWith405(t *testing.T) {
+	e := newEmu(t)
+	for _, c := range []struct{ method, path, allow string }{
+		{"GET", "/_emulator/reset", "POST"},
+		{"DELETE", "/healthz", "GET"},
+		{"POST", "/", "GET"},
+	} {
+		req, _ := http.NewRequest(c.method, e.url+c.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != c.allow ||
+			!strings.Contains(string(body), c.path+" does not take "+c.method) {
+			t.Errorf("%s %s: %d Allow %q %s, want 405 Allow %q naming the method", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), body, c.allow)
+		}
+	}
+	if code, body := e.do("GET", "/_emulator/nothing", ""); code != http.StatusNotFound || !strings.Contains(string(body), "The emulator has no GET") {
+		t.Errorf("GET of a path nobody serves: %d %s, want 404", code, body)
+	}
 }

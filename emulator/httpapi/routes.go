@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -156,7 +157,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /{$}", s.status)
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
-	s.mux.HandleFunc("/", s.serve(s.noRoute))
+	s.mux.HandleFunc("/", s.noRoute)
 }
 
 // serveCollection registers, in every scope of collection c: list and get;
@@ -222,7 +223,7 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // serveMetrics answers /metrics with Options.Metrics.
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.metrics == nil {
-		s.serve(s.noRoute)(w, r)
+		s.writeError(w, r, notRouted(r))
 		return
 	}
 	s.metrics.ServeHTTP(w, r)
@@ -246,7 +247,36 @@ func (s *Server) reset(r *http.Request) (any, error) {
 }
 
 // noRoute answers paths (and methods) the API does not have, in the API's
-// error format rather than net/http's plain text.
-func (s *Server) noRoute(r *http.Request) (any, error) {
-	return nil, &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see README.md for the API."}
+// error format rather than net/http's plain text. On the Compute API's
+// paths a method a resource does not have is a 404, as the cloud answers;
+// on the emulator's own paths (/_emulator/reset, /metrics, /healthz, the
+// status page) it is a 405 that lists the methods the path has.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/compute/") {
+		if allow := s.allowed(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed, "methodNotAllowed",
+				r.URL.Path + " does not take " + r.Method + "; it takes " + strings.Join(allow, ", ") + "."})
+			return
+		}
+	}
+	s.writeError(w, r, notRouted(r))
+}
+
+func notRouted(r *http.Request) error {
+	return &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see README.md for the API."}
+}
+
+// allowed lists the methods that have a route for r's path other than the
+// catch-all.
+func (s *Server) allowed(r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
 }

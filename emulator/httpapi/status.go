@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"net"
 	"net/http"
-	"strconv"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
@@ -96,10 +94,7 @@ func (s *Server) ownerRows(o store.Object) []statusRow {
 		}
 	}
 	for _, st := range s.statuses(o.Path()) {
-		endpoint := st.Endpoint.IP // an instance's: the check says the port
-		if st.Endpoint.Port != 0 {
-			endpoint = net.JoinHostPort(st.Endpoint.IP, strconv.Itoa(st.Endpoint.Port))
-		}
+		endpoint := st.Address()
 		if st.ProbedAt != "" {
 			endpoint += " (probed at " + st.ProbedAt + ")"
 		}

@@ -1,7 +1,15 @@
 # A health source judges one regional INTERNAL or INTERNAL_MANAGED backend
 # service of VM endpoint groups (GCE_VM_IP_PORT or GCE_VM_IP) with a policy
-# of its region: here the "strict" policy of the lbhealth_aggregation_policy
-# example, over four of the target simulator's HTTP targets.
+# of its region: here one that wants two of the three HTTP targets of
+# `lbhealth-emulator targets` (127.0.0.1:9000-9002, which `make demo`
+# starts) healthy.
+resource "lbhealth_aggregation_policy" "two_of_three" {
+  name                      = "two-of-three"
+  region                    = "us-central1"
+  healthy_percent_threshold = 60
+  min_healthy_threshold     = 2
+}
+
 resource "lbhealth_health_check" "orders" {
   name               = "orders"
   region             = "us-central1"
@@ -18,7 +26,7 @@ resource "lbhealth_endpoint_group" "orders" {
   region = "us-central1"
 
   dynamic "endpoint" {
-    for_each = [9000, 9001, 9002, 9003]
+    for_each = [9000, 9001, 9002]
     content {
       ip_address = "127.0.0.1"
       port       = endpoint.value
@@ -42,5 +50,5 @@ resource "lbhealth_health_source" "orders" {
   region                    = "us-central1"
   source_type               = "BACKEND_SERVICE"
   sources                   = [lbhealth_backend_service.orders.self_link]
-  health_aggregation_policy = lbhealth_aggregation_policy.strict.self_link
+  health_aggregation_policy = lbhealth_aggregation_policy.two_of_three.self_link
 }

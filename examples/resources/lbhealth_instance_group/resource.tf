@@ -1,5 +1,18 @@
-# The two instances of lbhealth_instance's example, behind a backend
-# service whose health check probes each on the group's named port "http".
+# Two instances at loopback addresses (whatever listens on 127.0.10.1:8080
+# and 127.0.10.2:8080 answers their probes), behind a backend service whose
+# health check probes each on the group's named port "http".
+resource "lbhealth_instance" "web_a" {
+  name       = "web-a"
+  zone       = "us-central1-a"
+  network_ip = "127.0.10.1"
+}
+
+resource "lbhealth_instance" "web_b" {
+  name       = "web-b"
+  zone       = "us-central1-a"
+  network_ip = "127.0.10.2"
+}
+
 resource "lbhealth_instance_group" "web" {
   name      = "web"
   zone      = "us-central1-a"

@@ -1,5 +1,16 @@
-# Two instances made from lbhealth_instance_template's example, recreated
-# when the autohealing check finds them unhealthy for 3 probes in a row.
+# Two instances made from a template, recreated when the autohealing check
+# finds them unhealthy for 3 probes in a row. The emulator gives each an
+# address of its --managed-instance-range (127.1.0.0/16 unless set).
+resource "lbhealth_instance_template" "web" {
+  name         = "web-template"
+  machine_type = "e2-small"
+  network      = "default"
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
 resource "lbhealth_health_check" "autohealing" {
   name                = "web-autohealing"
   check_interval_sec  = 5
