@@ -6,10 +6,14 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"io"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/buildinfo"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/provider"
 )
 
@@ -21,12 +25,35 @@ import (
 // version is set by the release build with -ldflags "-X main.version=...".
 var version = "dev"
 
-func main() {
-	var debug bool
-	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
-	flag.Parse()
+const usage = `usage:
+  terraform-provider-lbhealth            serve the provider to Terraform (Terraform runs it: see README.md)
+  terraform-provider-lbhealth --debug    serve it for a debugger: Terraform attaches through TF_REATTACH_PROVIDERS
+  terraform-provider-lbhealth version    print the version
+`
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+func main() {
+	var debug, showVersion bool
+	fs := flag.NewFlagSet("terraform-provider-lbhealth", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
+	err := fs.Parse(os.Args[1:])
+	switch {
+	case err == flag.ErrHelp:
+		fmt.Print(usage)
+		return
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "terraform-provider-lbhealth: %v\n\n%s", err, usage)
+		os.Exit(2)
+	case showVersion || fs.Arg(0) == "version" && fs.NArg() == 1:
+		fmt.Println(buildinfo.String("terraform-provider-lbhealth", version))
+		return
+	case fs.NArg() > 0:
+		fmt.Fprintf(os.Stderr, "terraform-provider-lbhealth: unexpected argument %q\n\n%s", fs.Arg(0), usage)
+		os.Exit(2)
+	}
+
+	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.Address,
 		Debug:   debug,
 	})

@@ -404,6 +404,45 @@ func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
 	}
 }
 
+// TestCommand_HelpVersionAndJSONLogs: --help and version exit 0, an
+// unknown command exits 2 without starting, and --log-format json (here
+// from LBHEALTH_LOG_FORMAT) writes one JSON object per log line.
+func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
+	bin := emulatorBinary(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--help"}, 0, "lbhealth-emulator targets [flags]"},
+		{[]string{"version"}, 0, "lbhealth-emulator dev ("},
+		{[]string{"serve", "--version"}, 0, "lbhealth-emulator dev ("},
+		{[]string{"start"}, 2, `unknown command "start"`},
+	} {
+		out, err := exec.Command(bin, c.args...).CombinedOutput()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		if code != c.code || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: exit %d (%v), want %d with %q:\n%s", c.args, code, err, c.code, c.want, out)
+		}
+	}
+
+	p := runEnv(t, []string{"LBHEALTH_LOG_FORMAT=json"}, "--listen", "127.0.0.1:0", "--in-memory")
+	if code, _, err := call("POST", p.url+"/_emulator/reset", ""); err != nil || code != 200 {
+		t.Fatalf("reset: %d %v", code, err)
+	}
+	waitFor(t, "the reset logged as JSON", func() bool { return strings.Contains(p.stderr.String(), "every resource deleted") })
+	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
+		var rec struct{ Time, Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Time == "" || rec.Level == "" || rec.Msg == "" {
+			t.Errorf("log line %q is not a JSON record with time, level and msg (%v)", line, err)
+		}
+	}
+}
+
 // TestClose_Twice: Close is idempotent, so that a test can both close an
 // emulator to restart it and leave a deferred Close in place.
 func TestClose_Twice(t *testing.T) {

@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/netip"
 	"os"
@@ -21,19 +23,151 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/buildinfo"
 )
 
+// version is set by the release build with -ldflags "-X main.version=...".
+var version = "dev"
+
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &usage):
+		fmt.Fprintf(os.Stderr, "lbhealth-emulator: %v\n\n%s\nRun 'lbhealth-emulator --help' for the flags.\n", err, synopsis)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "lbhealth-emulator:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
-	if len(args) > 0 && args[0] == "targets" {
-		return runTargets(args[1:])
+// synopsis is the commands, as help and a usage error show them.
+const synopsis = `usage:
+  lbhealth-emulator [flags]           serve the API on its database and probe what it stores
+  lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
+  lbhealth-emulator version           print the version
+  lbhealth-emulator help [command]    print this help, or a command's`
+
+// usageError is a command line the emulator cannot read: it exits 2 and
+// shows the synopsis.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// run runs the command args name. Help goes to stdout, and is not an error.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "serve":
+			return serve(args[1:], stdout, stderr)
+		case "targets":
+			return runTargets(args[1:], stdout, stderr)
+		case "version":
+			if len(args) > 1 {
+				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
+			}
+			fmt.Fprintln(stdout, buildinfo.String("lbhealth-emulator", version))
+			return nil
+		case "help":
+			switch {
+			case len(args) == 1 || args[1] == "serve":
+				return serve([]string{"--help"}, stdout, stderr)
+			case args[1] == "targets":
+				return runTargets([]string{"--help"}, stdout, stderr)
+			case args[1] == "version":
+				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
+				return nil
+			}
+			return usageError{fmt.Sprintf("help: unknown command %q", args[1])}
+		}
+		return usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
+	return serve(args, stdout, stderr)
+}
+
+// parse reads args into fs. --help prints help (the synopsis, then fs's
+// flags) to stdout and gives flag.ErrHelp; a flag fs does not have, a bad
+// value or a stray argument is a usageError.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer, intro string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "%s\n\n%s\n\nflags:\n", synopsis, wrap(intro, "", 80))
+		printFlags(stdout, fs)
+		return err
+	}
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q: %s takes flags only", fs.Arg(0), fs.Name())}
+	}
+	return nil
+}
+
+// printFlags lists fs's flags as users type them (--name), each with its
+// help, which names its environment variable, and its default.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, wrap(usage, "      ", 80))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, "      (default %s)\n", f.DefValue)
+		}
+	})
+}
+
+// wrap breaks s into lines of at most width, each starting with indent;
+// "(env NAME)" stays on one line.
+func wrap(s, indent string, width int) string {
+	var words []string
+	for _, w := range strings.Fields(s) {
+		if n := len(words); n > 0 && words[n-1] == "(env" {
+			words[n-1] += " " + w
+			continue
+		}
+		words = append(words, w)
+	}
+	var lines []string
+	line := indent
+	for _, word := range words {
+		if len(line) > len(indent) && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// newLogger is the logger --log-format and --log-level ask for, on w.
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// serve is the emulator itself: the API on its database, and the probes.
+func serve(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("lbhealth-emulator", flag.ContinueOnError)
 	listen := fs.String("listen", env("LBHEALTH_LISTEN", emulator.DefaultListen), "host:port to serve on (env LBHEALTH_LISTEN)")
 	dataDir := fs.String("data-dir", env("LBHEALTH_DATA_DIR", defaultDataDir()), "directory of the database (env LBHEALTH_DATA_DIR)")
@@ -82,15 +216,23 @@ func run(args []string) error {
 		"probe each backend once per interval per prober for every forwarding rule or target proxy that uses its backend service, "+
 			"as the cloud does (by default once) (env LBHEALTH_PROBE_MULTIPLICITY)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
+	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
+		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := parse(fs, args, stdout, "Serves the Compute API's load-balancing resources on an embedded database and probes "+
+		"their endpoints for real. Each flag can be set instead by the environment variable its help names; a flag wins over it."); err != nil {
 		return err
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, buildinfo.String("lbhealth-emulator", version))
+		return nil
 	}
 	if *token == "" {
 		*token = os.Getenv("LBHEALTH_TOKEN")
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	log, err := newLogger(*logFormat, *logLevel, stderr)
+	if err != nil {
+		return err
 	}
 	networks, err := parsePrefixes(*probeNets)
 	if err != nil {
@@ -104,7 +246,6 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := emulator.Config{
 		Listen: *listen, DataDir: *dataDir, InMemory: *inMemory, Logger: log, Probers: *probers, ProbeNetworks: networks,
 		AllowedHosts: splitList(*allowedHosts), Token: *token, Limits: emulator.Limits{MaxConnections: *maxConns},
@@ -124,15 +265,15 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("lbhealth-emulator serving on %s\n", e.URL())
+	fmt.Fprintf(stdout, "lbhealth-emulator serving on %s\n", e.URL())
 	if e.DataPath() != "" {
-		fmt.Printf("data: %s\n", e.DataPath())
+		fmt.Fprintf(stdout, "data: %s\n", e.DataPath())
 	} else {
-		fmt.Println("data: in memory (lost on exit)")
+		fmt.Fprintln(stdout, "data: in memory (lost on exit)")
 	}
-	fmt.Printf("point the provider at it: export LBHEALTH_EMULATOR_HOST=%s\n", e.Addr())
+	fmt.Fprintf(stdout, "point the provider at it: export LBHEALTH_EMULATOR_HOST=%s\n", e.Addr())
 	if *token != "" {
-		fmt.Println("API calls need the token (Authorization: Bearer): give the provider the same one in LBHEALTH_TOKEN or its token attribute")
+		fmt.Fprintln(stdout, "API calls need the token (Authorization: Bearer): give the provider the same one in LBHEALTH_TOKEN or its token attribute")
 	}
 	<-ctx.Done()
 	log.Info("shutting down")

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -21,7 +20,7 @@ const defaultTargetsBasePort = 9000
 
 // runTargets is `lbhealth-emulator targets`: sample backends to probe, and
 // a control API to break them and recover them.
-func runTargets(args []string) error {
+func runTargets(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("lbhealth-emulator targets", flag.ContinueOnError)
 	cfg := targets.Config{}
 	fs.StringVar(&cfg.Host, "host", "127.0.0.1", "loopback address the targets listen on")
@@ -42,19 +41,16 @@ func runTargets(args []string) error {
 	fs.IntVar(&cfg.LDAPS, "ldaps", 1, "number of LDAPS targets (TLS from the first byte)")
 	fs.IntVar(&cfg.Postgres, "postgres", 1, "number of PostgreSQL targets (any login; every query returns one row)")
 	fs.IntVar(&cfg.DNS, "dns", 1, "number of DNS targets (over UDP: every A query -> "+targets.DNSAnswerOK+")")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: lbhealth-emulator targets [flags]\n\nStarts sample targets on loopback and a JSON control API to make any of them fail and recover.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
+	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"), "text or json; the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
+	if err := parse(fs, args, stdout, "targets: starts sample targets on loopback and a JSON control API to make any of them fail and recover."); err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	log, err := newLogger(*logFormat, *logLevel, stderr)
+	if err != nil {
+		return err
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Logger = log
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -62,7 +58,7 @@ func runTargets(args []string) error {
 	if err != nil {
 		return err
 	}
-	printTargets(os.Stdout, set)
+	printTargets(stdout, set)
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
 	return set.Close()

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+)
+
+// TestHelp: --help, -h and help print the commands and every flag with its
+// environment variable to stdout, and are not errors.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"serve", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		err := run(args, &stdout, &stderr)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		out := stdout.String()
+		for _, want := range []string{"lbhealth-emulator targets [flags]", "lbhealth-emulator version", "--listen string",
+			"LBHEALTH_LISTEN", "--log-format string", "LBHEALTH_LOG_FORMAT", "--version"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: help lacks %q:\n%s", args, want, out)
+			}
+		}
+		if stderr.Len() != 0 {
+			t.Errorf("%v: help wrote to stderr: %s", args, stderr.String())
+		}
+	}
+	// Every flag but --version names the variable that sets it too.
+	var stdout bytes.Buffer
+	_ = run([]string{"--help"}, &stdout, &stdout)
+	for _, block := range strings.Split(stdout.String(), "\n  --")[1:] {
+		if name := strings.Fields(block)[0]; name != "version" && !strings.Contains(block, "(env LBHEALTH_") {
+			t.Errorf("--%s names no environment variable:\n%s", name, block)
+		}
+	}
+	stdout.Reset()
+	if err := run([]string{"help", "targets"}, &stdout, &stdout); !errors.Is(err, flag.ErrHelp) ||
+		!strings.Contains(stdout.String(), "--base-port int") || !strings.Contains(stdout.String(), "control API") {
+		t.Errorf("help targets: %v\n%s", err, stdout.String())
+	}
+}
+
+// TestVersion: version and --version print the binary's name and version.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var stdout bytes.Buffer
+		if err := run(args, &stdout, &stdout); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if got := stdout.String(); !strings.HasPrefix(got, "lbhealth-emulator dev (") || !strings.Contains(got, "go1.") {
+			t.Errorf("%v: %q, want \"lbhealth-emulator dev (... go1.N ...)\"", args, got)
+		}
+	}
+}
+
+// TestUsageErrors: what the command line cannot mean is refused, naming
+// it, before anything starts.
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"versoin"}, `unknown command "versoin"`},
+		{[]string{"version", "now"}, `version takes no arguments, got "now"`},
+		{[]string{"help", "nope"}, `help: unknown command "nope"`},
+		{[]string{"--listen", "127.0.0.1:0", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--lisen", "127.0.0.1:0"}, "flag provided but not defined: -lisen"},
+		{[]string{"targets", "--http", "two"}, `invalid value "two" for flag -http`},
+		{[]string{"targets", "stray"}, `unexpected argument "stray"`},
+	} {
+		var stdout bytes.Buffer
+		err := run(c.args, &stdout, &stdout)
+		var usage usageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a usage error with %q", c.args, err, c.want)
+		}
+	}
+	var stdout bytes.Buffer
+	if err := run([]string{"--in-memory", "--listen", "127.0.0.1:0", "--log-format", "xml"}, &stdout, &stdout); err == nil ||
+		!strings.Contains(err.Error(), `--log-format "xml": want text or json`) {
+		t.Errorf("--log-format xml: %v", err)
+	}
+}
