@@ -285,6 +285,8 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		IdleTimeout:       limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// The status page's streams never go idle: Shutdown must end them.
+	e.http.RegisterOnShutdown(api.StopStreams)
 	go func() { e.served <- e.http.Serve(netutil.LimitListener(ln, limits.MaxConnections)) }()
 	healCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stopHealing, e.healed = stop, make(chan struct{})
@@ -294,6 +296,9 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	}()
 	return e, nil
 }
+
+// statusEvents is how many transitions the status page can list.
+const statusEvents = 200
 
 // healTick is how often autohealing looks at the managed groups.
 const healTick = 250 * time.Millisecond
@@ -316,10 +321,14 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
 // probing whatever the store holds.
 func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
 	reg := prometheus.NewRegistry()
+	events := health.NewEvents(statusEvents)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
-		Node:         prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
-		OnTransition: func(tr health.Transition) { e.aggregator.OnTransition(tr) }})
+		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
+		OnTransition: func(tr health.Transition) {
+			e.aggregator.OnTransition(tr)
+			events.Add(tr)
+		}})
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
@@ -327,6 +336,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Log:        log,
 		Health:     e.engine,
 		Aggregates: e.aggregator,
+		Events:     events,
 		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {

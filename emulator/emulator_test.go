@@ -405,8 +405,9 @@ func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
 }
 
 // TestCommand_HelpVersionAndJSONLogs: --help and version exit 0, an
-// unknown command exits 2 without starting, and --log-format json (here
-// from LBHEALTH_LOG_FORMAT) writes one JSON object per log line.
+// unknown command exits 2 without starting, healthcheck exits 0 against a
+// running emulator (and 1 against none), and --log-format json (here from
+// LBHEALTH_LOG_FORMAT) writes one JSON object per log line.
 func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
 	bin := emulatorBinary(t)
 	for _, c := range []struct {
@@ -418,6 +419,7 @@ func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
 		{[]string{"version"}, 0, "lbhealth-emulator dev ("},
 		{[]string{"serve", "--version"}, 0, "lbhealth-emulator dev ("},
 		{[]string{"start"}, 2, `unknown command "start"`},
+		{[]string{"healthcheck", "--listen", "127.0.0.1:1"}, 1, "connection refused"},
 	} {
 		out, err := exec.Command(bin, c.args...).CombinedOutput()
 		code := 0
@@ -433,6 +435,14 @@ func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
 	p := runEnv(t, []string{"LBHEALTH_LOG_FORMAT=json"}, "--listen", "127.0.0.1:0", "--in-memory")
 	if code, _, err := call("POST", p.url+"/_emulator/reset", ""); err != nil || code != 200 {
 		t.Fatalf("reset: %d %v", code, err)
+	}
+	addr := strings.TrimPrefix(p.url, "http://")
+	if out, err := exec.Command(bin, "healthcheck", "--listen", addr).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Errorf("healthcheck of a running emulator: %v %s, want exit 0 and ok", err, out)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if out, err := exec.Command(bin, "healthcheck", "--listen", "0.0.0.0:"+port).CombinedOutput(); err != nil {
+		t.Errorf("healthcheck of 0.0.0.0 (asked on loopback): %v %s", err, out)
 	}
 	waitFor(t, "the reset logged as JSON", func() bool { return strings.Contains(p.stderr.String(), "every resource deleted") })
 	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {

@@ -142,7 +142,7 @@ func TestProbeMultiplicity_TwoProxies(t *testing.T) {
 		})
 		waitFor(t, "a delivered rate on the status page", func() bool {
 			_, page, _ := call("GET", e.URL()+"/", "")
-			return strings.Contains(string(page), "<td>"+want+".00 / "+want+".")
+			return strings.Contains(string(page), `<td class="num">`+want+".00 / "+want+".")
 		})
 	}
 }

@@ -218,12 +218,24 @@ func TestStatusPage_ShowsEndpointsColouredByState(t *testing.T) {
 		io.Copy(&b, resp.Body)
 		return b.String()
 	}
-	waitFor(t, "the failing endpoint shown red", func() bool {
-		return strings.Contains(page(), `class="error">UNHEALTHY</td><td>BAD_STATUS`)
-	})
+	row := `<tr data-state="error" data-endpoint="127.0.0.1:` + a.port() + `"><td class="error">UNHEALTHY</td><td>127.0.0.1:` + a.port() + `</td>`
+	waitFor(t, "the failing endpoint shown red", func() bool { return strings.Contains(page(), row) })
 	p := page()
-	if !strings.Contains(p, "127.0.0.1:"+a.port()) || !strings.Contains(p, `class="nodata">no data`) ||
-		!strings.Contains(p, "projects/p/global/backendServices/unchecked") {
+	for _, want := range []string{
+		"BAD_STATUS",
+		// The owner's counts, in the appliance's words, and the grey
+		// service that probes nothing.
+		`<span class="error">Error 1</span>`, "projects/p/global/backendServices/unchecked",
+		"No data: no health check, or no endpoints.",
+		// Since when, the last probe and its latency, the strip of the
+		// last probes (failed), and the transition in the events.
+		`<time data-ms="`, " ms</td>", `<i class="f"></i>`, `UNKNOWN → <span class="error">&nbsp;UNHEALTHY&nbsp;</span>`,
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the status page lacks %q", want)
+		}
+	}
+	if t.Failed() {
 		t.Fatalf("status page lacks the endpoint or the grey unchecked service:\n%s", p)
 	}
 }

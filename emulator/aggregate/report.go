@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -9,6 +10,9 @@ import (
 // composite check.
 type AggregateState struct {
 	Path, Kind, State string
+	// Inputs decide State: a health source's backend service and its
+	// policy, a composite's health sources with their states.
+	Inputs []string
 }
 
 // States lists the last state of every health source and composite check,
@@ -18,11 +22,20 @@ func (a *Aggregator) States() []AggregateState {
 	defer a.mu.Unlock()
 	out := make([]AggregateState, 0, len(a.states))
 	for path, state := range a.states {
-		kind := "composite health check"
-		if _, ok := a.sources[path]; ok {
-			kind = "health source"
+		st := AggregateState{Path: path, Kind: "composite health check", State: state}
+		if src, ok := a.sources[path]; ok {
+			st.Kind = "health source"
+			st.Inputs = []string{fmt.Sprintf("%s (healthy at %d%% and at least %d endpoints)", src.Service, src.HealthyPercent, src.MinHealthy)}
+		} else if c, ok := a.composites[path]; ok {
+			for _, s := range c.Sources {
+				state := a.states[s]
+				if state == "" {
+					state = "no state yet"
+				}
+				st.Inputs = append(st.Inputs, s+" "+state)
+			}
 		}
-		out = append(out, AggregateState{Path: path, Kind: kind, State: state})
+		out = append(out, st)
 	}
 	slices.SortFunc(out, func(x, y AggregateState) int { return strings.Compare(x.Path, y.Path) })
 	return out

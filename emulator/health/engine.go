@@ -93,7 +93,13 @@ type Status struct {
 	State     string
 	Reason    string // why it is not healthy (TIMEOUT, STOPPED, ...)
 	Detail    string
-	LastProbe time.Time // zero before the first probe
+	LastProbe time.Time     // zero before the first probe
+	Latency   time.Duration // of the last probe
+	Since     time.Time     // when State last changed
+	// History holds the last Recorded results (at most 32), newest in
+	// bit 0, 1 for a probe that passed: Recent reads them.
+	History  uint32
+	Recorded int
 	// LoadBalancer, Firewall and FirewallVerdict are the target's (Check).
 	LoadBalancer, Firewall, FirewallVerdict string
 	// Probes counts the results recorded since the target (re)started.
@@ -102,6 +108,15 @@ type Status struct {
 	// probe (0 before the second).
 	Probes                      uint64
 	ExpectedRate, DeliveredRate float64
+}
+
+// Recent is the last results, oldest first: true for a probe that passed.
+func (s Status) Recent() []bool {
+	out := make([]bool, s.Recorded)
+	for i := range out {
+		out[i] = s.History&(1<<(s.Recorded-1-i)) != 0
+	}
+	return out
 }
 
 // Address is the endpoint as people read it: its address and the port it
@@ -173,6 +188,14 @@ type endpoint struct {
 	reason     string
 	detail     string
 	lastProbe  time.Time
+	latency    time.Duration // of the last probe
+	// since is when the state reported last changed (or the target
+	// started over).
+	since time.Time
+	// history holds the last results, newest in bit 0 (1 passed);
+	// recorded says how many of its bits are results.
+	history  uint32
+	recorded int
 	// probes and firstProbe count the results recorded since the target
 	// (re)started, for the rate delivered.
 	probes     uint64
@@ -285,7 +308,7 @@ func (e *Engine) logFindings(findings map[finding]int) {
 
 // add registers a new target, UNKNOWN until probed or settled.
 func (e *Engine) add(id string, t *Target) *endpoint {
-	ep := &endpoint{id: id, verdict: newVerdict(e.probers(t))}
+	ep := &endpoint{id: id, verdict: newVerdict(e.probers(t)), since: e.cfg.Clock.Now()}
 	ep.target.Store(t)
 	e.endpoints[id] = ep
 	if e.byOwner[t.Owner] == nil {
@@ -321,6 +344,9 @@ func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 		ep.mu.Lock()
 		from, _, _ := ep.reportedLocked(old)
 		ep.target.Store(t)
+		if to, _, _ := ep.reportedLocked(t); to != from {
+			ep.since = e.cfg.Clock.Now()
+		}
 		st := ep.statusLocked(t)
 		ep.mu.Unlock()
 		if from != st.State {
@@ -335,8 +361,9 @@ func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 	ep.target.Store(t)
 	ep.generation++
 	ep.verdict = newVerdict(e.probers(t))
-	ep.reason, ep.detail, ep.lastProbe = "", "", time.Time{}
+	ep.reason, ep.detail, ep.lastProbe, ep.latency = "", "", time.Time{}, 0
 	ep.probes, ep.firstProbe = 0, time.Time{}
+	ep.history, ep.recorded, ep.since = 0, 0, e.cfg.Clock.Now()
 	ep.mu.Unlock()
 	return true, nil
 }
@@ -369,9 +396,15 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
 	case t.Check.Blocked:
 		// Probed behind the block, and reported UNHEALTHY at once.
+		if from != Unhealthy {
+			ep.since = e.cfg.Clock.Now()
+		}
 		return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != Unhealthy
 	default:
 		return Transition{}, false
+	}
+	if from != ep.verdict.state {
+		ep.since = e.cfg.Clock.Now()
 	}
 	return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != ep.verdict.state
 }
@@ -429,8 +462,9 @@ func (e *Engine) facts(ep *endpoint) prober.Facts {
 	return f
 }
 
-// record feeds one probe result into the endpoint's verdict.
-func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.Time) {
+// record feeds one probe result, of a probe from start to end, into the
+// endpoint's verdict.
+func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start, end time.Time) {
 	ep.mu.Lock()
 	t := ep.target.Load()
 	if gen != ep.generation {
@@ -439,7 +473,12 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 	}
 	from, _, _ := ep.reportedLocked(t)
 	to := ep.verdict.observe(p, res.Healthy, t.Check.HealthyThreshold, t.Check.UnhealthyThreshold)
-	ep.lastProbe = start
+	ep.lastProbe, ep.latency = start, end.Sub(start)
+	ep.history <<= 1
+	if res.Healthy {
+		ep.history |= 1
+	}
+	ep.recorded = min(ep.recorded+1, historyLen)
 	if ep.probes == 0 {
 		ep.firstProbe = start
 	}
@@ -449,12 +488,18 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start time.
 	} else if to == Healthy {
 		ep.reason, ep.detail = "", ""
 	}
+	if to, _, _ := ep.reportedLocked(t); to != from {
+		ep.since = end
+	}
 	st := ep.statusLocked(t)
 	ep.mu.Unlock()
 	if from != st.State {
 		e.transition(Transition{Status: st, From: from, log: t.Check.Log})
 	}
 }
+
+// historyLen is how many of the last results an endpoint keeps.
+const historyLen = 32
 
 // transition logs a state change (for checks with logging on) and hands it
 // to OnTransition. It runs outside every lock of the engine.
@@ -503,6 +548,7 @@ func (ep *endpoint) statusLocked(t *Target) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
 		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
+		Since: ep.since, Latency: ep.latency, History: ep.history, Recorded: ep.recorded,
 		ExpectedRate: expectedRate(t, ep.verdict), DeliveredRate: ep.deliveredRateLocked(),
 		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
 }

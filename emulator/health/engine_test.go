@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -325,5 +326,45 @@ func TestEngine_FirewallBlockIsReportedOverTheVerdict(t *testing.T) {
 	e.Update([]Target{tg})
 	if tr := <-transitions; tr.State != Unhealthy || tr.Reason != ReasonFirewallBlocked {
 		t.Fatalf("blocked again: %+v", tr)
+	}
+}
+
+// TestEngine_SinceLatencyAndHistory: a status says when its state last
+// changed, how long the last probe took, and the last results in order.
+func TestEngine_SinceLatencyAndHistory(t *testing.T) {
+	const interval, timeout = 10 * time.Second, 3 * time.Second
+	s := &script{clock: newFakeClock(), duration: 2 * time.Second, healthy: true}
+	e := newTestEngine(t, s, 1, nil)
+	tg := target(interval, timeout, 1, 2)
+	e.Update([]Target{tg})
+	status := func() Status {
+		t.Helper()
+		sts := e.Statuses(tg.Owner)
+		if len(sts) != 1 {
+			t.Fatalf("%d statuses, want 1", len(sts))
+		}
+		return sts[0]
+	}
+	step(t, e, s.clock)
+	healthyAt := s.clock.Now() // the first probe's end: HEALTHY from then
+	step(t, e, s.clock)
+	s.set(false)
+	step(t, e, s.clock)
+	if st := status(); st.State != Healthy || !st.Since.Equal(healthyAt) {
+		t.Fatalf("after one failure: %s since %v, want HEALTHY since %v (threshold 2)", st.State, st.Since, healthyAt)
+	}
+	step(t, e, s.clock)
+	st := status()
+	if st.State != Unhealthy || !st.Since.Equal(s.clock.Now()) || st.Latency != 2*time.Second {
+		t.Fatalf("after two failures: %s since %v latency %v, want UNHEALTHY since %v, latency 2s", st.State, st.Since, st.Latency, s.clock.Now())
+	}
+	if got, want := st.Recent(), []bool{true, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("Recent() = %v, want %v", got, want)
+	}
+	for range historyLen {
+		step(t, e, s.clock)
+	}
+	if got := status().Recent(); len(got) != historyLen || slices.Contains(got, true) {
+		t.Errorf("after %d more failures Recent() = %v, want %d failures", historyLen, got, historyLen)
 	}
 }

@@ -128,7 +128,7 @@ func (s *series) finish(res prober.Result) {
 		s.pm = e.metrics.forTarget(s.target)
 	}
 	s.pm.observe(res, end.Sub(s.start))
-	e.record(s.ep, s.gen, s.p, res, s.start)
+	e.record(s.ep, s.gen, s.p, res, s.start, end)
 	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, s.target.Check.Timeout)
 	e.sched.add(s)
 }

@@ -128,7 +128,8 @@ func sameOrigin(origin, hostport string) bool {
 // openPaths are served without the token: read-only views of health (the
 // probe of a load balancer, the metrics scraper, the status page) that
 // change nothing and show names, addresses and states, never settings.
-var openPaths = map[string]bool{"/healthz": true, "/metrics": true, "/": true}
+var openPaths = map[string]bool{"/healthz": true, "/metrics": true, "/": true,
+	statusLivePath: true, statusScriptPath: true, statusStylePath: true}
 
 // checkToken refuses a call without the bearer token, when there is one.
 // The token is compared as a SHA-256 sum in constant time, so neither its

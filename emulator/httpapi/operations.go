@@ -55,6 +55,7 @@ func (s *Server) setOperationRetention(ttl time.Duration, limit int) {
 // in the background. Call it
 // before closing the store.
 func (s *Server) Close() {
+	s.StopStreams()
 	s.stopProvisioning()
 	s.ops.mu.Lock()
 	defer s.ops.mu.Unlock()

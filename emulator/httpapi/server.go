@@ -45,7 +45,13 @@ type Server struct {
 	onChange   func(ctx context.Context, changed []store.Key)
 	health     HealthReader
 	aggregates AggregateReader
-	metrics    http.Handler
+	// events feed the status page; streams counts its open streams, which
+	// end when streamsDone is closed (StopStreams).
+	events      *health.Events
+	streams     chan struct{}
+	streamsDone chan struct{}
+	stopStreams sync.Once
+	metrics     http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
 
@@ -103,6 +109,9 @@ type Options struct {
 	// checks reads; nil reports no verdicts yet.
 	Health     HealthReader
 	Aggregates AggregateReader
+	// Events are the recent transitions the status page lists, and wake
+	// its streams; nil lists none.
+	Events *health.Events
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
 	// OnChange runs after every mutation (under the write lock, before the
@@ -144,15 +153,18 @@ func New(st store.Store, o Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		store:      st,
-		baseURL:    strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/",
-		log:        log,
-		now:        o.Now,
-		mux:        http.NewServeMux(),
-		health:     o.Health,
-		aggregates: o.Aggregates,
-		metrics:    o.Metrics,
-		onChange:   o.OnChange,
+		store:       st,
+		baseURL:     strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/",
+		log:         log,
+		now:         o.Now,
+		mux:         http.NewServeMux(),
+		health:      o.Health,
+		aggregates:  o.Aggregates,
+		events:      o.Events,
+		streams:     make(chan struct{}, statusStreams),
+		streamsDone: make(chan struct{}),
+		metrics:     o.Metrics,
+		onChange:    o.OnChange,
 
 		strictFields:   o.StrictFields,
 		defaultNetwork: o.DefaultNetwork,

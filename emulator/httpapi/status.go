@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
@@ -12,9 +16,60 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// statusRow is one line of the status page.
+// The status page: GET / renders it whole, and GET /_emulator/status/live
+// streams its live part again (server-sent events) whenever it changes,
+// which status.js swaps in. Nothing is loaded from elsewhere: it works
+// offline, and its Content-Security-Policy lets it load only its own
+// script and style.
+const (
+	statusLivePath   = "/_emulator/status/live"
+	statusScriptPath = "/_emulator/status.js"
+	statusStylePath  = "/_emulator/status.css"
+	// statusCSP lets the page run its own script and style only, connect
+	// only to its own origin, and be framed by nobody.
+	statusCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+	// statusRowsPerOwner bounds the endpoint rows shown per owner, so that
+	// a service of thousands of endpoints keeps the page usable.
+	statusRowsPerOwner = 200
+	// statusEvents is how many recent transitions the page lists.
+	statusEvents = 50
+	// statusStreams bounds the pages streaming at once; more are told to
+	// retry (EventSource does).
+	statusStreams = 32
+	// statusTick is how often a stream renders again to show new probes;
+	// a transition wakes it at once.
+	statusTick = time.Second
+)
+
+//go:embed statuspage
+var statusFiles embed.FS
+
+var statusTemplate = template.Must(template.ParseFS(statusFiles, "statuspage/page.html"))
+
+// statusCounts are an owner's endpoints by state, in the words of the
+// appliance's dashboard.
+type statusCounts struct{ OK, Error, Preparing, NoData int }
+
+func (c *statusCounts) add(class string) {
+	switch class {
+	case "ok":
+		c.OK++
+	case "error":
+		c.Error++
+	case "preparing":
+		c.Preparing++
+	default:
+		c.NoData++
+	}
+}
+
+// statusRow is one endpoint of an owner.
 type statusRow struct {
-	Resource, Endpoint, Check, State, Reason, Detail, Class string
+	Class, State, Endpoint, Group, Check, Reason, Detail string
+	Since, LastProbe                                     string // RFC 3339; LastProbe "" before the first probe
+	SinceMS, LastProbeMS                                 int64  // the same, in ms since the epoch, for status.js
+	Latency                                              string
+	Recent                                               []bool // the last results, oldest first
 	// LoadBalancer and Firewall are the endpoint's load-balancer type and
 	// firewall finding (what the rules do to the cloud's probes).
 	LoadBalancer, Firewall string
@@ -22,10 +77,32 @@ type statusRow struct {
 	Rate string
 }
 
+// ownerSection is one backend service, target pool or managed group.
+type ownerSection struct {
+	Path, ID        string
+	Counts          statusCounts
+	Rows            []statusRow
+	More            int // endpoints beyond statusRowsPerOwner, not shown
+	Note, NoteClass string
+}
+
+type aggregateRow struct {
+	Path, Kind, State, Class string
+	Inputs                   []string
+}
+
+type eventRow struct {
+	At                                               string
+	AtMS                                             int64
+	Owner, Endpoint, From, To, Class, Reason, Detail string
+}
+
 // statusPage is what the page template renders.
 type statusPage struct {
-	Services   []statusRow
-	Aggregates []statusRow
+	Total      statusCounts
+	Owners     []ownerSection
+	Aggregates []aggregateRow
+	Events     []eventRow
 }
 
 // stateClass colours a state like the appliance does: green OK, red error,
@@ -43,19 +120,109 @@ func stateClass(state string) string {
 }
 
 // status serves GET /: every backend service, target pool and managed
-// group with each endpoint's state, and every health source and composite
-// check.
+// group with each endpoint's state, every health source and composite
+// check, and the recent transitions.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	page, err := s.statusPage(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := statusTemplate.Execute(w, page); err != nil {
-		s.log.Error("render status page", "error", err)
+	var buf bytes.Buffer
+	if err := statusTemplate.ExecuteTemplate(&buf, "page", page); err != nil {
+		s.writeError(w, r, fmt.Errorf("render status page: %w", err))
+		return
+	}
+	statusHeaders(w, "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+func statusHeaders(w http.ResponseWriter, contentType string) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Security-Policy", statusCSP)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+}
+
+// statusAsset serves the page's script and style.
+func (s *Server) statusAsset(name, contentType string) http.HandlerFunc {
+	body, err := statusFiles.ReadFile("statuspage/" + name)
+	if err != nil {
+		panic("httpapi: the status page's " + name + " is not embedded")
+	}
+	return func(w http.ResponseWriter, _ *http.Request) {
+		statusHeaders(w, contentType)
+		w.Write(body)
 	}
 }
+
+// statusLive streams the live part of the page as server-sent events: at
+// once, then whenever it changes, looked at every statusTick and at every
+// transition. It ends when the page goes away or the emulator stops.
+func (s *Server) statusLive(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.streams <- struct{}{}:
+		defer func() { <-s.streams }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		s.writeError(w, r, &apiError{http.StatusServiceUnavailable, "rateLimitExceeded",
+			fmt.Sprintf("%d status pages are already open: close one, this one retries", statusStreams)})
+		return
+	}
+	rc := http.NewResponseController(w)
+	statusHeaders(w, "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	tick := time.NewTicker(statusTick)
+	defer tick.Stop()
+	var last []byte
+	for {
+		var changed <-chan struct{}
+		if s.events != nil {
+			changed = s.events.Changed()
+		}
+		page, err := s.statusPage(r)
+		if err != nil {
+			s.log.Error("status page", "error", err)
+			return
+		}
+		var buf bytes.Buffer
+		if err := statusTemplate.ExecuteTemplate(&buf, "live", page); err != nil {
+			s.log.Error("render status page", "error", err)
+			return
+		}
+		if !bytes.Equal(buf.Bytes(), last) {
+			last = buf.Bytes()
+			// A stream outlives the server's write timeout; a page that
+			// stops reading for long is dropped.
+			rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			var ev strings.Builder
+			ev.WriteString("event: live\n")
+			for line := range strings.SplitSeq(strings.TrimRight(buf.String(), "\n"), "\n") {
+				ev.WriteString("data: " + line + "\n")
+			}
+			ev.WriteString("\n")
+			if _, err := w.Write([]byte(ev.String())); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.streamsDone:
+			return
+		case <-tick.C:
+		case <-changed:
+		}
+	}
+}
+
+// StopStreams ends every status page stream, so that shutting the server
+// down does not wait for the pages open: they reconnect to the next one.
+func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
 
 func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	var page statusPage
@@ -65,71 +232,77 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 			return page, err
 		}
 		for _, o := range owners {
-			page.Services = append(page.Services, s.ownerRows(o)...)
+			sec := s.ownerSection(o)
+			page.Total.OK += sec.Counts.OK
+			page.Total.Error += sec.Counts.Error
+			page.Total.Preparing += sec.Counts.Preparing
+			page.Total.NoData += sec.Counts.NoData
+			page.Owners = append(page.Owners, sec)
 		}
 	}
-	if s.aggregates != nil {
-		if a, ok := s.aggregates.(interface {
-			States() []aggregate.AggregateState
-		}); ok {
-			for _, st := range a.States() {
-				page.Aggregates = append(page.Aggregates, statusRow{Resource: st.Path, Check: st.Kind, State: st.State, Class: stateClass(st.State)})
+	if a, ok := s.aggregates.(interface {
+		States() []aggregate.AggregateState
+	}); ok {
+		for _, st := range a.States() {
+			page.Aggregates = append(page.Aggregates, aggregateRow{Path: st.Path, Kind: st.Kind, State: st.State,
+				Class: stateClass(st.State), Inputs: st.Inputs})
+		}
+	}
+	if s.events != nil {
+		for _, tr := range s.events.Recent() {
+			if len(page.Events) == statusEvents {
+				break
 			}
+			page.Events = append(page.Events, eventRow{At: tr.Since.UTC().Format(time.RFC3339), AtMS: tr.Since.UnixMilli(),
+				Owner: tr.Owner, Endpoint: tr.Address(), From: tr.From, To: tr.State, Class: stateClass(tr.State),
+				Reason: tr.Reason, Detail: tr.Detail})
 		}
 	}
 	return page, nil
 }
 
-// ownerRows are the rows of one backend service, target pool or managed
-// group: one per endpoint (with the address probed, when a probe map moved
-// it), a red one for a managed group in a recreate loop, or a grey one when
+// ownerSection is one backend service, target pool or managed group: a row
+// per endpoint (with the address probed, when a probe map moved it), a
+// red note for a managed group in a recreate loop, or a grey one when
 // nothing is probed for it.
-func (s *Server) ownerRows(o store.Object) []statusRow {
-	var rows []statusRow
+func (s *Server) ownerSection(o store.Object) ownerSection {
+	sec := ownerSection{Path: o.Path(), ID: strings.ReplaceAll(o.Path(), "/", "-")}
 	if o.Collection == api.CollectionInstanceGroupManagers {
 		var m api.InstanceGroupManager
 		if err := json.Unmarshal(o.Body, &m); err == nil && m.Status != nil && m.Status.RecreateLoop != "" {
-			rows = append(rows, statusRow{Resource: o.Path(), Check: "autohealing", State: "RECREATE LOOP",
-				Detail: m.Status.RecreateLoop, Class: "error"})
+			sec.Note, sec.NoteClass = "autohealing: RECREATE LOOP: "+m.Status.RecreateLoop, "error"
 		}
 	}
 	for _, st := range s.statuses(o.Path()) {
+		class := stateClass(st.State)
+		sec.Counts.add(class)
+		if len(sec.Rows) == statusRowsPerOwner {
+			sec.More++
+			continue
+		}
 		endpoint := st.Address()
 		if st.ProbedAt != "" {
 			endpoint += " (probed at " + st.ProbedAt + ")"
 		}
-		rows = append(rows, statusRow{
-			Resource: o.Path(), Endpoint: endpoint,
-			Check: st.Check, State: st.State, Reason: st.Reason, Detail: st.Detail, Class: stateClass(st.State),
+		row := statusRow{
+			Class: class, State: st.State, Endpoint: endpoint, Group: st.Group,
+			Check: st.Check, Reason: st.Reason, Detail: st.Detail,
+			Recent:       st.Recent(),
 			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
 			Rate: fmt.Sprintf("%.2f / %.2f", st.ExpectedRate, st.DeliveredRate),
-		})
+		}
+		if !st.Since.IsZero() {
+			row.Since, row.SinceMS = st.Since.UTC().Format(time.RFC3339), st.Since.UnixMilli()
+		}
+		if !st.LastProbe.IsZero() {
+			row.LastProbe, row.LastProbeMS = st.LastProbe.UTC().Format(time.RFC3339), st.LastProbe.UnixMilli()
+			row.Latency = fmt.Sprintf("%.1f ms", float64(st.Latency.Microseconds())/1000)
+		}
+		sec.Rows = append(sec.Rows, row)
 	}
-	if len(rows) == 0 {
-		rows = append(rows, statusRow{Resource: o.Path(), State: "no data", Detail: "no health check or no endpoints", Class: "nodata"})
+	if len(sec.Rows) == 0 && sec.Note == "" {
+		sec.Note, sec.NoteClass = "No data: no health check, or no endpoints.", "muted"
+		sec.Counts.NoData++
 	}
-	return rows
+	return sec
 }
-
-var statusTemplate = template.Must(template.New("status").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><meta http-equiv="refresh" content="2"><title>lbhealth-emulator</title>
-<style>
-body { font-family: sans-serif; margin: 2em; }
-table { border-collapse: collapse; margin-bottom: 2em; }
-td, th { border: 1px solid #ccc; padding: .3em .6em; text-align: left; }
-.ok { background: #2e7d32; color: #fff; } .error { background: #c62828; color: #fff; }
-.preparing { background: #f9a825; } .nodata { background: #9e9e9e; color: #fff; } .warn { background: #ffe0b2; }
-</style></head><body>
-<h1>lbhealth-emulator</h1>
-<p>Refreshes every 2 seconds. Green: HEALTHY; red: UNHEALTHY; yellow: UNKNOWN (no verdict yet); grey: no data.</p>
-<h2>Backend services, target pools and managed instance groups</h2>
-<table><tr><th>resource</th><th>load balancer</th><th>endpoint</th><th>health check</th><th>state</th><th>reason</th><th>detail</th><th>firewall</th><th>probes/s expected / delivered</th></tr>
-{{range .Services}}<tr><td>{{.Resource}}</td><td>{{.LoadBalancer}}</td><td>{{.Endpoint}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td><td>{{.Reason}}</td><td>{{.Detail}}</td><td{{if .Firewall}} class="warn"{{end}}>{{.Firewall}}</td><td>{{.Rate}}</td></tr>
-{{else}}<tr><td colspan="9">nothing yet: create a backend service with a health check</td></tr>{{end}}</table>
-<h2>Health sources and composite health checks</h2>
-<table><tr><th>resource</th><th>kind</th><th>state</th></tr>
-{{range .Aggregates}}<tr><td>{{.Resource}}</td><td>{{.Check}}</td><td class="{{.Class}}">{{.State}}</td></tr>
-{{else}}<tr><td colspan="3">none</td></tr>{{end}}</table>
-<p><a href="/metrics">/metrics</a></p>
-</body></html>
-`))

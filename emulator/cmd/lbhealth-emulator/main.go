@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -47,6 +49,7 @@ func main() {
 const synopsis = `usage:
   lbhealth-emulator [flags]           serve the API on its database and probe what it stores
   lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
+  lbhealth-emulator healthcheck        exit 0 if the emulator at --listen answers /healthz (a container's health check)
   lbhealth-emulator version           print the version
   lbhealth-emulator help [command]    print this help, or a command's`
 
@@ -64,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return serve(args[1:], stdout, stderr)
 		case "targets":
 			return runTargets(args[1:], stdout, stderr)
+		case "healthcheck":
+			return healthcheck(args[1:], stdout)
 		case "version":
 			if len(args) > 1 {
 				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
@@ -76,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return serve([]string{"--help"}, stdout, stderr)
 			case args[1] == "targets":
 				return runTargets([]string{"--help"}, stdout, stderr)
+			case args[1] == "healthcheck":
+				return healthcheck([]string{"--help"}, stdout)
 			case args[1] == "version":
 				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
 				return nil
@@ -164,6 +171,38 @@ func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}
+
+// healthcheck asks the emulator listening at --listen for /healthz and
+// fails unless it answers 200: the health check of a container image,
+// which has no shell or curl to ask with.
+func healthcheck(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("lbhealth-emulator healthcheck", flag.ContinueOnError)
+	listen := fs.String("listen", env("LBHEALTH_LISTEN", emulator.DefaultListen),
+		"host:port the emulator serves on; an unspecified host (0.0.0.0, [::]) is asked on loopback (env LBHEALTH_LISTEN)")
+	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
+	if err := parse(fs, args, stdout, "healthcheck: exits 0 if the emulator answers GET /healthz with 200, else 1 saying why."); err != nil {
+		return err
+	}
+	host, port, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: want host:port", *listen)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	client := &http.Client{Timeout: *timeout}
+	resp, err := client.Get(url)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: GET %s answered %s", url, resp.Status)
+	}
+	fmt.Fprintln(stdout, "ok")
+	return nil
 }
 
 // serve is the emulator itself: the API on its database, and the probes.
