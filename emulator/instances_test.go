@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,8 +106,9 @@ func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
 		h, ok := health(t, e, "bs")[0]
 		return ok && h.IPAddress == "10.44.0.2" && h.ProbedAt == "127.44.0.2" && h.HealthState == "HEALTHY"
 	})
-	if want := "<td>10.44.0.2 (probed at 127.44.0.2)</td>"; !strings.Contains(statusPageText(t, e), want) {
-		t.Errorf("the status page does not show %q:\n%s", want, statusPageText(t, e))
+	// The instance's address with the port its check probes.
+	if want := regexp.MustCompile(`<td>10\.44\.0\.2:[0-9]+ \(probed at 127\.44\.0\.2\)</td>`); !want.MatchString(statusPageText(t, e)) {
+		t.Errorf("the status page does not show %s:\n%s", want, statusPageText(t, e))
 	}
 	if want := `probed_at="127.44.0.2"`; !strings.Contains(metricsText(t, e), want) {
 		t.Errorf("/metrics does not show %s", want)

@@ -229,7 +229,7 @@ func TestStatusPage_ShowsEndpointsColouredByState(t *testing.T) {
 		"No data: no health check, or no endpoints.",
 		// Since when, the last probe and its latency, the strip of the
 		// last probes (failed), and the transition in the events.
-		`<time data-ms="`, " ms</td>", `<i class="f"></i>`, `UNKNOWN → <span class="error">&nbsp;UNHEALTHY&nbsp;</span>`,
+		`<time data-ms="`, " ms</td>", `<i class="f"></i>`, `UNKNOWN → <span class="error pill">UNHEALTHY</span>`,
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("the status page lacks %q", want)

@@ -188,7 +188,7 @@ func TestGuard_TokenIsRequiredOnEveryAPICall(t *testing.T) {
 		t.Errorf("GET with the token (scheme in lower case): %d %s", w.Code, w.Body)
 	}
 	// Read-only views of health stay open; what they serve is tested elsewhere.
-	for _, path := range []string{"/healthz", "/"} {
+	for _, path := range []string{"/healthz", "/", "/_emulator/status.js", "/_emulator/status.css"} {
 		if w := g.call("GET", path, ""); w.Code != http.StatusOK {
 			t.Errorf("GET %s without the token: %d %s, want it open", path, w.Code, w.Body)
 		}

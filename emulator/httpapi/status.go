@@ -70,9 +70,10 @@ type statusRow struct {
 	SinceMS, LastProbeMS                                 int64  // the same, in ms since the epoch, for status.js
 	Latency                                              string
 	Recent                                               []bool // the last results, oldest first
-	// LoadBalancer and Firewall are the endpoint's load-balancer type and
-	// firewall finding (what the rules do to the cloud's probes).
-	LoadBalancer, Firewall string
+	// LoadBalancer, Firewall and FirewallVerdict are the endpoint's
+	// load-balancer type and firewall finding (what the rules do to the
+	// cloud's probes).
+	LoadBalancer, Firewall, FirewallVerdict string
 	// Rate is the probes per second asked for and delivered.
 	Rate string
 }
@@ -288,7 +289,7 @@ func (s *Server) ownerSection(o store.Object) ownerSection {
 			Class: class, State: st.State, Endpoint: endpoint, Group: st.Group,
 			Check: st.Check, Reason: st.Reason, Detail: st.Detail,
 			Recent:       st.Recent(),
-			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
+			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall, FirewallVerdict: st.FirewallVerdict,
 			Rate: fmt.Sprintf("%.2f / %.2f", st.ExpectedRate, st.DeliveredRate),
 		}
 		if !st.Since.IsZero() {

@@ -184,11 +184,7 @@ func TestAccExamples_compositeFailover(t *testing.T) {
 // then runs their import.sh commands.
 func TestAccExamples_compositeHealth(t *testing.T) {
 	e := newTestEmulator(t)
-	files := []string{
-		"resources/lbhealth_aggregation_policy/resource.tf",
-		"resources/lbhealth_health_source/resource.tf",
-		"resources/lbhealth_composite_check/resource.tf",
-	}
+	files := []string{"resources/lbhealth_composite_check/resource.tf"}
 	const orders = "data.lbhealth_composite_health.orders"
 	// Its state changes as the first probes run (HEALTHY or UNHEALTHY,
 	// depending on what answers on the simulator's ports on this machine):
@@ -213,7 +209,6 @@ func TestAccExamples_compositeHealth(t *testing.T) {
 		Config: exampleConfig(t, e, files...),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("lbhealth_aggregation_policy.default", tfjsonpath.New("region"), knownvalue.StringExact("us-central1")),
-			statecheck.ExpectKnownValue("lbhealth_aggregation_policy.strict", tfjsonpath.New("min_healthy_threshold"), knownvalue.Int64Exact(3)),
 		},
 	}}
 	for _, f := range files {

@@ -26,7 +26,7 @@ import (
 
 func TestAccExamples_instanceGroupManager(t *testing.T) {
 	e := newTestEmulator(t)
-	files := []string{"resources/lbhealth_instance_template/resource.tf", "resources/lbhealth_instance_group_manager/resource.tf"}
+	files := []string{"resources/lbhealth_instance_group_manager/resource.tf"}
 	steps := []resource.TestStep{{
 		Config: exampleConfig(t, e, files...),
 		ConfigStateChecks: []statecheck.StateCheck{

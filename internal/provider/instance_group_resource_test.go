@@ -37,12 +37,12 @@ func serveAt(t *testing.T, ips ...string) int64 {
 
 func TestAccExamples_instanceGroup(t *testing.T) {
 	e := newTestEmulator(t)
-	files := []string{"resources/lbhealth_instance/resource.tf", "resources/lbhealth_instance_group/resource.tf"}
+	files := []string{"resources/lbhealth_instance_group/resource.tf"}
 	steps := []resource.TestStep{{
 		Config: exampleConfig(t, e, files...),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("lbhealth_instance_group.web", tfjsonpath.New("size"), knownvalue.Int64Exact(2)),
-			statecheck.ExpectKnownValue("lbhealth_instance.web_a", tfjsonpath.New("network_ip"), knownvalue.StringExact("127.0.10.1")),
+			statecheck.ExpectKnownValue("lbhealth_instance.web_a", tfjsonpath.New("network_ip"), knownvalue.StringExact("127.0.11.1")),
 			statecheck.ExpectKnownValue("lbhealth_instance.web_a", tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
 		},
 	}}

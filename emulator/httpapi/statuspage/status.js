@@ -51,8 +51,19 @@ refreshTimes();
 setInterval(refreshTimes, 1000);
 
 const events = new EventSource("/_emulator/status/live");
+// detailsKey names an expandable cell across updates: its section and row.
+function detailsKey(d) {
+  const section = d.closest("section");
+  const row = d.closest("tr");
+  return (section ? section.id : "") + "|" + (row ? row.dataset.endpoint : "");
+}
+
 events.addEventListener("live", (e) => {
+  const open = new Set([...live.querySelectorAll("details[open]")].map(detailsKey));
   live.innerHTML = e.data;
+  for (const d of live.querySelectorAll("details")) {
+    if (open.has(detailsKey(d))) d.open = true;
+  }
   live.dataset.updates = String(Number(live.dataset.updates || 0) + 1);
   refreshTimes();
   applyFilter();

@@ -1,16 +1,16 @@
-# Two instances at loopback addresses (whatever listens on 127.0.10.1:8080
-# and 127.0.10.2:8080 answers their probes), behind a backend service whose
+# Two instances at loopback addresses (whatever listens on 127.0.11.1:8080
+# and 127.0.11.2:8080 answers their probes), behind a backend service whose
 # health check probes each on the group's named port "http".
 resource "lbhealth_instance" "web_a" {
   name       = "web-a"
   zone       = "us-central1-a"
-  network_ip = "127.0.10.1"
+  network_ip = "127.0.11.1"
 }
 
 resource "lbhealth_instance" "web_b" {
   name       = "web-b"
   zone       = "us-central1-a"
-  network_ip = "127.0.10.2"
+  network_ip = "127.0.11.2"
 }
 
 resource "lbhealth_instance_group" "web" {

@@ -1,0 +1,191 @@
+package emulator_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+)
+
+// chromiumPath is the headless browser the status page is tested in.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("the status page is tested in a real browser: install Chromium (Debian: apt-get install chromium; .ci/run does)")
+	return ""
+}
+
+// TestStatusPage_InABrowser opens the status page in headless Chromium and
+// watches it, without reloading, turn a target broken through the target
+// simulator red and then green again after recovery; the filter hides
+// what does not match. A screenshot of the broken state is written to
+// LBHEALTH_SCREENSHOT_DIR, or the test's temporary directory.
+func TestStatusPage_InABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	set, err := targets.Start(context.Background(), targets.Config{HTTP: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	broken, fine := set.Targets()[0], set.Targets()[1]
+	e := startEmulator(t, emulator0())
+	// Detection bound: (unhealthy threshold - 1) x interval + timeout = 2s,
+	// plus up to a second for the page's stream to look again.
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":2,"healthyThreshold":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", fmt.Sprintf(`{"name":"neg","endpoints":[
+		{"ipAddress":"127.0.0.1","port":%d},{"ipAddress":"127.0.0.1","port":%d}]}`, broken.Port, fine.Port))
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["hc"]}`)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)), chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1600, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	// A hang guard for the whole test, not a measurement.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTimeout()
+	var (
+		mu         sync.Mutex
+		pageErrors []string
+	)
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			pageErrors = append(pageErrors, fmt.Sprintf("%s:%d: %s", ex.ExceptionDetails.URL, ex.ExceptionDetails.LineNumber, ex.ExceptionDetails.Text))
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	js := func(expr string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(` + expr + `)`))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return v
+	}
+	row := func(port int) string {
+		return `document.querySelector('tr[data-endpoint="127.0.0.1:` + strconv.Itoa(port) + `"]')`
+	}
+	waitState := func(what string, port int, want string) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for {
+			got := js(`(` + row(port) + ` || {dataset: {}}).dataset.state || ""`)
+			if got == want {
+				return time.Since(start)
+			}
+			if time.Since(start) > 30*time.Second {
+				t.Fatalf("%s: the row of 127.0.0.1:%d is %q on the page after 30s, want %q", what, port, got, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL()+"/")); err != nil {
+		t.Fatal(err)
+	}
+	js(`window.loadedOnce = true`) // a reload would lose it
+	waitState("both targets healthy", broken.Port, "ok")
+	waitState("both targets healthy", fine.Port, "ok")
+
+	if err := set.SetMode(broken.Name, targets.ModeStatus500); err != nil {
+		t.Fatal(err)
+	}
+	took := waitState("the broken target red", broken.Port, "error")
+	t.Logf("the broken target was shown red %v after it broke (detection bound 2s, plus the stream's 1s look)", took.Round(10*time.Millisecond))
+
+	if js(`window.loadedOnce === true`) != "true" || js(`document.getElementById("live").dataset.updates || "0"`) == "0" {
+		t.Errorf("the page was reloaded, or never updated live")
+	}
+	counts := js(`document.querySelector("section h3").textContent`)
+	for _, want := range []string{"OK 1", "Error 1", "Preparing 0", "No data 0"} {
+		if !strings.Contains(counts, want) {
+			t.Errorf("the service's counts %q lack %q", counts, want)
+		}
+	}
+	if events := js(`document.querySelector("table.events").textContent`); !strings.Contains(events, "HEALTHY → UNHEALTHY") || !strings.Contains(events, "BAD_STATUS") {
+		t.Errorf("the events do not show the transition: %q", events)
+	}
+	if strip := js(row(broken.Port) + `.querySelector(".strip").innerHTML`); !strings.Contains(strip, `class="p"`) || !strings.Contains(strip, `class="f"`) {
+		t.Errorf("the strip of the last probes shows no pass then fail: %s", strip)
+	}
+	if since := js(row(broken.Port) + `.querySelector("time").textContent`); !strings.HasSuffix(since, "s ago") {
+		t.Errorf("since %q, want a time ago", since)
+	}
+
+	// The filter: Error hides the healthy row; text matches addresses.
+	filter := func(state, text string) {
+		js(`(() => { const s = document.getElementById("state"); s.value = "` + state + `"; s.dispatchEvent(new Event("change"));
+			const q = document.getElementById("text"); q.value = "` + text + `"; q.dispatchEvent(new Event("input")); })()`)
+	}
+	filter("error", "")
+	if js(row(fine.Port)+`.hidden`) != "true" || js(row(broken.Port)+`.hidden`) != "false" {
+		t.Errorf("filter Error: want only the healthy row hidden")
+	}
+	filter("", ":"+strconv.Itoa(fine.Port))
+	if js(row(fine.Port)+`.hidden`) != "false" || js(row(broken.Port)+`.hidden`) != "true" {
+		t.Errorf("filter by the healthy target's port: want only the broken row hidden")
+	}
+	filter("", "")
+
+	// A finding opened stays open across live updates.
+	js(row(broken.Port) + `.querySelector("details").open = true`)
+	before := js(`document.getElementById("live").dataset.updates`)
+	for start := time.Now(); js(`document.getElementById("live").dataset.updates`) == before; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("no live update in 30s")
+		}
+	}
+	if js(row(broken.Port)+`.querySelector("details").open`) != "true" {
+		t.Error("the firewall finding opened was closed by a live update")
+	}
+
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("LBHEALTH_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, "status-page.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+
+	if err := set.SetMode(broken.Name, targets.ModeOK); err != nil {
+		t.Fatal(err)
+	}
+	waitState("the recovered target green", broken.Port, "ok")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(pageErrors) > 0 {
+		t.Errorf("the page threw: %v", pageErrors)
+	}
+}
