@@ -82,7 +82,7 @@ func TestStatusPage_InABrowser(t *testing.T) {
 	}
 	js := func(expr string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(` + expr + `)`))
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(`+expr+`)`))
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
