@@ -48,6 +48,7 @@ func send(t *testing.T, e *emulator.Emulator, method, path, body string, headers
 // real connection: a page posts text/plain (no CORS preflight) to the
 // emulator, or reaches it under its own name by DNS rebinding.
 func TestAccess_CrossSiteReproducerIsRefused(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	body := `{"name": "evil", "tcpHealthCheck": {"port": 22, "request": "anything"}}`
 	if code := send(t, e, "POST", healthChecks, body, "Content-Type", "text/plain;charset=UTF-8", "Origin", "http://evil.example"); code != http.StatusForbidden {
@@ -68,6 +69,7 @@ func TestAccess_CrossSiteReproducerIsRefused(t *testing.T) {
 }
 
 func TestAccess_TokenIsRequired(t *testing.T) {
+	t.Parallel()
 	cfg := emulator0()
 	cfg.Token = "t0ken"
 	e := startEmulator(t, cfg)
@@ -86,6 +88,7 @@ func TestAccess_TokenIsRequired(t *testing.T) {
 // TestCommand_TokenFromTheEnvironment: LBHEALTH_TOKEN guards the API of
 // the command, and the token shows neither in its help nor in its output.
 func TestCommand_TokenFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	const token = "env-t0ken-never-shown"
 	help := exec.Command(emulatorBinary(t), "-h")
 	help.Env = []string{"LBHEALTH_TOKEN=" + token}
@@ -116,6 +119,7 @@ func TestCommand_TokenFromTheEnvironment(t *testing.T) {
 }
 
 func TestStart_WarnsWhenListeningBeyondLoopbackWithoutToken(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		listen, token string
 		warn          bool
@@ -146,6 +150,7 @@ func TestStart_WarnsWhenListeningBeyondLoopbackWithoutToken(t *testing.T) {
 // and stalls loses its connection once the read timeout passes, instead of
 // holding it (and a descriptor) for as long as it likes.
 func TestLimits_StalledRequestIsCut(t *testing.T) {
+	t.Parallel()
 	cfg := emulator0()
 	cfg.Limits = emulator.Limits{ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond}
 	e := startEmulator(t, cfg)
@@ -178,6 +183,7 @@ func TestLimits_StalledRequestIsCut(t *testing.T) {
 // TestLimits_MaxConnections: beyond the cap, a connection waits to be
 // accepted until another one closes.
 func TestLimits_MaxConnections(t *testing.T) {
+	t.Parallel()
 	cfg := emulator0()
 	cfg.Limits = emulator.Limits{MaxConnections: 1}
 	e := startEmulator(t, cfg)
@@ -222,6 +228,7 @@ func TestLimits_MaxConnections(t *testing.T) {
 // one, or is damaged, stops the start with an error that names the file
 // and the ways out.
 func TestStart_UnreadableDatabaseSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	wantRemedy := func(t *testing.T, err error, path string) {
 		t.Helper()
 		if err == nil {

@@ -80,6 +80,7 @@ func healthOf(mi api.ManagedInstance) string {
 // new id, then NONE once HEALTHY again), and the group's hook is called,
 // here restarting the broken server.
 func TestAutohealing_RecreatesAnUnhealthyInstance(t *testing.T) {
+	t.Parallel()
 	const ip = "127.1.9.1"
 	target := startManagedTarget(t, ip)
 	var hooked atomic.Int32
@@ -125,6 +126,7 @@ func TestAutohealing_RecreatesAnUnhealthyInstance(t *testing.T) {
 // check (an initial delay shorter than its start-up, here forever) is
 // recreated again and again; the group's status names the loop.
 func TestAutohealing_ReportsARecreateLoop(t *testing.T) {
+	t.Parallel()
 	const ip = "127.1.9.5"
 	target := startManagedTarget(t, ip)
 	target.status.Store(500)
@@ -153,6 +155,7 @@ func TestAutohealing_ReportsARecreateLoop(t *testing.T) {
 // and the group's hook, the simulator's recover endpoint, mends it: the
 // instance is verified HEALTHY again.
 func TestAutohealing_ThroughTheTargetSimulator(t *testing.T) {
+	t.Parallel()
 	const ip = "127.1.9.9"
 	sim, err := targets.Start(context.Background(), targets.Config{Host: ip, HTTP: 1})
 	if err != nil {
@@ -182,6 +185,7 @@ func TestAutohealing_ThroughTheTargetSimulator(t *testing.T) {
 // TestManagedGroups_RemakeAnInstanceDeletedByHand: a managed group keeps
 // its target size: an instance deleted by hand is made again.
 func TestManagedGroups_RemakeAnInstanceDeletedByHand(t *testing.T) {
+	t.Parallel()
 	const ip = "127.1.9.13"
 	target := startManagedTarget(t, ip)
 	e, mig := managedSetup(t, ip, target.port, 0, "")

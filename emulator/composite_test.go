@@ -45,6 +45,7 @@ func fingerprint(t *testing.T, e *emulator.Emulator, path string) string {
 }
 
 func TestComposite_FollowsProbesAndPolicy(t *testing.T) {
+	t.Parallel()
 	a, b := newSwitchable(t), newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	compositeSetup(t, e, a.port(), b.port())
@@ -86,6 +87,7 @@ func TestComposite_FollowsProbesAndPolicy(t *testing.T) {
 }
 
 func TestComposite_Rules(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	compositeSetup(t, e, a.port())
@@ -124,6 +126,7 @@ func TestComposite_Rules(t *testing.T) {
 }
 
 func TestComposite_ImmutableSourceTypeAndIDs(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	compositeSetup(t, e, a.port())
@@ -140,6 +143,7 @@ func TestComposite_ImmutableSourceTypeAndIDs(t *testing.T) {
 // One health source under two spellings is still listed twice
 // (regression: the duplicate check compared the raw strings).
 func TestComposite_RepeatedSourceUnderTwoSpellings(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	compositeSetup(t, e, a.port())
@@ -152,6 +156,7 @@ func TestComposite_RepeatedSourceUnderTwoSpellings(t *testing.T) {
 // Rules that span two resources hold when the used one changes too
 // (regression: only the user's own writes were checked).
 func TestReferencedChangesKeepCrossRules(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	compositeSetup(t, e, a.port())
@@ -177,6 +182,7 @@ func TestReferencedChangesKeepCrossRules(t *testing.T) {
 // Compute API allows: its health follows the probes of the group's
 // instances.
 func TestComposite_InstanceGroupBackends(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	mustCall(t, e, "POST", "zones/r-a/instances", `{"name":"vm","networkInterfaces":[{"networkIP":"127.0.0.1"}]}`)

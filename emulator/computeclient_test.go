@@ -586,6 +586,7 @@ func ccNames(items any) []string {
 // healthChecks (global)
 
 func TestComputeHealthChecks_InsertAnswersDoneOperationFetchableFromGlobalOperations(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.HealthChecks.Insert(ccProject, ccHealthCheck("web-check")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccGlobal("healthChecks", "web-check"))
@@ -596,6 +597,7 @@ func TestComputeHealthChecks_InsertAnswersDoneOperationFetchableFromGlobalOperat
 }
 
 func TestComputeHealthChecks_GetReturnsFieldsAsSentAndOutputFields(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("web-check"))
 	hc := ccMust(t, "get", ccR(c.svc.HealthChecks.Get(ccProject, "web-check").Context(c.ctx).Do()))
@@ -612,6 +614,7 @@ func TestComputeHealthChecks_GetReturnsFieldsAsSentAndOutputFields(t *testing.T)
 }
 
 func TestComputeHealthChecks_GetFillsTheRealDefaults(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(&compute.HealthCheck{Name: "bare", Type: "HTTP", HttpHealthCheck: &compute.HTTPHealthCheck{Port: 80}})
 	hc := ccMust(t, "get", ccR(c.svc.HealthChecks.Get(ccProject, "bare").Context(c.ctx).Do()))
@@ -622,6 +625,7 @@ func TestComputeHealthChecks_GetFillsTheRealDefaults(t *testing.T) {
 }
 
 func TestComputeHealthChecks_PatchChangesOnlyWhatItSends(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("web-check"))
 	before := ccMust(t, "get", ccR(c.svc.HealthChecks.Get(ccProject, "web-check").Context(c.ctx).Do()))
@@ -637,6 +641,7 @@ func TestComputeHealthChecks_PatchChangesOnlyWhatItSends(t *testing.T) {
 }
 
 func TestComputeHealthChecks_UpdateReplacesAndKeepsIdentity(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("web-check"))
 	hc := ccMust(t, "get", ccR(c.svc.HealthChecks.Get(ccProject, "web-check").Context(c.ctx).Do()))
@@ -656,6 +661,7 @@ func TestComputeHealthChecks_UpdateReplacesAndKeepsIdentity(t *testing.T) {
 }
 
 func TestComputeHealthChecks_DeleteThenGetIsNotFound(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("web-check"))
 	op := c.done("delete", ccR(c.svc.HealthChecks.Delete(ccProject, "web-check").Context(c.ctx).Do()))
@@ -665,6 +671,7 @@ func TestComputeHealthChecks_DeleteThenGetIsNotFound(t *testing.T) {
 }
 
 func TestComputeHealthChecks_MissingIsNotFound(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	_, err := c.svc.HealthChecks.Get(ccProject, "nothing").Context(c.ctx).Do()
 	ccWantError(t, "get", err, 404, "notFound")
@@ -675,6 +682,7 @@ func TestComputeHealthChecks_MissingIsNotFound(t *testing.T) {
 }
 
 func TestComputeHealthChecks_InsertOfAnExistingNameIsAlreadyExists(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("web-check"))
 	_, err := c.svc.HealthChecks.Insert(ccProject, ccHealthCheck("web-check")).Context(c.ctx).Do()
@@ -682,6 +690,7 @@ func TestComputeHealthChecks_InsertOfAnExistingNameIsAlreadyExists(t *testing.T)
 }
 
 func TestComputeHealthChecks_DeleteOfACheckABackendServiceUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	c.insertBackendService(ccBackendService("web-backend", hc))
@@ -690,6 +699,7 @@ func TestComputeHealthChecks_DeleteOfACheckABackendServiceUsesIsResourceInUse(t 
 }
 
 func TestComputeHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSameOperation(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	first := c.done("insert", ccR(c.svc.HealthChecks.Insert(ccProject, ccHealthCheck("web-check")).RequestId(ccRequestID).Context(c.ctx).Do()))
 	again, err := c.svc.HealthChecks.Insert(ccProject, ccHealthCheck("web-check")).RequestId(ccRequestID).Context(c.ctx).Do()
@@ -705,6 +715,7 @@ func TestComputeHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSameOper
 }
 
 func TestComputeHealthChecks_AggregatedListKeysGlobalAndRegionalChecksByScope(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("global-check"))
 	c.insertRegionHealthCheck(ccHealthCheck("regional-check"))
@@ -725,6 +736,7 @@ func TestComputeHealthChecks_AggregatedListKeysGlobalAndRegionalChecksByScope(t 
 }
 
 func TestComputeHealthChecks_AggregatedListFilters(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHealthCheck(ccHealthCheck("global-check"))
 	c.insertRegionHealthCheck(ccHealthCheck("regional-check"))
@@ -739,6 +751,7 @@ func TestComputeHealthChecks_AggregatedListFilters(t *testing.T) {
 }
 
 func TestComputeHealthChecks_ACheckOfAnotherProjectIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check")) // in ccProject
 	// The same service is fine in the check's own project...
@@ -752,12 +765,14 @@ func TestComputeHealthChecks_ACheckOfAnotherProjectIsRefused(t *testing.T) {
 // regionHealthChecks
 
 func TestComputeRegionHealthChecks_InsertAnswersRegionalOperationFetchableFromRegionOperations(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.RegionHealthChecks.Insert(ccProject, ccRegion, ccHealthCheck("web-check")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccRegional("healthChecks", "web-check"))
 }
 
 func TestComputeRegionHealthChecks_GetReturnsRegionAndOutputFields(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	hc := ccMust(t, "get", ccR(c.svc.RegionHealthChecks.Get(ccProject, ccRegion, "web-check").Context(c.ctx).Do()))
@@ -771,6 +786,7 @@ func TestComputeRegionHealthChecks_GetReturnsRegionAndOutputFields(t *testing.T)
 }
 
 func TestComputeRegionHealthChecks_PatchUpdateDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	c.checkOp(c.done("patch", ccR(c.svc.RegionHealthChecks.Patch(ccProject, ccRegion, "web-check",
@@ -792,6 +808,7 @@ func TestComputeRegionHealthChecks_PatchUpdateDelete(t *testing.T) {
 }
 
 func TestComputeRegionHealthChecks_NotFoundAndAlreadyExists(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	_, err := c.svc.RegionHealthChecks.Get(ccProject, ccRegion, "nothing").Context(c.ctx).Do()
 	ccWantError(t, "get", err, 404, "notFound")
@@ -801,6 +818,7 @@ func TestComputeRegionHealthChecks_NotFoundAndAlreadyExists(t *testing.T) {
 }
 
 func TestComputeRegionHealthChecks_DeleteOfACheckARegionBackendServiceUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	c.insertRegionBackendService(ccRegionBackendService("web-backend", hc))
@@ -809,6 +827,7 @@ func TestComputeRegionHealthChecks_DeleteOfACheckARegionBackendServiceUsesIsReso
 }
 
 func TestComputeRegionHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSameOperation(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	first := c.done("insert", ccR(c.svc.RegionHealthChecks.Insert(ccProject, ccRegion, ccHealthCheck("web-check")).RequestId(ccRequestID).Context(c.ctx).Do()))
 	again, err := c.svc.RegionHealthChecks.Insert(ccProject, ccRegion, ccHealthCheck("web-check")).RequestId(ccRequestID).Context(c.ctx).Do()
@@ -824,6 +843,7 @@ func TestComputeRegionHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSa
 // httpHealthChecks and httpsHealthChecks (legacy)
 
 func TestComputeHTTPHealthChecks_InsertGetFieldsAndDefaults(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.HttpHealthChecks.Insert(ccProject, ccHTTPHealthCheck("pool-check")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccGlobal("httpHealthChecks", "pool-check"))
@@ -840,6 +860,7 @@ func TestComputeHTTPHealthChecks_InsertGetFieldsAndDefaults(t *testing.T) {
 }
 
 func TestComputeHTTPHealthChecks_PatchUpdateDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHTTPHealthCheck(ccHTTPHealthCheck("pool-check"))
 	c.checkOp(c.done("patch", ccR(c.svc.HttpHealthChecks.Patch(ccProject, "pool-check", &compute.HttpHealthCheck{RequestPath: "/ready"}).Context(c.ctx).Do())),
@@ -859,6 +880,7 @@ func TestComputeHTTPHealthChecks_PatchUpdateDelete(t *testing.T) {
 }
 
 func TestComputeHTTPHealthChecks_AlreadyExistsAndInUseByATargetPool(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHTTPHealthCheck(ccHTTPHealthCheck("pool-check"))
 	_, err := c.svc.HttpHealthChecks.Insert(ccProject, ccHTTPHealthCheck("pool-check")).Context(c.ctx).Do()
@@ -869,6 +891,7 @@ func TestComputeHTTPHealthChecks_AlreadyExistsAndInUseByATargetPool(t *testing.T
 }
 
 func TestComputeHTTPHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSameOperation(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	first := c.done("insert", ccR(c.svc.HttpHealthChecks.Insert(ccProject, ccHTTPHealthCheck("pool-check")).RequestId(ccRequestID).Context(c.ctx).Do()))
 	again, err := c.svc.HttpHealthChecks.Insert(ccProject, ccHTTPHealthCheck("pool-check")).RequestId(ccRequestID).Context(c.ctx).Do()
@@ -878,6 +901,7 @@ func TestComputeHTTPHealthChecks_InsertRetriedWithTheSameRequestIdReturnsTheSame
 }
 
 func TestComputeHTTPSHealthChecks_InsertGetFieldsAndDefaults(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.HttpsHealthChecks.Insert(ccProject, ccHTTPSHealthCheck("tls-check")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccGlobal("httpsHealthChecks", "tls-check"))
@@ -893,6 +917,7 @@ func TestComputeHTTPSHealthChecks_InsertGetFieldsAndDefaults(t *testing.T) {
 }
 
 func TestComputeHTTPSHealthChecks_PatchUpdateDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertHTTPSHealthCheck(ccHTTPSHealthCheck("tls-check"))
 	c.done("patch", ccR(c.svc.HttpsHealthChecks.Patch(ccProject, "tls-check", &compute.HttpsHealthCheck{Host: "www.example.com"}).Context(c.ctx).Do()))
@@ -911,6 +936,7 @@ func TestComputeHTTPSHealthChecks_PatchUpdateDelete(t *testing.T) {
 }
 
 func TestComputeHTTPSHealthChecks_AlreadyExistsAndInUseByABackendService(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHTTPSHealthCheck(ccHTTPSHealthCheck("tls-check"))
 	_, err := c.svc.HttpsHealthChecks.Insert(ccProject, ccHTTPSHealthCheck("tls-check")).Context(c.ctx).Do()
@@ -931,6 +957,7 @@ func ccJSON(v any) string {
 // backendServices and regionBackendServices
 
 func TestComputeBackendServices_InsertStoresAndReturnsTheFieldsTerraformSends(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -964,6 +991,7 @@ func TestComputeBackendServices_InsertStoresAndReturnsTheFieldsTerraformSends(t 
 }
 
 func TestComputeBackendServices_GetHasAFingerprint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertBackendService(ccBackendService("web-backend", c.insertHealthCheck(ccHealthCheck("web-check"))))
 	if got := ccMust(t, "get", ccR(c.svc.BackendServices.Get(ccProject, "web-backend").Context(c.ctx).Do())); got.Fingerprint == "" {
@@ -972,6 +1000,7 @@ func TestComputeBackendServices_GetHasAFingerprint(t *testing.T) {
 }
 
 func TestComputeBackendServices_UpdateWithTheCurrentFingerprintSucceedsAndChangesIt(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	c.insertBackendService(ccBackendService("web-backend", hc))
@@ -986,6 +1015,7 @@ func TestComputeBackendServices_UpdateWithTheCurrentFingerprintSucceedsAndChange
 }
 
 func TestComputeBackendServices_UpdateWithAStaleFingerprintIsConditionNotMet(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	c.insertBackendService(ccBackendService("web-backend", hc))
@@ -1002,6 +1032,7 @@ func TestComputeBackendServices_UpdateWithAStaleFingerprintIsConditionNotMet(t *
 }
 
 func TestComputeBackendServices_PatchWithAStaleFingerprintIsConditionNotMet(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	c.insertBackendService(ccBackendService("web-backend", hc))
@@ -1017,6 +1048,7 @@ func TestComputeBackendServices_PatchWithAStaleFingerprintIsConditionNotMet(t *t
 }
 
 func TestComputeBackendServices_GetHealthOfAGroupAnswersRealHealthStates(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -1037,6 +1069,7 @@ func TestComputeBackendServices_GetHealthOfAGroupAnswersRealHealthStates(t *test
 }
 
 func TestComputeBackendServices_GetHealthBecomesHealthyForAServingEndpoint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	port := ccServing(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
@@ -1053,6 +1086,7 @@ func TestComputeBackendServices_GetHealthBecomesHealthyForAServingEndpoint(t *te
 }
 
 func TestComputeBackendServices_DeleteOfAServiceAForwardingRuleUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccTCPCheck("ilb-check"))
 	bs := c.insertRegionBackendService(ccInternalBackendService("ilb-backend", hc))
@@ -1062,6 +1096,7 @@ func TestComputeBackendServices_DeleteOfAServiceAForwardingRuleUsesIsResourceInU
 }
 
 func TestComputeBackendServices_DeleteThenGetIsNotFound(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	c.insertBackendService(ccBackendService("web-backend", hc))
@@ -1077,6 +1112,7 @@ func TestComputeBackendServices_DeleteThenGetIsNotFound(t *testing.T) {
 }
 
 func TestComputeBackendServices_AggregatedListKeysGlobalAndRegionalServicesByScope(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertBackendService(ccBackendService("global-backend", c.insertHealthCheck(ccHealthCheck("web-check"))))
 	c.insertRegionBackendService(ccRegionBackendService("regional-backend", c.insertRegionHealthCheck(ccHealthCheck("web-check"))))
@@ -1094,6 +1130,7 @@ func TestComputeBackendServices_AggregatedListKeysGlobalAndRegionalServicesBySco
 }
 
 func TestComputeRegionBackendServices_InsertStoresAndReturnsTheFieldsTerraformSends(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -1109,6 +1146,7 @@ func TestComputeRegionBackendServices_InsertStoresAndReturnsTheFieldsTerraformSe
 }
 
 func TestComputeRegionBackendServices_UpdateWithAStaleFingerprintIsConditionNotMet(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	c.insertRegionBackendService(ccRegionBackendService("web-backend", hc))
@@ -1123,6 +1161,7 @@ func TestComputeRegionBackendServices_UpdateWithAStaleFingerprintIsConditionNotM
 }
 
 func TestComputeRegionBackendServices_GetHealthBecomesHealthyForAServingEndpoint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	port := ccServing(t)
 	hc := c.insertRegionHealthCheck(ccFastCheck("fast-check"))
@@ -1139,6 +1178,7 @@ func TestComputeRegionBackendServices_GetHealthBecomesHealthyForAServingEndpoint
 }
 
 func TestComputeRegionBackendServices_AHealthCheckOfAnotherProjectIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	c.insertRegionBackendService(ccRegionBackendService("web-backend", hc)) // fine in its own project
@@ -1150,12 +1190,14 @@ func TestComputeRegionBackendServices_AHealthCheckOfAnotherProjectIsRefused(t *t
 // networkEndpointGroups (zonal) and regionNetworkEndpointGroups
 
 func TestComputeNetworkEndpointGroups_InsertAnswersZonalOperationFetchableFromZoneOperations(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.NetworkEndpointGroups.Insert(ccProject, ccZone, ccHybridNEG("web-neg")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccZonal("networkEndpointGroups", "web-neg"))
 }
 
 func TestComputeNetworkEndpointGroups_GetReturnsNetworkSubnetworkZoneAndSize(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertNEG(&compute.NetworkEndpointGroup{
@@ -1170,6 +1212,7 @@ func TestComputeNetworkEndpointGroups_GetReturnsNetworkSubnetworkZoneAndSize(t *
 }
 
 func TestComputeNetworkEndpointGroups_AttachListDetachEndpoints(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertNEG(ccHybridNEG("web-neg"))
 	c.done("attach", ccR(c.svc.NetworkEndpointGroups.AttachNetworkEndpoints(ccProject, ccZone, "web-neg",
@@ -1197,6 +1240,7 @@ func TestComputeNetworkEndpointGroups_AttachListDetachEndpoints(t *testing.T) {
 }
 
 func TestComputeNetworkEndpointGroups_ListNetworkEndpointsShowsHealthWhenAsked(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	port := ccServing(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
@@ -1219,6 +1263,7 @@ func TestComputeNetworkEndpointGroups_ListNetworkEndpointsShowsHealthWhenAsked(t
 }
 
 func TestComputeNetworkEndpointGroups_ListNetworkEndpointsWithSKIPHasNoHealths(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -1232,6 +1277,7 @@ func TestComputeNetworkEndpointGroups_ListNetworkEndpointsWithSKIPHasNoHealths(t
 }
 
 func TestComputeNetworkEndpointGroups_AnEndpointGivenByInstanceIsAtItsNetworkIP(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1249,6 +1295,7 @@ func TestComputeNetworkEndpointGroups_AnEndpointGivenByInstanceIsAtItsNetworkIP(
 }
 
 func TestComputeNetworkEndpointGroups_DeleteOfAGroupABackendServiceUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	neg := c.insertNEG(ccHybridNEG("web-neg"))
@@ -1258,6 +1305,7 @@ func TestComputeNetworkEndpointGroups_DeleteOfAGroupABackendServiceUsesIsResourc
 }
 
 func TestComputeNetworkEndpointGroups_DeleteNotFoundAlreadyExists(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertNEG(ccHybridNEG("web-neg"))
 	_, err := c.svc.NetworkEndpointGroups.Insert(ccProject, ccZone, ccHybridNEG("web-neg")).Context(c.ctx).Do()
@@ -1268,6 +1316,7 @@ func TestComputeNetworkEndpointGroups_DeleteNotFoundAlreadyExists(t *testing.T) 
 }
 
 func TestComputeNetworkEndpointGroups_AggregatedListKeysGroupsByZone(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertNEG(ccHybridNEG("web-neg"))
 	agg := ccMust(t, "aggregatedList", ccR(c.svc.NetworkEndpointGroups.AggregatedList(ccProject).Context(c.ctx).Do()))
@@ -1290,6 +1339,7 @@ func ccInternetNEG(name, network string) *compute.NetworkEndpointGroup {
 }
 
 func TestComputeRegionNetworkEndpointGroups_InsertGetDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, _ := c.insertNetwork()
 	op := c.done("insert", ccR(c.svc.RegionNetworkEndpointGroups.Insert(ccProject, ccRegion, ccInternetNEG("ext-neg", network)).Context(c.ctx).Do()))
@@ -1305,6 +1355,7 @@ func TestComputeRegionNetworkEndpointGroups_InsertGetDelete(t *testing.T) {
 }
 
 func TestComputeRegionNetworkEndpointGroups_AttachListDetachEndpoints(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, _ := c.insertNetwork()
 	c.done("insert", ccR(c.svc.RegionNetworkEndpointGroups.Insert(ccProject, ccRegion, ccInternetNEG("ext-neg", network)).Context(c.ctx).Do()))
@@ -1350,6 +1401,7 @@ func (c *computeEnv) poolSetup() (vm1, vm2, check string) {
 }
 
 func TestComputeTargetPools_InsertGetReturnsTheFieldsAsSent(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	vm1, _, check := c.poolSetup()
 	op := c.done("insert", ccR(c.svc.TargetPools.Insert(ccProject, ccRegion, &compute.TargetPool{
@@ -1364,6 +1416,7 @@ func TestComputeTargetPools_InsertGetReturnsTheFieldsAsSent(t *testing.T) {
 }
 
 func TestComputeTargetPools_AddAndRemoveInstance(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	vm1, vm2, _ := c.poolSetup()
 	c.insertTargetPool(&compute.TargetPool{Name: "www-pool", Instances: []string{vm1}})
@@ -1381,6 +1434,7 @@ func TestComputeTargetPools_AddAndRemoveInstance(t *testing.T) {
 }
 
 func TestComputeTargetPools_AddAndRemoveHealthCheck(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	check := c.insertHTTPHealthCheck(ccHTTPHealthCheck("pool-check"))
 	c.insertTargetPool(&compute.TargetPool{Name: "www-pool"})
@@ -1398,6 +1452,7 @@ func TestComputeTargetPools_AddAndRemoveHealthCheck(t *testing.T) {
 }
 
 func TestComputeTargetPools_GetHealthOfAnInstanceAnswersARealHealthState(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	vm1, _, check := c.poolSetup()
 	c.insertTargetPool(&compute.TargetPool{Name: "www-pool", Instances: []string{vm1}, HealthChecks: []string{check}})
@@ -1409,6 +1464,7 @@ func TestComputeTargetPools_GetHealthOfAnInstanceAnswersARealHealthState(t *test
 }
 
 func TestComputeTargetPools_DeleteOfAPoolAForwardingRuleUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	pool := c.insertTargetPool(&compute.TargetPool{Name: "www-pool"})
 	c.done("insert rule", ccR(c.svc.ForwardingRules.Insert(ccProject, ccRegion, &compute.ForwardingRule{Name: "www-rule", Target: pool, PortRange: "80"}).Context(c.ctx).Do()))
@@ -1420,6 +1476,7 @@ func TestComputeTargetPools_DeleteOfAPoolAForwardingRuleUsesIsResourceInUse(t *t
 // forwardingRules and globalForwardingRules
 
 func TestComputeForwardingRules_InsertFillsIPAddressIPProtocolAndFingerprint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	pool := c.insertTargetPool(&compute.TargetPool{Name: "www-pool"})
 	op := c.done("insert", ccR(c.svc.ForwardingRules.Insert(ccProject, ccRegion, &compute.ForwardingRule{
@@ -1437,6 +1494,7 @@ func TestComputeForwardingRules_InsertFillsIPAddressIPProtocolAndFingerprint(t *
 }
 
 func TestComputeForwardingRules_SetTargetChangesTheTargetAndTheFingerprint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	pool := c.insertTargetPool(&compute.TargetPool{Name: "www-pool"})
 	other := c.insertTargetPool(&compute.TargetPool{Name: "backup-pool"})
@@ -1452,6 +1510,7 @@ func TestComputeForwardingRules_SetTargetChangesTheTargetAndTheFingerprint(t *te
 }
 
 func TestComputeForwardingRules_PatchWithAStaleFingerprintIsConditionNotMet(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccTCPCheck("ilb-check"))
 	c.insertInternalRule("ilb-rule", c.insertRegionBackendService(ccInternalBackendService("ilb-backend", hc)))
@@ -1467,6 +1526,7 @@ func TestComputeForwardingRules_PatchWithAStaleFingerprintIsConditionNotMet(t *t
 }
 
 func TestComputeForwardingRules_DeleteNotFoundAndAggregatedList(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	pool := c.insertTargetPool(&compute.TargetPool{Name: "www-pool"})
 	c.done("insert", ccR(c.svc.ForwardingRules.Insert(ccProject, ccRegion, &compute.ForwardingRule{Name: "www-rule", Target: pool, PortRange: "80"}).Context(c.ctx).Do()))
@@ -1484,6 +1544,7 @@ func TestComputeForwardingRules_DeleteNotFoundAndAggregatedList(t *testing.T) {
 const ccProxy = "projects/" + ccProject + "/global/targetHttpProxies/web-proxy"
 
 func TestComputeGlobalForwardingRules_InsertFillsIPAddressIPProtocolAndFingerprint(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.frontEnd()
 	op := c.done("insert", ccR(c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
@@ -1501,6 +1562,7 @@ func TestComputeGlobalForwardingRules_InsertFillsIPAddressIPProtocolAndFingerpri
 }
 
 func TestComputeGlobalForwardingRules_SetTarget(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.frontEnd()
 	c.done("insert", ccR(c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
@@ -1521,6 +1583,7 @@ func TestComputeGlobalForwardingRules_SetTarget(t *testing.T) {
 // regionHealthAggregationPolicies, regionHealthSources, regionCompositeHealthChecks
 
 func TestComputeRegionHealthAggregationPolicies_InsertGetPatchDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.RegionHealthAggregationPolicies.Insert(ccProject, ccRegion, &compute.HealthAggregationPolicy{
 		Name: "lb-policy", Description: "60% and one", PolicyType: "BACKEND_SERVICE_POLICY", HealthyPercentThreshold: 60, MinHealthyThreshold: 1,
@@ -1548,6 +1611,7 @@ func TestComputeRegionHealthAggregationPolicies_InsertGetPatchDelete(t *testing.
 }
 
 func TestComputeRegionHealthAggregationPolicies_DeleteOfAPolicyASourceUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.compositeChain()
 	_, err := c.svc.RegionHealthAggregationPolicies.Delete(ccProject, ccRegion, "ilb-policy").Context(c.ctx).Do()
@@ -1555,6 +1619,7 @@ func TestComputeRegionHealthAggregationPolicies_DeleteOfAPolicyASourceUsesIsReso
 }
 
 func TestComputeRegionHealthSources_InsertGetPatchDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccTCPCheck("ilb-check"))
 	bs := c.insertRegionBackendService(ccInternalBackendService("ilb-backend", hc))
@@ -1582,6 +1647,7 @@ func TestComputeRegionHealthSources_InsertGetPatchDelete(t *testing.T) {
 }
 
 func TestComputeRegionHealthSources_GetHealthByGET(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	ch := c.compositeChain()
 	h := ccMust(t, "getHealth", ccR(c.svc.RegionHealthSources.GetHealth(ccProject, ccRegion, "ilb-source").Context(c.ctx).Do()))
@@ -1592,6 +1658,7 @@ func TestComputeRegionHealthSources_GetHealthByGET(t *testing.T) {
 }
 
 func TestComputeRegionCompositeHealthChecks_InsertGetPatchDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	ch := c.compositeChain()
 	op := c.done("insert", ccR(c.svc.RegionCompositeHealthChecks.Insert(ccProject, ccRegion, &compute.CompositeHealthCheck{
@@ -1617,6 +1684,7 @@ func TestComputeRegionCompositeHealthChecks_InsertGetPatchDelete(t *testing.T) {
 }
 
 func TestComputeRegionCompositeHealthChecks_GetHealthByGET(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	ch := c.compositeChain()
 	c.done("insert composite", ccR(c.svc.RegionCompositeHealthChecks.Insert(ccProject, ccRegion, &compute.CompositeHealthCheck{
@@ -1630,6 +1698,7 @@ func TestComputeRegionCompositeHealthChecks_GetHealthByGET(t *testing.T) {
 }
 
 func TestComputeRegionHealthSources_DeleteOfASourceACompositeUsesIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	ch := c.compositeChain()
 	c.done("insert composite", ccR(c.svc.RegionCompositeHealthChecks.Insert(ccProject, ccRegion, &compute.CompositeHealthCheck{
@@ -1643,6 +1712,7 @@ func TestComputeRegionHealthSources_DeleteOfASourceACompositeUsesIsResourceInUse
 // instances, networks, subnetworks, firewalls, addresses, globalAddresses
 
 func TestComputeNetworks_InsertGetDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.Networks.Insert(ccProject, ccNetwork("lb-network")).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccGlobal("networks", "lb-network"))
@@ -1657,6 +1727,7 @@ func TestComputeNetworks_InsertGetDelete(t *testing.T) {
 }
 
 func TestComputeSubnetworks_InsertGetDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, _ := c.insertNetwork()
 	s := ccMust(t, "get", ccR(c.svc.Subnetworks.Get(ccProject, ccRegion, "lb-subnet").Context(c.ctx).Do()))
@@ -1670,6 +1741,7 @@ func TestComputeSubnetworks_InsertGetDelete(t *testing.T) {
 }
 
 func TestComputeSubnetworks_GatewayAddressIsTheFirstAddressOfTheRange(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertNetwork()
 	if s := ccMust(t, "get", ccR(c.svc.Subnetworks.Get(ccProject, ccRegion, "lb-subnet").Context(c.ctx).Do())); s.GatewayAddress != "10.10.0.1" {
@@ -1678,6 +1750,7 @@ func TestComputeSubnetworks_GatewayAddressIsTheFirstAddressOfTheRange(t *testing
 }
 
 func TestComputeNetworks_DeleteOfANetworkWithASubnetworkIsResourceInUse(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.insertNetwork()
 	_, err := c.svc.Networks.Delete(ccProject, "lb-network").Context(c.ctx).Do()
@@ -1685,6 +1758,7 @@ func TestComputeNetworks_DeleteOfANetworkWithASubnetworkIsResourceInUse(t *testi
 }
 
 func TestComputeSubnetworks_OverlappingRangesAreRefused(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, _ := c.insertNetwork()
 	_, err := c.svc.Subnetworks.Insert(ccProject, ccRegion, ccSubnetwork("overlap", network, "10.10.0.128/25")).Context(c.ctx).Do()
@@ -1692,6 +1766,7 @@ func TestComputeSubnetworks_OverlappingRangesAreRefused(t *testing.T) {
 }
 
 func TestComputeFirewalls_InsertGetDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, _ := c.insertNetwork()
 	op := c.done("insert", ccR(c.svc.Firewalls.Insert(ccProject, ccFirewall("allow-health-checks", network)).Context(c.ctx).Do()))
@@ -1708,6 +1783,7 @@ func TestComputeFirewalls_InsertGetDelete(t *testing.T) {
 }
 
 func TestComputeInstances_InsertGetReturnsNetworkIPFromTheSubnetwork(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.done("insert", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, subnetwork)).Context(c.ctx).Do()))
@@ -1727,6 +1803,7 @@ func TestComputeInstances_InsertGetReturnsNetworkIPFromTheSubnetwork(t *testing.
 }
 
 func TestComputeInstances_TwoInstancesGetDifferentNetworkIPs(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1739,6 +1816,7 @@ func TestComputeInstances_TwoInstancesGetDifferentNetworkIPs(t *testing.T) {
 }
 
 func TestComputeInstances_StatusIsRunningAndInterfacesAreNamed(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1749,6 +1827,7 @@ func TestComputeInstances_StatusIsRunningAndInterfacesAreNamed(t *testing.T) {
 }
 
 func TestComputeInstances_InsertAndDeleteAnswerZonalOperations(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	op := c.done("insert", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, subnetwork)).Context(c.ctx).Do()))
@@ -1758,6 +1837,7 @@ func TestComputeInstances_InsertAndDeleteAnswerZonalOperations(t *testing.T) {
 }
 
 func TestComputeInstances_DeleteThenGetIsNotFound(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1767,6 +1847,7 @@ func TestComputeInstances_DeleteThenGetIsNotFound(t *testing.T) {
 }
 
 func TestComputeInstances_TheBootDiskIsMadeAndReadBackAsADisk(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1787,6 +1868,7 @@ func TestComputeInstances_TheBootDiskIsMadeAndReadBackAsADisk(t *testing.T) {
 }
 
 func TestComputeDisks_ADiskInUseIsResourceInUseAndGoesWithItsInstance(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1798,6 +1880,7 @@ func TestComputeDisks_ADiskInUseIsResourceInUseAndGoesWithItsInstance(t *testing
 }
 
 func TestComputeDisks_InsertGetListAndAttach(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.Disks.Insert(ccProject, ccZone, &compute.Disk{Name: "data", SizeGb: 50, Type: "zones/" + ccZone + "/diskTypes/pd-ssd"}).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccZonal("disks", "data"))
@@ -1821,6 +1904,7 @@ func TestComputeDisks_InsertGetListAndAttach(t *testing.T) {
 }
 
 func TestComputeInstanceGroups_AddListSetNamedPortsRemoveDelete(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.insertInstance("vm-1", network, subnetwork)
@@ -1858,6 +1942,7 @@ func TestComputeInstanceGroups_AddListSetNamedPortsRemoveDelete(t *testing.T) {
 }
 
 func TestComputeBackendServices_OverAnInstanceGroupGetHealthReportsEachInstanceOnTheServicePort(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	port := ccServing(t)
 	c.done("insert instance", ccR(c.svc.Instances.Insert(ccProject, ccZone, &compute.Instance{Name: "vm-1",
@@ -1880,6 +1965,7 @@ func TestComputeBackendServices_OverAnInstanceGroupGetHealthReportsEachInstanceO
 }
 
 func TestComputeInstanceGroupManagers_MakeResizeListAndDeleteTheirInstances(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	network, subnetwork := c.insertNetwork()
 	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
@@ -1918,6 +2004,7 @@ func TestComputeInstanceGroupManagers_MakeResizeListAndDeleteTheirInstances(t *t
 }
 
 func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
 		Properties: &compute.InstanceProperties{NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
@@ -1944,6 +2031,7 @@ func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t
 }
 
 func TestComputeRegionsZonesAndMachineTypes_AnswerTheLookupsOfRealConfigurations(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	region := ccMust(t, "get region", ccR(c.svc.Regions.Get(ccProject, "us-central1").Context(c.ctx).Do()))
 	if region.Kind != "compute#region" || region.Status != "UP" || len(region.Zones) != 4 {
@@ -1972,6 +2060,7 @@ func TestComputeRegionsZonesAndMachineTypes_AnswerTheLookupsOfRealConfigurations
 }
 
 func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()
 	op := c.done("insert", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{
@@ -1987,6 +2076,7 @@ func TestComputeAddresses_InternalAddressWithoutAValueGetsOneFromTheSubnetwork(t
 }
 
 func TestComputeAddresses_AnAddressGivenIsKept(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	_, subnetwork := c.insertNetwork()
 	c.done("insert", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{
@@ -1998,6 +2088,7 @@ func TestComputeAddresses_AnAddressGivenIsKept(t *testing.T) {
 }
 
 func TestComputeAddresses_ExternalAddressWithoutAValueGetsOne(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.done("insert", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{Name: "nlb-ip", AddressType: "EXTERNAL", NetworkTier: "PREMIUM"}).Context(c.ctx).Do()))
 	a := ccMust(t, "get", ccR(c.svc.Addresses.Get(ccProject, ccRegion, "nlb-ip").Context(c.ctx).Do()))
@@ -2010,6 +2101,7 @@ func TestComputeAddresses_ExternalAddressWithoutAValueGetsOne(t *testing.T) {
 }
 
 func TestComputeGlobalAddresses_AddressWithoutAValueGetsOne(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	op := c.done("insert", ccR(c.svc.GlobalAddresses.Insert(ccProject, &compute.Address{Name: "web-ip", IpVersion: "IPV4"}).Context(c.ctx).Do()))
 	c.checkOp(op, "insert", ccGlobal("addresses", "web-ip"))
@@ -2355,6 +2447,7 @@ func (cc ccCollection) names(c *computeEnv, q ccQuery) []string {
 }
 
 func TestComputeList_KindAndSelfLinkWithoutTrailingSlash(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t, "item-1")
@@ -2370,6 +2463,7 @@ func TestComputeList_KindAndSelfLinkWithoutTrailingSlash(t *testing.T) {
 }
 
 func TestComputeList_MaxResultsPagesThroughEveryItem(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t, "item-1", "item-2", "item-3", "item-4", "item-5")
@@ -2394,6 +2488,7 @@ func TestComputeList_MaxResultsPagesThroughEveryItem(t *testing.T) {
 }
 
 func TestComputeList_FilterByNameEqualsNotEqualsAndRegexp(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t, "alpha-1", "alpha-2", "beta-1")
@@ -2417,6 +2512,7 @@ func TestComputeList_FilterByNameEqualsNotEqualsAndRegexp(t *testing.T) {
 }
 
 func TestComputeList_MalformedFilterIsInvalid(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t)
@@ -2427,6 +2523,7 @@ func TestComputeList_MalformedFilterIsInvalid(t *testing.T) {
 }
 
 func TestComputeList_OrderByNameAndCreationTimestampDesc(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t, "item-c", "item-a", "item-b")
@@ -2446,6 +2543,7 @@ func TestComputeList_OrderByNameAndCreationTimestampDesc(t *testing.T) {
 }
 
 func TestComputeList_UnsupportedOrderByIsInvalid(t *testing.T) {
+	t.Parallel()
 	for _, cc := range ccCollections() {
 		t.Run(cc.name, func(t *testing.T) {
 			c := cc.start(t)
@@ -2459,6 +2557,7 @@ func TestComputeList_UnsupportedOrderByIsInvalid(t *testing.T) {
 // aggregatedList of the collections that have it (besides those above).
 
 func TestComputeAggregatedList_KeysItemsByScope(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		scope string
@@ -2568,6 +2667,7 @@ func ccScopes(agg any) map[string][]string {
 // reference names nothing is answered 404 notFound naming it, as the API
 // does, and stores nothing.
 func TestComputeReferences_AMissingResourceIsNotFound(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	_, err := c.svc.RegionBackendServices.Insert(ccProject, ccRegion, &compute.BackendService{
 		Name: "orphan", LoadBalancingScheme: "INTERNAL", Protocol: "TCP",
@@ -2584,6 +2684,7 @@ func TestComputeReferences_AMissingResourceIsNotFound(t *testing.T) {
 // TestComputeTargetPools_InstancesMayNotExistYet: a target pool may name an
 // instance that is made later, as in the API.
 func TestComputeTargetPools_InstancesMayNotExistYet(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	later := "projects/" + ccProject + "/zones/" + ccZone + "/instances/later"
 	c.done("insert", ccR(c.svc.TargetPools.Insert(ccProject, ccRegion, &compute.TargetPool{
@@ -2601,6 +2702,7 @@ func TestComputeTargetPools_InstancesMayNotExistYet(t *testing.T) {
 // namedPorts on services, the reasons of getHealth). Asked for with the
 // header or the query parameter, they are there.
 func TestComputeAnswers_ExtensionsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	port := ccServing(t)
 	hc := c.insertHealthCheck(ccFastCheck("fast-check"))

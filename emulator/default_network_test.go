@@ -14,6 +14,7 @@ import (
 // it stays deleted, even across a restart; --no-default-network turns it
 // off.
 func TestDefaultNetwork(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
@@ -74,6 +75,7 @@ func TestDefaultNetwork(t *testing.T) {
 // on, and requests go on: a network default of the user's own gets
 // nothing added.
 func TestDefaultNetwork_UserResourcesWin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := startEmulator(t, emulator.Config{DataDir: dir, NoDefaultNetwork: true})
 	mustCall(t, e, "POST", "global/networks", `{"name":"default","autoCreateSubnetworks":false}`)

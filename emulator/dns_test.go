@@ -52,6 +52,7 @@ func dnsServer(t *testing.T) (port int64, failing *atomic.Bool) {
 // rules refuse a query type that does not exist, and it cannot become
 // another type, nothing stored changing.
 func TestDNSCheck(t *testing.T) {
+	t.Parallel()
 	port, failing := dnsServer(t)
 	e := startEmulator(t, emulator0())
 	p := strconv.FormatInt(port, 10)
@@ -99,6 +100,7 @@ func TestDNSCheck(t *testing.T) {
 // RESPONSE_MISMATCH, a closed socket as CONNECTION_REFUSED, silence as
 // TIMEOUT), and they recover.
 func TestDNSAndUDPChecksThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	sim, err := targets.Start(t.Context(), targets.Config{UDP: 1, DNS: 1})
 	if err != nil {
 		t.Fatal(err)

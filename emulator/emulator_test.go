@@ -68,6 +68,7 @@ func start(t *testing.T, cfg emulator.Config) *emulator.Emulator {
 }
 
 func TestStart_KeepsDataAcrossRestart(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data") // Start creates it
 	e := start(t, emulator.Config{Listen: "127.0.0.1:0", DataDir: dir})
 	if want := filepath.Join(dir, emulator.DatabaseFile); e.DataPath() != want {
@@ -105,6 +106,7 @@ func TestStart_KeepsDataAcrossRestart(t *testing.T) {
 }
 
 func TestStart_InMemoryKeepsNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := start(t, emulator.Config{Listen: "127.0.0.1:0", DataDir: dir, InMemory: true})
 	if e.DataPath() != "" {
@@ -130,6 +132,7 @@ func TestStart_InMemoryKeepsNothing(t *testing.T) {
 }
 
 func TestStart_Errors(t *testing.T) {
+	t.Parallel()
 	if _, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0"}); err == nil ||
 		!strings.Contains(err.Error(), "--data-dir") {
 		t.Errorf("no data directory: %v, want an error naming --data-dir", err)
@@ -301,6 +304,7 @@ func (w *lockedWriter) String() string {
 // TestCommand_KeepsAcknowledgedWritesAcrossKill9: every write the emulator
 // acknowledged is still there after SIGKILL and a restart.
 func TestCommand_KeepsAcknowledgedWritesAcrossKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := run(t, "--listen", "127.0.0.1:0", "--data-dir", dir)
 	const n = 50
@@ -339,6 +343,7 @@ func TestCommand_KeepsAcknowledgedWritesAcrossKill9(t *testing.T) {
 // TestCommand_PrintsWhereAndStopsOnSignal: the command says where it
 // serves and where its data lives, and exits 0 on SIGTERM and SIGINT.
 func TestCommand_PrintsWhereAndStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		signal os.Signal
@@ -379,6 +384,7 @@ func TestCommand_PrintsWhereAndStopsOnSignal(t *testing.T) {
 // TestCommand_DefaultDataDirAndBadFlags: without --data-dir the data goes
 // to the per-user directory; a bad flag exits 1 with a message.
 func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
+	t.Parallel()
 	bin := emulatorBinary(t)
 	home := t.TempDir()
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--log-level", "loud")
@@ -409,6 +415,7 @@ func TestCommand_DefaultDataDirAndBadFlags(t *testing.T) {
 // running emulator (and 1 against none), and --log-format json (here from
 // LBHEALTH_LOG_FORMAT) writes one JSON object per log line.
 func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
+	t.Parallel()
 	bin := emulatorBinary(t)
 	for _, c := range []struct {
 		args []string
@@ -456,6 +463,7 @@ func TestCommand_HelpVersionAndJSONLogs(t *testing.T) {
 // TestClose_Twice: Close is idempotent, so that a test can both close an
 // emulator to restart it and leave a deferred Close in place.
 func TestClose_Twice(t *testing.T) {
+	t.Parallel()
 	e := start(t, emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
 	done := make(chan error, 2)
 	go func() {
@@ -477,6 +485,7 @@ func TestClose_Twice(t *testing.T) {
 // A client connection that never sends a request must not make Close hang
 // or fail (regression: Close waited 5 s, then returned an error).
 func TestClose_WithAnIdleNewConnection(t *testing.T) {
+	t.Parallel()
 	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -504,6 +513,7 @@ type ackedState struct {
 // directory, every acknowledged write is there, and the one request each
 // client had in flight is either wholly there or not at all.
 func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := run(t, "--listen", "127.0.0.1:0", "--data-dir", dir)
 	const writers = 8
@@ -642,6 +652,7 @@ func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testin
 // with a message naming its flag and the rule; Start refuses it too, while
 // zero fields there take their defaults.
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	good := emulator.Config{InMemory: true, Probers: 1, Limits: emulator.Limits{MaxConnections: 1},
 		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster, Firewalls: plan.FirewallsWarn, Universe: firewall.GoogleCloud}
 	if err := good.Validate(); err != nil {
@@ -678,6 +689,7 @@ func TestConfigValidate(t *testing.T) {
 // define by default, and refuses it with --strict-fields or
 // LBHEALTH_STRICT_FIELDS.
 func TestCommand_StrictFields(t *testing.T) {
+	t.Parallel()
 	const body = `{"name": "x", "tcpHealthCheck": {}, "checkIntervalSecs": 5}`
 	p := run(t, "--listen", "127.0.0.1:0", "--in-memory")
 	if code, out, err := call("POST", p.url+healthChecks, body); err != nil || code != 200 {

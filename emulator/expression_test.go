@@ -14,6 +14,7 @@ import (
 // no server behind them (an expression sends nothing); a syntax error and
 // a function definition are refused.
 func TestExpressionChecksOnABackupNode(t *testing.T) {
+	t.Parallel()
 	cfg := emulator0()
 	cfg.NodeID, cfg.NodeRole = "lb-2", emulator.RoleBackup
 	e := startEmulator(t, cfg)
@@ -46,6 +47,7 @@ func TestExpressionChecksOnABackupNode(t *testing.T) {
 // TestICMPCheck: an ICMP check (an empty block) pings the endpoint's
 // address, whatever its port: a loopback endpoint is HEALTHY.
 func TestICMPCheck(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"ping","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,"icmpHealthCheck":{}}`)
 	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"ping","endpoints":[{"ipAddress":"127.0.0.1","port":9}]}`)

@@ -47,6 +47,7 @@ func only(t *testing.T, e *emulator.Emulator, bs string) api.HealthStatus {
 // and the finding names the rule to add. It is probed behind the block, so
 // that adding the rule shows its real verdict at once.
 func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
+	t.Parallel()
 	srv := newSwitchable(t)
 	e := startEmulator(t, emulator.Config{InMemory: true, Firewalls: plan.FirewallsEnforce})
 	webLB(t, e, srv)
@@ -76,6 +77,7 @@ func TestFirewalls_EnforcedBlockUntilARuleLetsTheProbersIn(t *testing.T) {
 // as if the probers got in, and getHealth and the status page say they
 // would not. Google's own clients, which ask for no extension, never see it.
 func TestFirewalls_WarnByDefault(t *testing.T) {
+	t.Parallel()
 	srv := newSwitchable(t)
 	var logs lockedWriter
 	e := startEmulator(t, emulator.Config{InMemory: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -113,6 +115,7 @@ func TestFirewalls_WarnByDefault(t *testing.T) {
 
 // Off reads no rule at all.
 func TestFirewalls_Off(t *testing.T) {
+	t.Parallel()
 	srv := newSwitchable(t)
 	e := startEmulator(t, emulator.Config{InMemory: true, Firewalls: plan.FirewallsOff})
 	webLB(t, e, srv)
@@ -126,6 +129,7 @@ func TestFirewalls_Off(t *testing.T) {
 // twice per interval; /metrics and the status page show the rate asked
 // for and the rate delivered. Without it, once.
 func TestProbeMultiplicity_TwoProxies(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{true, false} {
 		srv := newSwitchable(t)
 		e := startEmulator(t, emulator.Config{InMemory: true, ProbeMultiplicity: on})

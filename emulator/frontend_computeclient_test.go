@@ -60,6 +60,7 @@ func (c *computeEnv) frontEnd() string {
 }
 
 func TestComputeFrontEnd_AGlobalApplicationLoadBalancerIsStoredAndFollowed(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	bs := c.frontEnd()
 	c.done("insert rule", ccR(c.svc.GlobalForwardingRules.Insert(ccProject, &compute.ForwardingRule{
@@ -104,6 +105,7 @@ func TestComputeFrontEnd_AGlobalApplicationLoadBalancerIsStoredAndFollowed(t *te
 func ccErr[T any](_ T, err error) error { return err }
 
 func TestComputeFrontEnd_BadInputGetsTheAPIsErrorsAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
 	internal := c.insertBackendService(&compute.BackendService{Name: "tcp-backend", Protocol: "TCP", LoadBalancingScheme: "EXTERNAL_MANAGED", HealthChecks: []string{hc}})
@@ -153,6 +155,7 @@ func TestComputeFrontEnd_BadInputGetsTheAPIsErrorsAndStoresNothing(t *testing.T)
 }
 
 func TestComputeFrontEnd_ProxySetMethods(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	bs := c.frontEnd()
 	c.done("insert second map", ccR(c.svc.UrlMaps.Insert(ccProject, &compute.UrlMap{Name: "other-map", DefaultService: bs}).Context(c.ctx).Do()))
@@ -206,6 +209,7 @@ func TestComputeFrontEnd_ProxySetMethods(t *testing.T) {
 }
 
 func TestComputeFrontEnd_RegionalChainAndTargetInstance(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	hc := c.insertRegionHealthCheck(ccHealthCheck("web-check"))
 	bs := c.insertRegionBackendService(ccRegionBackendService("web-backend", hc))
@@ -232,6 +236,7 @@ func TestComputeFrontEnd_RegionalChainAndTargetInstance(t *testing.T) {
 }
 
 func TestComputeSslCertificates_ManagedGoesProvisioningThenActive(t *testing.T) {
+	t.Parallel()
 	c := newComputeEnv(t)
 	c.done("insert managed", ccR(c.svc.SslCertificates.Insert(ccProject, &compute.SslCertificate{Name: "managed", Type: "MANAGED",
 		Managed: &compute.SslCertificateManagedSslCertificate{Domains: []string{"www.example.com"}}}).Context(c.ctx).Do()))

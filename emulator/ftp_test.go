@@ -20,6 +20,7 @@ import (
 // password is never in an answer (get, list, aggregated list) nor in the
 // log.
 func TestFTPChecksThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	sim, err := targets.Start(t.Context(), targets.Config{FTP: 1, FTPS: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // one instance failing is UNHEALTHY on its own, and getHealth of the group
 // reports both.
 func TestInstanceGroups_EveryInstanceIsProbedOnTheNamedPort(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	// Two servers on one port number, each at its instance's address.
 	first, err := net.Listen("tcp", "127.0.0.21:0")

@@ -19,6 +19,7 @@ import (
 // terraform-provider-google do it) is probed at its networkIP: a loopback
 // address, given (127.0.0.1) or assigned by the emulator (127.0.x.y).
 func TestInstances_ProbedAtTheirNetworkIP(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, nic string // the instance's interface as sent
 	}{
@@ -74,6 +75,7 @@ func TestInstances_ProbedAtTheirNetworkIP(t *testing.T) {
 // reports both; without a map, it is not probed, and the reason names the
 // flag that would probe it.
 func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.44.0.2:0")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // RESPONSE_MISMATCH, and they recover; the bind password is never
 // answered, and a bad filter is refused.
 func TestLDAPChecksThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	sim, err := targets.Start(t.Context(), targets.Config{LDAP: 1, LDAPS: 1})
 	if err != nil {
 		t.Fatal(err)

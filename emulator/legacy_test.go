@@ -24,6 +24,7 @@ func wantError(t *testing.T, e interface{ URL() string }, method, path, body str
 }
 
 func TestLegacy_TargetPoolFollowsItsInstances(t *testing.T) {
+	t.Parallel()
 	ok, moved := newSwitchable(t), newSwitchable(t)
 	moved.status.Store(301)
 	e := startEmulator(t, emulator0())
@@ -56,6 +57,7 @@ func TestLegacy_TargetPoolFollowsItsInstances(t *testing.T) {
 }
 
 func TestLegacy_KindsAreNeverMixed(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"http"}`)
 	mustCall(t, e, "POST", "global/httpsHealthChecks", `{"name":"https"}`)
@@ -85,6 +87,7 @@ func TestLegacy_KindsAreNeverMixed(t *testing.T) {
 }
 
 func TestForwardingRules_TargetsAndReferences(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"http"}`)
 	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"pool","instances":["127.0.0.1"],"healthChecks":["http"]}`)
@@ -103,6 +106,7 @@ func TestForwardingRules_TargetsAndReferences(t *testing.T) {
 // Instances are compared as addresses (regression: "::1" and "0::1" passed
 // as two instances and fought over one engine endpoint).
 func TestLegacy_InstancesComparedAsAddresses(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator0())
 	wantError(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["::1","0::1"]}`, 400, "instances[1]", "repeats instances[0]")
 	wantError(t, e, "POST", "regions/r/targetPools", `{"name":"p","instances":["[::1]:80","[0::1]:80"]}`, 400, "repeats instances[0]")
@@ -113,6 +117,7 @@ func TestLegacy_InstancesComparedAsAddresses(t *testing.T) {
 // a port is probed on its check's port, and the status page and /metrics
 // name it by that port, never ":0".
 func TestLegacy_BareAddressShowsTheCheckPort(t *testing.T) {
+	t.Parallel()
 	ok := newSwitchable(t)
 	e := startEmulator(t, emulator0())
 	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"legacy","port":`+ok.port()+`,"checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":1,"healthyThreshold":1}`)

@@ -110,6 +110,7 @@ func startEmulator(t *testing.T, cfg emulator.Config) *emulator.Emulator {
 }
 
 func TestProbing_EndpointsBreakAndRecoverOnTheirOwn(t *testing.T) {
+	t.Parallel()
 	a, b := newSwitchable(t), newSwitchable(t)
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":2,"unhealthyThreshold":2,
@@ -137,6 +138,7 @@ func TestProbing_EndpointsBreakAndRecoverOnTheirOwn(t *testing.T) {
 }
 
 func TestProbing_ChangesTakeEffectWithoutRestart(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"tcpHealthCheck":{"port":`+a.port()+`}}`)
@@ -170,6 +172,7 @@ func TestProbing_ChangesTakeEffectWithoutRestart(t *testing.T) {
 }
 
 func TestProbing_ResumesAfterRestart(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	dir := t.TempDir()
 	e, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", DataDir: dir})
@@ -190,6 +193,7 @@ func TestProbing_ResumesAfterRestart(t *testing.T) {
 }
 
 func TestProbing_OnlyAllowedNetworksAreProbed(t *testing.T) {
+	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","tcpHealthCheck":{}}`)
 	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","endpoints":[{"ipAddress":"192.0.2.10","port":80}]}`)
@@ -201,6 +205,7 @@ func TestProbing_OnlyAllowedNetworksAreProbed(t *testing.T) {
 }
 
 func TestStatusPage_ShowsEndpointsColouredByState(t *testing.T) {
+	t.Parallel()
 	a := newSwitchable(t)
 	a.status.Store(500)
 	e := startEmulator(t, emulator0())

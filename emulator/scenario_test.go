@@ -15,6 +15,7 @@ import (
 // member's update re-plans the scenario; members must exist, be no
 // scenario, and cannot be deleted while a scenario uses them.
 func TestScenarioChecks(t *testing.T) {
+	t.Parallel()
 	sim, err := targets.Start(t.Context(), targets.Config{HTTP: 1, DNS: 1})
 	if err != nil {
 		t.Fatal(err)

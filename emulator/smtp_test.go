@@ -15,6 +15,7 @@ import (
 // BAD_STATUS and the server's reply as the detail, a reset one with
 // CONNECTION_RESET, and they recover; a bad heloDomain is refused.
 func TestSMTPChecksThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	sim, err := targets.Start(t.Context(), targets.Config{SMTP: 1, SMTPS: 1})
 	if err != nil {
 		t.Fatal(err)

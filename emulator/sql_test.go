@@ -16,6 +16,7 @@ import (
 // with RESPONSE_MISMATCH, and it recovers. The DSN, which holds the
 // password, is never answered; an unknown driver is refused.
 func TestSQLChecksThroughTheSimulator(t *testing.T) {
+	t.Parallel()
 	pg := testpg.Start(t)
 	sim, err := targets.Start(t.Context(), targets.Config{Postgres: 1})
 	if err != nil {

@@ -36,6 +36,7 @@ func chromiumPath(t *testing.T) string {
 // what does not match. A screenshot of the broken state is written to
 // LBHEALTH_SCREENSHOT_DIR, or the test's temporary directory.
 func TestStatusPage_InABrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}

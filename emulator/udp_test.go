@@ -39,6 +39,7 @@ func udpServer(t *testing.T) (port int64, up *atomic.Bool) {
 // returned in the API's shape (type plus its block), its block refuses the
 // fields it does not have, and it probes a real UDP server.
 func TestUDPCheck(t *testing.T) {
+	t.Parallel()
 	port, up := udpServer(t)
 	e := startEmulator(t, emulator0())
 	p := strconv.FormatInt(port, 10)

@@ -78,6 +78,7 @@ func (w work) minus(v work) work {
 // of resources are stored beside them (STYLE 17). Work is counted, not
 // timed, so the test is exact and does not depend on the machine.
 func TestWrite_CostDoesNotGrowWithTheStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("stores a few thousand resources")
 	}
@@ -124,6 +125,7 @@ func TestWrite_CostDoesNotGrowWithTheStore(t *testing.T) {
 // follows it when it changes, and says why it is not probed when the
 // instance is gone.
 func TestSync_InstancesResolveAndTheirChangesReplan(t *testing.T) {
+	t.Parallel()
 	e, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", InMemory: true, ProbeNetworks: []netip.Prefix{}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,207 @@
+// Command testprogress runs go test with the arguments it is given and
+// shows its progress as it goes: each package's result as it ends, the
+// output of every failing test at once, and every 15 seconds how many
+// tests have passed and which packages still run. make test uses it, so
+// that a run of minutes is never minutes of silence.
+//
+// Arguments separated by a lone "+" are runs of go test of their own,
+// run side by side (packages that need different flags, such as -race):
+//
+//	testprogress -race ./a/... + ./b/...
+//
+// It exits with the first failing run's status, else 0.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// event is one line of go test -json (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+// run is what is known of one test or package so far.
+type run struct {
+	output []string
+}
+
+func main() {
+	var runs [][]string
+	args := []string{}
+	for _, a := range os.Args[1:] {
+		if a == "+" {
+			runs, args = append(runs, args), []string{}
+			continue
+		}
+		args = append(args, a)
+	}
+	runs = append(runs, args)
+
+	p := &progress{start: time.Now(), running: map[string]bool{}, runs: map[string]*run{}}
+	done := make(chan struct{})
+	go p.tick(done)
+	codes := make([]int, len(runs))
+	var wg sync.WaitGroup
+	for i, args := range runs {
+		wg.Go(func() { codes[i] = p.goTest(args) })
+	}
+	wg.Wait()
+	close(done)
+	p.summary()
+	for _, c := range codes {
+		if c != 0 {
+			os.Exit(c)
+		}
+	}
+}
+
+// goTest runs go test -json with args, feeding its events to p, and
+// returns its exit status.
+func (p *progress) goTest(args []string) int {
+	cmd := exec.Command("go", append([]string{"test", "-json"}, args...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			p.mu.Lock()
+			fmt.Println(sc.Text()) // not an event: show it as it is
+			p.mu.Unlock()
+			continue
+		}
+		p.handle(ev)
+	}
+	if err := cmd.Wait(); err != nil {
+		if exit, ok := err.(*exec.ExitError); ok {
+			return exit.ExitCode()
+		}
+		fatal(err)
+	}
+	return 0
+}
+
+type progress struct {
+	start time.Time
+
+	mu                      sync.Mutex
+	running                 map[string]bool // packages started and not ended
+	runs                    map[string]*run // by package and test
+	passed, failed, skipped int
+	failures                []string
+}
+
+func (p *progress) handle(ev event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := ev.Package + " " + ev.Test
+	short := strings.TrimPrefix(ev.Package, "github.com/lbhealth/terraform-provider-lbhealth/")
+	switch ev.Action {
+	case "start":
+		p.running[ev.Package] = true
+	case "run":
+		p.runs[key] = &run{}
+	case "output", "build-output":
+		r := p.runs[key]
+		if r == nil {
+			r = &run{}
+			p.runs[key] = r
+		}
+		r.output = append(r.output, ev.Output)
+	case "pass", "fail", "skip":
+		r := p.runs[key]
+		delete(p.runs, key)
+		if ev.Test == "" {
+			delete(p.running, ev.Package)
+			switch ev.Action {
+			case "fail":
+				fmt.Printf("FAIL  %s (%.1fs)\n", short, ev.Elapsed)
+				if r != nil {
+					// The package's own output: a build failure, a panic
+					// outside a test, or its FAIL lines.
+					fmt.Print(strings.Join(r.output, ""))
+				}
+			case "pass":
+				fmt.Printf("ok    %s (%.1fs)\n", short, ev.Elapsed)
+			}
+			return
+		}
+		if top, _, sub := strings.Cut(ev.Test, "/"); sub {
+			// Subtests are counted in their test; a failing one's output
+			// goes with its test's.
+			if parent := p.runs[ev.Package+" "+top]; parent != nil && ev.Action == "fail" && r != nil {
+				parent.output = append(parent.output, r.output...)
+			}
+			return
+		}
+		switch ev.Action {
+		case "pass":
+			p.passed++
+		case "skip":
+			p.skipped++
+		case "fail":
+			p.failed++
+			p.failures = append(p.failures, short+" "+ev.Test)
+			fmt.Printf("--- FAIL: %s %s (%.1fs)\n", short, ev.Test, ev.Elapsed)
+			if r != nil {
+				fmt.Print(strings.Join(r.output, ""))
+			}
+		}
+	}
+}
+
+// tick prints where the run is every 15 seconds.
+func (p *progress) tick(done <-chan struct{}) {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			var pkgs []string
+			for pkg := range p.running {
+				pkgs = append(pkgs, strings.TrimPrefix(pkg, "github.com/lbhealth/terraform-provider-lbhealth/"))
+			}
+			slices.Sort(pkgs)
+			fmt.Printf("[%s] %d tests passed, %d failed, %d skipped; running: %s\n", time.Since(p.start).Round(time.Second),
+				p.passed, p.failed, p.skipped, strings.Join(pkgs, ", "))
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) summary() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Printf("%d tests passed, %d failed, %d skipped in %s\n", p.passed, p.failed, p.skipped, time.Since(p.start).Round(time.Second))
+	for _, f := range p.failures {
+		fmt.Println("FAILED:", f)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "testprogress:", err)
+	os.Exit(1)
+}
