@@ -28,7 +28,8 @@ type haproxyResult struct {
 }
 
 // haproxyConfig checks every target the way our engine probes them: HTTP
-// GET /, every second, 1 s timeout, rise/fall 2 like our thresholds.
+// GET / (over TLS, unverified, for HTTPS), every second, 1 s timeout,
+// rise/fall 2 like our thresholds.
 // HAProxy staggers the first checks of a backend's servers over the
 // interval on its own, as our engine does. No frontend: nothing but the
 // checks runs.
@@ -46,8 +47,8 @@ defaults
     timeout check 1s
 backend bench
     option httpchk GET /
-    default-server check inter 1s rise 2 fall 2
-`, len(t.addrs)+1000, nbthread, sock)
+    default-server check inter 1s rise 2 fall 2%s
+`, len(t.addrs)+1000, nbthread, sock, map[string]string{"HTTPS": " check-ssl verify none"}[t.protocol])
 	for i, a := range t.addrs {
 		fmt.Fprintf(&cfg, "    server s%d %s\n", i, a)
 	}

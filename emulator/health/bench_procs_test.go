@@ -25,6 +25,8 @@ type benchTargets struct {
 	addrs []string // "127.1.0.1:port", ...
 	ip    []string
 	port  int
+	// protocol is what they speak: HTTP, or HTTPS (benchtarget -tls).
+	protocol string
 
 	mu  sync.Mutex // one question on stdin, one answer on stdout
 	in  io.WriteCloser
@@ -48,11 +50,15 @@ func buildBenchTarget(b *testing.B) string {
 	return bin
 }
 
-// startBenchTargets starts bin with n listeners and waits until they are
-// all open.
-func startBenchTargets(b *testing.B, bin string, n int) *benchTargets {
+// startBenchTargets starts bin with n listeners speaking protocol (HTTP
+// or HTTPS) and waits until they are all open.
+func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchTargets {
 	b.Helper()
-	cmd := exec.Command(bin, "-n", strconv.Itoa(n))
+	args := []string{"-n", strconv.Itoa(n)}
+	if protocol == "HTTPS" {
+		args = append(args, "-tls")
+	}
+	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
@@ -72,7 +78,7 @@ func startBenchTargets(b *testing.B, bin string, n int) *benchTargets {
 			b.Errorf("benchtarget: %v\n%s", err, stderr.Bytes())
 		}
 	})
-	t := &benchTargets{in: in, out: bufio.NewReader(stdout)}
+	t := &benchTargets{in: in, out: bufio.NewReader(stdout), protocol: protocol}
 	for {
 		line, err := t.out.ReadString('\n')
 		if err != nil {

@@ -33,6 +33,10 @@ import (
 //	LBHEALTH_BENCH_HAPROXY   haproxy command (haproxy); without one only
 //	                         the engine is measured
 //	LBHEALTH_BENCH_NBTHREAD  HAProxy's nbthread (1)
+//	LBHEALTH_BENCH_PROTOCOL  HTTP, or HTTPS: the targets speak TLS (a
+//	                         self-signed certificate), the engine probes
+//	                         HTTPS and HAProxy checks with check-ssl
+//	                         verify none (HTTP)
 func BenchmarkEngineVsHAProxy(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long benchmark: not under -short")
@@ -44,7 +48,7 @@ func BenchmarkEngineVsHAProxy(b *testing.B) {
 		haproxy = ""
 		b.Logf("no HAProxy (%v): measuring the engine only; `apt-get install haproxy` (Debian, Ubuntu) gets the comparison", err)
 	}
-	machine := fmt.Sprintf("%d CPUs (%s), GOMAXPROCS %d, %s; warm-up %v, window %v",
+	machine := fmt.Sprintf("%s; %d CPUs (%s), GOMAXPROCS %d, %s; warm-up %v, window %v", opt.protocol,
 		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), opt.warmup, opt.window)
 	if haproxy != "" {
 		machine += fmt.Sprintf("; %s, nbthread %s", haproxyVersion(haproxy), opt.nbthread)
@@ -52,7 +56,7 @@ func BenchmarkEngineVsHAProxy(b *testing.B) {
 	for _, n := range opt.sizes {
 		b.Run("endpoints="+strconv.Itoa(n), func(b *testing.B) {
 			b.Logf("%s", machine) // a parent benchmark's log is not shown
-			targets := startBenchTargets(b, bin, n)
+			targets := startBenchTargets(b, bin, n, opt.protocol)
 			ours := measureEngine(b, targets, opt)
 			var theirs *haproxyResult
 			if haproxy != "" {
@@ -70,11 +74,12 @@ type benchOptions struct {
 	warmup, window time.Duration
 	haproxy        string
 	nbthread       string
+	protocol       string
 }
 
 func benchOptionsFromEnv(b *testing.B) benchOptions {
 	opt := benchOptions{sizes: []int{1000, 5000}, warmup: 3 * time.Second, window: 15 * time.Second,
-		haproxy: "haproxy", nbthread: "1"}
+		haproxy: "haproxy", nbthread: "1", protocol: "HTTP"}
 	if v := os.Getenv("LBHEALTH_BENCH_SIZES"); v != "" {
 		opt.sizes = nil
 		for f := range strings.SplitSeq(v, ",") {
@@ -99,6 +104,13 @@ func benchOptionsFromEnv(b *testing.B) benchOptions {
 	if v := os.Getenv("LBHEALTH_BENCH_NBTHREAD"); v != "" {
 		opt.nbthread = v
 	}
+	switch v := os.Getenv("LBHEALTH_BENCH_PROTOCOL"); v {
+	case "", "HTTP":
+	case "HTTPS":
+		opt.protocol = v
+	default:
+		b.Fatalf("LBHEALTH_BENCH_PROTOCOL=%q: want HTTP or HTTPS", v)
+	}
 	return opt
 }
 
@@ -113,8 +125,9 @@ type engineResult struct {
 	goroutines int
 }
 
-// benchTargetList is what Plan would give for one HTTP health check on
-// port t.port of every target address, with the API's defaults but 1 s.
+// benchTargetList is what Plan would give for one HTTP (or HTTPS) health
+// check on port t.port of every target address, with the API's defaults
+// but 1 s.
 func benchTargetList(t *benchTargets) []Target {
 	out := make([]Target, len(t.ip))
 	for i, ip := range t.ip {
@@ -122,7 +135,7 @@ func benchTargetList(t *benchTargets) []Target {
 			Owner:    "projects/bench/global/backendServices/bench",
 			Group:    "projects/bench/zones/z/networkEndpointGroups/bench",
 			Endpoint: Endpoint{IP: ip, Port: t.port},
-			Check: Check{Name: "projects/bench/global/healthChecks/bench", Probe: prober.Spec{Protocol: "HTTP"},
+			Check: Check{Name: "projects/bench/global/healthChecks/bench", Probe: prober.Spec{Protocol: t.protocol},
 				Port: t.port, Interval: time.Second, Timeout: time.Second, HealthyThreshold: 2, UnhealthyThreshold: 2},
 		}
 	}

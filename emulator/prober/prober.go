@@ -430,11 +430,24 @@ func tlsConfig(host string, nextProtos []string) *tls.Config {
 		NextProtos:         nextProtos,
 		MinVersion:         tls.VersionTLS10, // old backends still answer health checks
 		CurvePreferences:   tlsCurves,
+		ClientSessionCache: tls.NewLRUClientSessionCache(tlsSessions),
 	})
 	return c.(*tls.Config)
 }
 
 type tlsKey struct{ sni, alpn string }
+
+// tlsSessions is how many TLS sessions each configuration keeps to resume
+// (TLS 1.3 tickets, TLS 1.2 session tickets). Every probe is still a new
+// connection and a new handshake, as the cloud's probers make, so a
+// backend whose TLS breaks fails the next probe; resuming only skips the
+// certificate and its signature, most of what a full handshake costs the
+// prober. Go keys a session by the SNI name, or by the address when there
+// is none (an IP endpoint): probes without SNI resume per endpoint, while
+// endpoints that share a name share its one session, which each backend
+// that did not issue it refuses with a full handshake. A server that
+// issues no tickets gets full handshakes, as before.
+const tlsSessions = 10000
 
 var (
 	tlsConfigs     sync.Map // tlsKey -> *tls.Config

@@ -15,14 +15,25 @@
 // slowloris (answer one byte every half second); their lines say so:
 // "listen ADDR:PORT hang".
 //
+// With -tls, every listener speaks TLS first (a self-signed ECDSA P-256
+// certificate made at start, TLS 1.2 and 1.3, session tickets on, as Go's
+// servers have them by default), for the HTTPS rows.
+//
 // Only 127.0.0.0/8 is accepted: the benchmark never leaves loopback.
 package main
 
 import (
 	"bufio"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"flag"
 	"fmt"
+	"math/big"
 	"net"
 	"net/netip"
 	"os"
@@ -40,7 +51,16 @@ func main() {
 	n := flag.Int("n", 1000, "number of addresses to listen on")
 	first := flag.String("first", "127.1.0.1", "first address; later ones count up from it, skipping .0 and .255")
 	misbehave := flag.Int("misbehave", 0, "one address in this many misbehaves (hang, reset, slowloris in turn); 0: none")
+	useTLS := flag.Bool("tls", false, "speak TLS (HTTPS) on every listener")
 	flag.Parse()
+	if *useTLS {
+		cfg, err := selfSigned()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtarget:", err)
+			os.Exit(1)
+		}
+		tlsConfig = cfg
+	}
 	if err := run(*n, *first, *misbehave); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtarget:", err)
 		os.Exit(1)
@@ -130,11 +150,33 @@ func serve(ln *net.TCPListener) {
 func answer(c *net.TCPConn, buf []byte) bool {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := c.Read(buf); err != nil {
+	var conn net.Conn = c
+	if tlsConfig != nil {
+		conn = tls.Server(c, tlsConfig)
+	}
+	if _, err := conn.Read(buf); err != nil {
 		return false
 	}
-	_, err := c.Write(response)
+	_, err := conn.Write(response)
 	return err == nil
+}
+
+// tlsConfig is the listeners' TLS configuration under -tls, else nil.
+var tlsConfig *tls.Config
+
+// selfSigned is a TLS configuration with a new self-signed certificate.
+func selfSigned() (*tls.Config, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "benchtarget"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}, nil
 }
 
 // misbehaviour is what address number i (from 0) does when one in every
