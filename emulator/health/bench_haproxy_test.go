@@ -33,7 +33,7 @@ type haproxyResult struct {
 // HAProxy staggers the first checks of a backend's servers over the
 // interval on its own, as our engine does. No frontend: nothing but the
 // checks runs.
-func haproxyConfig(t *benchTargets, sock, nbthread string) string {
+func haproxyConfig(t *benchTargets, sock, nbthread string, interval time.Duration) string {
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, `global
     maxconn %d
@@ -47,8 +47,8 @@ defaults
     timeout check 1s
 backend bench
     option httpchk GET /
-    default-server check inter 1s rise 2 fall 2%s
-`, len(t.addrs)+1000, nbthread, sock, map[string]string{"HTTPS": " check-ssl verify none"}[t.protocol])
+    default-server check inter %dms rise 2 fall 2%s
+`, len(t.addrs)+1000, nbthread, sock, interval.Milliseconds(), map[string]string{"HTTPS": " check-ssl verify none"}[t.protocol])
 	for i, a := range t.addrs {
 		fmt.Fprintf(&cfg, "    server s%d %s\n", i, a)
 	}
@@ -61,7 +61,7 @@ func measureHAProxy(b *testing.B, haproxy string, t *benchTargets, opt benchOpti
 	b.Helper()
 	dir := b.TempDir()
 	cfgPath, sock := filepath.Join(dir, "haproxy.cfg"), filepath.Join(dir, "haproxy.sock")
-	if err := os.WriteFile(cfgPath, []byte(haproxyConfig(t, sock, opt.nbthread)), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(haproxyConfig(t, sock, opt.nbthread, opt.interval)), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(haproxy, "-f", cfgPath, "-db")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,14 +25,25 @@ import (
 type benchTargets struct {
 	addrs []string // "127.1.0.1:port", ...
 	ip    []string
-	port  int
+	ports []int // of each address: each process of targets has its own
 	// protocol is what they speak: HTTP, or HTTPS (benchtarget -tls).
 	protocol string
+	procs    []*benchTargetProc
+}
 
-	mu  sync.Mutex // one question on stdin, one answer on stdout
+// benchTargetProc is one benchtarget process: one question on stdin, one
+// answer on stdout.
+type benchTargetProc struct {
+	mu  sync.Mutex
 	in  io.WriteCloser
 	out *bufio.Reader
 }
+
+// perTargetProc is how many addresses one benchtarget process listens on:
+// a listener is a descriptor, and a process may hold at most
+// RLIMIT_NOFILE of them (20,000 on some machines, which an unprivileged
+// process cannot raise), so larger sizes start several.
+const perTargetProc = 15000
 
 // buildBenchTarget compiles emulator/internal/benchtarget into a temporary
 // directory. The targets must not share this process: their CPU would be
@@ -51,11 +63,28 @@ func buildBenchTarget(b *testing.B) string {
 }
 
 // startBenchTargets starts bin with n listeners speaking protocol (HTTP
-// or HTTPS) and waits until they are all open.
+// or HTTPS), in as many processes as perTargetProc asks, and waits until
+// they are all open.
 func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchTargets {
 	b.Helper()
-	args := []string{"-n", strconv.Itoa(n)}
-	if protocol == "HTTPS" {
+	t := &benchTargets{protocol: protocol}
+	first := netip.MustParseAddr("127.1.0.1")
+	for left := n; left > 0; left -= perTargetProc {
+		count := min(left, perTargetProc)
+		t.start(b, bin, count, first)
+		first = netip.MustParseAddr(t.ip[len(t.ip)-1]).Next()
+	}
+	if len(t.addrs) != n {
+		b.Fatalf("benchtarget listens on %d addresses, want %d", len(t.addrs), n)
+	}
+	return t
+}
+
+// start runs one benchtarget process of n listeners from address first.
+func (t *benchTargets) start(b *testing.B, bin string, n int, first netip.Addr) {
+	b.Helper()
+	args := []string{"-n", strconv.Itoa(n), "-first", first.String()}
+	if t.protocol == "HTTPS" {
 		args = append(args, "-tls")
 	}
 	cmd := exec.Command(bin, args...)
@@ -78,15 +107,16 @@ func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchT
 			b.Errorf("benchtarget: %v\n%s", err, stderr.Bytes())
 		}
 	})
-	t := &benchTargets{in: in, out: bufio.NewReader(stdout), protocol: protocol}
+	p := &benchTargetProc{in: in, out: bufio.NewReader(stdout)}
+	t.procs = append(t.procs, p)
 	for {
-		line, err := t.out.ReadString('\n')
+		line, err := p.out.ReadString('\n')
 		if err != nil {
 			b.Fatalf("benchtarget did not get ready: %v\n%s", err, stderr.Bytes())
 		}
 		line = strings.TrimSpace(line)
 		if line == "ready" {
-			break
+			return
 		}
 		addr, ok := strings.CutPrefix(line, "listen ")
 		if !ok {
@@ -96,24 +126,29 @@ func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchT
 		if err != nil {
 			b.Fatalf("benchtarget: %q: %v", line, err)
 		}
-		t.addrs, t.ip = append(t.addrs, addr), append(t.ip, host)
-		t.port, _ = strconv.Atoi(port)
+		pn, _ := strconv.Atoi(port)
+		t.addrs, t.ip, t.ports = append(t.addrs, addr), append(t.ip, host), append(t.ports, pn)
 	}
-	if len(t.addrs) != n {
-		b.Fatalf("benchtarget listens on %d addresses, want %d", len(t.addrs), n)
-	}
-	return t
 }
 
 // answered is how many connections the targets have answered with 200.
 func (t *benchTargets) answered(b *testing.B) int64 {
 	b.Helper()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, err := io.WriteString(t.in, "count\n"); err != nil {
+	var total int64
+	for _, p := range t.procs {
+		total += p.answered(b)
+	}
+	return total
+}
+
+func (p *benchTargetProc) answered(b *testing.B) int64 {
+	b.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := io.WriteString(p.in, "count\n"); err != nil {
 		b.Fatalf("ask benchtarget: %v", err)
 	}
-	line, err := t.out.ReadString('\n')
+	line, err := p.out.ReadString('\n')
 	if err != nil {
 		b.Fatalf("read benchtarget: %v", err)
 	}

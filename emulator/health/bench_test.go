@@ -28,11 +28,19 @@ import (
 // -bench. Settings (environment):
 //
 //	LBHEALTH_BENCH_SIZES     endpoint counts, comma-separated (1000,5000)
-//	LBHEALTH_BENCH_WARMUP    warm-up before each window (3s)
+//	LBHEALTH_BENCH_WARMUP    warm-up before each window (3s, and at
+//	                         least two intervals)
 //	LBHEALTH_BENCH_WINDOW    measurement window (15s)
-//	LBHEALTH_BENCH_HAPROXY   haproxy command (haproxy); without one only
-//	                         the engine is measured
+//	LBHEALTH_BENCH_HAPROXY   haproxy command (haproxy); without one, or
+//	                         with "off", only the engine is measured
+//	                         (the scale rows: HAProxy would need a
+//	                         descriptor per server beyond this machine's
+//	                         limit)
 //	LBHEALTH_BENCH_NBTHREAD  HAProxy's nbthread (1)
+//	LBHEALTH_BENCH_INTERVAL  the check interval of both checkers (1s), for
+//	                         the scale rows: 100,000 endpoints at 10s
+//	LBHEALTH_BENCH_HEAPPROFILE  a file to write the heap profile to at the
+//	                         end of the engine's window, engine running
 //	LBHEALTH_BENCH_PROTOCOL  HTTP, or HTTPS: the targets speak TLS (a
 //	                         self-signed certificate), the engine probes
 //	                         HTTPS and HAProxy checks with check-ssl
@@ -44,11 +52,15 @@ func BenchmarkEngineVsHAProxy(b *testing.B) {
 	opt := benchOptionsFromEnv(b)
 	bin := buildBenchTarget(b)
 	haproxy, err := exec.LookPath(opt.haproxy)
-	if err != nil {
+	switch {
+	case opt.haproxy == "off":
+		haproxy = ""
+		b.Logf("LBHEALTH_BENCH_HAPROXY=off: measuring the engine only")
+	case err != nil:
 		haproxy = ""
 		b.Logf("no HAProxy (%v): measuring the engine only; `apt-get install haproxy` (Debian, Ubuntu) gets the comparison", err)
 	}
-	machine := fmt.Sprintf("%s; %d CPUs (%s), GOMAXPROCS %d, %s; warm-up %v, window %v", opt.protocol,
+	machine := fmt.Sprintf("%s every %v; %d CPUs (%s), GOMAXPROCS %d, %s; warm-up %v, window %v", opt.protocol, opt.interval,
 		runtime.NumCPU(), cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), opt.warmup, opt.window)
 	if haproxy != "" {
 		machine += fmt.Sprintf("; %s, nbthread %s", haproxyVersion(haproxy), opt.nbthread)
@@ -75,11 +87,12 @@ type benchOptions struct {
 	haproxy        string
 	nbthread       string
 	protocol       string
+	interval       time.Duration
 }
 
 func benchOptionsFromEnv(b *testing.B) benchOptions {
 	opt := benchOptions{sizes: []int{1000, 5000}, warmup: 3 * time.Second, window: 15 * time.Second,
-		haproxy: "haproxy", nbthread: "1", protocol: "HTTP"}
+		haproxy: "haproxy", nbthread: "1", protocol: "HTTP", interval: time.Second}
 	if v := os.Getenv("LBHEALTH_BENCH_SIZES"); v != "" {
 		opt.sizes = nil
 		for f := range strings.SplitSeq(v, ",") {
@@ -90,13 +103,18 @@ func benchOptionsFromEnv(b *testing.B) benchOptions {
 			opt.sizes = append(opt.sizes, n)
 		}
 	}
-	for name, d := range map[string]*time.Duration{"LBHEALTH_BENCH_WARMUP": &opt.warmup, "LBHEALTH_BENCH_WINDOW": &opt.window} {
+	for name, d := range map[string]*time.Duration{"LBHEALTH_BENCH_WARMUP": &opt.warmup, "LBHEALTH_BENCH_WINDOW": &opt.window,
+		"LBHEALTH_BENCH_INTERVAL": &opt.interval} {
 		if v := os.Getenv(name); v != "" {
 			var err error
 			if *d, err = time.ParseDuration(v); err != nil || *d <= 0 {
 				b.Fatalf("%s=%q: want a positive duration such as 15s", name, v)
 			}
 		}
+	}
+	if os.Getenv("LBHEALTH_BENCH_WARMUP") == "" {
+		// The first round starts every series at once: measure after it.
+		opt.warmup = max(opt.warmup, 2*opt.interval)
 	}
 	if v := os.Getenv("LBHEALTH_BENCH_HAPROXY"); v != "" {
 		opt.haproxy = v
@@ -123,20 +141,21 @@ type engineResult struct {
 	rss, hwm   int64
 	p50, p99   float64 // scheduler lag, seconds
 	goroutines int
+	heap       uint64 // bytes of heap in use at the end
 }
 
 // benchTargetList is what Plan would give for one HTTP (or HTTPS) health
-// check on port t.port of every target address, with the API's defaults
+// check on the port of every target address, with the API's defaults
 // but 1 s.
-func benchTargetList(t *benchTargets) []Target {
+func benchTargetList(t *benchTargets, interval time.Duration) []Target {
 	out := make([]Target, len(t.ip))
 	for i, ip := range t.ip {
 		out[i] = Target{
 			Owner:    "projects/bench/global/backendServices/bench",
 			Group:    "projects/bench/zones/z/networkEndpointGroups/bench",
-			Endpoint: Endpoint{IP: ip, Port: t.port},
+			Endpoint: Endpoint{IP: ip, Port: t.ports[i]},
 			Check: Check{Name: "projects/bench/global/healthChecks/bench", Probe: prober.Spec{Protocol: t.protocol},
-				Port: t.port, Interval: time.Second, Timeout: time.Second, HealthyThreshold: 2, UnhealthyThreshold: 2},
+				Port: t.ports[i], Interval: interval, Timeout: time.Second, HealthyThreshold: 2, UnhealthyThreshold: 2},
 		}
 	}
 	return out
@@ -148,7 +167,7 @@ func measureEngine(b *testing.B, t *benchTargets, opt benchOptions) engineResult
 	reg := prometheus.NewRegistry()
 	e := New(Config{Probers: 1, Metrics: NewMetrics(reg)})
 	defer e.Close()
-	e.Update(benchTargetList(t))
+	e.Update(benchTargetList(t, opt.interval))
 	time.Sleep(opt.warmup)
 
 	c0, n0 := gatherEngineCounts(b, reg), t.answered(b)
@@ -161,6 +180,14 @@ func measureEngine(b *testing.B, t *benchTargets, opt benchOptions) engineResult
 	r.rss, r.hwm = memOf(b, "self")
 	r.p50, r.p99 = quantile(0.50, r.counts.lag), quantile(0.99, r.counts.lag)
 	r.goroutines = runtime.NumGoroutine()
+	if path := os.Getenv("LBHEALTH_BENCH_HEAPPROFILE"); path != "" {
+		runtime.GC()
+		writeHeapProfile(b, path)
+		b.Logf("heap profile: %s", path)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r.heap = ms.HeapInuse
 	if f := r.counts.failed(); f > 0 {
 		// A failed probe measured the failure path, not the engine.
 		b.Fatalf("%v of %v probes failed in the window (by reason: %v): the numbers would mean nothing",
@@ -182,8 +209,8 @@ func report(b *testing.B, n int, ours engineResult, theirs *haproxyResult) {
 	b.ReportMetric(ours.p99*1000, "p99-lag-ms")
 	b.ReportMetric(ours.counts.missed, "missed")
 	b.ReportMetric(float64(ours.rss)/(1<<20), "rss-MB")
-	b.Logf("engine: %.0f probes (targets answered %d), %d goroutines, VmHWM %.0f MB",
-		probes, ours.answered, ours.goroutines, float64(ours.hwm)/(1<<20))
+	b.Logf("engine: %.0f probes (targets answered %d), %d goroutines, VmHWM %.0f MB, heap in use %.0f MB (%.0f bytes per endpoint)",
+		probes, ours.answered, ours.goroutines, float64(ours.hwm)/(1<<20), float64(ours.heap)/(1<<20), float64(ours.heap)/float64(n))
 
 	row := fmt.Sprintf("| %d | %.0f | %.2f | %.3f | %.2f / %.2f ms | %.0f | %.0f MB |",
 		n, perSec, cores, cpuPer1k, ours.p50*1000, ours.p99*1000, ours.counts.missed, float64(ours.rss)/(1<<20))
