@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -50,7 +51,7 @@ func main() {
 	}
 	runs = append(runs, args)
 
-	p := &progress{start: time.Now(), running: map[string]bool{}, runs: map[string]*run{}}
+	p := newProgress(os.Stdout)
 	done := make(chan struct{})
 	go p.tick(done)
 	codes := make([]int, len(runs))
@@ -86,7 +87,7 @@ func (p *progress) goTest(args []string) int {
 		var ev event
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			p.mu.Lock()
-			fmt.Println(sc.Text()) // not an event: show it as it is
+			fmt.Fprintln(p.out, sc.Text()) // not an event: show it as it is
 			p.mu.Unlock()
 			continue
 		}
@@ -101,8 +102,13 @@ func (p *progress) goTest(args []string) int {
 	return 0
 }
 
+func newProgress(out io.Writer) *progress {
+	return &progress{start: time.Now(), out: out, running: map[string]bool{}, runs: map[string]*run{}}
+}
+
 type progress struct {
 	start time.Time
+	out   io.Writer
 
 	mu                      sync.Mutex
 	running                 map[string]bool // packages started and not ended
@@ -135,14 +141,14 @@ func (p *progress) handle(ev event) {
 			delete(p.running, ev.Package)
 			switch ev.Action {
 			case "fail":
-				fmt.Printf("FAIL  %s (%.1fs)\n", short, ev.Elapsed)
+				fmt.Fprintf(p.out, "FAIL  %s (%.1fs)\n", short, ev.Elapsed)
 				if r != nil {
 					// The package's own output: a build failure, a panic
 					// outside a test, or its FAIL lines.
-					fmt.Print(strings.Join(r.output, ""))
+					fmt.Fprint(p.out, strings.Join(r.output, ""))
 				}
 			case "pass":
-				fmt.Printf("ok    %s (%.1fs)\n", short, ev.Elapsed)
+				fmt.Fprintf(p.out, "ok    %s (%.1fs)\n", short, ev.Elapsed)
 			}
 			return
 		}
@@ -162,9 +168,9 @@ func (p *progress) handle(ev event) {
 		case "fail":
 			p.failed++
 			p.failures = append(p.failures, short+" "+ev.Test)
-			fmt.Printf("--- FAIL: %s %s (%.1fs)\n", short, ev.Test, ev.Elapsed)
+			fmt.Fprintf(p.out, "--- FAIL: %s %s (%.1fs)\n", short, ev.Test, ev.Elapsed)
 			if r != nil {
-				fmt.Print(strings.Join(r.output, ""))
+				fmt.Fprint(p.out, strings.Join(r.output, ""))
 			}
 		}
 	}
@@ -185,7 +191,7 @@ func (p *progress) tick(done <-chan struct{}) {
 				pkgs = append(pkgs, strings.TrimPrefix(pkg, "github.com/lbhealth/terraform-provider-lbhealth/"))
 			}
 			slices.Sort(pkgs)
-			fmt.Printf("[%s] %d tests passed, %d failed, %d skipped; running: %s\n", time.Since(p.start).Round(time.Second),
+			fmt.Fprintf(p.out, "[%s] %d tests passed, %d failed, %d skipped; running: %s\n", time.Since(p.start).Round(time.Second),
 				p.passed, p.failed, p.skipped, strings.Join(pkgs, ", "))
 			p.mu.Unlock()
 		}
@@ -195,9 +201,9 @@ func (p *progress) tick(done <-chan struct{}) {
 func (p *progress) summary() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Printf("%d tests passed, %d failed, %d skipped in %s\n", p.passed, p.failed, p.skipped, time.Since(p.start).Round(time.Second))
+	fmt.Fprintf(p.out, "%d tests passed, %d failed, %d skipped in %s\n", p.passed, p.failed, p.skipped, time.Since(p.start).Round(time.Second))
 	for _, f := range p.failures {
-		fmt.Println("FAILED:", f)
+		fmt.Fprintln(p.out, "FAILED:", f)
 	}
 }
 
