@@ -49,7 +49,7 @@ func main() {
 const synopsis = `usage:
   lbhealth-emulator [flags]           serve the API on its database and probe what it stores
   lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
-  lbhealth-emulator healthcheck        exit 0 if the emulator at --listen answers /healthz (a container's health check)
+  lbhealth-emulator healthcheck       exit 0 if the emulator at --listen answers /healthz (a container's health check)
   lbhealth-emulator version           print the version
   lbhealth-emulator help [command]    print this help, or a command's`
 
