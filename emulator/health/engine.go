@@ -344,13 +344,10 @@ func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 		ep.mu.Lock()
 		from, _, _ := ep.reportedLocked(old)
 		ep.target.Store(t)
-		if to, _, _ := ep.reportedLocked(t); to != from {
-			ep.since = e.cfg.Clock.Now()
-		}
-		st := ep.statusLocked(t)
+		tr, changed := ep.changedLocked(t, from, e.cfg.Clock.Now())
 		ep.mu.Unlock()
-		if from != st.State {
-			return false, &Transition{Status: st, From: from, log: t.Check.Log}
+		if changed {
+			return false, &tr
 		}
 		return false, nil
 	}
@@ -394,19 +391,22 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
 	case t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "":
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
-	case t.Check.Blocked:
-		// Probed behind the block, and reported UNHEALTHY at once.
-		if from != Unhealthy {
-			ep.since = e.cfg.Clock.Now()
-		}
-		return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != Unhealthy
-	default:
+	case !t.Check.Blocked:
 		return Transition{}, false
 	}
-	if from != ep.verdict.state {
-		ep.since = e.cfg.Clock.Now()
+	// Settled, or blocked: probed behind the block and reported UNHEALTHY
+	// at once.
+	return ep.changedLocked(t, from, e.cfg.Clock.Now())
+}
+
+// changedLocked is the transition from state from, at now, when ep's
+// reported state with settings t is another: since then moves to now.
+func (ep *endpoint) changedLocked(t *Target, from string, now time.Time) (Transition, bool) {
+	if to, _, _ := ep.reportedLocked(t); to == from {
+		return Transition{}, false
 	}
-	return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, from != ep.verdict.state
+	ep.since = now
+	return Transition{Status: ep.statusLocked(t), From: from, log: t.Check.Log}, true
 }
 
 // start schedules the probes of a target that is to be probed, one
@@ -488,13 +488,12 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start, end 
 	} else if to == Healthy {
 		ep.reason, ep.detail = "", ""
 	}
-	if to, _, _ := ep.reportedLocked(t); to != from {
-		ep.since = end
-	}
-	st := ep.statusLocked(t)
+	// The status is built only for a transition: most probes change no
+	// state.
+	tr, changed := ep.changedLocked(t, from, end)
 	ep.mu.Unlock()
-	if from != st.State {
-		e.transition(Transition{Status: st, From: from, log: t.Check.Log})
+	if changed {
+		e.transition(tr)
 	}
 }
 

@@ -44,7 +44,13 @@ const (
 //go:embed statuspage
 var statusFiles embed.FS
 
-var statusTemplate = template.Must(template.ParseFS(statusFiles, "statuspage/page.html"))
+var statusTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"class": stateClass,
+	// stamp and ms write a time for people (RFC 3339) and for status.js,
+	// which shows it as a time ago.
+	"stamp": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ms":    func(t time.Time) int64 { return t.UnixMilli() },
+}).ParseFS(statusFiles, "statuspage/page.html"))
 
 // statusCounts are an owner's endpoints by state, in the words of the
 // appliance's dashboard.
@@ -66,8 +72,7 @@ func (c *statusCounts) add(class string) {
 // statusRow is one endpoint of an owner.
 type statusRow struct {
 	Class, State, Endpoint, Group, Check, Reason, Detail string
-	Since, LastProbe                                     string // RFC 3339; LastProbe "" before the first probe
-	SinceMS, LastProbeMS                                 int64  // the same, in ms since the epoch, for status.js
+	Since, LastProbe                                     time.Time // LastProbe zero before the first probe
 	Latency                                              string
 	Recent                                               []bool // the last results, oldest first
 	// LoadBalancer, Firewall and FirewallVerdict are the endpoint's
@@ -87,23 +92,12 @@ type ownerSection struct {
 	Note, NoteClass string
 }
 
-type aggregateRow struct {
-	Path, Kind, State, Class string
-	Inputs                   []string
-}
-
-type eventRow struct {
-	At                                               string
-	AtMS                                             int64
-	Owner, Endpoint, From, To, Class, Reason, Detail string
-}
-
 // statusPage is what the page template renders.
 type statusPage struct {
 	Total      statusCounts
 	Owners     []ownerSection
-	Aggregates []aggregateRow
-	Events     []eventRow
+	Aggregates []aggregate.AggregateState
+	Events     []health.Transition // newest first
 }
 
 // stateClass colours a state like the appliance does: green OK, red error,
@@ -244,20 +238,11 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	if a, ok := s.aggregates.(interface {
 		States() []aggregate.AggregateState
 	}); ok {
-		for _, st := range a.States() {
-			page.Aggregates = append(page.Aggregates, aggregateRow{Path: st.Path, Kind: st.Kind, State: st.State,
-				Class: stateClass(st.State), Inputs: st.Inputs})
-		}
+		page.Aggregates = a.States()
 	}
 	if s.events != nil {
-		for _, tr := range s.events.Recent() {
-			if len(page.Events) == statusEvents {
-				break
-			}
-			page.Events = append(page.Events, eventRow{At: tr.Since.UTC().Format(time.RFC3339), AtMS: tr.Since.UnixMilli(),
-				Owner: tr.Owner, Endpoint: tr.Address(), From: tr.From, To: tr.State, Class: stateClass(tr.State),
-				Reason: tr.Reason, Detail: tr.Detail})
-		}
+		page.Events = s.events.Recent()
+		page.Events = page.Events[:min(len(page.Events), statusEvents)]
 	}
 	return page, nil
 }
@@ -288,15 +273,11 @@ func (s *Server) ownerSection(o store.Object) ownerSection {
 		row := statusRow{
 			Class: class, State: st.State, Endpoint: endpoint, Group: st.Group,
 			Check: st.Check, Reason: st.Reason, Detail: st.Detail,
-			Recent:       st.Recent(),
+			Since: st.Since, LastProbe: st.LastProbe, Recent: st.Recent(),
 			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall, FirewallVerdict: st.FirewallVerdict,
 			Rate: fmt.Sprintf("%.2f / %.2f", st.ExpectedRate, st.DeliveredRate),
 		}
-		if !st.Since.IsZero() {
-			row.Since, row.SinceMS = st.Since.UTC().Format(time.RFC3339), st.Since.UnixMilli()
-		}
 		if !st.LastProbe.IsZero() {
-			row.LastProbe, row.LastProbeMS = st.LastProbe.UTC().Format(time.RFC3339), st.LastProbe.UnixMilli()
 			row.Latency = fmt.Sprintf("%.1f ms", float64(st.Latency.Microseconds())/1000)
 		}
 		sec.Rows = append(sec.Rows, row)

@@ -34,11 +34,6 @@ type event struct {
 	Output  string
 }
 
-// run is what is known of one test or package so far.
-type run struct {
-	output []string
-}
-
 func main() {
 	var runs [][]string
 	args := []string{}
@@ -103,7 +98,7 @@ func (p *progress) goTest(args []string) int {
 }
 
 func newProgress(out io.Writer) *progress {
-	return &progress{start: time.Now(), out: out, running: map[string]bool{}, runs: map[string]*run{}}
+	return &progress{start: time.Now(), out: out, running: map[string]bool{}, output: map[string][]string{}}
 }
 
 type progress struct {
@@ -111,8 +106,8 @@ type progress struct {
 	out   io.Writer
 
 	mu                      sync.Mutex
-	running                 map[string]bool // packages started and not ended
-	runs                    map[string]*run // by package and test
+	running                 map[string]bool     // packages started and not ended
+	output                  map[string][]string // of each test (and package) running, by package and test
 	passed, failed, skipped int
 	failures                []string
 }
@@ -125,28 +120,19 @@ func (p *progress) handle(ev event) {
 	switch ev.Action {
 	case "start":
 		p.running[ev.Package] = true
-	case "run":
-		p.runs[key] = &run{}
 	case "output", "build-output":
-		r := p.runs[key]
-		if r == nil {
-			r = &run{}
-			p.runs[key] = r
-		}
-		r.output = append(r.output, ev.Output)
+		p.output[key] = append(p.output[key], ev.Output)
 	case "pass", "fail", "skip":
-		r := p.runs[key]
-		delete(p.runs, key)
+		out := strings.Join(p.output[key], "")
+		delete(p.output, key)
 		if ev.Test == "" {
 			delete(p.running, ev.Package)
 			switch ev.Action {
 			case "fail":
 				fmt.Fprintf(p.out, "FAIL  %s (%.1fs)\n", short, ev.Elapsed)
-				if r != nil {
-					// The package's own output: a build failure, a panic
-					// outside a test, or its FAIL lines.
-					fmt.Fprint(p.out, strings.Join(r.output, ""))
-				}
+				// The package's own output: a build failure, a panic
+				// outside a test, or its FAIL lines.
+				fmt.Fprint(p.out, out)
 			case "pass":
 				fmt.Fprintf(p.out, "ok    %s (%.1fs)\n", short, ev.Elapsed)
 			}
@@ -155,8 +141,8 @@ func (p *progress) handle(ev event) {
 		if top, _, sub := strings.Cut(ev.Test, "/"); sub {
 			// Subtests are counted in their test; a failing one's output
 			// goes with its test's.
-			if parent := p.runs[ev.Package+" "+top]; parent != nil && ev.Action == "fail" && r != nil {
-				parent.output = append(parent.output, r.output...)
+			if parent := ev.Package + " " + top; ev.Action == "fail" {
+				p.output[parent] = append(p.output[parent], out)
 			}
 			return
 		}
@@ -169,9 +155,7 @@ func (p *progress) handle(ev event) {
 			p.failed++
 			p.failures = append(p.failures, short+" "+ev.Test)
 			fmt.Fprintf(p.out, "--- FAIL: %s %s (%.1fs)\n", short, ev.Test, ev.Elapsed)
-			if r != nil {
-				fmt.Fprint(p.out, strings.Join(r.output, ""))
-			}
+			fmt.Fprint(p.out, out)
 		}
 	}
 }
