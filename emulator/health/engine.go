@@ -73,12 +73,82 @@ type Check struct {
 // for one owner (an endpoint in several services is probed once
 // per service).
 func (t *Target) ID() string {
-	addr := t.Endpoint.IP
-	if addr == "" {
+	return t.Owner + "|" + t.key().String()
+}
+
+// placement is how the engine keeps a Target: the same fields, but the
+// check by reference, shared by the owner's endpoints probed alike (a
+// service's 100,000 endpoints keep one check, not 100,000 copies).
+type placement struct {
+	Owner, Group string
+	Endpoint     Endpoint
+	Check        *Check
+}
+
+// place is t kept with check, which must equal t.Check.
+func place(t *Target, owner string, check *Check) placement {
+	return placement{Owner: owner, Group: t.Group, Endpoint: t.Endpoint, Check: check}
+}
+
+// sameAs tells whether p holds the settings of t.
+func (p *placement) sameAs(t *Target) bool {
+	return p.Group == t.Group && p.Endpoint == t.Endpoint && *p.Check == t.Check
+}
+
+// endpointKey tells an owner's endpoints apart: its group and address
+// (see ID), sharing the strings of the settings rather than joining them.
+type endpointKey struct {
+	group, ip, instance string // instance only when the address is unknown
+	port                int
+}
+
+func keyOf(group string, ep Endpoint) endpointKey {
+	k := endpointKey{group: group, ip: ep.IP, port: ep.Port}
+	if ep.IP == "" {
 		// An instance whose address is unknown: its name tells it apart.
-		addr = "instance " + t.Endpoint.Instance
+		k.instance = ep.Instance
 	}
-	return t.Owner + "|" + t.Group + "|" + net.JoinHostPort(addr, strconv.Itoa(t.Endpoint.Port))
+	return k
+}
+
+func (t *Target) key() endpointKey    { return keyOf(t.Group, t.Endpoint) }
+func (p *placement) key() endpointKey { return keyOf(p.Group, p.Endpoint) }
+
+// String is the key as ID words it.
+func (k endpointKey) String() string {
+	addr := k.ip
+	if addr == "" {
+		addr = "instance " + k.instance
+	}
+	return k.group + "|" + net.JoinHostPort(addr, strconv.Itoa(k.port))
+}
+
+// interner hands out one *Check per distinct check of an update: the
+// endpoints of an owner nearly always share theirs, so the last one given
+// answers most lookups.
+type interner struct {
+	last  *Check
+	known map[Check]*Check
+}
+
+// of is the shared copy of c: kept, the check an endpoint already has,
+// when it is the same.
+func (in *interner) of(c, kept *Check) *Check {
+	if in.last != nil && *in.last == *c {
+		return in.last
+	}
+	if kept == nil || *kept != *c {
+		if kept = in.known[*c]; kept == nil {
+			kept = new(Check)
+			*kept = *c
+		}
+	}
+	if in.known == nil {
+		in.known = map[Check]*Check{}
+	}
+	in.known[*c] = kept
+	in.last = kept
+	return kept
 }
 
 // Status is the health of one target, as getHealth reports it.
@@ -168,19 +238,16 @@ type Engine struct {
 	reactor   *prober.Reactor
 	interrupt func() // reactor.Interrupt, bound once
 
-	mu        sync.Mutex
-	endpoints map[string]*endpoint
-	// byOwner indexes endpoints by owner: health sources read one
+	mu sync.Mutex
+	// byOwner holds the endpoints by owner: health sources read one
 	// service's endpoints on every transition, which must not scan all.
-	byOwner map[string]map[string]*endpoint
+	byOwner map[string]map[endpointKey]*endpoint
 }
 
 // endpoint is the live state of one target.
 type endpoint struct {
-	id     string
-	target atomic.Pointer[Target]
-	stop   context.CancelFunc // ends its blocking probes; nil if not probed
-	series []*series          // one per prober while probed
+	target atomic.Pointer[placement]
+	series []*series // one per prober while probed
 
 	mu         sync.Mutex
 	generation int // bumped when the check changes: older results are dropped
@@ -225,7 +292,7 @@ func New(cfg Config) *Engine {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, reactor: reactor,
-		endpoints: map[string]*endpoint{}, byOwner: map[string]map[string]*endpoint{}}
+		byOwner: map[string]map[endpointKey]*endpoint{}}
 	e.interrupt = reactor.Interrupt
 	e.wg.Go(func() { e.run(ctx) })
 	return e
@@ -263,32 +330,44 @@ func (e *Engine) UpdateOwners(targets map[string][]Target) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for owner, ts := range targets {
-		seen := make(map[string]bool, len(ts))
+		var checks interner
+		seen := make(map[endpointKey]bool, len(ts))
 		for i := range ts {
-			t := ts[i]
-			t.Owner = owner
-			id := t.ID()
-			seen[id] = true
-			ep, ok := e.endpoints[id]
-			if t.Check.Firewall != "" && (!ok || ep.target.Load().Check.Firewall != t.Check.Firewall) {
+			t := &ts[i]
+			key := t.key()
+			seen[key] = true
+			ep, ok := e.byOwner[owner][key]
+			var kept *placement
+			if ok {
+				kept = ep.target.Load()
+				if kept.sameAs(t) {
+					continue
+				}
+			}
+			if t.Check.Firewall != "" && (!ok || kept.Check.Firewall != t.Check.Firewall) {
 				findings[finding{owner, t.Check.LoadBalancer, t.Check.FirewallVerdict, t.Check.Firewall}]++
 			}
+			var keptCheck *Check
+			if ok {
+				keptCheck = kept.Check
+			}
+			pl := place(t, owner, checks.of(&t.Check, keptCheck))
 			if !ok {
-				ep = e.add(id, &t)
-			} else if restart, tr := e.change(ep, &t); !restart {
+				ep = e.add(key, &pl)
+			} else if restart, tr := e.change(ep, &pl); !restart {
 				if tr != nil {
 					settled = append(settled, *tr)
 				}
 				continue
 			}
-			if tr, ok := e.settle(ep, &t); ok {
+			if tr, ok := e.settle(ep, &pl); ok {
 				settled = append(settled, tr)
 			}
-			e.start(ep, &t)
+			e.start(ep, &pl)
 		}
-		for id, ep := range e.byOwner[owner] {
-			if !seen[id] {
-				e.remove(id, ep)
+		for key, ep := range e.byOwner[owner] {
+			if !seen[key] {
+				e.remove(key, ep)
 			}
 		}
 	}
@@ -307,23 +386,21 @@ func (e *Engine) logFindings(findings map[finding]int) {
 }
 
 // add registers a new target, UNKNOWN until probed or settled.
-func (e *Engine) add(id string, t *Target) *endpoint {
-	ep := &endpoint{id: id, verdict: newVerdict(e.probers(t)), since: e.cfg.Clock.Now()}
-	ep.target.Store(t)
-	e.endpoints[id] = ep
-	if e.byOwner[t.Owner] == nil {
-		e.byOwner[t.Owner] = map[string]*endpoint{}
+func (e *Engine) add(key endpointKey, pl *placement) *endpoint {
+	ep := &endpoint{verdict: newVerdict(e.probers(pl)), since: e.cfg.Clock.Now()}
+	ep.target.Store(pl)
+	if e.byOwner[pl.Owner] == nil {
+		e.byOwner[pl.Owner] = map[endpointKey]*endpoint{}
 	}
-	e.byOwner[t.Owner][id] = ep
+	e.byOwner[pl.Owner][key] = ep
 	return ep
 }
 
 // remove stops probing a target and forgets it.
-func (e *Engine) remove(id string, ep *endpoint) {
+func (e *Engine) remove(key endpointKey, ep *endpoint) {
 	e.halt(ep)
-	delete(e.endpoints, id)
 	owner := ep.target.Load().Owner
-	delete(e.byOwner[owner], id)
+	delete(e.byOwner[owner], key)
 	if len(e.byOwner[owner]) == 0 {
 		delete(e.byOwner, owner)
 	}
@@ -335,11 +412,8 @@ func (e *Engine) remove(id string, ep *endpoint) {
 // name, the firewall's finding and block apply in place and the verdict
 // carries on. A block that comes or goes changes the state reported: that
 // is the transition returned.
-func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
+func (e *Engine) change(ep *endpoint, t *placement) (bool, *Transition) {
 	old := ep.target.Load()
-	if *old == *t {
-		return false, nil
-	}
 	if judgedAlike(old, t) {
 		ep.mu.Lock()
 		from, _, _ := ep.reportedLocked(old)
@@ -367,8 +441,8 @@ func (e *Engine) change(ep *endpoint, t *Target) (bool, *Transition) {
 
 // judgedAlike tells whether two settings of one target probe and judge the
 // same way.
-func judgedAlike(a, b *Target) bool {
-	ac, bc, ae, be := a.Check, b.Check, a.Endpoint, b.Endpoint
+func judgedAlike(a, b *placement) bool {
+	ac, bc, ae, be := *a.Check, *b.Check, a.Endpoint, b.Endpoint
 	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
 	ac.LoadBalancer, bc.LoadBalancer, ac.Firewall, bc.Firewall = "", "", "", ""
 	ac.FirewallVerdict, bc.FirewallVerdict, ac.Blocked, bc.Blocked = "", "", false, false
@@ -381,7 +455,7 @@ func judgedAlike(a, b *Target) bool {
 
 // settle gives endpoints that are not probed their verdict at once, and
 // returns it as a transition to report.
-func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
+func (e *Engine) settle(ep *endpoint, t *placement) (Transition, bool) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	from := ep.verdict.state
@@ -401,7 +475,7 @@ func (e *Engine) settle(ep *endpoint, t *Target) (Transition, bool) {
 
 // changedLocked is the transition from state from, at now, when ep's
 // reported state with settings t is another: since then moves to now.
-func (ep *endpoint) changedLocked(t *Target, from string, now time.Time) (Transition, bool) {
+func (ep *endpoint) changedLocked(t *placement, from string, now time.Time) (Transition, bool) {
 	if to, _, _ := ep.reportedLocked(t); to == from {
 		return Transition{}, false
 	}
@@ -411,14 +485,13 @@ func (ep *endpoint) changedLocked(t *Target, from string, now time.Time) (Transi
 
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
-func (e *Engine) start(ep *endpoint, t *Target) {
+func (e *Engine) start(ep *endpoint, t *placement) {
 	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
 		return
 	}
-	ctx, stop := context.WithCancel(e.ctx)
-	ep.stop = stop
+	id := t.Owner + "|" + t.key().String()
 	for p := range e.probers(t) {
-		s := e.newSeries(ctx, ep, t, p)
+		s := e.newSeries(ep, id, t, p)
 		ep.series = append(ep.series, s)
 		e.sched.add(s)
 	}
@@ -426,16 +499,12 @@ func (e *Engine) start(ep *endpoint, t *Target) {
 
 // probers is how many probe series probe t: each prober, as many times as
 // its multiplicity says.
-func (e *Engine) probers(t *Target) int { return e.cfg.Probers * max(1, t.Check.Multiplicity) }
+func (e *Engine) probers(t *placement) int { return e.cfg.Probers * max(1, t.Check.Multiplicity) }
 
 // halt stops a target's probing at once: no probe starts any more, and a
 // probe in flight is abandoned (cancelled when blocking, its result
 // dropped either way).
 func (e *Engine) halt(ep *endpoint) {
-	if ep.stop != nil {
-		ep.stop() // first: a series whose context ended is never queued again
-		ep.stop = nil
-	}
 	for _, s := range ep.series {
 		e.sched.halt(s)
 	}
@@ -444,7 +513,7 @@ func (e *Engine) halt(ep *endpoint) {
 
 // current returns the settings a probe starting now uses, and their
 // generation.
-func (ep *endpoint) current() (*Target, int) {
+func (ep *endpoint) current() (*placement, int) {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	return ep.target.Load(), ep.generation
@@ -515,7 +584,7 @@ func (e *Engine) transition(tr Transition) {
 
 // expectedRate is the probes per second t asks for: every probe series
 // (v has one per series) once per interval; 0 for a target not probed.
-func expectedRate(t *Target, v verdict) float64 {
+func expectedRate(t *placement, v verdict) float64 {
 	if t.Check.Interval <= 0 || t.Endpoint.Stopped || t.Check.Unresolved != "" || t.Check.Port == 0 && !t.Check.Probe.NoPort() {
 		return 0
 	}
@@ -536,14 +605,14 @@ func (ep *endpoint) deliveredRateLocked() float64 {
 // settings t: its verdict, unless the firewall blocks the probers (and the
 // emulator enforces it), and a settled verdict (stopped, not probed) comes
 // before the block.
-func (ep *endpoint) reportedLocked(t *Target) (state, reason, detail string) {
+func (ep *endpoint) reportedLocked(t *placement) (state, reason, detail string) {
 	if t.Check.Blocked && ep.reason != ReasonStopped && ep.reason != ReasonNotProbed {
 		return Unhealthy, ReasonFirewallBlocked, t.Check.Firewall
 	}
 	return ep.verdict.state, ep.reason, ep.detail
 }
 
-func (ep *endpoint) statusLocked(t *Target) Status {
+func (ep *endpoint) statusLocked(t *placement) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
 		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
@@ -567,9 +636,11 @@ func (e *Engine) Statuses(owner string) []Status {
 // All returns the health of every target.
 func (e *Engine) All() []Status {
 	e.mu.Lock()
-	eps := make([]*endpoint, 0, len(e.endpoints))
-	for _, ep := range e.endpoints {
-		eps = append(eps, ep)
+	var eps []*endpoint
+	for _, owned := range e.byOwner {
+		for _, ep := range owned {
+			eps = append(eps, ep)
+		}
 	}
 	e.mu.Unlock()
 	return statusesOf(eps)

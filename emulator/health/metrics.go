@@ -52,13 +52,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // hashes four strings and takes a lock, thousands of times a second.
 type probeMetrics struct {
 	m        *Metrics
-	target   *Target // the settings the series were looked up for
+	target   *placement // the settings the series were looked up for
 	success  prometheus.Counter
 	duration prometheus.Observer
 }
 
 // forTarget returns the series of t's probes.
-func (m *Metrics) forTarget(t *Target) probeMetrics {
+func (m *Metrics) forTarget(t *placement) probeMetrics {
 	if m == nil {
 		return probeMetrics{target: t}
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
@@ -56,30 +57,48 @@ func nextSlot(now time.Time, off, interval time.Duration) time.Time {
 type series struct {
 	e        *Engine
 	ep       *endpoint
-	ctx      context.Context // ends when the series is halted (blocking probes)
-	p        int             // which prober
+	p        int // which prober
 	interval time.Duration
 	slot     time.Time // the next slot, or the slot of the probe in flight
 	key      int64     // slot in Unix ns: the heap compares it thousands of times a second
 	index    int       // in the schedule's heap; -1 while probing or halted
 	done     prober.Done
 	pm       probeMetrics
+	// halted is set once, when the series stops: it is never queued
+	// again, and the result of a probe in flight belongs to nobody.
+	halted atomic.Bool
+	// cancel ends the blocking probe in flight (one on a goroutine): only
+	// those need a context of their own, made when they start.
+	cancel atomic.Pointer[context.CancelFunc]
 
 	// The probe in flight: its settings, their generation, its start.
-	target *Target
+	target *placement
 	gen    int
 	start  time.Time
 }
 
-func (e *Engine) newSeries(ctx context.Context, ep *endpoint, t *Target, p int) *series {
-	s := &series{e: e, ep: ep, ctx: ctx, p: p, interval: t.Check.Interval, index: -1}
+// newSeries is prober p's series of ep, whose ID is id.
+func (e *Engine) newSeries(ep *endpoint, id string, t *placement, p int) *series {
+	s := &series{e: e, ep: ep, p: p, interval: t.Check.Interval, index: -1}
 	s.done = s.finish // bound once: a probe allocates no callback
 	// The first slot is strictly after now: a series restarted by a change
 	// at the very instant of a slot must not probe that slot twice.
-	id := ep.id + "#" + strconv.Itoa(p)
-	s.slot = nextSlot(e.cfg.Clock.Now().Add(time.Nanosecond), offset(id, s.interval), s.interval)
+	off := offset(id+"#"+strconv.Itoa(p), s.interval)
+	s.slot = nextSlot(e.cfg.Clock.Now().Add(time.Nanosecond), off, s.interval)
 	return s
 }
+
+// stop halts s, and the blocking probe it has in flight.
+func (s *series) stop() {
+	s.halted.Store(true)
+	if cancel := s.cancel.Load(); cancel != nil {
+		(*cancel)()
+	}
+}
+
+// stopped tells whether s's results belong to nobody: it was halted, or
+// the engine closed.
+func (s *series) stopped() bool { return s.halted.Load() || s.e.ctx.Err() != nil }
 
 // launch starts the probe of s's slot: on the reactor when it runs the
 // protocol, else on a goroutine of its own.
@@ -105,12 +124,17 @@ func (s *series) launch() {
 	if e.reactor.Start(t.Check.Probe, pt, deadline, s.done) {
 		return
 	}
+	ctx, cancel := context.WithDeadline(e.ctx, deadline)
+	s.cancel.Store(&cancel)
+	if s.halted.Load() {
+		cancel() // halted meanwhile, before stop could see cancel
+	}
 	e.wg.Go(func() {
-		ctx, cancel := context.WithDeadline(s.ctx, deadline)
 		if t.Check.Probe.NeedsFacts() {
 			ctx = prober.WithFacts(ctx, e.facts(s.ep))
 		}
 		res := e.cfg.Probe(ctx, t.Check.Probe, pt)
+		s.cancel.Store(nil)
 		cancel()
 		s.done(res)
 	})
@@ -120,7 +144,7 @@ func (s *series) launch() {
 func (s *series) finish(res prober.Result) {
 	e := s.e
 	defer e.sched.landed()
-	if s.ctx.Err() != nil {
+	if s.stopped() {
 		return // halted mid-probe: the result belongs to nobody
 	}
 	end := e.cfg.Clock.Now()
@@ -160,11 +184,11 @@ type schedule struct {
 }
 
 // add queues s for its slot, waking run if s comes before its sleep ends.
-// A halted series (its context ended) is not queued again.
+// A stopped series is not queued again.
 func (sc *schedule) add(s *series) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if s.ctx.Err() != nil {
+	if s.stopped() {
 		return
 	}
 	s.key = s.slot.UnixNano()
@@ -175,9 +199,10 @@ func (sc *schedule) add(s *series) {
 	}
 }
 
-// halt takes s out of the schedule for good. Its context must have ended
-// first, so that add cannot queue it again afterwards.
+// halt takes s out of the schedule for good: once stopped, add cannot
+// queue it again.
 func (sc *schedule) halt(s *series) {
+	s.stop()
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if s.index >= 0 {
