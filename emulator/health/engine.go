@@ -306,8 +306,22 @@ func (e *Engine) Update(targets []Target) {
 		byOwner[owner] = nil // probed now, and not in targets: stops
 	}
 	e.mu.Unlock()
-	for _, t := range targets {
-		byOwner[t.Owner] = append(byOwner[t.Owner], t)
+	// An owner's targets usually come together (a plan lists them so):
+	// each is then a part of targets, not a copy of 300 bytes a target.
+	// A part ends at its capacity: an owner that comes again is appended
+	// in a copy, never over targets.
+	start := 0
+	for i := range targets {
+		if i+1 < len(targets) && targets[i+1].Owner == targets[i].Owner {
+			continue
+		}
+		owner := targets[i].Owner
+		if byOwner[owner] != nil {
+			byOwner[owner] = append(byOwner[owner], targets[start:i+1]...)
+		} else {
+			byOwner[owner] = targets[start : i+1 : i+1]
+		}
+		start = i + 1
 	}
 	e.UpdateOwners(byOwner)
 }
@@ -524,9 +538,9 @@ func (e *Engine) facts(ep *endpoint) prober.Facts {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	f := prober.Facts{Node: e.cfg.Node, State: ep.verdict.state}
-	for p := range ep.verdict.successes {
-		f.Successes = max(f.Successes, ep.verdict.successes[p])
-		f.Failures = max(f.Failures, ep.verdict.failures[p])
+	for _, c := range ep.verdict.counts {
+		f.Successes = max(f.Successes, int(c.successes))
+		f.Failures = max(f.Failures, int(c.failures))
 	}
 	return f
 }
@@ -588,7 +602,7 @@ func expectedRate(t *placement, v verdict) float64 {
 	if t.Check.Interval <= 0 || t.Endpoint.Stopped || t.Check.Unresolved != "" || t.Check.Port == 0 && !t.Check.Probe.NoPort() {
 		return 0
 	}
-	return float64(len(v.successes)) / t.Check.Interval.Seconds()
+	return float64(len(v.counts)) / t.Check.Interval.Seconds()
 }
 
 // deliveredRateLocked is the mean rate of the probes recorded since the

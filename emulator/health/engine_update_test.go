@@ -27,3 +27,31 @@ func TestEngine_UpdateOwnersLeavesOthersAlone(t *testing.T) {
 		t.Fatalf("owner b still has %d targets", n)
 	}
 }
+
+// Update takes an owner's targets whether they come together or not, and
+// leaves the list it was given as it was.
+func TestEngine_UpdateGroupsOwnersInAnyOrder(t *testing.T) {
+	e := New(Config{Clock: newFakeClock(), Probe: (&script{}).probe})
+	t.Cleanup(e.Close)
+	mk := func(owner, ip string) Target {
+		return Target{Owner: owner, Endpoint: Endpoint{IP: ip, Port: 80}, Check: Check{Name: "c", Unresolved: "not probed in this test"}}
+	}
+	e.Update([]Target{mk("a", "127.0.0.1"), mk("b", "127.0.0.2")})
+	list := []Target{mk("a", "127.0.0.1"), mk("a", "127.0.0.5"), mk("b", "127.0.0.2"), mk("a", "127.0.0.3"), mk("c", "127.0.0.4")}
+	before := fmt.Sprint(list)
+	e.Update(list)
+	var got []string
+	for _, st := range e.All() {
+		got = append(got, st.Owner+" "+st.Endpoint.IP)
+	}
+	if want := "[a 127.0.0.1 a 127.0.0.3 a 127.0.0.5 b 127.0.0.2 c 127.0.0.4]"; fmt.Sprint(got) != want {
+		t.Errorf("after Update: %v, want %s", got, want)
+	}
+	if after := fmt.Sprint(list); after != before {
+		t.Errorf("Update changed its list:\n%s\nwas\n%s", after, before)
+	}
+	e.Update(list[:2])
+	if n := len(e.Statuses("b")) + len(e.Statuses("c")); n != 0 {
+		t.Errorf("owners b and c, not in the list, still have %d targets", n)
+	}
+}

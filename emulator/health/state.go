@@ -26,31 +26,36 @@ const (
 // prober reaching a threshold is enough to change the state.
 type verdict struct {
 	state string
-	// successes and failures count consecutive results, one pair per prober.
-	successes, failures []int
+	// counts are the consecutive results of each prober.
+	counts []streak
+}
+
+// streak is one prober's consecutive successes and failures: one of the
+// two is 0.
+type streak struct {
+	successes, failures int32
 }
 
 func newVerdict(probers int) verdict {
-	return verdict{state: Unknown, successes: make([]int, probers), failures: make([]int, probers)}
+	return verdict{state: Unknown, counts: make([]streak, probers)}
 }
 
 // observe records one probe result of prober p and returns the new state.
 // A result of the other kind resets that prober's count.
 func (v *verdict) observe(p int, healthy bool, healthyThreshold, unhealthyThreshold int) string {
+	c := &v.counts[p]
 	if healthy {
-		v.successes[p]++
-		v.failures[p] = 0
+		c.successes, c.failures = c.successes+1, 0
 	} else {
-		v.failures[p]++
-		v.successes[p] = 0
+		c.successes, c.failures = 0, c.failures+1
 	}
 	switch {
 	case v.state == Unknown && healthy:
 		// A new endpoint needs one success, not healthyThreshold of them.
 		v.state = Healthy
-	case v.state != Unhealthy && v.failures[p] >= unhealthyThreshold:
+	case v.state != Unhealthy && int(c.failures) >= unhealthyThreshold:
 		v.state = Unhealthy
-	case v.state == Unhealthy && v.successes[p] >= healthyThreshold:
+	case v.state == Unhealthy && int(c.successes) >= healthyThreshold:
 		v.state = Healthy
 	}
 	return v.state
