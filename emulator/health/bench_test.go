@@ -164,6 +164,7 @@ func benchTargetList(t *benchTargets, interval time.Duration) []Target {
 // measureEngine probes t with a real engine and the real prober.
 func measureEngine(b *testing.B, t *benchTargets, opt benchOptions) engineResult {
 	b.Helper()
+	TuneGC() // as lbhealth-emulator runs
 	reg := prometheus.NewRegistry()
 	e := New(Config{Probers: 1, Metrics: NewMetrics(reg)})
 	defer e.Close()

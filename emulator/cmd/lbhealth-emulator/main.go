@@ -23,6 +23,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/buildinfo"
@@ -207,6 +208,7 @@ func healthcheck(args []string, stdout io.Writer) error {
 
 // serve is the emulator itself: the API on its database, and the probes.
 func serve(args []string, stdout, stderr io.Writer) error {
+	health.TuneGC()
 	fs := flag.NewFlagSet("lbhealth-emulator", flag.ContinueOnError)
 	listen := fs.String("listen", env("LBHEALTH_LISTEN", emulator.DefaultListen), "host:port to serve on (env LBHEALTH_LISTEN)")
 	dataDir := fs.String("data-dir", env("LBHEALTH_DATA_DIR", defaultDataDir()), "directory of the database (env LBHEALTH_DATA_DIR)")
