@@ -26,7 +26,8 @@ type benchTargets struct {
 	addrs []string // "127.1.0.1:port", ...
 	ip    []string
 	ports []int // of each address: each process of targets has its own
-	// protocol is what they speak: HTTP, or HTTPS (benchtarget -tls).
+	// protocol is what they speak: HTTP, HTTPS (benchtarget -tls) or
+	// GRPC (benchtarget -grpc).
 	protocol string
 	procs    []*benchTargetProc
 }
@@ -84,6 +85,9 @@ func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchT
 func (t *benchTargets) start(b *testing.B, bin string, n int, first netip.Addr) {
 	b.Helper()
 	args := []string{"-n", strconv.Itoa(n), "-first", first.String()}
+	if t.protocol == "GRPC" {
+		args = append(args, "-grpc")
+	}
 	if t.protocol == "HTTPS" {
 		args = append(args, "-tls")
 	}

@@ -44,7 +44,10 @@ import (
 //	LBHEALTH_BENCH_PROTOCOL  HTTP, or HTTPS: the targets speak TLS (a
 //	                         self-signed certificate), the engine probes
 //	                         HTTPS and HAProxy checks with check-ssl
-//	                         verify none (HTTP)
+//	                         verify none (HTTP); or GRPC: the targets
+//	                         serve the gRPC health service, the engine
+//	                         alone probes them (HAProxy has no gRPC
+//	                         check, and Envoy is in no registry here)
 func BenchmarkEngineVsHAProxy(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long benchmark: not under -short")
@@ -56,6 +59,9 @@ func BenchmarkEngineVsHAProxy(b *testing.B) {
 	case opt.haproxy == "off":
 		haproxy = ""
 		b.Logf("LBHEALTH_BENCH_HAPROXY=off: measuring the engine only")
+	case opt.protocol == "GRPC":
+		haproxy = ""
+		b.Logf("GRPC: measuring the engine only (HAProxy has no gRPC health check)")
 	case err != nil:
 		haproxy = ""
 		b.Logf("no HAProxy (%v): measuring the engine only; `apt-get install haproxy` (Debian, Ubuntu) gets the comparison", err)
@@ -124,10 +130,10 @@ func benchOptionsFromEnv(b *testing.B) benchOptions {
 	}
 	switch v := os.Getenv("LBHEALTH_BENCH_PROTOCOL"); v {
 	case "", "HTTP":
-	case "HTTPS":
+	case "HTTPS", "GRPC":
 		opt.protocol = v
 	default:
-		b.Fatalf("LBHEALTH_BENCH_PROTOCOL=%q: want HTTP or HTTPS", v)
+		b.Fatalf("LBHEALTH_BENCH_PROTOCOL=%q: want HTTP, HTTPS or GRPC", v)
 	}
 	return opt
 }

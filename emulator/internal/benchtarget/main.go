@@ -19,6 +19,10 @@
 // certificate made at start, TLS 1.2 and 1.3, session tickets on, as Go's
 // servers have them by default), for the HTTPS rows.
 //
+// With -grpc, every listener is one gRPC server's, which serves the
+// standard health service (grpc.health.v1) and answers SERVING, for the
+// gRPC row; a check answered counts as a connection accepted and answered.
+//
 // Only 127.0.0.0/8 is accepted: the benchmark never leaves loopback.
 package main
 
@@ -39,6 +43,10 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
 // response is all a health check needs: status 200, an exact length, and
@@ -52,7 +60,11 @@ func main() {
 	first := flag.String("first", "127.1.0.1", "first address; later ones count up from it, skipping .0 and .255")
 	misbehave := flag.Int("misbehave", 0, "one address in this many misbehaves (hang, reset, slowloris in turn); 0: none")
 	useTLS := flag.Bool("tls", false, "speak TLS (HTTPS) on every listener")
+	useGRPC := flag.Bool("grpc", false, "serve the gRPC health service on every listener")
 	flag.Parse()
+	if *useGRPC {
+		grpcServer = newGRPCServer()
+	}
 	if *useTLS {
 		cfg, err := selfSigned()
 		if err != nil {
@@ -129,6 +141,12 @@ func addresses(first string, n int) ([]netip.Addr, error) {
 // serve answers one connection at a time: each address sees about one
 // check per second, so a goroutine per connection would only cost more.
 func serve(ln *net.TCPListener) {
+	if grpcServer != nil {
+		if err := grpcServer.Serve(ln); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtarget: grpc:", err)
+		}
+		return
+	}
 	buf := make([]byte, 1024)
 	for {
 		c, err := ln.AcceptTCP()
@@ -159,6 +177,25 @@ func answer(c *net.TCPConn, buf []byte) bool {
 	}
 	_, err := conn.Write(response)
 	return err == nil
+}
+
+// grpcServer serves every listener under -grpc, else nil.
+var grpcServer *grpc.Server
+
+// newGRPCServer is a gRPC server of the health service, SERVING, that
+// counts each call answered.
+func newGRPCServer() *grpc.Server {
+	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo,
+		handler grpc.UnaryHandler) (any, error) {
+		accepted.Add(1)
+		resp, err := handler(ctx, req)
+		if err == nil {
+			answered.Add(1)
+		}
+		return resp, err
+	}))
+	healthpb.RegisterHealthServer(s, health.NewServer()) // SERVING for the server as a whole
+	return s
 }
 
 // tlsConfig is the listeners' TLS configuration under -tls, else nil.
