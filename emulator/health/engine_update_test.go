@@ -1,8 +1,13 @@
 package health
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 )
 
 // The engine takes a partial update: owners not named keep their targets
@@ -53,5 +58,29 @@ func TestEngine_UpdateGroupsOwnersInAnyOrder(t *testing.T) {
 	e.Update(list[:2])
 	if n := len(e.Statuses("b")) + len(e.Statuses("c")); n != 0 {
 		t.Errorf("owners b and c, not in the list, still have %d targets", n)
+	}
+}
+
+// A blocking probe in flight when its endpoint leaves is cancelled at
+// once, not left to run to its deadline, and its result is dropped.
+func TestEngine_RemovedEndpointCancelsItsBlockingProbe(t *testing.T) {
+	t.Parallel()
+	started, ended := make(chan struct{}, 1), make(chan error, 1)
+	e := New(Config{Probe: func(ctx context.Context, _ prober.Spec, _ prober.Target) prober.Result {
+		started <- struct{}{}
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return prober.Result{Healthy: true}
+	}})
+	t.Cleanup(e.Close)
+	tg := target(time.Second, time.Second, 1, 1)
+	e.Update([]Target{tg})
+	<-started // within an interval
+	e.UpdateOwners(map[string][]Target{tg.Owner: nil})
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the probe of a removed endpoint ended with %v, want it cancelled", err)
+	}
+	if st := e.All(); len(st) != 0 {
+		t.Errorf("after removal the engine still reports %+v", st)
 	}
 }
