@@ -3,16 +3,10 @@
 package health
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -28,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 )
 
 // BenchmarkHangingEndpoints measures what endpoints that never answer
@@ -308,17 +303,11 @@ func (c *firstRecordConn) Write(p []byte) (int, error) {
 }
 
 func hangCert(b *testing.B) tls.Certificate {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := targets.SelfSignedCert("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hang"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return cert
 }
 
 func envInt(b *testing.B, name string, def int) int {

@@ -63,8 +63,8 @@ func buildBenchTarget(b *testing.B) string {
 	return bin
 }
 
-// startBenchTargets starts bin with n listeners speaking protocol (HTTP
-// or HTTPS), in as many processes as perTargetProc asks, and waits until
+// startBenchTargets starts bin with n listeners speaking protocol (HTTP,
+// HTTPS or GRPC), in as many processes as perTargetProc asks, and waits until
 // they are all open.
 func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchTargets {
 	b.Helper()
@@ -85,11 +85,11 @@ func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchT
 func (t *benchTargets) start(b *testing.B, bin string, n int, first netip.Addr) {
 	b.Helper()
 	args := []string{"-n", strconv.Itoa(n), "-first", first.String()}
-	if t.protocol == "GRPC" {
-		args = append(args, "-grpc")
-	}
-	if t.protocol == "HTTPS" {
+	switch t.protocol {
+	case "HTTPS":
 		args = append(args, "-tls")
+	case "GRPC":
+		args = append(args, "-grpc")
 	}
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer

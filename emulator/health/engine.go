@@ -74,9 +74,7 @@ type Check struct {
 // ID identifies a target across updates: one endpoint of one group probed
 // for one owner (an endpoint in several services is probed once
 // per service).
-func (t *Target) ID() string {
-	return t.Owner + "|" + t.key().String()
-}
+func (t *Target) ID() string { return t.key().id(t.Owner) }
 
 // placement is how the engine keeps a Target: the same fields, but the
 // check by reference, shared by the owner's endpoints probed alike (a
@@ -116,13 +114,13 @@ func keyOf(group string, ep Endpoint) endpointKey {
 func (t *Target) key() endpointKey    { return keyOf(t.Group, t.Endpoint) }
 func (p *placement) key() endpointKey { return keyOf(p.Group, p.Endpoint) }
 
-// String is the key as ID words it.
-func (k endpointKey) String() string {
+// id is the ID of the endpoint k of owner.
+func (k endpointKey) id(owner string) string {
 	addr := k.ip
 	if addr == "" {
 		addr = "instance " + k.instance
 	}
-	return k.group + "|" + net.JoinHostPort(addr, strconv.Itoa(k.port))
+	return owner + "|" + k.group + "|" + net.JoinHostPort(addr, strconv.Itoa(k.port))
 }
 
 // interner hands out one *Check per distinct check of an update: the
@@ -353,21 +351,18 @@ func (e *Engine) UpdateOwners(targets map[string][]Target) {
 			key := t.key()
 			seen[key] = true
 			ep, ok := e.byOwner[owner][key]
-			var kept *placement
+			var kept *Check // the check it has, if any
 			if ok {
-				kept = ep.target.Load()
-				if kept.sameAs(t) {
+				old := ep.target.Load()
+				if old.sameAs(t) {
 					continue
 				}
+				kept = old.Check
 			}
-			if t.Check.Firewall != "" && (!ok || kept.Check.Firewall != t.Check.Firewall) {
+			if t.Check.Firewall != "" && (kept == nil || kept.Firewall != t.Check.Firewall) {
 				findings[finding{owner, t.Check.LoadBalancer, t.Check.FirewallVerdict, t.Check.Firewall}]++
 			}
-			var keptCheck *Check
-			if ok {
-				keptCheck = kept.Check
-			}
-			pl := place(t, owner, checks.of(&t.Check, keptCheck))
+			pl := place(t, owner, checks.of(&t.Check, kept))
 			if !ok {
 				ep = e.add(key, &pl)
 			} else if restart, tr := e.change(ep, &pl); !restart {
@@ -505,7 +500,7 @@ func (e *Engine) start(ep *endpoint, t *placement) {
 	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
 		return
 	}
-	id := t.Owner + "|" + t.key().String()
+	id := t.key().id(t.Owner)
 	for p := range e.probers(t) {
 		s := e.newSeries(ep, id, t, p)
 		ep.series = append(ep.series, s)

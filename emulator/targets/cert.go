@@ -14,11 +14,12 @@ import (
 	"time"
 )
 
-// selfSignedCert makes a fresh certificate for the TLS targets, valid for
-// localhost, 127.0.0.1, ::1 and host. Self-signed on purpose: health checks
-// do not validate certificates, and a new key per start means
-// nothing secret ever lives in the repository.
-func selfSignedCert(host string) (tls.Certificate, error) {
+// SelfSignedCert makes a fresh certificate for TLS targets (these, and the
+// benchmarks' own), valid for localhost, 127.0.0.1, ::1 and host (an IP
+// literal, or "" for none more). Self-signed on purpose: health checks do
+// not validate certificates, and a new key per start means nothing secret
+// ever lives in the repository.
+func SelfSignedCert(host string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("generate target key: %w", err)

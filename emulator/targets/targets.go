@@ -263,7 +263,7 @@ func checkControlListen(addr string) error {
 func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 	var cert *tls.Certificate
 	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 || cfg.SMTP > 0 || cfg.SMTPS > 0 || cfg.FTP > 0 || cfg.FTPS > 0 || cfg.LDAPS > 0 {
-		c, err := selfSignedCert(cfg.Host)
+		c, err := SelfSignedCert(cfg.Host)
 		if err != nil {
 			return err
 		}

@@ -29,15 +29,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"flag"
 	"fmt"
-	"math/big"
 	"net"
 	"net/netip"
 	"os"
@@ -47,6 +41,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 )
 
 // response is all a health check needs: status 200, an exact length, and
@@ -66,12 +62,12 @@ func main() {
 		grpcServer = newGRPCServer()
 	}
 	if *useTLS {
-		cfg, err := selfSigned()
+		cert, err := targets.SelfSignedCert("")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "benchtarget:", err)
 			os.Exit(1)
 		}
-		tlsConfig = cfg
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
 	if err := run(*n, *first, *misbehave); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtarget:", err)
@@ -200,21 +196,6 @@ func newGRPCServer() *grpc.Server {
 
 // tlsConfig is the listeners' TLS configuration under -tls, else nil.
 var tlsConfig *tls.Config
-
-// selfSigned is a TLS configuration with a new self-signed certificate.
-func selfSigned() (*tls.Config, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "benchtarget"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}, nil
-}
 
 // misbehaviour is what address number i (from 0) does when one in every
 // misbehaves: "" (answer), "hang", "reset" or "slowloris".
