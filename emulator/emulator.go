@@ -25,6 +25,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
@@ -109,6 +110,15 @@ type Config struct {
 	// for every forwarding rule or target proxy that uses its service, as
 	// the cloud does; by default once.
 	ProbeMultiplicity bool
+	// DataPlane carries traffic: every forwarding rule of an Application
+	// Load Balancer (a target HTTP proxy) whose address is on loopback
+	// (after ProbeMap) gets a listener that proxies to the HEALTHY backends
+	// of the services its URL map chooses. Off by default here; the
+	// command turns it on (--data-plane).
+	DataPlane bool
+	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
+	// plane's answers.
+	NoBackendHeader bool
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -233,7 +243,8 @@ type Emulator struct {
 	engine        *health.Engine
 	aggregator    *aggregate.Aggregator
 	api           *httpapi.Server
-	state         *syncState // what sync keeps between writes
+	plane         *dataplane.Plane // nil without a data plane
+	state         *syncState       // what sync keeps between writes
 	probeNetworks []netip.Prefix
 	probeMap      plan.ProbeMap
 	firewalls     plan.FirewallMode
@@ -327,8 +338,15 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
 			e.aggregator.OnTransition(tr)
+			if e.plane != nil {
+				e.plane.OnTransition(tr)
+			}
 			events.Add(tr)
 		}})
+	if cfg.DataPlane {
+		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
+			Allowed: e.probeAllowed, ListenAddr: e.listenAddr, NoBackendHeader: cfg.NoBackendHeader})
+	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
@@ -432,6 +450,9 @@ func (e *Emulator) close() error {
 	e.stopHealing()
 	<-e.healed
 	e.api.Close()
+	if e.plane != nil {
+		e.plane.Close()
+	}
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -44,12 +45,25 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 		return e.load(ctx)
 	}
 	y := e.state
+	planeChanged := false
 	for _, k := range keys {
 		c, ok := api.CollectionNamed(k.Collection)
-		if !ok || c.Role == api.Stored {
+		toPlane := e.plane != nil && dataplane.Wants(k.Collection)
+		if !ok || c.Role == api.Stored && !toPlane {
 			continue
 		}
-		obj, err := y.read(ctx, e.store, c, k)
+		body, err := read(ctx, e.store, k)
+		if err != nil {
+			return err
+		}
+		if toPlane {
+			e.plane.Set(k.Collection, k.Path(), body)
+			planeChanged = true
+		}
+		if c.Role == api.Stored {
+			continue
+		}
+		obj, err := y.decodeBody(c, k.Path(), body)
 		if err != nil {
 			return err
 		}
@@ -58,6 +72,10 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 	if owners := y.planner.Flush(); len(owners) > 0 {
 		e.engine.UpdateOwners(owners)
 		e.aggregator.OwnersChanged(slices.Sorted(maps.Keys(owners)))
+		planeChanged = true // the services' endpoints changed
+	}
+	if planeChanged && e.plane != nil {
+		e.plane.Apply()
 	}
 	if sources, composites := y.inputs.Flush(); len(sources) > 0 || len(composites) > 0 {
 		e.aggregator.Apply(sources, composites)
@@ -84,9 +102,23 @@ func (e *Emulator) load(ctx context.Context) error {
 			y.set(c, o.Path(), obj)
 		}
 	}
+	if e.plane != nil {
+		for _, name := range dataplane.Collections {
+			objects, err := e.store.All(ctx, name)
+			if err != nil {
+				return err
+			}
+			for _, o := range objects {
+				e.plane.Set(name, o.Path(), o.Body)
+			}
+		}
+	}
 	e.state = y
 	e.engine.Update(y.planner.All())
 	e.aggregator.Update(y.inputs.All())
+	if e.plane != nil {
+		e.plane.Apply()
+	}
 	return nil
 }
 
@@ -100,8 +132,8 @@ func (y *syncState) set(c api.Collection, path string, obj any) {
 	}
 }
 
-// read returns the object stored at k, decoded, or nil when it is gone.
-func (y *syncState) read(ctx context.Context, st store.Store, c api.Collection, k store.Key) (any, error) {
+// read returns the body stored at k, or nil when it is gone.
+func read(ctx context.Context, st store.Store, k store.Key) ([]byte, error) {
 	o, err := st.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -109,17 +141,33 @@ func (y *syncState) read(ctx context.Context, st store.Store, c api.Collection, 
 	if err != nil {
 		return nil, err
 	}
-	return y.decode(c, o)
+	return o.Body, nil
 }
 
 // decode reads a stored object of collection c as its typed view.
 func (y *syncState) decode(c api.Collection, o store.Object) (any, error) {
+	return y.decodeBody(c, o.Path(), o.Body)
+}
+
+// decodeBody reads the body stored at path (nil: gone, and so is the
+// object) as collection c's typed view.
+func (y *syncState) decodeBody(c api.Collection, path string, body []byte) (any, error) {
+	if body == nil {
+		return nil, nil
+	}
 	v := c.New()
 	y.decoded++
-	if err := json.Unmarshal(o.Body, v); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", o.Path(), err)
+	if err := json.Unmarshal(body, v); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
 	return v, nil
+}
+
+// listenAddr is where the data plane listens for a forwarding rule's
+// address: where the probe map sends it, as it sends a backend's.
+func (e *Emulator) listenAddr(addr netip.Addr) netip.Addr {
+	mapped, _ := e.probeMap.Map(addr)
+	return mapped
 }
 
 func (e *Emulator) probeAllowed(addr netip.Addr) bool {

@@ -256,6 +256,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	multiplicity := fs.Bool("probe-multiplicity", envBool("LBHEALTH_PROBE_MULTIPLICITY"),
 		"probe each backend once per interval per prober for every forwarding rule or target proxy that uses its backend service, "+
 			"as the cloud does (by default once) (env LBHEALTH_PROBE_MULTIPLICITY)")
+	dataPlane := fs.String("data-plane", env("LBHEALTH_DATA_PLANE", "on"),
+		"on or off: carry traffic, a listener per forwarding rule of an Application Load Balancer whose address is on loopback "+
+			"(after --probe-map), proxying to the HEALTHY backends its URL map chooses (env LBHEALTH_DATA_PLANE)")
+	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
+		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
+			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
@@ -283,6 +289,14 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--probe-map: %w", err)
 	}
+	plane, err := onOff("--data-plane", *dataPlane)
+	if err != nil {
+		return err
+	}
+	header, err := onOff("--data-plane-backend-header", *backendHeader)
+	if err != nil {
+		return err
+	}
 	managed, err := netip.ParsePrefix(*managedRange)
 	if err != nil {
 		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
@@ -293,6 +307,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
+		DataPlane: plane, NoBackendHeader: !header,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
@@ -347,6 +362,17 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// onOff reads a flag whose values are on and off.
+func onOff(flag, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s %q: want on or off", flag, v)
 }
 
 func envBool(name string) bool {

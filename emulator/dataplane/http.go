@@ -1,0 +1,211 @@
+package dataplane
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// httpProxy is the listener of an Application Load Balancer's forwarding
+// rule: a reverse proxy that routes by the URL map of its target proxy.
+type httpProxy struct {
+	plane *Plane
+	l     *listener
+}
+
+// sent is what the reverse proxy's hooks need of a request's choice.
+type sent struct {
+	rule, service string
+	b             *backend
+	d             decision
+	tls           bool // the service speaks HTTPS or HTTP/2 to its backends
+}
+
+type sentKey struct{}
+
+func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b := h.l.binding.Load()
+	d := b.router.route(r)
+	m := h.plane.metrics
+	if d.redirect != nil {
+		code := redirectCode(d.redirect.RedirectResponseCode)
+		http.Redirect(w, r, redirectURL(r, d), code)
+		m.request(b.rule, "", "", code)
+		return
+	}
+	cfg := h.plane.cfg.Load()
+	bs := cfg.services[d.service]
+	if bs == nil {
+		// A backend bucket, which the emulator does not model.
+		noBackend(w, http.StatusNotFound, "the URL map sends this request to "+d.service+", which is not a backend service here")
+		m.request(b.rule, d.service, "", http.StatusNotFound)
+		return
+	}
+	c := h.plane.pools.get(cfg, d.service).choose(r)
+	if c.b == nil {
+		// As the cloud's proxies answer when no backend is healthy.
+		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")
+		m.request(b.rule, d.service, "", http.StatusServiceUnavailable)
+		return
+	}
+	if c.cookie != nil {
+		http.SetCookie(w, c.cookie)
+	}
+	c.b.inFlight.Add(1)
+	defer c.b.inFlight.Add(-1)
+	s := &sent{rule: b.rule, service: d.service, b: c.b, d: d, tls: bs.Protocol == "HTTPS" || bs.Protocol == "HTTP2"}
+	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), backendTimeout(bs))
+	defer cancel()
+	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
+}
+
+func noBackend(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	io.WriteString(w, msg+"\n")
+}
+
+// backendTimeout is the service's timeoutSec: how long a backend has to
+// answer (30 s when unset, as in the Compute API).
+func backendTimeout(bs *backendService) time.Duration {
+	if bs.TimeoutSec > 0 {
+		return time.Duration(bs.TimeoutSec) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// proxy is the one reverse proxy every listener hands its requests to,
+// with one pool of connections to the backends.
+func (p *Plane) proxy() *httputil.ReverseProxy {
+	p.proxyOnce.Do(func() {
+		transport := &http.Transport{
+			Proxy:                 nil, // never the environment's proxy: backends are local
+			DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:          1024,
+			MaxIdleConnsPerHost:   256,
+			IdleConnTimeout:       90 * time.Second,
+			ForceAttemptHTTP2:     true,
+			TLSClientConfig:       &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the cloud's proxies do not validate backends' certificates
+			ExpectContinueTimeout: time.Second,
+		}
+		p.rp = &httputil.ReverseProxy{
+			Rewrite:        rewrite,
+			Transport:      transport,
+			ModifyResponse: p.answered,
+			ErrorHandler:   p.failed,
+		}
+	})
+	return p.rp
+}
+
+// rewrite addresses the request to the chosen backend, with the URL
+// map's rewrite applied and the X-Forwarded headers a proxy adds.
+func rewrite(pr *httputil.ProxyRequest) {
+	s := pr.In.Context().Value(sentKey{}).(*sent)
+	pr.Out.URL.Scheme = "http"
+	if s.tls {
+		pr.Out.URL.Scheme = "https"
+	}
+	pr.Out.URL.Host = s.b.addr
+	pr.Out.Host = pr.In.Host
+	if rw := s.d.rewrite; rw != nil {
+		if rw.HostRewrite != "" {
+			pr.Out.Host = rw.HostRewrite
+		}
+		if rw.PathPrefixRewrite != "" {
+			pr.Out.URL.Path = rw.PathPrefixRewrite + strings.TrimPrefix(pr.In.URL.Path, s.d.matched)
+			pr.Out.URL.RawPath = ""
+		}
+	}
+	pr.SetXForwarded()
+}
+
+func (p *Plane) answered(res *http.Response) error {
+	s := res.Request.Context().Value(sentKey{}).(*sent)
+	if !p.opts.NoBackendHeader {
+		res.Header.Set(BackendHeader, s.b.addr)
+	}
+	p.metrics.request(s.rule, s.service, s.b.addr, res.StatusCode)
+	return nil
+}
+
+// failed answers 502 when the backend could not be reached or did not
+// answer in time (504), as the cloud's proxies do.
+func (p *Plane) failed(w http.ResponseWriter, r *http.Request, err error) {
+	s := r.Context().Value(sentKey{}).(*sent)
+	code := http.StatusBadGateway
+	if r.Context().Err() == context.DeadlineExceeded {
+		code = http.StatusGatewayTimeout
+	}
+	if !p.opts.NoBackendHeader {
+		w.Header().Set(BackendHeader, s.b.addr)
+	}
+	noBackend(w, code, "upstream "+s.b.addr+": "+err.Error())
+	p.metrics.request(s.rule, s.service, s.b.addr, code)
+}
+
+// redirectURL is where a urlRedirect sends r.
+func redirectURL(r *http.Request, d decision) string {
+	rd := d.redirect
+	u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
+	if r.TLS != nil || rd.HTTPSRedirect {
+		u.Scheme = "https"
+	}
+	if rd.HostRedirect != "" {
+		u.Host = rd.HostRedirect
+	}
+	switch {
+	case rd.PathRedirect != "":
+		u.Path = rd.PathRedirect
+	case rd.PrefixRedirect != "":
+		u.Path = rd.PrefixRedirect + strings.TrimPrefix(r.URL.Path, d.matched)
+	}
+	if !rd.StripQuery {
+		u.RawQuery = r.URL.RawQuery
+	}
+	return u.String()
+}
+
+// redirectCode is the status of a redirectResponseCode.
+func redirectCode(name string) int {
+	switch name {
+	case "FOUND":
+		return http.StatusFound
+	case "SEE_OTHER":
+		return http.StatusSeeOther
+	case "TEMPORARY_REDIRECT":
+		return http.StatusTemporaryRedirect
+	case "PERMANENT_REDIRECT":
+		return http.StatusPermanentRedirect
+	}
+	return http.StatusMovedPermanently // MOVED_PERMANENTLY_DEFAULT
+}
+
+// metrics counts what the listeners carry.
+type metrics struct {
+	requests *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "lbhealth_dataplane_requests_total",
+		Help: "Requests the data plane answered, by forwarding rule, backend service, backend (host:port; empty when none was chosen) and status code.",
+	}, []string{"forwarding_rule", "backend_service", "backend", "code"})}
+	if reg != nil {
+		reg.MustRegister(m.requests)
+	}
+	return m
+}
+
+func (m *metrics) request(rule, service, backend string, code int) {
+	m.requests.WithLabelValues(rule, service, backend, strconv.Itoa(code)).Inc()
+}

@@ -1,0 +1,138 @@
+package dataplane
+
+import (
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// The fields of the stored resources that decide where traffic goes, read
+// from their stored JSON: the API's typed views keep only what probing
+// needs, and a URL map's match rules are stored as sent.
+
+// Collections are the collections the data plane reads.
+var Collections = []string{
+	api.CollectionForwardingRules, api.CollectionTargetHTTPProxies, api.CollectionURLMaps,
+	api.CollectionBackendServices, api.CollectionInstanceGroups,
+}
+
+type forwardingRule struct {
+	IPAddress           string   `json:"IPAddress"`
+	IPProtocol          string   `json:"IPProtocol"`
+	PortRange           string   `json:"portRange"`
+	Ports               []string `json:"ports"`
+	LoadBalancingScheme string   `json:"loadBalancingScheme"`
+	Target              string   `json:"target"`
+	BackendService      string   `json:"backendService"`
+}
+
+type targetHTTPProxy struct {
+	URLMap string `json:"urlMap"`
+}
+
+type urlMap struct {
+	DefaultService     string        `json:"defaultService"`
+	DefaultURLRedirect *urlRedirect  `json:"defaultUrlRedirect"`
+	DefaultRouteAction *routeAction  `json:"defaultRouteAction"`
+	HostRules          []hostRule    `json:"hostRules"`
+	PathMatchers       []pathMatcher `json:"pathMatchers"`
+}
+
+type hostRule struct {
+	Hosts       []string `json:"hosts"`
+	PathMatcher string   `json:"pathMatcher"`
+}
+
+type pathMatcher struct {
+	Name               string       `json:"name"`
+	DefaultService     string       `json:"defaultService"`
+	DefaultURLRedirect *urlRedirect `json:"defaultUrlRedirect"`
+	DefaultRouteAction *routeAction `json:"defaultRouteAction"`
+	PathRules          []pathRule   `json:"pathRules"`
+	RouteRules         []routeRule  `json:"routeRules"`
+}
+
+type pathRule struct {
+	Paths       []string     `json:"paths"`
+	Service     string       `json:"service"`
+	URLRedirect *urlRedirect `json:"urlRedirect"`
+	RouteAction *routeAction `json:"routeAction"`
+}
+
+type routeRule struct {
+	Priority    int64        `json:"priority"`
+	MatchRules  []matchRule  `json:"matchRules"`
+	Service     string       `json:"service"`
+	URLRedirect *urlRedirect `json:"urlRedirect"`
+	RouteAction *routeAction `json:"routeAction"`
+}
+
+type matchRule struct {
+	PrefixMatch           string            `json:"prefixMatch"`
+	FullPathMatch         string            `json:"fullPathMatch"`
+	RegexMatch            string            `json:"regexMatch"`
+	IgnoreCase            bool              `json:"ignoreCase"`
+	HeaderMatches         []headerMatch     `json:"headerMatches"`
+	QueryParameterMatches []queryParamMatch `json:"queryParameterMatches"`
+}
+
+type headerMatch struct {
+	HeaderName   string `json:"headerName"`
+	ExactMatch   string `json:"exactMatch"`
+	PrefixMatch  string `json:"prefixMatch"`
+	SuffixMatch  string `json:"suffixMatch"`
+	RegexMatch   string `json:"regexMatch"`
+	PresentMatch *bool  `json:"presentMatch"`
+	InvertMatch  bool   `json:"invertMatch"`
+}
+
+type queryParamMatch struct {
+	Name         string `json:"name"`
+	ExactMatch   string `json:"exactMatch"`
+	RegexMatch   string `json:"regexMatch"`
+	PresentMatch *bool  `json:"presentMatch"`
+}
+
+type routeAction struct {
+	WeightedBackendServices []weightedService `json:"weightedBackendServices"`
+	URLRewrite              *urlRewrite       `json:"urlRewrite"`
+}
+
+type weightedService struct {
+	BackendService string `json:"backendService"`
+	Weight         int64  `json:"weight"`
+}
+
+type urlRewrite struct {
+	PathPrefixRewrite string `json:"pathPrefixRewrite"`
+	HostRewrite       string `json:"hostRewrite"`
+}
+
+type urlRedirect struct {
+	HostRedirect         string `json:"hostRedirect"`
+	PathRedirect         string `json:"pathRedirect"`
+	PrefixRedirect       string `json:"prefixRedirect"`
+	RedirectResponseCode string `json:"redirectResponseCode"`
+	HTTPSRedirect        bool   `json:"httpsRedirect"`
+	StripQuery           bool   `json:"stripQuery"`
+}
+
+type backendService struct {
+	Protocol         string `json:"protocol"`
+	PortName         string `json:"portName"`
+	LocalityLbPolicy string `json:"localityLbPolicy"`
+	SessionAffinity  string `json:"sessionAffinity"`
+	TimeoutSec       int64  `json:"timeoutSec"`
+	ConsistentHash   *struct {
+		HTTPHeaderName string `json:"httpHeaderName"`
+		HTTPCookie     *struct {
+			Name string `json:"name"`
+		} `json:"httpCookie"`
+	} `json:"consistentHash"`
+	NamedPorts []api.NamedPort `json:"namedPorts"`
+	Backends   []struct {
+		Group string `json:"group"`
+	} `json:"backends"`
+}
+
+type instanceGroup struct {
+	NamedPorts []api.NamedPort `json:"namedPorts"`
+}

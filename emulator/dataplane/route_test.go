@@ -1,0 +1,128 @@
+package dataplane
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+)
+
+const routingMap = `{
+  "defaultService": "projects/p/global/backendServices/default",
+  "hostRules": [
+    {"hosts": ["api.example.com"], "pathMatcher": "api"},
+    {"hosts": ["*.example.com"], "pathMatcher": "wild"},
+    {"hosts": ["*.shop.example.com"], "pathMatcher": "shop"},
+    {"hosts": ["old.example.org"], "pathMatcher": "moved"}
+  ],
+  "pathMatchers": [
+    {"name": "api", "defaultService": "projects/p/global/backendServices/api",
+     "pathRules": [
+       {"paths": ["/v1/*"], "service": "projects/p/global/backendServices/v1"},
+       {"paths": ["/v1/users/*"], "service": "projects/p/global/backendServices/users"},
+       {"paths": ["/v1/exact"], "service": "projects/p/global/backendServices/exact"},
+       {"paths": ["/legacy/*"], "service": "projects/p/global/backendServices/v1",
+        "routeAction": {"urlRewrite": {"pathPrefixRewrite": "/new/", "hostRewrite": "internal"}}}
+     ],
+     "routeRules": [
+       {"priority": 20, "matchRules": [{"prefixMatch": "/v1/", "ignoreCase": true, "headerMatches": [{"headerName": "x-canary", "exactMatch": "yes"}]}],
+        "service": "projects/p/global/backendServices/canary"},
+       {"priority": 10, "matchRules": [{"fullPathMatch": "/v1/ping", "queryParameterMatches": [{"name": "deep", "presentMatch": true}]}],
+        "service": "projects/p/global/backendServices/deep"},
+       {"priority": 30, "matchRules": [{"regexMatch": "/v[0-9]+/reports"}],
+        "service": "projects/p/global/backendServices/reports"},
+       {"priority": 40, "matchRules": [{"prefixMatch": "/v1/", "headerMatches": [{"headerName": "x-debug", "presentMatch": true, "invertMatch": true}, {"headerName": "user-agent", "prefixMatch": "curl/"}]}],
+        "service": "projects/p/global/backendServices/curl"}
+     ]},
+    {"name": "wild", "defaultService": "projects/p/global/backendServices/wild"},
+    {"name": "shop", "defaultService": "projects/p/global/backendServices/shop"},
+    {"name": "moved", "defaultUrlRedirect": {"hostRedirect": "new.example.org", "prefixRedirect": "/v2/", "redirectResponseCode": "FOUND"},
+     "pathRules": [{"paths": ["/keep/*"], "urlRedirect": {"httpsRedirect": true, "stripQuery": true, "redirectResponseCode": "PERMANENT_REDIRECT"}}]}
+  ]
+}`
+
+func TestRouter_PicksByHostPathHeadersAndPriority(t *testing.T) {
+	var m urlMap
+	if err := json.Unmarshal([]byte(routingMap), &m); err != nil {
+		t.Fatal(err)
+	}
+	rt := newRouter(&m)
+	cases := []struct {
+		name, host, target string
+		headers            map[string]string
+		want               string
+	}{
+		{"no host rule: the map's default", "other.org", "/v1/x", nil, "default"},
+		{"exact host, no path rule: the matcher's default", "api.example.com", "/", nil, "api"},
+		{"the port does not count", "api.example.com:8080", "/", nil, "api"},
+		{"prefix path rule", "api.example.com", "/v1/x", nil, "v1"},
+		{"the longest path wins", "api.example.com", "/v1/users/7", nil, "users"},
+		{"exact path rule", "api.example.com", "/v1/exact", nil, "exact"},
+		{"an exact path is not a prefix", "api.example.com", "/v1/exact/more", nil, "v1"},
+		{"/v1/* does not match /v1", "api.example.com", "/v1", nil, "api"},
+		{"route rule by header", "api.example.com", "/v1/x", map[string]string{"X-Canary": "yes"}, "canary"},
+		{"header value must be exact", "api.example.com", "/v1/x", map[string]string{"X-Canary": "no"}, "v1"},
+		{"priority decides between route rules", "api.example.com", "/v1/ping?deep=1", map[string]string{"X-Canary": "yes"}, "deep"},
+		{"query parameter must be present", "api.example.com", "/v1/ping", nil, "v1"},
+		{"regex matches the whole path", "api.example.com", "/v12/reports", nil, "reports"},
+		{"regex is not a prefix", "api.example.com", "/v12/reports/x", nil, "api"},
+		{"prefix match ignoring case", "api.example.com", "/V1/USERS?deep", map[string]string{"X-Canary": "yes"}, "canary"},
+		{"every header match must hold", "api.example.com", "/v1/x", map[string]string{"User-Agent": "curl/8"}, "curl"},
+		{"inverted present match", "api.example.com", "/v1/x", map[string]string{"User-Agent": "curl/8", "X-Debug": "1"}, "v1"},
+		{"wildcard host", "www.example.com", "/", nil, "wild"},
+		{"the longer wildcard wins", "a.shop.example.com", "/", nil, "shop"},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", "http://"+c.host+c.target, nil)
+		for k, v := range c.headers {
+			r.Header.Set(k, v)
+		}
+		d := rt.route(r)
+		if want := "projects/p/global/backendServices/" + c.want; d.service != want || d.redirect != nil {
+			t.Errorf("%s: %s%s went to %q (redirect %v), want %q", c.name, c.host, c.target, d.service, d.redirect, want)
+		}
+	}
+}
+
+func TestRouter_RewritesAndRedirects(t *testing.T) {
+	var m urlMap
+	if err := json.Unmarshal([]byte(routingMap), &m); err != nil {
+		t.Fatal(err)
+	}
+	rt := newRouter(&m)
+
+	r := httptest.NewRequest("GET", "http://api.example.com/legacy/a/b", nil)
+	d := rt.route(r)
+	if d.rewrite == nil || d.matched != "/legacy/" {
+		t.Fatalf("legacy path: %+v, want a rewrite of the matched prefix /legacy/", d)
+	}
+
+	cases := []struct {
+		target string
+		code   int
+		want   string
+	}{
+		{"http://old.example.org/a/b?q=1", 302, "http://new.example.org/v2/a/b?q=1"},
+		{"http://old.example.org/keep/x?q=1", 308, "https://old.example.org/keep/x"},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", c.target, nil)
+		d := rt.route(r)
+		if d.redirect == nil {
+			t.Fatalf("%s: no redirect: %+v", c.target, d)
+		}
+		if got, code := redirectURL(r, d), redirectCode(d.redirect.RedirectResponseCode); got != c.want || code != c.code {
+			t.Errorf("%s: redirected to %d %s, want %d %s", c.target, code, got, c.code, c.want)
+		}
+	}
+}
+
+func TestPickWeighted_FollowsWeights(t *testing.T) {
+	ws := []weightedService{{BackendService: "a", Weight: 90}, {BackendService: "b", Weight: 10}, {BackendService: "c", Weight: 0}}
+	got := map[string]int{}
+	for range 10000 {
+		got[pickWeighted(ws)]++
+	}
+	if got["c"] != 0 || got["a"] < 8500 || got["a"] > 9500 || got["b"] < 500 {
+		t.Fatalf("90/10/0 weights picked %v", got)
+	}
+}
