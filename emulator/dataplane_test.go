@@ -1,6 +1,8 @@
 package emulator_test
 
 import (
+	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 )
@@ -211,13 +214,15 @@ func TestDataPlane_SessionAffinity(t *testing.T) {
 	service(t, e, "byheader", `,"sessionAffinity":"HEADER_FIELD","localityLbPolicy":"RING_HASH","consistentHash":{"httpHeaderName":"x-user"}`, a, b, c)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/sticky",
 		"hostRules":[{"hosts":["h"],"pathMatcher":"h"}],"pathMatchers":[{"name":"h","defaultService":"global/backendServices/byheader"}]}`)
-	waitFor(t, "three backends serving", func() bool {
-		seen := map[string]bool{}
-		for range 9 {
+	waitFor(t, "three backends serving each service", func() bool {
+		seen, hashed := map[string]bool{}, map[string]bool{}
+		for i := range 30 {
 			_, be, _ := get(t, lb+"/")
 			seen[be] = true
+			_, be, _ = get(t, lb+"/", "Host", "h", "X-User", "w"+strconv.Itoa(i))
+			hashed[be] = true
 		}
-		return len(seen) == 3 && !seen[""]
+		return len(seen) == 3 && !seen[""] && len(hashed) == 3 && !hashed[""]
 	})
 
 	// GENERATED_COOKIE: the first answer sets GCLB; sending it back sticks.
@@ -269,4 +274,277 @@ func TestDataPlane_OffByDefaultInTheLibrary(t *testing.T) {
 	if _, err := http.Get(lb + "/"); err == nil {
 		t.Fatalf("%s answered with the data plane off", lb)
 	}
+}
+
+// servedBy sends one request on a new connection to addr and returns the
+// backend that answered (X-Served-By), "" when the connection was closed
+// without an answer.
+func servedBy(t *testing.T, addr string) string {
+	t.Helper()
+	resp, err := noRedirects.Get("http://" + addr + "/")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.Header.Get("X-Served-By")
+}
+
+// spread is the backends that answer n requests to addr.
+func spread(t *testing.T, addr string, n int) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for range n {
+		out[servedBy(t, addr)]++
+	}
+	return out
+}
+
+// twoBackendsOnOnePort starts switchables at 127.0.0.2 and 127.0.0.3 on one
+// port nothing on 127.0.0.1 uses: a passthrough rule on 127.0.0.1 sends to
+// them on the port it receives on.
+func twoBackendsOnOnePort(t *testing.T) (a, b *switchable, port string) {
+	t.Helper()
+	for range 20 {
+		a = newSwitchableAt(t, "127.0.0.2:0")
+		port = a.port()
+		ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		if ln, err := net.Listen("tcp", "127.0.0.3:"+port); err == nil {
+			ln.Close()
+			return a, newSwitchableAt(t, "127.0.0.3:"+port), port
+		}
+	}
+	t.Fatal("no port free on 127.0.0.1-3")
+	return nil, nil, ""
+}
+
+func TestDataPlane_PassthroughSendsToEveryBackendWhenNoneIsHealthy(t *testing.T) {
+	t.Parallel()
+	a, b, port := twoBackendsOnOnePort(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"port":`+port+`}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"},{"ipAddress":"127.0.0.3"}]}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"nlb","loadBalancingScheme":"EXTERNAL","protocol":"TCP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","ports":["`+port+`"],
+		"loadBalancingScheme":"EXTERNAL","backendService":"regions/r/backendServices/nlb"}`)
+	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
+
+	waitFor(t, "both backends carrying", func() bool { s := spread(t, lb, 10); return s[addrA] > 0 && s[addrB] > 0 })
+	a.status.Store(500)
+	waitFor(t, "the broken backend out of traffic", func() bool { return spread(t, lb, 6)[addrB] == 6 })
+	b.status.Store(500)
+	// Every backend unhealthy: the cloud sends to all of them.
+	waitFor(t, "traffic to both broken backends", func() bool { s := spread(t, lb, 10); return s[addrA] > 0 && s[addrB] > 0 })
+}
+
+func TestDataPlane_FailoverPolicy(t *testing.T) {
+	t.Parallel()
+	a, b, port := twoBackendsOnOnePort(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"port":`+port+`}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"primary","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"}]}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"standby","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.3"}]}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"ilb","loadBalancingScheme":"INTERNAL","protocol":"TCP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/primary"},{"group":"zones/z/networkEndpointGroups/standby","failover":true}],
+		"failoverPolicy":{"dropTrafficIfUnhealthy":true},"healthChecks":["regions/r/healthChecks/hc"]}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","ports":["`+port+`"],
+		"loadBalancingScheme":"INTERNAL","backendService":"regions/r/backendServices/ilb"}`)
+	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
+
+	waitFor(t, "the primary alone carrying", func() bool { return spread(t, lb, 6)[addrA] == 6 })
+	a.status.Store(500)
+	waitFor(t, "the failover backend carrying", func() bool { return spread(t, lb, 6)[addrB] == 6 })
+	b.status.Store(500)
+	// dropTrafficIfUnhealthy: with none healthy, connections are dropped.
+	waitFor(t, "connections dropped", func() bool { return spread(t, lb, 4)[""] == 4 })
+	a.status.Store(200)
+	waitFor(t, "the primary back", func() bool { return spread(t, lb, 6)[addrA] == 6 })
+}
+
+func TestDataPlane_TargetPoolWithABackupPool(t *testing.T) {
+	t.Parallel()
+	a, b := newSwitchable(t), newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"legacy","checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":1,"healthyThreshold":1}`)
+	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"backup","instances":["127.0.0.1:`+b.port()+`"],"healthChecks":["global/httpHealthChecks/legacy"]}`)
+	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"main","instances":["127.0.0.1:`+a.port()+`"],"healthChecks":["global/httpHealthChecks/legacy"],
+		"backupPool":"regions/r/targetPools/backup","failoverRatio":0.5}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","portRange":"%d",
+		"target":"regions/r/targetPools/main"}`, port))
+	lb, addrA, addrB := fmt.Sprintf("127.0.0.1:%d", port), strings.TrimPrefix(a.URL, "http://"), strings.TrimPrefix(b.URL, "http://")
+
+	waitFor(t, "the main pool carrying", func() bool { return spread(t, lb, 4)[addrA] == 4 })
+	a.status.Store(500)
+	waitFor(t, "the backup pool carrying", func() bool { return spread(t, lb, 4)[addrB] == 4 })
+	a.status.Store(200)
+	waitFor(t, "the main pool back", func() bool { return spread(t, lb, 4)[addrA] == 4 })
+}
+
+func TestDataPlane_TCPProxyDrainsAnUnhealthyBackend(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "tcp", `,"connectionDraining":{"drainingTimeoutSec":1}`, a)
+	mustCall(t, e, "PATCH", "global/backendServices/tcp", `{"protocol":"TCP"}`)
+	mustCall(t, e, "POST", "global/targetTcpProxies", `{"name":"proxy","service":"global/backendServices/tcp"}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetTcpProxies/proxy"}`, port))
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+	addrA := strings.TrimPrefix(a.URL, "http://")
+	waitFor(t, "the proxy carrying", func() bool { return servedBy(t, lb) == addrA })
+
+	// A connection open when its backend turns unhealthy is closed after
+	// the draining timeout; new ones find no backend and are closed.
+	c, err := net.Dial("tcp", lb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	if n, err := c.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "200 OK") {
+		t.Fatalf("first answer: %q, %v", buf[:n], err)
+	}
+	a.status.Store(500)
+	waitFor(t, "new connections closed", func() bool { return servedBy(t, lb) == "" })
+	c.SetReadDeadline(time.Now().Add(20 * time.Second)) // a hang guard
+	if _, err := c.Read(buf); err != io.EOF {
+		t.Fatalf("the open connection, after draining: %v, want EOF", err)
+	}
+}
+
+func TestDataPlane_PassthroughUDP(t *testing.T) {
+	t.Parallel()
+	// A UDP echo server at 127.0.0.2 that says who it is, with a TCP port
+	// beside it for its health check.
+	health := newSwitchableAt(t, "127.0.0.2:0")
+	var pc net.PacketConn
+	var port string
+	for range 20 {
+		c, err := net.ListenPacket("udp", "127.0.0.2:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port)
+		if probe, err := net.ListenPacket("udp", "127.0.0.1:"+port); err == nil {
+			probe.Close()
+			pc = c
+			break
+		}
+		c.Close()
+	}
+	if pc == nil {
+		t.Fatal("no UDP port free on 127.0.0.1 and 127.0.0.2")
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			pc.WriteTo(append([]byte("127.0.0.2 got "), buf[:n]...), from)
+		}
+	}()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"tcpHealthCheck":{"port":`+health.port()+`}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"}]}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"udp","loadBalancingScheme":"EXTERNAL","protocol":"UDP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"UDP","ports":["`+port+`"],
+		"loadBalancingScheme":"EXTERNAL","backendService":"regions/r/backendServices/udp"}`)
+
+	c, err := net.Dial("udp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	buf := make([]byte, 1500)
+	waitFor(t, "an echo through the rule", func() bool {
+		c.Write([]byte("ping"))
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		n, err := c.Read(buf)
+		return err == nil && string(buf[:n]) == "127.0.0.2 got ping"
+	})
+}
+
+func TestDataPlane_HTTPSProxyEndsTLSWithTheCertificatesNames(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "web", "", a)
+	mustCall(t, e, "POST", "global/urlMaps", `{"name":"um","defaultService":"global/backendServices/web"}`)
+	cert, key := ccSelfSigned(t, "shop.example.com")
+	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	mustCall(t, e, "POST", "global/sslPolicies", `{"name":"modern","profile":"MODERN","minTlsVersion":"TLS_1_2"}`)
+	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um",
+		"sslCertificates":["global/sslCertificates/cert"],"sslPolicy":"global/sslPolicies/modern"}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/tls"}`, port))
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "shop.example.com"}}}
+	var resp *http.Response
+	waitFor(t, "an answer over TLS", func() bool {
+		r, err := client.Get("https://" + lb + "/")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		resp = r
+		return r.StatusCode == 200 && r.Header.Get("X-Lbhealth-Backend") == strings.TrimPrefix(a.URL, "http://")
+	})
+	leaf := resp.TLS.PeerCertificates[0]
+	if err := leaf.VerifyHostname("shop.example.com"); err != nil {
+		t.Fatalf("the listener's certificate: %v (names %v)", err, leaf.DNSNames)
+	}
+	// The SSL policy's minimum version holds.
+	old := &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS11}
+	if c, err := tls.Dial("tcp", lb, old); err == nil {
+		c.Close()
+		t.Fatal("a TLS 1.1 client was let in past minTlsVersion TLS_1_2")
+	}
+}
+
+func TestDataPlane_SSLProxyEndsTLSThenCarriesTCP(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "tcp", "", a)
+	mustCall(t, e, "PATCH", "global/backendServices/tcp", `{"protocol":"TCP"}`)
+	cert, key := ccSelfSigned(t, "db.example.com")
+	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	mustCall(t, e, "POST", "global/targetSslProxies", `{"name":"ssl","service":"global/backendServices/tcp","sslCertificates":["global/sslCertificates/cert"]}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetSslProxies/ssl"}`, port))
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+
+	// Plain HTTP inside the TLS the proxy ends reaches the plain backend.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}}
+	waitFor(t, "an answer through the SSL proxy", func() bool {
+		r, err := client.Get("https://" + lb + "/")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200 && r.Header.Get("X-Served-By") == strings.TrimPrefix(a.URL, "http://") &&
+			r.TLS.PeerCertificates[0].VerifyHostname("db.example.com") == nil
+	})
 }

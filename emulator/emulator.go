@@ -110,11 +110,10 @@ type Config struct {
 	// for every forwarding rule or target proxy that uses its service, as
 	// the cloud does; by default once.
 	ProbeMultiplicity bool
-	// DataPlane carries traffic: every forwarding rule of an Application
-	// Load Balancer (a target HTTP proxy) whose address is on loopback
-	// (after ProbeMap) gets a listener that proxies to the HEALTHY backends
-	// of the services its URL map chooses. Off by default here; the
-	// command turns it on (--data-plane).
+	// DataPlane carries traffic: every forwarding rule whose address is on
+	// loopback (after ProbeMap) gets a listener that sends to HEALTHY
+	// backends as its load balancer does (package dataplane). Off by
+	// default here; the command turns it on (--data-plane).
 	DataPlane bool
 	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
 	// plane's answers.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,14 +24,27 @@ type switchable struct {
 	hits   atomic.Int64
 }
 
-func newSwitchable(t *testing.T) *switchable {
+func newSwitchable(t *testing.T) *switchable { return newSwitchableAt(t, "127.0.0.1:0") }
+
+// newSwitchableAt is a switchable listening on addr. It names itself in
+// an X-Served-By header.
+func newSwitchableAt(t *testing.T, addr string) *switchable {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := &switchable{}
 	s.status.Store(200)
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
+		w.Header().Set("X-Served-By", ln.Addr().String())
 		w.WriteHeader(int(s.status.Load()))
 		w.Write([]byte("ok"))
 	}))
+	s.Listener.Close()
+	s.Listener = ln
+	s.Start()
 	t.Cleanup(s.Close)
 	return s
 }

@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -38,9 +40,10 @@ const generatedCookie = "GCLB"
 // list it, so that its count of requests in flight survives a change of
 // health elsewhere in the service.
 type backend struct {
-	addr     string // host:port sent to
+	addr     string // host:port sent to (passthrough: the address alone, when it has no port of its own)
 	id       string // the GENERATED_COOKIE value that names it
 	inFlight atomic.Int64
+	conns    conns // the connections carried to it (TCP)
 }
 
 // pool is a service's healthy backends at one moment, and how it chooses
@@ -49,10 +52,12 @@ type pool struct {
 	service  string
 	policy   string
 	affinity string
-	header   string // HEADER_FIELD: the header hashed
-	cookie   string // HTTP_COOKIE: the cookie hashed
-	healthy  []*backend
-	next     atomic.Uint64 // ROUND_ROBIN
+	header   string          // HEADER_FIELD: the header hashed
+	cookie   string          // HTTP_COOKIE: the cookie hashed
+	healthy  []*backend      // where new traffic goes (healthy, or all as a last resort)
+	draining time.Duration   // connectionDraining.drainingTimeoutSec
+	next     atomic.Uint64   // ROUND_ROBIN
+	known    map[string]bool // while building: every member's address
 }
 
 // choice is the backend chosen for one request, and the cookie to set when
@@ -139,30 +144,51 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// pools keeps each service's pool, made anew from the engine's health when
+// Modes of a pool: what its traffic needs of an endpoint, and where it
+// goes when no endpoint is healthy.
+const (
+	// modeProxy: a proxy's (HTTP, TCP): to the serving port; with no
+	// endpoint healthy, nowhere.
+	modeProxy = "proxy"
+	// modePassthrough: a passthrough Network Load Balancer's: to the port
+	// the client sent to (unless the endpoint has a port of its own); with
+	// no endpoint healthy, to every one, as the cloud does, unless a
+	// failover policy says otherwise.
+	modePassthrough = "passthrough"
+)
+
+// poolKey names a pool: its owner (a backend service or a target pool)
+// and mode.
+type poolKey struct{ owner, mode string }
+
+// pools keeps each owner's pool, made anew from the engine's health when
 // the health of one of its endpoints or the configuration changed.
 type pools struct {
 	health  Health
 	allowed func(netip.Addr) bool
 	mu      sync.Mutex
-	byPath  map[string]*poolEntry
+	byKey   map[poolKey]*poolEntry
 }
 
 type poolEntry struct {
+	key      poolKey
+	owners   atomic.Pointer[[]string] // whose health it is made of (a target pool's backup pool too)
 	stale    atomic.Bool
 	current  atomic.Pointer[pool]
 	mu       sync.Mutex
 	backends map[string]*backend // by address: kept across pools
 }
 
-// get is the pool of service in cfg, rebuilt first when stale.
-func (ps *pools) get(cfg *config, service string) *pool {
+// get is the pool of key in cfg, rebuilt first when stale.
+func (ps *pools) get(cfg *config, key poolKey) *pool {
 	ps.mu.Lock()
-	e := ps.byPath[service]
+	e := ps.byKey[key]
 	if e == nil {
-		e = &poolEntry{backends: map[string]*backend{}}
+		e = &poolEntry{key: key, backends: map[string]*backend{}}
+		owners := cfg.ownersOf(key.owner)
+		e.owners.Store(&owners)
 		e.stale.Store(true)
-		ps.byPath[service] = e
+		ps.byKey[key] = e
 	}
 	ps.mu.Unlock()
 	if !e.stale.Load() {
@@ -170,79 +196,221 @@ func (ps *pools) get(cfg *config, service string) *pool {
 			return p
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.stale.Swap(false) || e.current.Load() == nil {
-		e.current.Store(ps.build(cfg, service, e))
-	}
-	return e.current.Load()
+	return ps.refresh(cfg, e)
 }
 
-// build lists the endpoints of service that are HEALTHY, at the address
-// and serving port traffic goes to.
-func (ps *pools) build(cfg *config, service string, e *poolEntry) *pool {
-	bs := cfg.services[service]
-	p := &pool{service: service}
+// refresh builds e's pool again if it is stale, and drains the
+// connections of the backends it no longer sends to.
+func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.stale.Swap(false) && e.current.Load() != nil {
+		return e.current.Load()
+	}
+	owners := cfg.ownersOf(e.key.owner)
+	e.owners.Store(&owners)
+	p := ps.build(cfg, e)
+	active := map[*backend]bool{}
+	for _, b := range p.healthy {
+		active[b] = true
+	}
+	for addr, b := range e.backends {
+		if !active[b] {
+			b.conns.drain(p.draining)
+		}
+		if !p.known[addr] && b.inFlight.Load() == 0 && b.conns.count() == 0 {
+			delete(e.backends, addr)
+		}
+	}
+	p.known = nil
+	e.current.Store(p)
+	return p
+}
+
+// member is one endpoint of an owner as a pool sees it.
+type member struct {
+	addr     string
+	healthy  bool
+	failover bool
+}
+
+// members lists owner's endpoints that traffic may reach, at the address
+// the mode sends to.
+func (ps *pools) members(cfg *config, owner, mode string) []member {
+	bs := cfg.service(owner)
+	failover := map[string]bool{}
+	if bs != nil {
+		for _, b := range bs.Backends {
+			if b.Failover {
+				failover[api.PathOf(b.Group)] = true
+			}
+		}
+	}
+	var out []member
+	seen := map[string]bool{}
+	for _, st := range ps.health.Statuses(owner) {
+		addr, ok := cfg.addrFor(bs, st, mode)
+		if !ok || seen[addr] {
+			continue
+		}
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			host = addr
+		}
+		if ip, err := netip.ParseAddr(host); err != nil || ps.allowed != nil && !ps.allowed(ip) {
+			continue
+		}
+		seen[addr] = true
+		out = append(out, member{addr: addr, healthy: st.State == health.Healthy, failover: failover[st.Group]})
+	}
+	return out
+}
+
+// build makes the pool of e: the backends new traffic goes to, as the
+// owner's kind and settings decide.
+func (ps *pools) build(cfg *config, e *poolEntry) *pool {
+	owner, mode := e.key.owner, e.key.mode
+	p := &pool{service: owner, cookie: generatedCookie, known: map[string]bool{}}
+	add := func(ms []member, keep func(member) bool) {
+		for _, m := range ms {
+			if !keep(m) {
+				continue
+			}
+			b := e.backends[m.addr]
+			if b == nil {
+				h := fnv.New64a()
+				h.Write([]byte(m.addr))
+				b = &backend{addr: m.addr, id: strconv.FormatUint(h.Sum64(), 36)}
+				e.backends[m.addr] = b
+			}
+			p.healthy = append(p.healthy, b)
+		}
+	}
+	healthy := func(m member) bool { return m.healthy }
+	ms := ps.members(cfg, owner, mode)
+	for _, m := range ms {
+		p.known[m.addr] = true
+	}
+	if tp := cfg.targetPool(owner); tp != nil {
+		p.affinity = tp.SessionAffinity
+		add(ms, healthy)
+		if tp.BackupPool != "" && ratio(ms) <= tp.FailoverRatio {
+			// Too few of the primary pool healthy: the backup pool serves.
+			backup := ps.members(cfg, api.PathOf(tp.BackupPool), mode)
+			for _, m := range backup {
+				p.known[m.addr] = true
+			}
+			if countHealthy(backup) > 0 {
+				p.healthy = p.healthy[:0]
+				add(backup, healthy)
+			}
+		}
+		if len(p.healthy) == 0 {
+			add(ms, func(member) bool { return true })
+		}
+		return p
+	}
+	bs := cfg.service(owner)
 	if bs == nil {
 		return p
 	}
 	p.policy, p.affinity = bs.LocalityLbPolicy, bs.SessionAffinity
 	if ch := bs.ConsistentHash; ch != nil {
 		p.header = ch.HTTPHeaderName
-		if ch.HTTPCookie != nil {
+		if ch.HTTPCookie != nil && ch.HTTPCookie.Name != "" {
 			p.cookie = ch.HTTPCookie.Name
 		}
 	}
-	if p.cookie == "" {
-		p.cookie = generatedCookie
+	if d := bs.ConnectionDraining; d != nil {
+		p.draining = time.Duration(d.DrainingTimeoutSec) * time.Second
 	}
-	seen := map[string]bool{}
-	for _, st := range ps.health.Statuses(service) {
-		if st.State != health.Healthy {
-			continue
-		}
-		addr, ok := cfg.servingAddr(bs, st)
-		if !ok || seen[addr] {
-			continue
-		}
-		if ip, err := netip.ParseAddrPort(addr); err != nil || ps.allowed != nil && !ps.allowed(ip.Addr()) {
-			continue
-		}
-		seen[addr] = true
-		b := e.backends[addr]
-		if b == nil {
-			h := fnv.New64a()
-			h.Write([]byte(addr))
-			b = &backend{addr: addr, id: strconv.FormatUint(h.Sum64(), 36)}
-			e.backends[addr] = b
-		}
-		p.healthy = append(p.healthy, b)
+	if mode != modePassthrough {
+		add(ms, healthy)
+		return p
 	}
-	for addr, b := range e.backends {
-		if !seen[addr] && b.inFlight.Load() == 0 {
-			delete(e.backends, addr)
-		}
+	var failoverRatio float64
+	drop := false
+	if fp := bs.FailoverPolicy; fp != nil {
+		failoverRatio, drop = fp.FailoverRatio, fp.DropTrafficIfUnhealthy
+	}
+	primary := func(m member) bool { return !m.failover }
+	standby := func(m member) bool { return m.healthy && m.failover }
+	add(ms, func(m member) bool { return m.healthy && !m.failover })
+	if (len(p.healthy) == 0 || ratioOf(ms, primary) < failoverRatio) && countWhere(ms, standby) > 0 {
+		// Failover: too few primaries healthy (with no ratio, none), and
+		// a failover backend is.
+		p.healthy = p.healthy[:0]
+		add(ms, standby)
+	}
+	if len(p.healthy) == 0 && !drop {
+		add(ms, primary) // none healthy: every primary backend, as a last resort
 	}
 	return p
 }
 
-// invalidate makes the pool of service (every pool when service is "") be
-// built again at its next request.
-func (ps *pools) invalidate(service string) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	for path, e := range ps.byPath {
-		if service == "" || path == service {
-			e.stale.Store(true)
+func countWhere(ms []member, f func(member) bool) int {
+	n := 0
+	for _, m := range ms {
+		if f(m) {
+			n++
 		}
+	}
+	return n
+}
+
+func countHealthy(ms []member) int { return countWhere(ms, func(m member) bool { return m.healthy }) }
+
+// ratio is the fraction of ms that is healthy (1 for none: nothing failed).
+func ratio(ms []member) float64 { return ratioOf(ms, func(member) bool { return true }) }
+
+// ratioOf is the fraction of the members f keeps that are healthy.
+func ratioOf(ms []member, f func(member) bool) float64 {
+	all := countWhere(ms, f)
+	if all == 0 {
+		return 1
+	}
+	return float64(countWhere(ms, func(m member) bool { return f(m) && m.healthy })) / float64(all)
+}
+
+// invalidate makes the pools made of owner's health (every pool when
+// owner is "") be built again, at once when they carry connections that
+// may have to drain, else at their next use.
+func (ps *pools) invalidate(cfg *config, owner string) {
+	ps.mu.Lock()
+	var now []*poolEntry
+	for _, e := range ps.byKey {
+		if owner == "" || slices.Contains(*e.owners.Load(), owner) {
+			e.stale.Store(true)
+			if e.carries() {
+				now = append(now, e)
+			}
+		}
+	}
+	ps.mu.Unlock()
+	for _, e := range now {
+		ps.refresh(cfg, e)
 	}
 }
 
-// servingAddr is where traffic for st goes: the address it is probed at
-// (a probe map's, or its own) and the port that serves the service: the
-// endpoint's own, else the named port of the service's portName in its
-// instance group (then on the service, an lbhealth extension).
-func (cfg *config) servingAddr(bs *backendService, st health.Status) (string, bool) {
+// carries tells whether e's backends have connections open.
+func (e *poolEntry) carries() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, b := range e.backends {
+		if b.conns.count() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// addrFor is where traffic for st goes: the address it is probed at (a
+// probe map's, or its own) and the port that serves it: the endpoint's
+// own, else (a proxy's traffic) the named port of the service's portName
+// in its instance group (then on the service, an lbhealth extension);
+// passthrough traffic without a port of the endpoint's own keeps the port
+// it was sent to, and the address alone names the endpoint.
+func (cfg *config) addrFor(bs *backendService, st health.Status, mode string) (string, bool) {
 	ip := st.ProbedAt
 	if ip == "" {
 		ip = st.Endpoint.IP
@@ -251,13 +419,16 @@ func (cfg *config) servingAddr(bs *backendService, st health.Status) (string, bo
 		return "", false
 	}
 	port := st.Endpoint.Port
-	if port == 0 {
+	if port == 0 && mode == modePassthrough {
+		return ip, true
+	}
+	if port == 0 && bs != nil {
 		name := bs.PortName
 		if name == "" {
 			name = api.DefaultServicePortName
 		}
 		var named []api.NamedPort
-		if g := cfg.groups[st.Group]; g != nil {
+		if g := cfg.group(st.Group); g != nil {
 			named = g.NamedPorts
 		}
 		port = portNamed(name, named, bs.NamedPorts)

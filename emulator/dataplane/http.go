@@ -42,15 +42,15 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.request(b.rule, "", "", code)
 		return
 	}
-	cfg := h.plane.cfg.Load()
-	bs := cfg.services[d.service]
+	cfg := h.plane.cfg
+	bs := cfg.service(d.service)
 	if bs == nil {
 		// A backend bucket, which the emulator does not model.
 		noBackend(w, http.StatusNotFound, "the URL map sends this request to "+d.service+", which is not a backend service here")
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
-	c := h.plane.pools.get(cfg, d.service).choose(r)
+	c := h.plane.pools.get(cfg, poolKey{d.service, modeProxy}).choose(r)
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
 		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")
@@ -192,18 +192,27 @@ func redirectCode(name string) int {
 
 // metrics counts what the listeners carry.
 type metrics struct {
-	requests *prometheus.CounterVec
+	requests    *prometheus.CounterVec
+	connections *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "lbhealth_dataplane_requests_total",
 		Help: "Requests the data plane answered, by forwarding rule, backend service, backend (host:port; empty when none was chosen) and status code.",
-	}, []string{"forwarding_rule", "backend_service", "backend", "code"})}
+	}, []string{"forwarding_rule", "backend_service", "backend", "code"}),
+		connections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "lbhealth_dataplane_connections_total",
+			Help: "TCP connections and UDP flows the data plane received, by forwarding rule, owner (backend service or target pool), backend and result: carried, dropped (nowhere to send it) or failed (the backend refused it).",
+		}, []string{"forwarding_rule", "owner", "backend", "result"})}
 	if reg != nil {
-		reg.MustRegister(m.requests)
+		reg.MustRegister(m.requests, m.connections)
 	}
 	return m
+}
+
+func (m *metrics) connection(rule, owner, backend, result string) {
+	m.connections.WithLabelValues(rule, owner, backend, result).Inc()
 }
 
 func (m *metrics) request(rule, service, backend string, code int) {

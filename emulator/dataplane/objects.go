@@ -11,7 +11,9 @@ import (
 // Collections are the collections the data plane reads.
 var Collections = []string{
 	api.CollectionForwardingRules, api.CollectionTargetHTTPProxies, api.CollectionURLMaps,
-	api.CollectionBackendServices, api.CollectionInstanceGroups,
+	api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
+	api.CollectionTargetTCPProxies, api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies,
+	api.CollectionSSLCertificates, api.CollectionSSLPolicies,
 }
 
 type forwardingRule struct {
@@ -19,6 +21,7 @@ type forwardingRule struct {
 	IPProtocol          string   `json:"IPProtocol"`
 	PortRange           string   `json:"portRange"`
 	Ports               []string `json:"ports"`
+	AllPorts            *bool    `json:"allPorts"`
 	LoadBalancingScheme string   `json:"loadBalancingScheme"`
 	Target              string   `json:"target"`
 	BackendService      string   `json:"backendService"`
@@ -129,8 +132,27 @@ type backendService struct {
 	} `json:"consistentHash"`
 	NamedPorts []api.NamedPort `json:"namedPorts"`
 	Backends   []struct {
-		Group string `json:"group"`
+		Group    string `json:"group"`
+		Failover bool   `json:"failover"`
 	} `json:"backends"`
+	FailoverPolicy *struct {
+		FailoverRatio          float64 `json:"failoverRatio"`
+		DropTrafficIfUnhealthy bool    `json:"dropTrafficIfUnhealthy"`
+	} `json:"failoverPolicy"`
+	ConnectionDraining *struct {
+		DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
+	} `json:"connectionDraining"`
+}
+
+type targetPool struct {
+	SessionAffinity string  `json:"sessionAffinity"`
+	BackupPool      string  `json:"backupPool"`
+	FailoverRatio   float64 `json:"failoverRatio"`
+}
+
+type targetTCPProxy struct {
+	Service     string `json:"service"`
+	ProxyHeader string `json:"proxyHeader"`
 }
 
 type instanceGroup struct {

@@ -8,6 +8,7 @@
 package dataplane
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,28 +63,58 @@ type Plane struct {
 	log     *slog.Logger
 	metrics *metrics
 	pools   pools
-	cfg     atomic.Pointer[config]
+	cfg     *config
 	// rp is the reverse proxy of every HTTP listener, made at first use.
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
 
 	// What Set was given, by path; Apply makes a config of it.
-	rules    map[string]*forwardingRule
-	proxies  map[string]*targetHTTPProxy
-	urlMaps  map[string]*urlMap
-	services map[string]*backendService
-	groups   map[string]*instanceGroup
+	rules      map[string]*forwardingRule
+	proxies    map[string]*targetHTTPProxy
+	tcpProxies map[string]*targetTCPProxy
+	// HTTPS and SSL proxies, and what they end TLS with.
+	httpsProxies    map[string]*targetHTTPSProxy
+	sslProxies      map[string]*targetSSLProxy
+	sslCertificates map[string]*sslCertificate
+	sslPolicies     map[string]*sslPolicy
+	certs           map[*sslCertificate]tls.Certificate // made once per certificate version
+	urlMaps         map[string]*urlMap
+	routers         map[*urlMap]*router // built once per URL map version
+	// frontChanged: a rule, proxy or URL map changed since Apply, which
+	// must then see which listeners the rules want.
+	frontChanged bool
 
 	mu        sync.Mutex
-	listeners map[string]*listener // by the address bound
+	listeners map[string]*listener // by network and address: "tcp 127.0.0.1:80"
 	refused   map[string]string    // address -> why it could not be bound, logged once
 	closed    bool
 }
 
-// config is what requests read, made by Apply and never changed after.
+// config is what requests read of the owners: changed in place by Set
+// under its lock, so that a write costs what it changes.
 type config struct {
-	services map[string]*backendService
-	groups   map[string]*instanceGroup
+	mu          sync.RWMutex
+	services    map[string]*backendService
+	groups      map[string]*instanceGroup
+	targetPools map[string]*targetPool
+}
+
+func (cfg *config) service(path string) *backendService {
+	cfg.mu.RLock()
+	defer cfg.mu.RUnlock()
+	return cfg.services[path]
+}
+
+func (cfg *config) group(path string) *instanceGroup {
+	cfg.mu.RLock()
+	defer cfg.mu.RUnlock()
+	return cfg.groups[path]
+}
+
+func (cfg *config) targetPool(path string) *targetPool {
+	cfg.mu.RLock()
+	defer cfg.mu.RUnlock()
+	return cfg.targetPools[path]
 }
 
 // New returns a Plane with no listener until Apply.
@@ -92,11 +123,15 @@ func New(opts Options) *Plane {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Plane{opts: opts, log: opts.Log, metrics: newMetrics(opts.Registerer),
-		pools: pools{health: opts.Health, allowed: opts.Allowed, byPath: map[string]*poolEntry{}},
+		pools: pools{health: opts.Health, allowed: opts.Allowed, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*forwardingRule{}, proxies: map[string]*targetHTTPProxy{}, urlMaps: map[string]*urlMap{},
-		services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
+		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
+		httpsProxies: map[string]*targetHTTPSProxy{}, sslProxies: map[string]*targetSSLProxy{},
+		sslCertificates: map[string]*sslCertificate{}, sslPolicies: map[string]*sslPolicy{},
+		certs: map[*sslCertificate]tls.Certificate{},
+		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
+			targetPools: map[string]*targetPool{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
-	p.cfg.Store(&config{})
 	return p
 }
 
@@ -113,29 +148,60 @@ func Wants(collection string) bool {
 // Set hands the plane one stored object of collection at path, as JSON;
 // nil body: it is gone. Nothing changes until Apply.
 func (p *Plane) Set(collection, path string, body []byte) {
+	cfg := p.cfg
 	switch collection {
 	case api.CollectionForwardingRules:
-		set(p, p.rules, path, body)
+		set(p, nil, p.rules, path, body)
 	case api.CollectionTargetHTTPProxies:
-		set(p, p.proxies, path, body)
+		set(p, nil, p.proxies, path, body)
+	case api.CollectionTargetTCPProxies:
+		set(p, nil, p.tcpProxies, path, body)
+	case api.CollectionTargetHTTPSProxies:
+		set(p, nil, p.httpsProxies, path, body)
+	case api.CollectionTargetSSLProxies:
+		set(p, nil, p.sslProxies, path, body)
+	case api.CollectionSSLCertificates:
+		if old := p.sslCertificates[path]; old != nil {
+			delete(p.certs, old)
+		}
+		set(p, nil, p.sslCertificates, path, body)
+	case api.CollectionSSLPolicies:
+		set(p, nil, p.sslPolicies, path, body)
 	case api.CollectionURLMaps:
-		set(p, p.urlMaps, path, body)
+		if old := p.urlMaps[path]; old != nil {
+			delete(p.routers, old)
+		}
+		set(p, nil, p.urlMaps, path, body)
 	case api.CollectionBackendServices:
-		set(p, p.services, path, body)
+		set(p, &cfg.mu, cfg.services, path, body)
 	case api.CollectionInstanceGroups:
-		set(p, p.groups, path, body)
+		set(p, &cfg.mu, cfg.groups, path, body)
+	case api.CollectionTargetPools:
+		set(p, &cfg.mu, cfg.targetPools, path, body)
+	}
+	switch collection {
+	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools:
+	default:
+		p.frontChanged = true
 	}
 }
 
-func set[T any](p *Plane, m map[string]*T, path string, body []byte) {
-	if body == nil {
-		delete(m, path)
-		return
+// set decodes body into m[path] (deletes it for nil), under mu if any.
+func set[T any](p *Plane, mu *sync.RWMutex, m map[string]*T, path string, body []byte) {
+	var v *T
+	if body != nil {
+		v = new(T)
+		if err := json.Unmarshal(body, v); err != nil {
+			// Stored objects passed the API's schema: this is a bug.
+			p.log.Error("data plane: stored object not read", "resource", path, "error", err)
+			v = nil
+		}
 	}
-	v := new(T)
-	if err := json.Unmarshal(body, v); err != nil {
-		// Stored objects passed the API's schema: this is a bug.
-		p.log.Error("data plane: stored object not read", "resource", path, "error", err)
+	if mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	if v == nil {
 		delete(m, path)
 		return
 	}
@@ -144,40 +210,64 @@ func set[T any](p *Plane, m map[string]*T, path string, body []byte) {
 
 // OnTransition takes note that an endpoint's health changed: its
 // service's next request sees it.
-func (p *Plane) OnTransition(tr health.Transition) { p.pools.invalidate(tr.Owner) }
+func (p *Plane) OnTransition(tr health.Transition) { p.pools.invalidate(p.cfg, tr.Owner) }
 
 // Apply makes what Set gave the plane take effect: the listeners of the
 // forwarding rules, their URL maps and the services' settings.
 func (p *Plane) Apply() {
-	services := make(map[string]*backendService, len(p.services))
-	for k, v := range p.services {
-		services[k] = v
+	p.pools.invalidate(p.cfg, "")
+	if p.frontChanged {
+		p.frontChanged = false
+		p.reconcile(p.wanted())
 	}
-	groups := make(map[string]*instanceGroup, len(p.groups))
-	for k, v := range p.groups {
-		groups[k] = v
-	}
-	p.cfg.Store(&config{services: services, groups: groups})
-	p.pools.invalidate("")
-	p.reconcile(p.wanted())
 }
+
+// routerOf is m's router, built once per version of the map.
+func (p *Plane) routerOf(m *urlMap) *router {
+	rt := p.routers[m]
+	if rt == nil {
+		rt = newRouter(m)
+		p.routers[m] = rt
+	}
+	return rt
+}
+
+// ownersOf is whose health a pool of owner is made of: the owner's, and
+// a target pool's backup pool's.
+func (cfg *config) ownersOf(owner string) []string {
+	if tp := cfg.targetPool(owner); tp != nil && tp.BackupPool != "" {
+		return []string{owner, api.PathOf(tp.BackupPool)}
+	}
+	return []string{owner}
+}
+
+// Kinds of listeners.
+const (
+	kindHTTP  = "http"  // an Application Load Balancer's reverse proxy
+	kindHTTPS = "https" // the same behind TLS
+	kindTCP   = "tcp"   // a TCP proxy's, or a passthrough rule's TCP
+	kindSSL   = "ssl"   // an SSL proxy's: TLS ended, then as a TCP proxy
+	kindUDP   = "udp"   // a passthrough rule's UDP
+)
 
 // binding is what a listener serves: a forwarding rule and how it routes.
 type binding struct {
 	rule   string
-	router *router
+	kind   string
+	router *router // kindHTTP
+	// The others: whose endpoints get the traffic, and how.
+	pool        poolKey
+	proxyHeader bool        // PROXY_V1: a PROXY protocol line before the client's bytes
+	tls         *tls.Config // kindHTTPS, kindSSL: what TLS is ended with
 }
 
-// wanted is the binding of every address the forwarding rules ask for.
+// wanted is the binding of every address the forwarding rules ask for,
+// keyed by the listener's network and address ("tcp 127.0.0.1:80").
 func (p *Plane) wanted() map[string]*binding {
 	out := map[string]*binding{}
 	for path, fr := range p.rules {
-		proxy := p.proxies[api.PathOf(fr.Target)]
-		if api.CollectionOf(api.PathOf(fr.Target)) != api.CollectionTargetHTTPProxies || proxy == nil {
-			continue // the other load balancers' traffic is not carried yet
-		}
-		m := p.urlMaps[api.PathOf(proxy.URLMap)]
-		if m == nil {
+		bs := p.bindingsOf(path, fr)
+		if len(bs) == 0 {
 			continue
 		}
 		ip, err := netip.ParseAddr(fr.IPAddress)
@@ -192,16 +282,86 @@ func (p *Plane) wanted() map[string]*binding {
 				"(a listener beyond loopback would take traffic from the network); map it with --probe-map")
 			continue
 		}
-		rt := newRouter(m)
+		if fr.AllPorts != nil && *fr.AllPorts {
+			p.refuse(path+" allPorts", path, "allPorts is not carried: give the rule ports to listen on")
+			continue
+		}
 		for _, port := range rulePorts(fr) {
 			addr := net.JoinHostPort(ip.String(), strconv.Itoa(port))
-			if other, ok := out[addr]; ok && other.rule < path {
-				continue // two rules on one address: the first by path keeps it
+			for _, b := range bs {
+				key := kindTCP + " " + addr
+				if b.kind == kindUDP {
+					key = kindUDP + " " + addr
+				}
+				if other, ok := out[key]; ok && other.rule < path {
+					continue // two rules on one address: the first by path keeps it
+				}
+				out[key] = b
 			}
-			out[addr] = &binding{rule: path, router: rt}
 		}
 	}
 	return out
+}
+
+// bindingsOf is what rule fr's listeners serve, one per protocol; none
+// for a target the data plane does not carry (HTTPS and SSL proxies,
+// target instances).
+func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
+	target := api.PathOf(fr.Target)
+	switch api.CollectionOf(target) {
+	case api.CollectionTargetHTTPProxies:
+		proxy := p.proxies[target]
+		if proxy == nil || p.urlMaps[api.PathOf(proxy.URLMap)] == nil {
+			return nil
+		}
+		return []*binding{{rule: path, kind: kindHTTP, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)])}}
+	case api.CollectionTargetHTTPSProxies:
+		proxy := p.httpsProxies[target]
+		if proxy == nil || p.urlMaps[api.PathOf(proxy.URLMap)] == nil {
+			return nil
+		}
+		return []*binding{{rule: path, kind: kindHTTPS, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)]),
+			tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
+	case api.CollectionTargetTCPProxies:
+		proxy := p.tcpProxies[target]
+		if proxy == nil {
+			return nil
+		}
+		return []*binding{{rule: path, kind: kindTCP, pool: poolKey{api.PathOf(proxy.Service), modeProxy},
+			proxyHeader: proxy.ProxyHeader == "PROXY_V1"}}
+	case api.CollectionTargetSSLProxies:
+		proxy := p.sslProxies[target]
+		if proxy == nil {
+			return nil
+		}
+		return []*binding{{rule: path, kind: kindSSL, pool: poolKey{api.PathOf(proxy.Service), modeProxy},
+			proxyHeader: proxy.ProxyHeader == "PROXY_V1", tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
+	case api.CollectionTargetPools:
+		return passthrough(path, fr, target)
+	case "":
+		switch fr.LoadBalancingScheme {
+		case "", "EXTERNAL", "INTERNAL":
+			if fr.BackendService != "" {
+				return passthrough(path, fr, api.PathOf(fr.BackendService))
+			}
+		}
+	}
+	return nil
+}
+
+// passthrough is what a passthrough rule's listeners serve: its protocol's
+// traffic (TCP and UDP for L3_DEFAULT) to owner's endpoints.
+func passthrough(path string, fr *forwardingRule, owner string) []*binding {
+	key := poolKey{owner, modePassthrough}
+	switch fr.IPProtocol {
+	case "", "TCP":
+		return []*binding{{rule: path, kind: kindTCP, pool: key}}
+	case "UDP":
+		return []*binding{{rule: path, kind: kindUDP, pool: key}}
+	case "L3_DEFAULT":
+		return []*binding{{rule: path, kind: kindTCP, pool: key}, {rule: path, kind: kindUDP, pool: key}}
+	}
+	return nil // ESP, ICMP, SCTP ...: not carried
 }
 
 // maxRulePorts bounds the listeners one rule's port range opens.
@@ -253,10 +413,10 @@ func (p *Plane) reconcile(want map[string]*binding) {
 	if p.closed {
 		return
 	}
-	for addr, l := range p.listeners {
-		if want[addr] == nil {
+	for key, l := range p.listeners {
+		if b := want[key]; b == nil || b.kind != l.kind {
 			l.close()
-			delete(p.listeners, addr)
+			delete(p.listeners, key)
 		}
 	}
 	for addr, b := range want {
@@ -275,14 +435,15 @@ func (p *Plane) reconcile(want map[string]*binding) {
 	}
 }
 
-// Addrs lists the addresses listened on, by forwarding rule path.
+// Addrs lists the addresses listened on ("tcp 127.0.0.1:80"), by
+// forwarding rule path.
 func (p *Plane) Addrs() map[string][]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string][]string{}
-	for addr, l := range p.listeners {
+	for key, l := range p.listeners {
 		rule := l.binding.Load().rule
-		out[rule] = append(out[rule], addr)
+		out[rule] = append(out[rule], key)
 	}
 	return out
 }
@@ -300,39 +461,94 @@ func (p *Plane) Close() {
 
 // listener is one bound address of a forwarding rule.
 type listener struct {
-	ln      net.Listener
-	srv     *http.Server
+	key     string // network and address, as in Plane.listeners
+	kind    string
+	ln      net.Listener // kindHTTP, kindTCP
+	pc      *net.UDPConn // kindUDP
+	srv     *http.Server // kindHTTP
 	binding atomic.Pointer[binding]
 	done    chan struct{}
+	closing atomic.Bool
+	// flows are the connections a TCP or UDP listener carries, which its
+	// close ends.
+	flowsMu sync.Mutex
+	flows   map[*flow]struct{}
 }
 
-func (p *Plane) listen(addr string, b *binding) (*listener, error) {
-	ln, err := net.Listen("tcp", addr)
+// listen binds key ("tcp 127.0.0.1:80") and serves it as b says.
+func (p *Plane) listen(key string, b *binding) (*listener, error) {
+	network, addr, _ := strings.Cut(key, " ")
+	l := &listener{key: key, kind: b.kind, done: make(chan struct{})}
+	l.binding.Store(b)
+	var err error
+	if network == kindUDP {
+		var ua *net.UDPAddr
+		if ua, err = net.ResolveUDPAddr("udp", addr); err == nil {
+			l.pc, err = net.ListenUDP("udp", ua)
+		}
+	} else {
+		l.ln, err = net.Listen("tcp", addr)
+	}
 	if err != nil {
 		if errors.Is(err, syscall.EACCES) {
 			return nil, fmt.Errorf("%w (ports below 1024 need privileges: give the rule a higher port)", err)
 		}
 		return nil, err
 	}
-	l := &listener{ln: ln, done: make(chan struct{})}
-	l.binding.Store(b)
-	l.srv = &http.Server{
-		Handler:           &httpProxy{plane: p, l: l},
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+	switch b.kind {
+	case kindHTTP, kindHTTPS:
+		l.srv = &http.Server{
+			Handler:           &httpProxy{plane: p, l: l},
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+		}
+		ln := l.ln
+		if b.kind == kindHTTPS {
+			// The binding's TLS, read per connection: a change of
+			// certificate needs no new listener.
+			ln = tls.NewListener(ln, &tls.Config{GetConfigForClient: l.tlsConfig, NextProtos: []string{"h2", "http/1.1"}})
+		}
+		go func() {
+			defer close(l.done)
+			_ = l.srv.Serve(ln)
+		}()
+	case kindTCP, kindSSL:
+		go func() {
+			defer close(l.done)
+			p.serveTCP(l)
+		}()
+	case kindUDP:
+		go func() {
+			defer close(l.done)
+			p.serveUDP(l)
+		}()
 	}
-	go func() {
-		defer close(l.done)
-		_ = l.srv.Serve(ln)
-	}()
 	return l, nil
+}
+
+// tlsConfig is the TLS the listener ends connections with now.
+func (l *listener) tlsConfig(*tls.ClientHelloInfo) (*tls.Config, error) {
+	cfg := l.binding.Load().tls.Clone()
+	if l.kind == kindHTTPS {
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+	}
+	return cfg, nil
 }
 
 // close stops the listener and drops its connections at once, as the
 // cloud stops carrying a deleted rule's traffic; it runs under the API's
 // write lock, which must not wait on clients.
 func (l *listener) close() {
-	l.srv.Close()
+	l.closing.Store(true)
+	switch {
+	case l.srv != nil:
+		l.srv.Close()
+	case l.ln != nil:
+		l.ln.Close()
+	case l.pc != nil:
+		l.pc.Close()
+	}
+	l.closeFlows()
 	<-l.done
 }

@@ -257,8 +257,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		"probe each backend once per interval per prober for every forwarding rule or target proxy that uses its backend service, "+
 			"as the cloud does (by default once) (env LBHEALTH_PROBE_MULTIPLICITY)")
 	dataPlane := fs.String("data-plane", env("LBHEALTH_DATA_PLANE", "on"),
-		"on or off: carry traffic, a listener per forwarding rule of an Application Load Balancer whose address is on loopback "+
-			"(after --probe-map), proxying to the HEALTHY backends its URL map chooses (env LBHEALTH_DATA_PLANE)")
+		"on or off: carry traffic, a listener per forwarding rule whose address is on loopback (after --probe-map) that sends "+
+			"to HEALTHY backends as its load balancer does (env LBHEALTH_DATA_PLANE)")
 	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
 		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
 			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
