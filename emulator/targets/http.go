@@ -50,14 +50,19 @@ func (h *httpServer) setMode(Mode) {}
 func (h *httpServer) stop() { h.srv.Close() }
 
 // handle answers every path the same way, so that any request_path works
-// and `response = "ok"` matches.
-func (h *httpServer) handle(w http.ResponseWriter, _ *http.Request) {
+// and `response = "ok"` matches. The body names the target and the address
+// it was reached at: traffic through a load balancer shows where it went.
+func (h *httpServer) handle(w http.ResponseWriter, r *http.Request) {
+	at := ""
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		at = " at " + a.String()
+	}
 	h.st.probes.Add(1)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	switch h.st.mode() {
 	case ModeStatus500:
 		w.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(w, "error "+h.st.name+"\n")
+		io.WriteString(w, "error "+h.st.name+at+"\n")
 	case ModeStatus301:
 		w.Header().Set("Location", "/elsewhere")
 		w.WriteHeader(http.StatusMovedPermanently)
@@ -65,6 +70,6 @@ func (h *httpServer) handle(w http.ResponseWriter, _ *http.Request) {
 	case ModeWrongBody:
 		io.WriteString(w, "maintenance\n")
 	default:
-		io.WriteString(w, "ok "+h.st.name+"\n")
+		io.WriteString(w, "ok "+h.st.name+at+"\n")
 	}
 }

@@ -222,8 +222,8 @@ func want(tg Target, m Mode) string {
 		proto = "HTTP/2.0"
 	}
 	return map[Mode]string{
-		ModeOK:        proto + " 200 ok " + tg.Name + "\n",
-		ModeStatus500: proto + " 500 error " + tg.Name + "\n",
+		ModeOK:        proto + " 200 ok " + tg.Name + " at " + tg.Addr() + "\n",
+		ModeStatus500: proto + " 500 error " + tg.Name + " at " + tg.Addr() + "\n",
 		ModeStatus301: proto + " 301 moved to /elsewhere\n location=/elsewhere",
 		ModeWrongBody: proto + " 200 maintenance\n",
 	}[m]

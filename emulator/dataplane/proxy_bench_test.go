@@ -1,0 +1,70 @@
+package dataplane
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+)
+
+// fixedHealth reports every endpoint of one owner HEALTHY.
+type fixedHealth struct {
+	owner string
+	eps   []health.Endpoint
+}
+
+func (f fixedHealth) Statuses(owner string) []health.Status {
+	if owner != f.owner {
+		return nil
+	}
+	var out []health.Status
+	for _, ep := range f.eps {
+		out = append(out, health.Status{Owner: owner, Endpoint: ep, State: health.Healthy})
+	}
+	return out
+}
+
+// BenchmarkHTTPProxy is one request through an Application Load
+// Balancer's listener to a loopback backend, client and backend in this
+// process: the cost of the data plane's own code, for profiles
+// (-cpuprofile); make bench compares the whole proxy with HAProxy.
+func BenchmarkHTTPProxy(b *testing.B) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer backend.Close()
+	host, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
+	n, _ := strconv.Atoi(port)
+	service := "projects/p/global/backendServices/web"
+	p := New(Options{Health: fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}})
+	defer p.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	_, lport, _ := net.SplitHostPort(addr)
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP"}`))
+	p.Set("urlMaps", "projects/p/global/urlMaps/um", []byte(`{"defaultService":"`+service+`"}`))
+	p.Set("targetHttpProxies", "projects/p/global/targetHttpProxies/tp", []byte(`{"urlMap":"projects/p/global/urlMaps/um"}`))
+	p.Set("forwardingRules", "projects/p/global/forwardingRules/fr",
+		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`))
+	p.Apply()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := client.Get("http://" + addr + "/")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				b.Errorf("status %d", resp.StatusCode)
+				return
+			}
+		}
+	})
+}
