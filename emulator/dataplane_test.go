@@ -132,6 +132,22 @@ func TestDataPlane_TrafficLeavesABrokenBackendAndComesBack(t *testing.T) {
 		code, be, _ := get(t, lb+"/")
 		return code == 200 && be == addrA
 	})
+
+	// The status page and /metrics show where the traffic went.
+	_, _, page := get(t, e.URL()+"/")
+	for _, want := range []string{"<h2>Traffic</h2>", "projects/p/global/forwardingRules/fr", "projects/p/global/backendServices/web",
+		addrA, addrB, "none healthy"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the status page has no %q in its traffic section", want)
+		}
+	}
+	_, _, metrics := get(t, e.URL()+"/metrics")
+	for _, want := range []string{`lbhealth_dataplane_requests_total{backend="` + addrB + `",backend_service="projects/p/global/backendServices/web",code="200",forwarding_rule="projects/p/global/forwardingRules/fr"}`,
+		`code="503"`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
 }
 
 func TestDataPlane_RoutesByTheURLMap(t *testing.T) {
@@ -547,4 +563,36 @@ func TestDataPlane_SSLProxyEndsTLSThenCarriesTCP(t *testing.T) {
 		return r.StatusCode == 200 && r.Header.Get("X-Served-By") == strings.TrimPrefix(a.URL, "http://") &&
 			r.TLS.PeerCertificates[0].VerifyHostname("db.example.com") == nil
 	})
+}
+
+func TestDataPlane_ListenersComeAndGoWithTheirRules(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "web", "", a)
+	port := freePort(t)
+	lb := applicationLB(t, e, port, `{"name":"um","defaultService":"global/backendServices/web"}`)
+	answers := func() bool {
+		resp, err := noRedirects.Get(lb + "/")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	}
+	waitFor(t, "the rule's listener", answers)
+	mustCall(t, e, "DELETE", "global/forwardingRules/fr", "")
+	if answers() {
+		t.Fatal("a deleted rule's address still answers")
+	}
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpProxies/proxy"}`, port))
+	if !answers() {
+		t.Fatal("a rule made again does not answer")
+	}
+	if code, _, err := call("POST", e.URL()+"/_emulator/reset", ""); err != nil || code != 200 {
+		t.Fatalf("reset: %d %v", code, err)
+	}
+	if answers() {
+		t.Fatal("after a reset, the rule's address still answers")
+	}
 }

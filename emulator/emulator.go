@@ -307,6 +307,15 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	return e, nil
 }
 
+// traffic is what the status page reads of the data plane: nil without
+// one (a nil *Plane in the interface would not be nil).
+func (e *Emulator) traffic() httpapi.TrafficReader {
+	if e.plane == nil {
+		return nil
+	}
+	return e.plane
+}
+
 // statusEvents is how many transitions the status page can list.
 const statusEvents = 200
 
@@ -354,6 +363,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Health:     e.engine,
 		Aggregates: e.aggregator,
 		Events:     events,
+		Traffic:    e.traffic(),
 		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {

@@ -103,6 +103,7 @@ func (e *Emulator) load(ctx context.Context) error {
 		}
 	}
 	if e.plane != nil {
+		e.plane.Forget()
 		for _, name := range dataplane.Collections {
 			objects, err := e.store.All(ctx, name)
 			if err != nil {

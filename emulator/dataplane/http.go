@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"io"
@@ -8,12 +9,14 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // httpProxy is the listener of an Application Load Balancer's forwarding
@@ -228,4 +231,82 @@ func (m *metrics) connection(rule, owner, backend, result string) {
 
 func (m *metrics) request(rule, service, backend string, code int) {
 	m.requests.WithLabelValues(rule, service, backend, strconv.Itoa(code)).Inc()
+}
+
+// RuleTraffic is what one forwarding rule's listeners carried, for the
+// status page: its addresses and, per owner and backend, the requests
+// (HTTP) or flows (TCP, UDP) and how many of them failed.
+type RuleTraffic struct {
+	Rule      string
+	Listeners []string // "tcp 127.0.0.1:8080"
+	Rows      []TrafficRow
+}
+
+// TrafficRow is one owner and backend of a rule; Backend is "" for what
+// found no backend (503, dropped).
+type TrafficRow struct {
+	Owner, Backend string
+	Count, Failed  int64
+}
+
+// Traffic is what every rule with a listener carried since the emulator
+// started, by rule, owner and backend.
+func (p *Plane) Traffic() []RuleTraffic {
+	rows := map[string]map[[2]string]*TrafficRow{}
+	add := func(rule, owner, backend string, n int64, failed bool) {
+		if rows[rule] == nil {
+			rows[rule] = map[[2]string]*TrafficRow{}
+		}
+		r := rows[rule][[2]string{owner, backend}]
+		if r == nil {
+			r = &TrafficRow{Owner: owner, Backend: backend}
+			rows[rule][[2]string{owner, backend}] = r
+		}
+		r.Count += n
+		if failed {
+			r.Failed += n
+		}
+	}
+	collect(p.metrics.requests, func(l map[string]string, n int64) {
+		code, _ := strconv.Atoi(l["code"])
+		add(l["forwarding_rule"], l["backend_service"], l["backend"], n, code >= 500)
+	})
+	collect(p.metrics.connections, func(l map[string]string, n int64) {
+		add(l["forwarding_rule"], l["owner"], l["backend"], n, l["result"] != "carried")
+	})
+	listening := p.Addrs()
+	var out []RuleTraffic
+	for rule, addrs := range listening {
+		rt := RuleTraffic{Rule: rule, Listeners: addrs}
+		slices.Sort(rt.Listeners)
+		for _, r := range rows[rule] {
+			rt.Rows = append(rt.Rows, *r)
+		}
+		slices.SortFunc(rt.Rows, func(a, b TrafficRow) int {
+			return cmp.Or(strings.Compare(a.Owner, b.Owner), strings.Compare(a.Backend, b.Backend))
+		})
+		out = append(out, rt)
+	}
+	slices.SortFunc(out, func(a, b RuleTraffic) int { return strings.Compare(a.Rule, b.Rule) })
+	return out
+}
+
+// collect reads every counter of v with its labels.
+func collect(v *prometheus.CounterVec, f func(labels map[string]string, n int64)) {
+	ch := make(chan prometheus.Metric, 64)
+	go func() {
+		v.Collect(ch)
+		close(ch)
+	}()
+	for m := range ch {
+		var d dto.Metric
+		if m.Write(&d) != nil || d.Counter == nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, lp := range d.Label {
+			labels[lp.GetName()] = lp.GetValue()
+		}
+		f(labels, int64(d.Counter.GetValue()))
+	}
 }

@@ -208,6 +208,27 @@ func set[T any](p *Plane, mu *sync.RWMutex, m map[string]*T, path string, body [
 	m[path] = v
 }
 
+// Forget drops everything Set gave the plane (the store is read anew, as
+// after a reset); the listeners stay until Apply.
+func (p *Plane) Forget() {
+	clear(p.rules)
+	clear(p.proxies)
+	clear(p.tcpProxies)
+	clear(p.httpsProxies)
+	clear(p.sslProxies)
+	clear(p.sslCertificates)
+	clear(p.sslPolicies)
+	clear(p.urlMaps)
+	clear(p.routers)
+	clear(p.certs)
+	p.cfg.mu.Lock()
+	clear(p.cfg.services)
+	clear(p.cfg.groups)
+	clear(p.cfg.targetPools)
+	p.cfg.mu.Unlock()
+	p.frontChanged = true
+}
+
 // OnTransition takes note that an endpoint's health changed: its
 // service's next request sees it.
 func (p *Plane) OnTransition(tr health.Transition) { p.pools.invalidate(p.cfg, tr.Owner) }

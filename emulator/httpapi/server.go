@@ -45,6 +45,7 @@ type Server struct {
 	onChange   func(ctx context.Context, changed []store.Key)
 	health     HealthReader
 	aggregates AggregateReader
+	traffic    TrafficReader
 	// events feed the status page; streams counts its open streams, which
 	// end when streamsDone is closed (StopStreams).
 	events      *health.Events
@@ -112,6 +113,9 @@ type Options struct {
 	// Events are the recent transitions the status page lists, and wake
 	// its streams; nil lists none.
 	Events *health.Events
+	// Traffic is what the data plane carried, for the status page; nil
+	// shows no traffic section (the data plane is off).
+	Traffic TrafficReader
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
 	// OnChange runs after every mutation (under the write lock, before the
@@ -160,6 +164,7 @@ func New(st store.Store, o Options) *Server {
 		mux:         http.NewServeMux(),
 		health:      o.Health,
 		aggregates:  o.Aggregates,
+		traffic:     o.Traffic,
 		events:      o.Events,
 		streams:     make(chan struct{}, statusStreams),
 		streamsDone: make(chan struct{}),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -92,12 +93,20 @@ type ownerSection struct {
 	Note, NoteClass string
 }
 
+// TrafficReader is what the status page reads of the data plane.
+type TrafficReader interface {
+	Traffic() []dataplane.RuleTraffic
+}
+
 // statusPage is what the page template renders.
 type statusPage struct {
 	Total      statusCounts
 	Owners     []ownerSection
 	Aggregates []aggregate.AggregateState
 	Events     []health.Transition // newest first
+	// DataPlane: the data plane is on, and Traffic is what it carried.
+	DataPlane bool
+	Traffic   []dataplane.RuleTraffic
 }
 
 // stateClass colours a state like the appliance does: green OK, red error,
@@ -239,6 +248,9 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 		States() []aggregate.AggregateState
 	}); ok {
 		page.Aggregates = a.States()
+	}
+	if s.traffic != nil {
+		page.DataPlane, page.Traffic = true, s.traffic.Traffic()
 	}
 	if s.events != nil {
 		page.Events = s.events.Recent()
