@@ -372,6 +372,17 @@ func ratioOf(ms []member, f func(member) bool) float64 {
 	return float64(countWhere(ms, func(m member) bool { return f(m) && m.healthy })) / float64(all)
 }
 
+// prune forgets the pools of owners that are gone and carry nothing.
+func (ps *pools) prune(cfg *config) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for key, e := range ps.byKey {
+		if cfg.service(key.owner) == nil && cfg.targetPool(key.owner) == nil && !e.carries() {
+			delete(ps.byKey, key)
+		}
+	}
+}
+
 // invalidate makes the pools made of owner's health (every pool when
 // owner is "") be built again, at once when they carry connections that
 // may have to drain, else at their next use.

@@ -50,7 +50,11 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bs := cfg.service(d.service)
 	if bs == nil {
 		// A backend bucket, which the emulator does not model.
-		noBackend(w, http.StatusNotFound, "the URL map sends this request to "+d.service+", which is not a backend service here")
+		msg := "the URL map sends this request to no backend service"
+		if d.service != "" {
+			msg = "the URL map sends this request to " + d.service + ", which is not a backend service here"
+		}
+		noBackend(w, http.StatusNotFound, msg)
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}

@@ -236,6 +236,7 @@ func (p *Plane) OnTransition(tr health.Transition) { p.pools.invalidate(p.cfg, t
 // Apply makes what Set gave the plane take effect: the listeners of the
 // forwarding rules, their URL maps and the services' settings.
 func (p *Plane) Apply() {
+	p.pools.prune(p.cfg)
 	p.pools.invalidate(p.cfg, "")
 	if p.frontChanged {
 		p.frontChanged = false

@@ -20,9 +20,16 @@ import (
 // not validate certificates, and a new key per start means nothing secret
 // ever lives in the repository.
 func SelfSignedCert(host string) (tls.Certificate, error) {
+	return SelfSigned("lbhealth sample target", []string{"localhost"}, host)
+}
+
+// SelfSigned makes a fresh ECDSA P-256 certificate with commonName, valid
+// for dnsNames, 127.0.0.1, ::1 and host (an IP literal, or "" for none
+// more), its Leaf parsed: the targets' and the data plane's listeners'.
+func SelfSigned(commonName string, dnsNames []string, host string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("generate target key: %w", err)
+		return tls.Certificate{}, fmt.Errorf("generate key: %w", err)
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
@@ -31,8 +38,8 @@ func SelfSignedCert(host string) (tls.Certificate, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "lbhealth sample target"},
-		DNSNames:     []string{"localhost"},
+		Subject:      pkix.Name{CommonName: commonName},
+		DNSNames:     dnsNames,
 		IPAddresses:  sans(host),
 		// An hour of slack for clocks that disagree a little.
 		NotBefore:             now.Add(-time.Hour),
@@ -43,9 +50,13 @@ func SelfSignedCert(host string) (tls.Certificate, error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("create target certificate: %w", err)
+		return tls.Certificate{}, fmt.Errorf("create certificate: %w", err)
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
 func sans(host string) []net.IP {
