@@ -596,3 +596,27 @@ func TestDataPlane_ListenersComeAndGoWithTheirRules(t *testing.T) {
 		t.Fatal("after a reset, the rule's address still answers")
 	}
 }
+
+func TestDataPlane_CapacityScalerZeroDrainsAGroup(t *testing.T) {
+	t.Parallel()
+	a, b := newSwitchable(t), newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	apiCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`, nil)
+	for name, s := range map[string]*switchable{"a": a, "b": b} {
+		mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg-`+name+`","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+s.port()+`}]}`)
+	}
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg-a","balancingMode":"RATE","maxRatePerEndpoint":100},
+		            {"group":"zones/z/networkEndpointGroups/neg-b","balancingMode":"RATE","maxRatePerEndpoint":100,"capacityScaler":0}],
+		"healthChecks":["global/healthChecks/hc"]}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	addrA := strings.TrimPrefix(a.URL, "http://")
+	waitFor(t, "the service serving", func() bool { _, be, _ := get(t, lb+"/"); return be == addrA })
+	time.Sleep(1500 * time.Millisecond) // both groups probed HEALTHY by now
+	for range 10 {
+		if _, be, _ := get(t, lb+"/"); be != addrA {
+			t.Fatalf("a request went to %s, in a group with capacityScaler 0", be)
+		}
+	}
+}

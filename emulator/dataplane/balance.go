@@ -238,11 +238,14 @@ type member struct {
 // the mode sends to.
 func (ps *pools) members(cfg *config, owner, mode string) []member {
 	bs := cfg.service(owner)
-	failover := map[string]bool{}
+	failover, drained := map[string]bool{}, map[string]bool{}
 	if bs != nil {
 		for _, b := range bs.Backends {
 			if b.Failover {
 				failover[api.PathOf(b.Group)] = true
+			}
+			if b.CapacityScaler != nil && *b.CapacityScaler == 0 && mode == modeProxy {
+				drained[api.PathOf(b.Group)] = true
 			}
 		}
 	}
@@ -250,7 +253,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 	seen := map[string]bool{}
 	for _, st := range ps.health.Statuses(owner) {
 		addr, ok := cfg.addrFor(bs, st, mode)
-		if !ok || seen[addr] {
+		if !ok || seen[addr] || drained[st.Group] {
 			continue
 		}
 		host, _, err := net.SplitHostPort(addr)

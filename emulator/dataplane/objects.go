@@ -134,6 +134,10 @@ type backendService struct {
 	Backends   []struct {
 		Group    string `json:"group"`
 		Failover bool   `json:"failover"`
+		// CapacityScaler 0 drains a group of a proxy's service: it gets
+		// no new traffic (other values scale a capacity the emulator does
+		// not divide traffic by).
+		CapacityScaler *float64 `json:"capacityScaler"`
 	} `json:"backends"`
 	FailoverPolicy *struct {
 		FailoverRatio          float64 `json:"failoverRatio"`
