@@ -620,3 +620,17 @@ func TestDataPlane_CapacityScalerZeroDrainsAGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestDataPlane_TargetInstanceForwardsToItsInstance(t *testing.T) {
+	t.Parallel()
+	_, _, port := twoBackendsOnOnePort(t) // the instance's server is the one at 127.0.0.2
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "zones/r-a/instances", `{"name":"vm","networkInterfaces":[{"networkIP":"127.0.0.2"}]}`)
+	mustCall(t, e, "POST", "zones/r-a/targetInstances", `{"name":"ti","instance":"zones/r-a/instances/vm"}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","portRange":"`+port+`",
+		"target":"zones/r-a/targetInstances/ti"}`)
+	lb := "127.0.0.1:" + port
+	if got := servedBy(t, lb); got != "127.0.0.2:"+port {
+		t.Fatalf("through the target instance: served by %q, want 127.0.0.2:%s", got, port)
+	}
+}

@@ -353,7 +353,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, ListenAddr: e.listenAddr, NoBackendHeader: cfg.NoBackendHeader})
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)

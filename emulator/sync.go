@@ -164,9 +164,10 @@ func (y *syncState) decodeBody(c api.Collection, path string, body []byte) (any,
 	return v, nil
 }
 
-// listenAddr is where the data plane listens for a forwarding rule's
-// address: where the probe map sends it, as it sends a backend's.
-func (e *Emulator) listenAddr(addr netip.Addr) netip.Addr {
+// mapAddr is where an address of the configuration is on this machine,
+// for the data plane: where the probe map sends it, as it sends a
+// backend's.
+func (e *Emulator) mapAddr(addr netip.Addr) netip.Addr {
 	mapped, _ := e.probeMap.Map(addr)
 	return mapped
 }

@@ -166,6 +166,7 @@ type poolKey struct{ owner, mode string }
 type pools struct {
 	health  Health
 	allowed func(netip.Addr) bool
+	mapAddr func(netip.Addr) netip.Addr // nil: none
 	mu      sync.Mutex
 	byKey   map[poolKey]*poolEntry
 }
@@ -294,6 +295,21 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	for _, m := range ms {
 		p.known[m.addr] = true
 	}
+	if ti := cfg.targetInstance(owner); ti != nil {
+		// Protocol forwarding: every connection to the one instance, which
+		// no health check judges; a stopped instance gets none.
+		if vm := cfg.instance(api.PathOf(ti.Instance)); vm != nil && running(vm.Status) && len(vm.NetworkInterfaces) > 0 {
+			if a, err := netip.ParseAddr(vm.NetworkInterfaces[0].NetworkIP); err == nil {
+				if ps.mapAddr != nil {
+					a = ps.mapAddr(a)
+				}
+				if ps.allowed == nil || ps.allowed(a) {
+					add([]member{{addr: a.String(), healthy: true}}, healthy)
+				}
+			}
+		}
+		return p
+	}
 	if tp := cfg.targetPool(owner); tp != nil {
 		p.affinity = tp.SessionAffinity
 		add(ms, healthy)
@@ -349,6 +365,15 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		add(ms, primary) // none healthy: every primary backend, as a last resort
 	}
 	return p
+}
+
+// running tells whether an instance in status takes traffic.
+func running(status string) bool {
+	switch status {
+	case "STOPPING", "STOPPED", "SUSPENDING", "SUSPENDED", "TERMINATED":
+		return false
+	}
+	return true
 }
 
 func countWhere(ms []member, f func(member) bool) int {

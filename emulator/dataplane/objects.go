@@ -13,7 +13,7 @@ var Collections = []string{
 	api.CollectionForwardingRules, api.CollectionTargetHTTPProxies, api.CollectionURLMaps,
 	api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
 	api.CollectionTargetTCPProxies, api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies,
-	api.CollectionSSLCertificates, api.CollectionSSLPolicies,
+	api.CollectionSSLCertificates, api.CollectionSSLPolicies, api.CollectionTargetInstances, api.CollectionInstances,
 }
 
 type forwardingRule struct {
@@ -161,4 +161,15 @@ type targetTCPProxy struct {
 
 type instanceGroup struct {
 	NamedPorts []api.NamedPort `json:"namedPorts"`
+}
+
+type targetInstance struct {
+	Instance string `json:"instance"`
+}
+
+type instance struct {
+	Status            string `json:"status"`
+	NetworkInterfaces []struct {
+		NetworkIP string `json:"networkIP"`
+	} `json:"networkInterfaces"`
 }

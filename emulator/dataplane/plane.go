@@ -49,9 +49,10 @@ type Options struct {
 	// Allowed says which backend addresses traffic may be sent to (the
 	// probe networks); nil allows every address.
 	Allowed func(netip.Addr) bool
-	// ListenAddr maps a forwarding rule's address to the one its listener
-	// binds (a probe map's); nil keeps it.
-	ListenAddr func(netip.Addr) netip.Addr
+	// MapAddr is where an address of the configuration is on this
+	// machine (a probe map's): a rule's listener binds it, and a target
+	// instance's traffic goes to it; nil keeps addresses as they are.
+	MapAddr func(netip.Addr) netip.Addr
 	// NoBackendHeader leaves BackendHeader out of answers.
 	NoBackendHeader bool
 }
@@ -97,6 +98,21 @@ type config struct {
 	services    map[string]*backendService
 	groups      map[string]*instanceGroup
 	targetPools map[string]*targetPool
+	// Target instances, and the instances they name.
+	targetInstances map[string]*targetInstance
+	instances       map[string]*instance
+}
+
+func (cfg *config) targetInstance(path string) *targetInstance {
+	cfg.mu.RLock()
+	defer cfg.mu.RUnlock()
+	return cfg.targetInstances[path]
+}
+
+func (cfg *config) instance(path string) *instance {
+	cfg.mu.RLock()
+	defer cfg.mu.RUnlock()
+	return cfg.instances[path]
 }
 
 func (cfg *config) service(path string) *backendService {
@@ -123,14 +139,14 @@ func New(opts Options) *Plane {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Plane{opts: opts, log: opts.Log, metrics: newMetrics(opts.Registerer),
-		pools: pools{health: opts.Health, allowed: opts.Allowed, byKey: map[poolKey]*poolEntry{}},
+		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*forwardingRule{}, proxies: map[string]*targetHTTPProxy{}, urlMaps: map[string]*urlMap{},
 		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
 		httpsProxies: map[string]*targetHTTPSProxy{}, sslProxies: map[string]*targetSSLProxy{},
 		sslCertificates: map[string]*sslCertificate{}, sslPolicies: map[string]*sslPolicy{},
 		certs: map[*sslCertificate]tls.Certificate{},
 		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
-			targetPools: map[string]*targetPool{}},
+			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
 	return p
 }
@@ -178,9 +194,14 @@ func (p *Plane) Set(collection, path string, body []byte) {
 		set(p, &cfg.mu, cfg.groups, path, body)
 	case api.CollectionTargetPools:
 		set(p, &cfg.mu, cfg.targetPools, path, body)
+	case api.CollectionTargetInstances:
+		set(p, &cfg.mu, cfg.targetInstances, path, body)
+	case api.CollectionInstances:
+		set(p, &cfg.mu, cfg.instances, path, body)
 	}
 	switch collection {
-	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools:
+	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
+		api.CollectionTargetInstances, api.CollectionInstances:
 	default:
 		p.frontChanged = true
 	}
@@ -225,6 +246,8 @@ func (p *Plane) Forget() {
 	clear(p.cfg.services)
 	clear(p.cfg.groups)
 	clear(p.cfg.targetPools)
+	clear(p.cfg.targetInstances)
+	clear(p.cfg.instances)
 	p.cfg.mu.Unlock()
 	p.frontChanged = true
 }
@@ -296,8 +319,8 @@ func (p *Plane) wanted() map[string]*binding {
 		if err != nil {
 			continue
 		}
-		if p.opts.ListenAddr != nil {
-			ip = p.opts.ListenAddr(ip)
+		if p.opts.MapAddr != nil {
+			ip = p.opts.MapAddr(ip)
 		}
 		if !ip.IsLoopback() {
 			p.refuse(path+" "+ip.String(), path, "its address is not on this machine's loopback "+
@@ -326,8 +349,8 @@ func (p *Plane) wanted() map[string]*binding {
 }
 
 // bindingsOf is what rule fr's listeners serve, one per protocol; none
-// for a target the data plane does not carry (HTTPS and SSL proxies,
-// target instances).
+// for a target the data plane does not carry (a target gRPC proxy, a
+// rule of a scheme that takes no backend service).
 func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 	target := api.PathOf(fr.Target)
 	switch api.CollectionOf(target) {
@@ -358,7 +381,7 @@ func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 		}
 		return []*binding{{rule: path, kind: kindSSL, pool: poolKey{api.PathOf(proxy.Service), modeProxy},
 			proxyHeader: proxy.ProxyHeader == "PROXY_V1", tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
-	case api.CollectionTargetPools:
+	case api.CollectionTargetPools, api.CollectionTargetInstances:
 		return passthrough(path, fr, target)
 	case "":
 		switch fr.LoadBalancingScheme {
