@@ -89,29 +89,35 @@ func (e *Emulator) load(ctx context.Context) error {
 	y.planner.SetProbeMap(e.probeMap)
 	y.planner.SetFirewalls(e.firewalls, e.universe)
 	y.planner.SetProbeMultiplicity(e.multiplicity)
-	for _, c := range syncedCollections {
+	// Each collection is read once: the data plane takes its own from the
+	// same reads, and those it alone reads after them.
+	collections := syncedCollections
+	if e.plane != nil {
+		e.plane.Forget()
+		for _, name := range dataplane.Collections {
+			if c, ok := api.CollectionNamed(name); ok && c.Role == api.Stored {
+				collections = append(slices.Clip(collections), c)
+			}
+		}
+	}
+	for _, c := range collections {
 		objects, err := e.store.All(ctx, c.Name)
 		if err != nil {
 			return err
 		}
+		toPlane := e.plane != nil && dataplane.Wants(c.Name)
 		for _, o := range objects {
+			if toPlane {
+				e.plane.Set(c.Name, o.Path(), o.Body)
+			}
+			if c.Role == api.Stored {
+				continue
+			}
 			obj, err := y.decode(c, o)
 			if err != nil {
 				return err
 			}
 			y.set(c, o.Path(), obj)
-		}
-	}
-	if e.plane != nil {
-		e.plane.Forget()
-		for _, name := range dataplane.Collections {
-			objects, err := e.store.All(ctx, name)
-			if err != nil {
-				return err
-			}
-			for _, o := range objects {
-				e.plane.Set(name, o.Path(), o.Body)
-			}
 		}
 	}
 	e.state = y

@@ -49,15 +49,13 @@ type backend struct {
 // pool is a service's healthy backends at one moment, and how it chooses
 // among them; a change of health makes a new pool.
 type pool struct {
-	service  string
 	policy   string
 	affinity string
-	header   string          // HEADER_FIELD: the header hashed
-	cookie   string          // HTTP_COOKIE: the cookie hashed
-	healthy  []*backend      // where new traffic goes (healthy, or all as a last resort)
-	draining time.Duration   // connectionDraining.drainingTimeoutSec
-	next     atomic.Uint64   // ROUND_ROBIN
-	known    map[string]bool // while building: every member's address
+	header   string        // HEADER_FIELD: the header hashed
+	cookie   string        // HTTP_COOKIE: the cookie hashed
+	healthy  []*backend    // where new traffic goes (healthy, or all as a last resort)
+	draining time.Duration // connectionDraining.drainingTimeoutSec
+	next     atomic.Uint64 // ROUND_ROBIN
 }
 
 // choice is the backend chosen for one request, and the cookie to set when
@@ -216,14 +214,14 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 		active[b] = true
 	}
 	for addr, b := range e.backends {
-		if !active[b] {
-			b.conns.drain(p.draining)
+		if active[b] {
+			continue
 		}
-		if !p.known[addr] && b.inFlight.Load() == 0 && b.conns.count() == 0 {
-			delete(e.backends, addr)
+		b.conns.drain(p.draining)
+		if b.inFlight.Load() == 0 && b.conns.count() == 0 {
+			delete(e.backends, addr) // made again (same id) if it comes back
 		}
 	}
-	p.known = nil
 	e.current.Store(p)
 	return p
 }
@@ -274,7 +272,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 // owner's kind and settings decide.
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
-	p := &pool{service: owner, cookie: generatedCookie, known: map[string]bool{}}
+	p := &pool{cookie: generatedCookie}
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
 			if !keep(m) {
@@ -292,9 +290,6 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	}
 	healthy := func(m member) bool { return m.healthy }
 	ms := ps.members(cfg, owner, mode)
-	for _, m := range ms {
-		p.known[m.addr] = true
-	}
 	if ti := cfg.targetInstance(owner); ti != nil {
 		// Protocol forwarding: every connection to the one instance, which
 		// no health check judges; a stopped instance gets none.
@@ -316,9 +311,6 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		if tp.BackupPool != "" && ratio(ms) <= tp.FailoverRatio {
 			// Too few of the primary pool healthy: the backup pool serves.
 			backup := ps.members(cfg, api.PathOf(tp.BackupPool), mode)
-			for _, m := range backup {
-				p.known[m.addr] = true
-			}
 			if countHealthy(backup) > 0 {
 				p.healthy = p.healthy[:0]
 				add(backup, healthy)
@@ -412,21 +404,27 @@ func (ps *pools) prune(cfg *config) {
 }
 
 // invalidate makes the pools made of owner's health (every pool when
-// owner is "") be built again, at once when they carry connections that
-// may have to drain, else at their next use.
-func (ps *pools) invalidate(cfg *config, owner string) {
+// owner is "") be built again at their next use, and returns those of
+// them that carry connections: their refresh must not wait for a next
+// use, since it drains the connections of backends that left.
+func (ps *pools) invalidate(owner string) []*poolEntry {
 	ps.mu.Lock()
-	var now []*poolEntry
+	defer ps.mu.Unlock()
+	var carrying []*poolEntry
 	for _, e := range ps.byKey {
 		if owner == "" || slices.Contains(*e.owners.Load(), owner) {
 			e.stale.Store(true)
 			if e.carries() {
-				now = append(now, e)
+				carrying = append(carrying, e)
 			}
 		}
 	}
-	ps.mu.Unlock()
-	for _, e := range now {
+	return carrying
+}
+
+// refreshAll refreshes entries.
+func (ps *pools) refreshAll(cfg *config, entries []*poolEntry) {
+	for _, e := range entries {
 		ps.refresh(cfg, e)
 	}
 }

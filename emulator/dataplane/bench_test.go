@@ -39,6 +39,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/procstat"
 )
 
 const (
@@ -440,19 +442,12 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ReportMetric(h.failed, "haproxy-failed")
 }
 
-// cpuOf is the CPU (user + system, all threads) process pid has used so
-// far, from /proc/<pid>/stat (in USER_HZ ticks, 100 a second on Linux).
+// cpuOf is the CPU process pid has used so far (procstat.CPU).
 func cpuOf(b *testing.B, pid int) time.Duration {
 	b.Helper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := procstat.CPU(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: cannot read utime and stime", pid)
-	}
-	return time.Duration(utime+stime) * (time.Second / 100)
+	return d
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,8 @@ type Plane struct {
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
 
-	// What Set was given, by path; Apply makes a config of it.
+	// The front end Set was given, by path (the owners are in cfg); Apply
+	// turns it into listeners.
 	rules      map[string]*forwardingRule
 	proxies    map[string]*targetHTTPProxy
 	tcpProxies map[string]*targetTCPProxy
@@ -103,34 +105,19 @@ type config struct {
 	instances       map[string]*instance
 }
 
+func (cfg *config) service(path string) *backendService { return lookup(cfg, cfg.services, path) }
+func (cfg *config) group(path string) *instanceGroup    { return lookup(cfg, cfg.groups, path) }
+func (cfg *config) targetPool(path string) *targetPool  { return lookup(cfg, cfg.targetPools, path) }
 func (cfg *config) targetInstance(path string) *targetInstance {
-	cfg.mu.RLock()
-	defer cfg.mu.RUnlock()
-	return cfg.targetInstances[path]
+	return lookup(cfg, cfg.targetInstances, path)
 }
+func (cfg *config) instance(path string) *instance { return lookup(cfg, cfg.instances, path) }
 
-func (cfg *config) instance(path string) *instance {
+// lookup reads m[path] under cfg's lock.
+func lookup[T any](cfg *config, m map[string]*T, path string) *T {
 	cfg.mu.RLock()
 	defer cfg.mu.RUnlock()
-	return cfg.instances[path]
-}
-
-func (cfg *config) service(path string) *backendService {
-	cfg.mu.RLock()
-	defer cfg.mu.RUnlock()
-	return cfg.services[path]
-}
-
-func (cfg *config) group(path string) *instanceGroup {
-	cfg.mu.RLock()
-	defer cfg.mu.RUnlock()
-	return cfg.groups[path]
-}
-
-func (cfg *config) targetPool(path string) *targetPool {
-	cfg.mu.RLock()
-	defer cfg.mu.RUnlock()
-	return cfg.targetPools[path]
+	return m[path]
 }
 
 // New returns a Plane with no listener until Apply.
@@ -152,14 +139,7 @@ func New(opts Options) *Plane {
 }
 
 // Wants tells whether the data plane reads collection.
-func Wants(collection string) bool {
-	for _, c := range Collections {
-		if c == collection {
-			return true
-		}
-	}
-	return false
-}
+func Wants(collection string) bool { return slices.Contains(Collections, collection) }
 
 // Set hands the plane one stored object of collection at path, as JSON;
 // nil body: it is gone. Nothing changes until Apply.
@@ -253,14 +233,20 @@ func (p *Plane) Forget() {
 }
 
 // OnTransition takes note that an endpoint's health changed: its
-// service's next request sees it.
-func (p *Plane) OnTransition(tr health.Transition) { p.pools.invalidate(p.cfg, tr.Owner) }
+// service's next request sees it. It runs on the probe engine's
+// scheduler: the pools that must drain connections now are refreshed on a
+// goroutine of their own, not there.
+func (p *Plane) OnTransition(tr health.Transition) {
+	if carrying := p.pools.invalidate(tr.Owner); len(carrying) > 0 {
+		go p.pools.refreshAll(p.cfg, carrying)
+	}
+}
 
 // Apply makes what Set gave the plane take effect: the listeners of the
 // forwarding rules, their URL maps and the services' settings.
 func (p *Plane) Apply() {
 	p.pools.prune(p.cfg)
-	p.pools.invalidate(p.cfg, "")
+	p.pools.refreshAll(p.cfg, p.pools.invalidate(""))
 	if p.frontChanged {
 		p.frontChanged = false
 		p.reconcile(p.wanted())

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/procstat"
 )
 
 // benchTargets is a running benchtarget process: the HTTP backends both
@@ -173,32 +175,15 @@ func cpuSelf(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// cpuOf is the CPU (user + system, all threads) process pid has used so
-// far, from /proc/<pid>/stat.
+// cpuOf is the CPU process pid has used so far (procstat.CPU).
 func cpuOf(b *testing.B, pid int) time.Duration {
 	b.Helper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := procstat.CPU(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The command name (field 2) may hold spaces: fields count from the
-	// last ')'. utime and stime are fields 14 and 15.
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc/%d/stat: cannot read utime and stime", pid)
-	}
-	return time.Duration(utime+stime) * time.Second / time.Duration(clockTicks())
+	return d
 }
-
-var clockTicks = sync.OnceValue(func() int64 {
-	out, err := exec.Command("getconf", "CLK_TCK").Output()
-	if n, perr := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil && perr == nil && n > 0 {
-		return n
-	}
-	return 100 // USER_HZ on every Linux architecture Go supports
-})
 
 // memOf returns VmRSS and VmHWM of /proc/<pid>/status ("self" for this
 // process), in bytes.
