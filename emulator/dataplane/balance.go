@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -44,6 +46,10 @@ type backend struct {
 	id       string // the GENERATED_COOKIE value that names it
 	inFlight atomic.Int64
 	conns    conns // the connections carried to it (TCP)
+	// fast are its connection pools for the fasthttp front end, plain
+	// and over TLS, made at first use.
+	fastOnce [2]sync.Once
+	fast     [2]*fasthttp.HostClient
 }
 
 // pool is a service's healthy backends at one moment, and how it chooses
@@ -66,21 +72,21 @@ type choice struct {
 }
 
 // choose picks a healthy backend for r; nil when none is healthy.
-func (p *pool) choose(r *http.Request) choice {
+func (p *pool) choose(r request) choice {
 	if len(p.healthy) == 0 {
 		return choice{}
 	}
 	switch p.affinity {
 	case AffinityClientIP:
-		return choice{b: p.hashed(clientIP(r))}
+		return choice{b: p.hashed(r.clientIP())}
 	case AffinityHeaderField:
-		if v := r.Header.Get(p.header); v != "" {
+		if v, _ := r.header(p.header); v != "" {
 			return choice{b: p.hashed(v)}
 		}
 	case AffinityGeneratedCookie:
-		if c, err := r.Cookie(generatedCookie); err == nil {
+		if v := r.cookie(generatedCookie); v != "" {
 			for _, b := range p.healthy {
-				if b.id == c.Value {
+				if b.id == v {
 					return choice{b: b}
 				}
 			}
@@ -88,8 +94,8 @@ func (p *pool) choose(r *http.Request) choice {
 		b := p.byPolicy()
 		return choice{b: b, cookie: &http.Cookie{Name: generatedCookie, Value: b.id, Path: "/", HttpOnly: true}}
 	case AffinityHTTPCookie:
-		if c, err := r.Cookie(p.cookie); err == nil && c.Value != "" {
-			return choice{b: p.hashed(c.Value)}
+		if v := r.cookie(p.cookie); v != "" {
+			return choice{b: p.hashed(v)}
 		}
 		v := strconv.FormatUint(rand.Uint64(), 36)
 		return choice{b: p.hashed(v), cookie: &http.Cookie{Name: p.cookie, Value: v, Path: "/", HttpOnly: true}}
@@ -132,14 +138,6 @@ func (p *pool) hashed(key string) *backend {
 		}
 	}
 	return best
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // Modes of a pool: what its traffic needs of an endpoint, and where it

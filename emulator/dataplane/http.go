@@ -38,31 +38,31 @@ type sentKey struct{}
 
 func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := h.l.binding.Load()
-	d := b.router.route(r)
+	d := b.router.route(stdRequest{r})
 	m := h.plane.metrics
 	if d.redirect != nil {
 		code := redirectCode(d.redirect.RedirectResponseCode)
-		http.Redirect(w, r, redirectURL(r, d), code)
+		http.Redirect(w, r, redirectURL(d, r.Host, r.URL.Path, r.URL.RawQuery, r.TLS != nil), code)
 		m.request(b.rule, "", "", code)
 		return
 	}
 	cfg := h.plane.cfg
 	bs := cfg.service(d.service)
 	if bs == nil {
-		// A backend bucket, which the emulator does not model.
-		msg := "the URL map sends this request to no backend service"
-		if d.service != "" {
-			msg = "the URL map sends this request to " + d.service + ", which is not a backend service here"
-		}
-		noBackend(w, http.StatusNotFound, msg)
+		noBackend(w, http.StatusNotFound, notAService(d.service))
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
-	c := h.plane.pools.get(cfg, poolKey{d.service, modeProxy}).choose(r)
+	h.forward(w, r, b.rule, d, bs)
+}
+
+// forward sends r to a healthy backend of bs, the service d chose.
+func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string, d decision, bs *backendService) {
+	c := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy}).choose(stdRequest{r})
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
 		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")
-		m.request(b.rule, d.service, "", http.StatusServiceUnavailable)
+		h.plane.metrics.request(rule, d.service, "", http.StatusServiceUnavailable)
 		return
 	}
 	if c.cookie != nil {
@@ -70,10 +70,23 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.b.inFlight.Add(1)
 	defer c.b.inFlight.Add(-1)
-	s := &sent{rule: b.rule, service: d.service, b: c.b, d: d, tls: bs.Protocol == "HTTPS" || bs.Protocol == "HTTP2"}
+	s := &sent{rule: rule, service: d.service, b: c.b, d: d, tls: speaksTLS(bs)}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), backendTimeout(bs))
 	defer cancel()
 	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
+}
+
+// speaksTLS tells whether bs's backends are spoken to over TLS.
+func speaksTLS(bs *backendService) bool { return bs.Protocol == "HTTPS" || bs.Protocol == "HTTP2" }
+
+// notAService is the answer when the URL map sends a request to service,
+// which is no backend service: a backend bucket, which the emulator does
+// not model, or nothing.
+func notAService(service string) string {
+	if service == "" {
+		return "the URL map sends this request to no backend service"
+	}
+	return "the URL map sends this request to " + service + ", which is not a backend service here"
 }
 
 func noBackend(w http.ResponseWriter, code int, msg string) {
@@ -171,11 +184,12 @@ func (p *Plane) failed(w http.ResponseWriter, r *http.Request, err error) {
 	p.metrics.request(s.rule, s.service, s.b.addr, code)
 }
 
-// redirectURL is where a urlRedirect sends r.
-func redirectURL(r *http.Request, d decision) string {
+// redirectURL is where a urlRedirect sends a request for host, path and
+// query, which came over TLS or not.
+func redirectURL(d decision, host, path, query string, overTLS bool) string {
 	rd := d.redirect
-	u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
-	if r.TLS != nil || rd.HTTPSRedirect {
+	u := url.URL{Scheme: "http", Host: host, Path: path}
+	if overTLS || rd.HTTPSRedirect {
 		u.Scheme = "https"
 	}
 	if rd.HostRedirect != "" {
@@ -185,10 +199,10 @@ func redirectURL(r *http.Request, d decision) string {
 	case rd.PathRedirect != "":
 		u.Path = rd.PathRedirect
 	case rd.PrefixRedirect != "":
-		u.Path = rd.PrefixRedirect + strings.TrimPrefix(r.URL.Path, d.matched)
+		u.Path = rd.PrefixRedirect + strings.TrimPrefix(path, d.matched)
 	}
 	if !rd.StripQuery {
-		u.RawQuery = r.URL.RawQuery
+		u.RawQuery = query
 	}
 	return u.String()
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -494,9 +495,11 @@ func (p *Plane) Close() {
 type listener struct {
 	key     string // network and address, as in Plane.listeners
 	kind    string
-	ln      net.Listener // kindHTTP, kindTCP
-	pc      *net.UDPConn // kindUDP
-	srv     *http.Server // kindHTTP
+	ln      net.Listener     // kindHTTP, kindTCP
+	pc      *net.UDPConn     // kindUDP
+	srv     *http.Server     // kindHTTPS
+	fast    *fasthttp.Server // kindHTTP
+	open    openConns        // kindHTTP: the connections fast serves
 	binding atomic.Pointer[binding]
 	done    chan struct{}
 	closing atomic.Bool
@@ -527,19 +530,22 @@ func (p *Plane) listen(key string, b *binding) (*listener, error) {
 		return nil, err
 	}
 	switch b.kind {
-	case kindHTTP, kindHTTPS:
+	case kindHTTP:
+		l.fast = p.newFastServer(l)
+		go func() {
+			defer close(l.done)
+			_ = l.fast.Serve(l.ln)
+		}()
+	case kindHTTPS:
 		l.srv = &http.Server{
 			Handler:           &httpProxy{plane: p, l: l},
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 		}
-		ln := l.ln
-		if b.kind == kindHTTPS {
-			// The binding's TLS, read per connection: a change of
-			// certificate needs no new listener.
-			ln = tls.NewListener(ln, &tls.Config{GetConfigForClient: l.tlsConfig, NextProtos: []string{"h2", "http/1.1"}})
-		}
+		// The binding's TLS, read per connection: a change of
+		// certificate needs no new listener.
+		ln := tls.NewListener(l.ln, &tls.Config{GetConfigForClient: l.tlsConfig, NextProtos: []string{"h2", "http/1.1"}})
 		go func() {
 			defer close(l.done)
 			_ = l.srv.Serve(ln)
@@ -575,6 +581,9 @@ func (l *listener) close() {
 	switch {
 	case l.srv != nil:
 		l.srv.Close()
+	case l.fast != nil:
+		l.ln.Close()
+		l.open.closeAll()
 	case l.ln != nil:
 		l.ln.Close()
 	case l.pc != nil:

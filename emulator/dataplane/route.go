@@ -3,7 +3,6 @@ package dataplane
 import (
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,15 +70,15 @@ func (rt *router) compile(expr string) {
 }
 
 // route decides what r gets.
-func (rt *router) route(r *http.Request) decision {
-	pm := rt.pathMatcher(hostOf(r))
+func (rt *router) route(r request) decision {
+	pm := rt.pathMatcher(r.host())
 	if pm == nil {
 		return act(rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/")
 	}
-	path := r.URL.Path
+	path := r.path()
 	for _, rr := range rt.rules[pm] {
 		for i := range rr.MatchRules {
-			if matched, ok := rt.matches(&rr.MatchRules[i], r); ok {
+			if matched, ok := rt.matches(&rr.MatchRules[i], r, path); ok {
 				return act(rr.Service, rr.RouteAction, rr.URLRedirect, matched)
 			}
 		}
@@ -145,8 +144,7 @@ func pathMatch(pattern, path string) (n int, exact, ok bool) {
 
 // matches tells whether r meets every condition of mr, and what part of
 // its path matched.
-func (rt *router) matches(mr *matchRule, r *http.Request) (string, bool) {
-	path := r.URL.Path
+func (rt *router) matches(mr *matchRule, r request, path string) (string, bool) {
 	cmpPath, fold := path, func(s string) string { return s }
 	if mr.IgnoreCase {
 		fold = strings.ToLower
@@ -175,18 +173,17 @@ func (rt *router) matches(mr *matchRule, r *http.Request) (string, bool) {
 			return "", false
 		}
 	}
-	q := r.URL.Query()
 	for _, qm := range mr.QueryParameterMatches {
-		vs, present := q[qm.Name]
+		v, present := r.query(qm.Name)
 		ok := present
 		switch {
 		case qm.PresentMatch != nil:
 			ok = present == *qm.PresentMatch
 		case qm.ExactMatch != "":
-			ok = present && vs[0] == qm.ExactMatch
+			ok = present && v == qm.ExactMatch
 		case qm.RegexMatch != "":
 			re := rt.regex[qm.RegexMatch]
-			ok = present && re != nil && re.MatchString(vs[0])
+			ok = present && re != nil && re.MatchString(v)
 		}
 		if !ok {
 			return "", false
@@ -195,12 +192,8 @@ func (rt *router) matches(mr *matchRule, r *http.Request) (string, bool) {
 	return matched, true
 }
 
-func (rt *router) headerMatches(hm *headerMatch, r *http.Request) bool {
-	vs, present := r.Header[http.CanonicalHeaderKey(hm.HeaderName)]
-	if strings.EqualFold(hm.HeaderName, "host") || hm.HeaderName == ":authority" {
-		vs, present = []string{r.Host}, true
-	}
-	v := strings.Join(vs, ",")
+func (rt *router) headerMatches(hm *headerMatch, r request) bool {
+	v, present := r.header(hm.HeaderName)
 	ok := present
 	switch {
 	case hm.PresentMatch != nil:
@@ -252,6 +245,3 @@ func pickWeighted(ws []weightedService) string {
 	}
 	return ws[len(ws)-1].BackendService
 }
-
-// hostOf is the request's host, lower case, with its port.
-func hostOf(r *http.Request) string { return strings.ToLower(r.Host) }

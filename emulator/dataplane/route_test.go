@@ -71,14 +71,16 @@ func TestRouter_PicksByHostPathHeadersAndPriority(t *testing.T) {
 		{"wildcard host", "www.example.com", "/", nil, "wild"},
 		{"the longer wildcard wins", "a.shop.example.com", "/", nil, "shop"},
 	}
-	for _, c := range cases {
-		r := httptest.NewRequest("GET", "http://"+c.host+c.target, nil)
-		for k, v := range c.headers {
-			r.Header.Set(k, v)
-		}
-		d := rt.route(r)
-		if want := "projects/p/global/backendServices/" + c.want; d.service != want || d.redirect != nil {
-			t.Errorf("%s: %s%s went to %q (redirect %v), want %q", c.name, c.host, c.target, d.service, d.redirect, want)
+	for _, kind := range requestKinds {
+		for _, c := range cases {
+			var header []string
+			for k, v := range c.headers {
+				header = append(header, k, v)
+			}
+			d := rt.route(kind.make(t, "10.0.0.1:1", "http://"+c.host+c.target, header...))
+			if want := "projects/p/global/backendServices/" + c.want; d.service != want || d.redirect != nil {
+				t.Errorf("%s: %s: %s%s went to %q (redirect %v), want %q", kind.name, c.name, c.host, c.target, d.service, d.redirect, want)
+			}
 		}
 	}
 }
@@ -90,8 +92,7 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 	}
 	rt := newRouter(&m)
 
-	r := httptest.NewRequest("GET", "http://api.example.com/legacy/a/b", nil)
-	d := rt.route(r)
+	d := rt.route(stdTestRequest(t, "10.0.0.1:1", "http://api.example.com/legacy/a/b"))
 	if d.rewrite == nil || d.matched != "/legacy/" {
 		t.Fatalf("legacy path: %+v, want a rewrite of the matched prefix /legacy/", d)
 	}
@@ -106,11 +107,11 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := httptest.NewRequest("GET", c.target, nil)
-		d := rt.route(r)
+		d := rt.route(stdRequest{r})
 		if d.redirect == nil {
 			t.Fatalf("%s: no redirect: %+v", c.target, d)
 		}
-		if got, code := redirectURL(r, d), redirectCode(d.redirect.RedirectResponseCode); got != c.want || code != c.code {
+		if got, code := redirectURL(d, r.Host, r.URL.Path, r.URL.RawQuery, false), redirectCode(d.redirect.RedirectResponseCode); got != c.want || code != c.code {
 			t.Errorf("%s: redirected to %d %s, want %d %s", c.target, code, got, c.code, c.want)
 		}
 	}

@@ -1,0 +1,246 @@
+package dataplane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+)
+
+// fastProxy is the listener of an Application Load Balancer's rule over
+// plain HTTP. It is built on fasthttp, whose server and clients reuse a
+// request's memory and forward it without copying it into new objects:
+// net/http's ReverseProxy spends four times HAProxy's CPU per request
+// (make bench). HTTP/1.1 is all the cloud's proxies speak to clients
+// without TLS, and what fasthttp speaks; a request that needs more, an
+// Upgrade (WebSocket) or a service spoken to over HTTP/2, goes to the
+// net/http proxy of HTTPS listeners (httpProxy) through fasthttp's
+// adaptor.
+type fastProxy struct {
+	plane *Plane
+	std   *httpProxy
+}
+
+// hopHeaders are the hop-by-hop headers a proxy does not forward; fasthttp
+// keeps Connection and Transfer-Encoding apart and writes its own.
+var hopHeaders = []string{"Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"}
+
+func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
+	b := f.std.l.binding.Load()
+	req := &ctx.Request
+	d := b.router.route(fastRequest{ctx})
+	m := f.plane.metrics
+	if d.redirect != nil {
+		code := redirectCode(d.redirect.RedirectResponseCode)
+		uri := req.URI()
+		ctx.Response.Header.Set("Location", redirectURL(d, string(req.Header.Host()), string(uri.Path()), string(uri.QueryString()), false))
+		ctx.SetStatusCode(code)
+		m.request(b.rule, "", "", code)
+		return
+	}
+	bs := f.plane.cfg.service(d.service)
+	if bs == nil {
+		fastNoBackend(ctx, http.StatusNotFound, notAService(d.service))
+		m.request(b.rule, d.service, "", http.StatusNotFound)
+		return
+	}
+	if bs.Protocol == "HTTP2" || len(req.Header.Peek("Upgrade")) > 0 {
+		fasthttpadaptor.NewFastHTTPHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Not the adaptor's context, which is the fasthttp request's:
+			// fasthttp reuses that once a connection is hijacked, while
+			// the reverse proxy still reads its context. The service's
+			// timeout still ends the request.
+			f.std.forward(w, r.WithContext(context.Background()), b.rule, d, bs)
+		})(ctx)
+		return
+	}
+	c := f.plane.pools.get(f.plane.cfg, poolKey{d.service, modeProxy}).choose(fastRequest{ctx})
+	if c.b == nil {
+		// As the cloud's proxies answer when no backend is healthy.
+		fastNoBackend(ctx, http.StatusServiceUnavailable, "no healthy upstream")
+		m.request(b.rule, d.service, "", http.StatusServiceUnavailable)
+		return
+	}
+	c.b.inFlight.Add(1)
+	defer c.b.inFlight.Add(-1)
+	overTLS := speaksTLS(bs)
+	clientClose := prepare(ctx, d, overTLS)
+	err := c.b.fastClient(overTLS).DoTimeout(req, &ctx.Response, backendTimeout(bs))
+	if clientClose {
+		ctx.SetConnectionClose()
+	}
+	if err != nil {
+		// As the cloud's proxies answer when the backend could not be
+		// reached (502) or did not answer in time (504).
+		code := http.StatusBadGateway
+		if errors.Is(err, fasthttp.ErrTimeout) {
+			code = http.StatusGatewayTimeout
+		}
+		fastNoBackend(ctx, code, "upstream "+c.b.addr+": "+err.Error())
+		f.answered(ctx, b.rule, d.service, c)
+		return
+	}
+	res := &ctx.Response.Header
+	for _, h := range hopHeaders {
+		res.Del(h)
+	}
+	// The backend's wish to close its connection is not the client's.
+	res.ResetConnectionClose()
+	f.answered(ctx, b.rule, d.service, c)
+}
+
+// answered adds to the answer what the data plane adds to every answer a
+// backend gave (its name, an affinity cookie) and counts it.
+func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, c choice) {
+	if !f.plane.opts.NoBackendHeader {
+		ctx.Response.Header.Set(BackendHeader, c.b.addr)
+	}
+	if c.cookie != nil {
+		ctx.Response.Header.Add("Set-Cookie", c.cookie.String())
+	}
+	f.plane.metrics.request(rule, service, c.b.addr, ctx.Response.StatusCode())
+}
+
+// prepare makes the client's request the backend's: addressed over TLS or
+// not, rewritten as the URL map says, without hop-by-hop headers and with
+// the X-Forwarded headers a proxy adds (the same as httpProxy's). It
+// returns whether the client asked to close its connection, which the
+// backend's connection does not follow.
+func prepare(ctx *fasthttp.RequestCtx, d decision, overTLS bool) (clientClose bool) {
+	req := &ctx.Request
+	h := &req.Header
+	host := string(h.Host())
+	uri := req.URI()
+	if overTLS {
+		uri.SetScheme("https")
+	} else {
+		uri.SetScheme("http")
+	}
+	if rw := d.rewrite; rw != nil {
+		if rw.HostRewrite != "" {
+			h.SetHost(rw.HostRewrite)
+		}
+		if rw.PathPrefixRewrite != "" {
+			path := string(uri.Path())
+			uri.SetPath(rw.PathPrefixRewrite + path[min(len(d.matched), len(path)):])
+		}
+	}
+	req.UseHostHeader = true
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+	clientClose = h.ConnectionClose()
+	h.ResetConnectionClose()
+	h.Set("X-Forwarded-For", ctx.RemoteIP().String())
+	h.Set("X-Forwarded-Host", host)
+	h.Set("X-Forwarded-Proto", "http")
+	return clientClose
+}
+
+func fastNoBackend(ctx *fasthttp.RequestCtx, code int, msg string) {
+	ctx.Response.Reset()
+	ctx.SetStatusCode(code)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(msg + "\n")
+}
+
+// fastClient is the backend's pool of connections for the fasthttp front
+// end, over TLS or not, made at first use.
+func (b *backend) fastClient(overTLS bool) *fasthttp.HostClient {
+	i := 0
+	if overTLS {
+		i = 1
+	}
+	b.fastOnce[i].Do(func() {
+		b.fast[i] = &fasthttp.HostClient{
+			Addr:  b.addr,
+			IsTLS: overTLS,
+			// The cloud's proxies do not validate backends' certificates.
+			TLSConfig:                     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as above
+			Dial:                          func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) },
+			NoDefaultUserAgentHeader:      true,
+			DisableHeaderNamesNormalizing: true,
+			DisablePathNormalizing:        true,
+			MaxConns:                      1024,
+			MaxConnWaitTimeout:            30 * time.Second,
+			MaxIdleConnDuration:           90 * time.Second,
+			ReadBufferSize:                maxHeaderBytes,
+			StreamResponseBody:            true,
+		}
+	})
+	return b.fast[i]
+}
+
+// maxHeaderBytes bounds the headers of a request or an answer the fasthttp
+// front end reads.
+const maxHeaderBytes = 64 << 10
+
+// newFastServer is the fasthttp server of an HTTP listener.
+func (p *Plane) newFastServer(l *listener) *fasthttp.Server {
+	f := &fastProxy{plane: p, std: &httpProxy{plane: p, l: l}}
+	return &fasthttp.Server{
+		Handler:               f.serve,
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		IdleTimeout:           2 * time.Minute,
+		ReadBufferSize:        maxHeaderBytes,
+		// Bodies larger than the buffer are streamed to the backend as
+		// they arrive rather than held.
+		StreamRequestBody: true,
+		Logger:            fastLogger{p.log},
+		ConnState:         l.open.track,
+	}
+}
+
+// fastLogger writes fasthttp's messages to the emulator's log.
+type fastLogger struct{ log *slog.Logger }
+
+func (l fastLogger) Printf(format string, args ...any) {
+	l.log.Debug("data plane", "fasthttp", fmt.Sprintf(format, args...))
+}
+
+// openConns are the connections an HTTP listener serves, which its close
+// ends at once, as net/http's Server.Close does (fasthttp's Shutdown
+// waits for them).
+type openConns struct {
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool // a connection accepted as the listener closed is closed at once
+}
+
+// track follows a connection's state (fasthttp's ConnState hook).
+func (o *openConns) track(c net.Conn, state fasthttp.ConnState) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch state {
+	case fasthttp.StateNew:
+		if o.closed {
+			c.Close()
+			return
+		}
+		if o.conns == nil {
+			o.conns = map[net.Conn]struct{}{}
+		}
+		o.conns[c] = struct{}{}
+	case fasthttp.StateHijacked, fasthttp.StateClosed:
+		delete(o.conns, c)
+	}
+}
+
+func (o *openConns) closeAll() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	for c := range o.conns {
+		c.Close()
+	}
+	clear(o.conns)
+}

@@ -1,0 +1,267 @@
+package emulator_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+)
+
+// wireBackend is a backend for what an HTTP proxy must carry beyond a GET:
+// bodies both ways, answers streamed, an Upgrade, a backend that closes
+// its connection, one that is too slow. It answers 200 on / for the
+// health check.
+func wireBackend(t *testing.T) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// What the backend saw of the request, for the test to read.
+		for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Keep-Alive", "X-Custom"} {
+			w.Header().Set("Seen-"+h, strings.Join(r.Header.Values(h), ","))
+		}
+		w.Header().Set("Seen-Proto", r.Proto)
+		w.Header().Set("Seen-Tls", fmt.Sprint(r.TLS != nil))
+		w.Header().Set("Seen-Uri", r.RequestURI)
+		w.Header().Set("Seen-Host", r.Host)
+		io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/upload", func(w http.ResponseWriter, r *http.Request) {
+		h := sha256.New()
+		n, _ := io.Copy(h, r.Body)
+		fmt.Fprintf(w, "%d %s", n, hex.EncodeToString(h.Sum(nil)))
+	})
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("0123456789abcdef"), 384<<10)) // 6 MiB
+	})
+	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		io.WriteString(w, "last\n")
+	})
+	mux.HandleFunc("/close", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Keep-Alive", "timeout=5")
+		io.WriteString(w, "bye")
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" {
+			http.Error(w, "want Upgrade: echo", http.StatusBadRequest)
+			return
+		}
+		c, rw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		rw.Flush()
+		line, _ := rw.ReadString('\n')
+		rw.WriteString("echo: " + line)
+		rw.Flush()
+	})
+	s := httptest.NewUnstartedServer(mux)
+	s.EnableHTTP2 = true
+	return s, release
+}
+
+// wireLB puts backend behind an Application Load Balancer of the given
+// service protocol (its health check of the same protocol) and returns the
+// listener's address.
+func wireLB(t *testing.T, e *emulator.Emulator, backend *httptest.Server, protocol, extra string) string {
+	t.Helper()
+	port := backend.URL[strings.LastIndex(backend.URL, ":")+1:]
+	check := map[string]string{"HTTP": "httpHealthCheck", "HTTPS": "httpsHealthCheck", "HTTP2": "http2HealthCheck"}[protocol]
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"`+check+`":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+port+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"`+protocol+`",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]`+extra+`}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	waitFor(t, "the backend HEALTHY", func() bool { code, _, _ := get(t, lb+"/"); return code == 200 })
+	return lb
+}
+
+func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
+	t.Parallel()
+	backend, release := wireBackend(t)
+	backend.Start()
+	t.Cleanup(backend.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	// /slow goes to a service of the same backend with a timeout of 1 s.
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"slow","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP","timeoutSec":1,
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]}`)
+	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"hostRules":[{"hosts":["*"],"pathMatcher":"m"}],
+		"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web","pathRules":[{"paths":["/slow"],"service":"global/backendServices/slow"}]}]}`)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+
+	// Headers: the X-Forwarded ones added, hop-by-hop ones dropped, the
+	// rest and the request line kept as sent.
+	req, _ := http.NewRequest("GET", lb+"/a%2Fb/c%20d?q=1&q=2", nil)
+	req.Host = "shop.example.com"
+	req.Header.Set("Keep-Alive", "timeout=9")
+	req.Header.Set("X-Custom", "kept")
+	req.Header.Set("X-Forwarded-For", "203.0.113.9")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for h, want := range map[string]string{"Seen-X-Forwarded-For": "127.0.0.1", "Seen-X-Forwarded-Host": "shop.example.com",
+		"Seen-X-Forwarded-Proto": "http", "Seen-Keep-Alive": "", "Seen-X-Custom": "kept", "Seen-Uri": "/a%2Fb/c%20d?q=1&q=2",
+		"Seen-Host": "shop.example.com", "Seen-Proto": "HTTP/1.1"} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("the backend saw %s %q, want %q", strings.TrimPrefix(h, "Seen-"), got, want)
+		}
+	}
+
+	// A body larger than the listener buffers reaches the backend whole,
+	// and the same connection carries the next request.
+	body := bytes.Repeat([]byte("lbhealth"), 768<<10) // 6 MiB: more than fasthttp holds (4 MiB)
+	sum := sha256.Sum256(body)
+	for i := range 2 {
+		resp, err := client.Post(lb+"/upload", "application/octet-stream", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("%d %x", len(body), sum); string(got) != want {
+			t.Fatalf("upload %d: the backend read %q, want %q", i, got, want)
+		}
+	}
+	resp, err = client.Get(lb + "/download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if n != 6<<20 {
+		t.Fatalf("download: %d bytes, want %d", n, 6<<20)
+	}
+
+	// An answer is streamed as the backend writes it: the first line
+	// arrives while the backend still holds the rest.
+	resp, err = client.Get(lb + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	br := bufio.NewReader(resp.Body)
+	go func() { line, _ := br.ReadString('\n'); first <- line }()
+	select {
+	case line := <-first:
+		if line != "first\n" {
+			t.Fatalf("stream: first line %q", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stream: the first line did not arrive while the backend held the rest (the proxy buffered the answer)")
+	}
+	close(release)
+	rest, _ := io.ReadAll(br)
+	resp.Body.Close()
+	if string(rest) != "last\n" {
+		t.Fatalf("stream: then %q, want the last line", rest)
+	}
+
+	// A backend that closes its connection does not close the client's.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cr := bufio.NewReader(conn)
+	for i := range 2 {
+		fmt.Fprintf(conn, "GET /close HTTP/1.1\r\nHost: lb\r\n\r\n")
+		r, err := http.ReadResponse(cr, nil)
+		if err != nil {
+			t.Fatalf("request %d on one client connection after the backend closed its own: %v", i, err)
+		}
+		io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.Close || r.Header.Get("Keep-Alive") != "" {
+			t.Fatalf("the backend's Connection: close or Keep-Alive reached the client: %v", r.Header)
+		}
+	}
+
+	// A backend slower than the service's timeoutSec: 504.
+	waitFor(t, "504 from a backend slower than timeoutSec", func() bool {
+		code, be, _ := get(t, lb+"/slow")
+		return code == http.StatusGatewayTimeout && be != ""
+	})
+}
+
+func TestDataPlane_HTTPUpgradeReachesTheBackend(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t)
+	backend.Start()
+	t.Cleanup(backend.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("Upgrade: %d %s, want 101", resp.StatusCode, b)
+	}
+	fmt.Fprintf(conn, "hello\n")
+	if line, err := br.ReadString('\n'); line != "echo: hello\n" {
+		t.Fatalf("after the upgrade the backend answered %q (%v)", line, err)
+	}
+}
+
+func TestDataPlane_HTTPToServicesOverTLSAndHTTP2(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ protocol, proto string }{{"HTTPS", "HTTP/1.1"}, {"HTTP2", "HTTP/2.0"}} {
+		t.Run(c.protocol, func(t *testing.T) {
+			t.Parallel()
+			backend, _ := wireBackend(t)
+			backend.StartTLS()
+			t.Cleanup(backend.Close)
+			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+			lb := wireLB(t, e, backend, c.protocol, "")
+			resp, err := http.Get(lb + "/x?y=1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Seen-Tls") != "true" || resp.Header.Get("Seen-Proto") != c.proto ||
+				resp.Header.Get("Seen-Uri") != "/x?y=1" {
+				t.Fatalf("a %s service: %d, the backend saw TLS %s, %s, %s; want 200 over TLS, %s, /x?y=1", c.protocol, resp.StatusCode,
+					resp.Header.Get("Seen-Tls"), resp.Header.Get("Seen-Proto"), resp.Header.Get("Seen-Uri"), c.proto)
+			}
+		})
+	}
+}
