@@ -597,27 +597,51 @@ func TestDataPlane_ListenersComeAndGoWithTheirRules(t *testing.T) {
 	}
 }
 
-func TestDataPlane_CapacityScalerZeroDrainsAGroup(t *testing.T) {
+func TestDataPlane_BackendCapacityDividesTraffic(t *testing.T) {
 	t.Parallel()
-	a, b := newSwitchable(t), newSwitchable(t)
-	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-	apiCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
-		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`, nil)
-	for name, s := range map[string]*switchable{"a": a, "b": b} {
-		mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg-`+name+`","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+s.port()+`}]}`)
+	cases := []struct {
+		name   string
+		a, b   string // the two groups' capacity fields
+		minB   int    // of 100 requests, how many b gets at least
+		maxB   int    // and at most
+		policy string
+	}{
+		{"capacityScaler 0 drains a group", `"balancingMode":"RATE","maxRatePerEndpoint":100`, `"balancingMode":"RATE","maxRatePerEndpoint":100,"capacityScaler":0`, 0, 0, "ROUND_ROBIN"},
+		{"capacityScaler 0.25 takes a fifth", `"balancingMode":"RATE","maxRatePerEndpoint":100`, `"balancingMode":"RATE","maxRatePerEndpoint":100,"capacityScaler":0.25`, 15, 25, "ROUND_ROBIN"},
+		{"maxRatePerEndpoint 300 against 100 takes three quarters", `"balancingMode":"RATE","maxRatePerEndpoint":100`, `"balancingMode":"RATE","maxRatePerEndpoint":300`, 60, 90, "RANDOM"},
 	}
-	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-		"backends":[{"group":"zones/z/networkEndpointGroups/neg-a","balancingMode":"RATE","maxRatePerEndpoint":100},
-		            {"group":"zones/z/networkEndpointGroups/neg-b","balancingMode":"RATE","maxRatePerEndpoint":100,"capacityScaler":0}],
-		"healthChecks":["global/healthChecks/hc"]}`)
-	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
-	addrA := strings.TrimPrefix(a.URL, "http://")
-	waitFor(t, "the service serving", func() bool { _, be, _ := get(t, lb+"/"); return be == addrA })
-	time.Sleep(1500 * time.Millisecond) // both groups probed HEALTHY by now
-	for range 10 {
-		if _, be, _ := get(t, lb+"/"); be != addrA {
-			t.Fatalf("a request went to %s, in a group with capacityScaler 0", be)
-		}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := newSwitchable(t), newSwitchable(t)
+			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+			apiCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+				"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`, nil)
+			for name, s := range map[string]*switchable{"a": a, "b": b} {
+				mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg-`+name+`","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+s.port()+`}]}`)
+			}
+			mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP","localityLbPolicy":"`+c.policy+`",
+				"backends":[{"group":"zones/z/networkEndpointGroups/neg-a",`+c.a+`},{"group":"zones/z/networkEndpointGroups/neg-b",`+c.b+`}],
+				"healthChecks":["global/healthChecks/hc"]}`)
+			lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+			waitFor(t, "both groups HEALTHY", func() bool {
+				hs := health(t, e, "web")
+				pa, _ := strconv.ParseInt(a.port(), 10, 64)
+				pb, _ := strconv.ParseInt(b.port(), 10, 64)
+				return hs[pa].HealthState == "HEALTHY" && hs[pb].HealthState == "HEALTHY"
+			})
+			waitFor(t, "the service serving", func() bool { code, _, _ := get(t, lb+"/"); return code == 200 })
+			addrB := strings.TrimPrefix(b.URL, "http://")
+			toB := 0
+			for range 100 {
+				if _, be, _ := get(t, lb+"/"); be == addrB {
+					toB++
+				}
+			}
+			if toB < c.minB || toB > c.maxB {
+				t.Fatalf("%d of 100 requests went to b, want %d to %d", toB, c.minB, c.maxB)
+			}
+		})
 	}
 }
 

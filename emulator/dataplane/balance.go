@@ -57,9 +57,13 @@ type backend struct {
 type pool struct {
 	policy   string
 	affinity string
-	header   string        // HEADER_FIELD: the header hashed
-	cookie   string        // HTTP_COOKIE: the cookie hashed
-	healthy  []*backend    // where new traffic goes (healthy, or all as a last resort)
+	header   string     // HEADER_FIELD: the header hashed
+	cookie   string     // HTTP_COOKIE: the cookie hashed
+	healthy  []*backend // where new traffic goes (healthy, or all as a last resort)
+	// By capacity (capacity.go); nil when every backend weighs the same.
+	weights  []float64     // of each of healthy
+	cum      []float64     // running sums of weights
+	order    []int32       // ROUND_ROBIN's cycle over healthy
 	draining time.Duration // connectionDraining.drainingTimeoutSec
 	next     atomic.Uint64 // ROUND_ROBIN
 }
@@ -108,18 +112,21 @@ func (p *pool) choose(r request) choice {
 // requests in flight of two picked at random, and RANDOM, RING_HASH and
 // MAGLEV (which hash what affinity gives them, here nothing) at random.
 func (p *pool) byPolicy() *backend {
-	n := len(p.healthy)
 	switch p.policy {
 	case PolicyLeastRequest:
-		a, b := p.healthy[rand.IntN(n)], p.healthy[rand.IntN(n)]
-		if b.inFlight.Load() < a.inFlight.Load() {
-			return b
+		a, b := p.pick(), p.pick()
+		if p.load(b) < p.load(a) {
+			return p.healthy[b]
 		}
-		return a
+		return p.healthy[a]
 	case PolicyRandom, PolicyRingHash, PolicyMaglev:
-		return p.healthy[rand.IntN(n)]
+		return p.healthy[p.pick()]
 	}
-	return p.healthy[(p.next.Add(1)-1)%uint64(n)]
+	turn := p.next.Add(1) - 1
+	if p.order != nil {
+		return p.healthy[p.order[turn%uint64(len(p.order))]]
+	}
+	return p.healthy[turn%uint64(len(p.healthy))]
 }
 
 // hashed is the backend a key sticks to: the highest of the key's hashes
@@ -128,16 +135,34 @@ func (p *pool) byPolicy() *backend {
 func (p *pool) hashed(key string) *backend {
 	var best *backend
 	var top uint64
-	for _, b := range p.healthy {
+	var topScore float64
+	for i, b := range p.healthy {
 		h := fnv.New64a()
 		h.Write([]byte(key))
 		h.Write([]byte{0})
 		h.Write([]byte(b.addr))
-		if v := h.Sum64(); best == nil || v > top {
+		v := mix(h.Sum64())
+		if p.weights != nil {
+			if s := p.score(i, v); best == nil || s > topScore {
+				best, topScore = b, s
+			}
+		} else if best == nil || v > top {
 			best, top = b, v
 		}
 	}
 	return best
+}
+
+// mix scrambles an FNV-1a hash (murmur3's finalizer): the hashes of
+// strings that differ only in their last bytes (the backends' addresses)
+// are close in their high bits, which rendezvous hashing compares.
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }
 
 // Modes of a pool: what its traffic needs of an endpoint, and where it
@@ -227,6 +252,7 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 // member is one endpoint of an owner as a pool sees it.
 type member struct {
 	addr     string
+	group    string
 	healthy  bool
 	failover bool
 }
@@ -261,7 +287,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 			continue
 		}
 		seen[addr] = true
-		out = append(out, member{addr: addr, healthy: st.State == health.Healthy, failover: failover[st.Group]})
+		out = append(out, member{addr: addr, group: st.Group, healthy: st.State == health.Healthy, failover: failover[st.Group]})
 	}
 	return out
 }
@@ -271,11 +297,13 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
 	p := &pool{cookie: generatedCookie}
+	var kept []member // of p.healthy
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
 			if !keep(m) {
 				continue
 			}
+			kept = append(kept, m)
 			b := e.backends[m.addr]
 			if b == nil {
 				h := fnv.New64a()
@@ -310,7 +338,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			// Too few of the primary pool healthy: the backup pool serves.
 			backup := ps.members(cfg, api.PathOf(tp.BackupPool), mode)
 			if countHealthy(backup) > 0 {
-				p.healthy = p.healthy[:0]
+				p.healthy, kept = p.healthy[:0], kept[:0]
 				add(backup, healthy)
 			}
 		}
@@ -335,6 +363,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	}
 	if mode != modePassthrough {
 		add(ms, healthy)
+		p.weigh(weightsOf(bs, kept))
 		return p
 	}
 	var failoverRatio float64
@@ -348,7 +377,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	if (len(p.healthy) == 0 || ratioOf(ms, primary) < failoverRatio) && countWhere(ms, standby) > 0 {
 		// Failover: too few primaries healthy (with no ratio, none), and
 		// a failover backend is.
-		p.healthy = p.healthy[:0]
+		p.healthy, kept = p.healthy[:0], kept[:0]
 		add(ms, standby)
 	}
 	if len(p.healthy) == 0 && !drop {

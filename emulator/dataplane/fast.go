@@ -53,13 +53,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if bs.Protocol == "HTTP2" || len(req.Header.Peek("Upgrade")) > 0 {
-		fasthttpadaptor.NewFastHTTPHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			// Not the adaptor's context, which is the fasthttp request's:
-			// fasthttp reuses that once a connection is hijacked, while
-			// the reverse proxy still reads its context. The service's
-			// timeout still ends the request.
-			f.std.forward(w, r.WithContext(context.Background()), b.rule, d, bs)
-		})(ctx)
+		f.handOver(ctx, b.rule, d, bs)
 		return
 	}
 	c := f.plane.pools.get(f.plane.cfg, poolKey{d.service, modeProxy}).choose(fastRequest{ctx})
@@ -95,6 +89,18 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 	// The backend's wish to close its connection is not the client's.
 	res.ResetConnectionClose()
 	f.answered(ctx, b.rule, d.service, c)
+}
+
+// handOver forwards what fasthttp cannot (an Upgrade, HTTP/2 to the
+// backend) with net/http's reverse proxy, through fasthttp's adaptor.
+func (f *fastProxy) handOver(ctx *fasthttp.RequestCtx, rule string, d decision, bs *backendService) {
+	fasthttpadaptor.NewFastHTTPHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Not the adaptor's context, which is the fasthttp request's:
+		// fasthttp reuses that once a connection is hijacked, while the
+		// reverse proxy still reads its context. The service's timeout
+		// still ends the request.
+		f.std.forward(w, r.WithContext(context.Background()), rule, d, bs)
+	})(ctx)
 }
 
 // answered adds to the answer what the data plane adds to every answer a

@@ -130,15 +130,8 @@ type backendService struct {
 			Name string `json:"name"`
 		} `json:"httpCookie"`
 	} `json:"consistentHash"`
-	NamedPorts []api.NamedPort `json:"namedPorts"`
-	Backends   []struct {
-		Group    string `json:"group"`
-		Failover bool   `json:"failover"`
-		// CapacityScaler 0 drains a group of a proxy's service: it gets
-		// no new traffic (other values scale a capacity the emulator does
-		// not divide traffic by).
-		CapacityScaler *float64 `json:"capacityScaler"`
-	} `json:"backends"`
+	NamedPorts     []api.NamedPort  `json:"namedPorts"`
+	Backends       []serviceBackend `json:"backends"`
 	FailoverPolicy *struct {
 		FailoverRatio          float64 `json:"failoverRatio"`
 		DropTrafficIfUnhealthy bool    `json:"dropTrafficIfUnhealthy"`
@@ -146,6 +139,21 @@ type backendService struct {
 	ConnectionDraining *struct {
 		DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
 	} `json:"connectionDraining"`
+}
+
+type serviceBackend struct {
+	Group    string `json:"group"`
+	Failover bool   `json:"failover"`
+	// What a group of a proxy's service can take (capacity.go); a
+	// CapacityScaler of 0 drains it: it gets no new traffic.
+	CapacityScaler            *float64 `json:"capacityScaler"`
+	BalancingMode             string   `json:"balancingMode"`
+	MaxRate                   float64  `json:"maxRate"`
+	MaxRatePerInstance        float64  `json:"maxRatePerInstance"`
+	MaxRatePerEndpoint        float64  `json:"maxRatePerEndpoint"`
+	MaxConnections            float64  `json:"maxConnections"`
+	MaxConnectionsPerInstance float64  `json:"maxConnectionsPerInstance"`
+	MaxConnectionsPerEndpoint float64  `json:"maxConnectionsPerEndpoint"`
 }
 
 type targetPool struct {
