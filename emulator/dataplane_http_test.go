@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -264,4 +266,51 @@ func TestDataPlane_HTTPToServicesOverTLSAndHTTP2(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T) {
+	t.Parallel()
+	// a passes its health check (/hc) but answers 503 to traffic: only
+	// outlier detection can take it out.
+	var aHits atomic.Int64
+	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hc" {
+			return
+		}
+		aHits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(a.Close)
+	b := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT","requestPath":"/hc"}}`)
+	port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[
+		{"ipAddress":"127.0.0.1","port":`+port(a.URL)+`},{"ipAddress":"127.0.0.1","port":`+port(b.URL)+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"],
+		"outlierDetection":{"consecutiveGatewayFailure":3,"baseEjectionTime":{"seconds":"2"}}}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	waitFor(t, "both endpoints HEALTHY", func() bool {
+		hs := health(t, e, "web")
+		pa, _ := strconv.ParseInt(port(a.URL), 10, 64)
+		pb, _ := strconv.ParseInt(b.port(), 10, 64)
+		return hs[pa].HealthState == "HEALTHY" && hs[pb].HealthState == "HEALTHY"
+	})
+	failed := 0
+	for range 20 {
+		if code, _, _ := get(t, lb+"/"); code != 200 {
+			failed++
+		}
+	}
+	if failed != 3 || aHits.Load() != 3 {
+		t.Fatalf("20 requests: %d failed, a got %d; want a ejected after its third 503 in a row", failed, aHits.Load())
+	}
+	_, _, metrics := get(t, e.URL()+"/metrics")
+	if want := `lbhealth_dataplane_ejections_total{backend="` + strings.TrimPrefix(a.URL, "http://") + `",backend_service="projects/p/global/backendServices/web"} 1`; !strings.Contains(metrics, want) {
+		t.Errorf("/metrics has no %s", want)
+	}
+	// After baseEjectionTime it takes traffic again.
+	waitFor(t, "a back in traffic after its ejection", func() bool { get(t, lb+"/"); return aHits.Load() > 3 })
 }

@@ -46,6 +46,7 @@ type backend struct {
 	id       string // the GENERATED_COOKIE value that names it
 	inFlight atomic.Int64
 	conns    conns // the connections carried to it (TCP)
+	outlier  outlier
 	// fast are its connection pools for the fasthttp front end, plain
 	// and over TLS, made at first use.
 	fastOnce [2]sync.Once
@@ -236,12 +237,13 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 	for _, b := range p.healthy {
 		active[b] = true
 	}
+	now := time.Now()
 	for addr, b := range e.backends {
 		if active[b] {
 			continue
 		}
 		b.conns.drain(p.draining)
-		if b.inFlight.Load() == 0 && b.conns.count() == 0 {
+		if b.inFlight.Load() == 0 && b.conns.count() == 0 && !b.outlier.ejected(now) {
 			delete(e.backends, addr) // made again (same id) if it comes back
 		}
 	}
@@ -298,12 +300,12 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
 	p := &pool{cookie: generatedCookie}
 	var kept []member // of p.healthy
+	now := time.Now()
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
 			if !keep(m) {
 				continue
 			}
-			kept = append(kept, m)
 			b := e.backends[m.addr]
 			if b == nil {
 				h := fnv.New64a()
@@ -311,6 +313,10 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 				b = &backend{addr: m.addr, id: strconv.FormatUint(h.Sum64(), 36)}
 				e.backends[m.addr] = b
 			}
+			if b.outlier.ejected(now) {
+				continue // by outlier detection, for a while
+			}
+			kept = append(kept, m)
 			p.healthy = append(p.healthy, b)
 		}
 	}

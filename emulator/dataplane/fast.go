@@ -79,7 +79,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 			code = http.StatusGatewayTimeout
 		}
 		fastNoBackend(ctx, code, "upstream "+c.b.addr+": "+err.Error())
-		f.answered(ctx, b.rule, d.service, c)
+		f.answered(ctx, b.rule, d.service, bs, c)
 		return
 	}
 	res := &ctx.Response.Header
@@ -88,7 +88,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 	}
 	// The backend's wish to close its connection is not the client's.
 	res.ResetConnectionClose()
-	f.answered(ctx, b.rule, d.service, c)
+	f.answered(ctx, b.rule, d.service, bs, c)
 }
 
 // handOver forwards what fasthttp cannot (an Upgrade, HTTP/2 to the
@@ -104,15 +104,18 @@ func (f *fastProxy) handOver(ctx *fasthttp.RequestCtx, rule string, d decision, 
 }
 
 // answered adds to the answer what the data plane adds to every answer a
-// backend gave (its name, an affinity cookie) and counts it.
-func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, c choice) {
+// backend gave (its name, an affinity cookie), counts it and tells outlier
+// detection.
+func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, bs *backendService, c choice) {
 	if !f.plane.opts.NoBackendHeader {
 		ctx.Response.Header.Set(BackendHeader, c.b.addr)
 	}
 	if c.cookie != nil {
 		ctx.Response.Header.Add("Set-Cookie", c.cookie.String())
 	}
-	f.plane.metrics.request(rule, service, c.b.addr, ctx.Response.StatusCode())
+	code := ctx.Response.StatusCode()
+	f.plane.metrics.request(rule, service, c.b.addr, code)
+	f.plane.observe(service, bs, c.b, code)
 }
 
 // prepare makes the client's request the backend's: addressed over TLS or

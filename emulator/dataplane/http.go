@@ -29,6 +29,7 @@ type httpProxy struct {
 // sent is what the reverse proxy's hooks need of a request's choice.
 type sent struct {
 	rule, service string
+	bs            *backendService
 	b             *backend
 	d             decision
 	tls           bool // the service speaks HTTPS or HTTP/2 to its backends
@@ -70,7 +71,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 	}
 	c.b.inFlight.Add(1)
 	defer c.b.inFlight.Add(-1)
-	s := &sent{rule: rule, service: d.service, b: c.b, d: d, tls: speaksTLS(bs)}
+	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs)}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), backendTimeout(bs))
 	defer cancel()
 	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
@@ -166,6 +167,7 @@ func (p *Plane) answered(res *http.Response) error {
 		res.Header.Set(BackendHeader, s.b.addr)
 	}
 	p.metrics.request(s.rule, s.service, s.b.addr, res.StatusCode)
+	p.observe(s.service, s.bs, s.b, res.StatusCode)
 	return nil
 }
 
@@ -182,6 +184,7 @@ func (p *Plane) failed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	noBackend(w, code, "upstream "+s.b.addr+": "+err.Error())
 	p.metrics.request(s.rule, s.service, s.b.addr, code)
+	p.observe(s.service, s.bs, s.b, code)
 }
 
 // redirectURL is where a urlRedirect sends a request for host, path and
@@ -226,6 +229,7 @@ func redirectCode(name string) int {
 type metrics struct {
 	requests    *prometheus.CounterVec
 	connections *prometheus.CounterVec
+	ejections   *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -236,9 +240,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		connections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_connections_total",
 			Help: "TCP connections and UDP flows the data plane received, by forwarding rule, owner (backend service or target pool), backend and result: carried, dropped (nowhere to send it) or failed (the backend refused it).",
-		}, []string{"forwarding_rule", "owner", "backend", "result"})}
+		}, []string{"forwarding_rule", "owner", "backend", "result"}),
+		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "lbhealth_dataplane_ejections_total",
+			Help: "Times outlier detection took a backend out of its backend service's traffic, by backend service and backend.",
+		}, []string{"backend_service", "backend"})}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.connections)
+		reg.MustRegister(m.requests, m.connections, m.ejections)
 	}
 	return m
 }

@@ -136,6 +136,7 @@ type backendService struct {
 		FailoverRatio          float64 `json:"failoverRatio"`
 		DropTrafficIfUnhealthy bool    `json:"dropTrafficIfUnhealthy"`
 	} `json:"failoverPolicy"`
+	OutlierDetection   *outlierDetection `json:"outlierDetection"`
 	ConnectionDraining *struct {
 		DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
 	} `json:"connectionDraining"`

@@ -1,0 +1,82 @@
+package dataplane
+
+import (
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+)
+
+// outlierPlane is a plane whose service web has three HEALTHY endpoints
+// and the given outlierDetection.
+func outlierPlane(t *testing.T, od string) (*Plane, func() *pool) {
+	t.Helper()
+	service := "projects/p/global/backendServices/web"
+	p := New(Options{Health: fixedHealth{owner: service, eps: []health.Endpoint{
+		{IP: "127.0.0.1", Port: 9001}, {IP: "127.0.0.1", Port: 9002}, {IP: "127.0.0.1", Port: 9003}}}})
+	t.Cleanup(p.Close)
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","outlierDetection":`+od+`}`))
+	p.Apply()
+	return p, func() *pool { return p.pools.get(p.cfg, poolKey{service, modeProxy}) }
+}
+
+func (p *Plane) answer(t *testing.T, b *backend, codes ...int) {
+	t.Helper()
+	bs := p.cfg.service("projects/p/global/backendServices/web")
+	for _, code := range codes {
+		p.observe("projects/p/global/backendServices/web", bs, b, code)
+	}
+}
+
+func TestOutlier_GatewayFailuresInARowEject(t *testing.T) {
+	p, current := outlierPlane(t, `{"consecutiveGatewayFailure":2,"baseEjectionTime":{"seconds":"60"},"maxEjectionPercent":100}`)
+	first := current().healthy[0]
+	p.answer(t, first, 502, 200, 503) // broken by a success: not in a row
+	if len(current().healthy) != 3 {
+		t.Fatal("two gateway failures not in a row ejected an endpoint")
+	}
+	p.answer(t, first, 504)
+	pool := current()
+	if len(pool.healthy) != 2 || pool.healthy[0] == first || pool.healthy[1] == first {
+		t.Fatalf("after two gateway failures in a row the pool is %v, want it without %s", addrs(pool), first.addr)
+	}
+	if until := first.outlier.ejectedUntil.Load(); until == 0 {
+		t.Fatal("no ejection time kept")
+	}
+	// 500 is an error but no gateway failure: with enforcingConsecutiveErrors
+	// 0 (its default) errors alone eject nothing.
+	second := pool.healthy[0]
+	p.answer(t, second, 500, 500, 500, 500, 500, 500)
+	if len(current().healthy) != 2 {
+		t.Fatal("5xx answers ejected an endpoint with enforcingConsecutiveErrors at its default, 0")
+	}
+}
+
+func TestOutlier_ErrorsEjectWhenEnforcedAndNeverPastMaxPercent(t *testing.T) {
+	p, current := outlierPlane(t, `{"consecutiveErrors":3,"enforcingConsecutiveErrors":100,"maxEjectionPercent":50}`)
+	eps := current().healthy
+	p.answer(t, eps[0], 500, 500, 500)
+	if len(current().healthy) != 2 {
+		t.Fatalf("three 500s in a row with enforcingConsecutiveErrors 100: pool %v, want one ejected", addrs(current()))
+	}
+	// A second ejection would put 2 of 3 (67%) out, past 50%.
+	p.answer(t, eps[1], 500, 500, 500, 500)
+	if len(current().healthy) != 2 {
+		t.Fatalf("past maxEjectionPercent 50: pool %v, want two endpoints still in", addrs(current()))
+	}
+}
+
+func TestOutlier_NothingWithoutOutlierDetection(t *testing.T) {
+	p, current := outlierPlane(t, `null`)
+	p.answer(t, current().healthy[0], 502, 502, 502, 502, 502, 502)
+	if len(current().healthy) != 3 {
+		t.Fatal("an endpoint was ejected by a service without outlierDetection")
+	}
+}
+
+func addrs(p *pool) []string {
+	var out []string
+	for _, b := range p.healthy {
+		out = append(out, b.addr)
+	}
+	return out
+}
