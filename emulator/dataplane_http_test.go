@@ -29,8 +29,10 @@ func wireBackend(t *testing.T) (*httptest.Server, chan struct{}) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// What the backend saw of the request, for the test to read.
-		for _, h := range []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Keep-Alive", "X-Custom"} {
-			w.Header().Set("Seen-"+h, strings.Join(r.Header.Values(h), ","))
+		for h, vs := range r.Header {
+			if strings.HasPrefix(h, "X-") || h == "Keep-Alive" {
+				w.Header().Set("Seen-"+h, strings.Join(vs, ","))
+			}
 		}
 		w.Header().Set("Seen-Proto", r.Proto)
 		w.Header().Set("Seen-Tls", fmt.Sprint(r.TLS != nil))
@@ -313,4 +315,62 @@ func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T)
 	}
 	// After baseEjectionTime it takes traffic again.
 	waitFor(t, "a back in traffic after its ejection", func() bool { get(t, lb+"/"); return aHits.Load() > 3 })
+}
+
+func TestDataPlane_URLMapTemplatesAndHeaderActions(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t)
+	backend.Start()
+	t.Cleanup(backend.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	mustCall(t, e, "PATCH", "global/urlMaps/um", `{
+		"headerAction":{"requestHeadersToAdd":[{"headerName":"X-Map","headerValue":"map","replace":true}],
+			"responseHeadersToAdd":[{"headerName":"X-Answer","headerValue":"map","replace":true}]},
+		"hostRules":[{"hosts":["*"],"pathMatcher":"m"}],
+		"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web",
+			"headerAction":{"requestHeadersToAdd":[{"headerName":"X-Matcher","headerValue":"m","replace":false}],"requestHeadersToRemove":["X-Drop"]},
+			"routeRules":[{"priority":1,"matchRules":[{"pathTemplateMatch":"/shop/{lang}/{rest=**}"}],
+				"headerAction":{"requestHeadersToAdd":[{"headerName":"X-Map","headerValue":"rule","replace":true}],
+					"responseHeadersToAdd":[{"headerName":"X-Answer","headerValue":"rule","replace":false}],"responseHeadersToRemove":["Seen-X-Lang"]},
+				"routeAction":{"urlRewrite":{"pathTemplateRewrite":"/{rest}/in/{lang}"},
+					"weightedBackendServices":[{"backendService":"global/backendServices/web","weight":100,
+						"headerAction":{"requestHeadersToAdd":[{"headerName":"X-Lang","headerValue":"weighted","replace":true}]}}]}}]}]}`)
+
+	// Both front ends route alike; this is the plain-HTTP one.
+	var resp *http.Response
+	waitFor(t, "the route rule in use", func() bool {
+		req, _ := http.NewRequest("GET", lb+"/shop/fr/a/b?q=1", nil)
+		req.Header.Set("X-Drop", "secret")
+		req.Header.Set("X-Matcher", "client")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		resp = r
+		return r.Header.Get("Seen-Uri") != "/shop/fr/a/b?q=1"
+	})
+	for h, want := range map[string]string{
+		"Seen-Uri":       "/a/b/in/fr?q=1",
+		"Seen-X-Map":     "map",      // the map's action comes last and replaces the rule's
+		"Seen-X-Matcher": "client,m", // added beside the client's
+		"Seen-X-Drop":    "",         // removed by the path matcher
+		"Seen-X-Lang":    "",         // the weighted service's, removed from the answer by the rule
+		"X-Answer":       "map",      // replaced by the map's after the rule's
+	} {
+		if got := strings.Join(resp.Header.Values(h), ","); got != want {
+			t.Errorf("%s: %q, want %q", h, got, want)
+		}
+	}
+	// A path the template does not match takes the matcher's default,
+	// unrewritten.
+	resp, err := http.Get(lb + "/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Seen-Uri"); resp.StatusCode != 200 || got != "/shop" {
+		t.Fatalf("/shop: %d, the backend saw %q", resp.StatusCode, got)
+	}
 }

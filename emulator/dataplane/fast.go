@@ -66,7 +66,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 	c.b.inFlight.Add(1)
 	defer c.b.inFlight.Add(-1)
 	overTLS := speaksTLS(bs)
-	clientClose := prepare(ctx, d, overTLS)
+	clientClose := prepare(ctx, &d, overTLS)
 	err := c.b.fastClient(overTLS).DoTimeout(req, &ctx.Response, backendTimeout(bs))
 	if clientClose {
 		ctx.SetConnectionClose()
@@ -88,6 +88,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 	}
 	// The backend's wish to close its connection is not the client's.
 	res.ResetConnectionClose()
+	d.editResponse(res)
 	f.answered(ctx, b.rule, d.service, bs, c)
 }
 
@@ -123,7 +124,7 @@ func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, bs 
 // the X-Forwarded headers a proxy adds (the same as httpProxy's). It
 // returns whether the client asked to close its connection, which the
 // backend's connection does not follow.
-func prepare(ctx *fasthttp.RequestCtx, d decision, overTLS bool) (clientClose bool) {
+func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) (clientClose bool) {
 	req := &ctx.Request
 	h := &req.Header
 	host := string(h.Host())
@@ -137,9 +138,8 @@ func prepare(ctx *fasthttp.RequestCtx, d decision, overTLS bool) (clientClose bo
 		if rw.HostRewrite != "" {
 			h.SetHost(rw.HostRewrite)
 		}
-		if rw.PathPrefixRewrite != "" {
-			path := string(uri.Path())
-			uri.SetPath(rw.PathPrefixRewrite + path[min(len(d.matched), len(path)):])
+		if path, ok := d.rewrittenPath(string(uri.Path())); ok {
+			uri.SetPath(path)
 		}
 	}
 	req.UseHostHeader = true
@@ -151,6 +151,7 @@ func prepare(ctx *fasthttp.RequestCtx, d decision, overTLS bool) (clientClose bo
 	h.Set("X-Forwarded-For", ctx.RemoteIP().String())
 	h.Set("X-Forwarded-Host", host)
 	h.Set("X-Forwarded-Proto", "http")
+	d.editRequest(h)
 	return clientClose
 }
 

@@ -149,20 +149,19 @@ func rewrite(pr *httputil.ProxyRequest) {
 	}
 	pr.Out.URL.Host = s.b.addr
 	pr.Out.Host = pr.In.Host
-	if rw := s.d.rewrite; rw != nil {
-		if rw.HostRewrite != "" {
-			pr.Out.Host = rw.HostRewrite
-		}
-		if rw.PathPrefixRewrite != "" {
-			pr.Out.URL.Path = rw.PathPrefixRewrite + strings.TrimPrefix(pr.In.URL.Path, s.d.matched)
-			pr.Out.URL.RawPath = ""
-		}
+	if rw := s.d.rewrite; rw != nil && rw.HostRewrite != "" {
+		pr.Out.Host = rw.HostRewrite
+	}
+	if path, ok := s.d.rewrittenPath(pr.In.URL.Path); ok {
+		pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
 	}
 	pr.SetXForwarded()
+	s.d.editRequest(pr.Out.Header)
 }
 
 func (p *Plane) answered(res *http.Response) error {
 	s := res.Request.Context().Value(sentKey{}).(*sent)
+	s.d.editResponse(res.Header)
 	if !p.opts.NoBackendHeader {
 		res.Header.Set(BackendHeader, s.b.addr)
 	}

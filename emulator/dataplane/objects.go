@@ -32,6 +32,7 @@ type targetHTTPProxy struct {
 }
 
 type urlMap struct {
+	HeaderAction       *headerAction `json:"headerAction"`
 	DefaultService     string        `json:"defaultService"`
 	DefaultURLRedirect *urlRedirect  `json:"defaultUrlRedirect"`
 	DefaultRouteAction *routeAction  `json:"defaultRouteAction"`
@@ -45,12 +46,13 @@ type hostRule struct {
 }
 
 type pathMatcher struct {
-	Name               string       `json:"name"`
-	DefaultService     string       `json:"defaultService"`
-	DefaultURLRedirect *urlRedirect `json:"defaultUrlRedirect"`
-	DefaultRouteAction *routeAction `json:"defaultRouteAction"`
-	PathRules          []pathRule   `json:"pathRules"`
-	RouteRules         []routeRule  `json:"routeRules"`
+	Name               string        `json:"name"`
+	HeaderAction       *headerAction `json:"headerAction"`
+	DefaultService     string        `json:"defaultService"`
+	DefaultURLRedirect *urlRedirect  `json:"defaultUrlRedirect"`
+	DefaultRouteAction *routeAction  `json:"defaultRouteAction"`
+	PathRules          []pathRule    `json:"pathRules"`
+	RouteRules         []routeRule   `json:"routeRules"`
 }
 
 type pathRule struct {
@@ -61,14 +63,16 @@ type pathRule struct {
 }
 
 type routeRule struct {
-	Priority    int64        `json:"priority"`
-	MatchRules  []matchRule  `json:"matchRules"`
-	Service     string       `json:"service"`
-	URLRedirect *urlRedirect `json:"urlRedirect"`
-	RouteAction *routeAction `json:"routeAction"`
+	Priority     int64         `json:"priority"`
+	HeaderAction *headerAction `json:"headerAction"`
+	MatchRules   []matchRule   `json:"matchRules"`
+	Service      string        `json:"service"`
+	URLRedirect  *urlRedirect  `json:"urlRedirect"`
+	RouteAction  *routeAction  `json:"routeAction"`
 }
 
 type matchRule struct {
+	PathTemplateMatch     string            `json:"pathTemplateMatch"`
 	PrefixMatch           string            `json:"prefixMatch"`
 	FullPathMatch         string            `json:"fullPathMatch"`
 	RegexMatch            string            `json:"regexMatch"`
@@ -100,13 +104,30 @@ type routeAction struct {
 }
 
 type weightedService struct {
-	BackendService string `json:"backendService"`
-	Weight         int64  `json:"weight"`
+	BackendService string        `json:"backendService"`
+	Weight         int64         `json:"weight"`
+	HeaderAction   *headerAction `json:"headerAction"`
+}
+
+// headerAction changes the headers of a request on its way to the backend
+// and of the answer on its way back.
+type headerAction struct {
+	RequestHeadersToAdd     []headerOption `json:"requestHeadersToAdd"`
+	RequestHeadersToRemove  []string       `json:"requestHeadersToRemove"`
+	ResponseHeadersToAdd    []headerOption `json:"responseHeadersToAdd"`
+	ResponseHeadersToRemove []string       `json:"responseHeadersToRemove"`
+}
+
+type headerOption struct {
+	HeaderName  string `json:"headerName"`
+	HeaderValue string `json:"headerValue"`
+	Replace     bool   `json:"replace"`
 }
 
 type urlRewrite struct {
-	PathPrefixRewrite string `json:"pathPrefixRewrite"`
-	HostRewrite       string `json:"hostRewrite"`
+	PathPrefixRewrite   string `json:"pathPrefixRewrite"`
+	PathTemplateRewrite string `json:"pathTemplateRewrite"`
+	HostRewrite         string `json:"hostRewrite"`
 }
 
 type urlRedirect struct {

@@ -19,6 +19,13 @@ type decision struct {
 	// matched is the part of the path the rule matched, which a
 	// pathPrefixRewrite or prefixRedirect replaces.
 	matched string
+	// vars are what a pathTemplateMatch captured, by name, for a
+	// pathTemplateRewrite.
+	vars map[string]string
+	// headers are the header actions that apply, in the order they apply
+	// (nil ones skipped): the chosen weighted service's, the route
+	// rule's, the path matcher's, the map's.
+	headers [4]*headerAction
 }
 
 // router routes requests by one URL map, as the cloud's proxies do: the
@@ -30,11 +37,14 @@ type router struct {
 	byName map[string]*pathMatcher
 	rules  map[*pathMatcher][]*routeRule // by priority
 	regex  map[string]*regexp.Regexp     // compiled once; nil: invalid
+	// templates are the pathTemplateMatches compiled to regular
+	// expressions; nil: invalid.
+	templates map[string]*regexp.Regexp
 }
 
 func newRouter(m *urlMap) *router {
 	rt := &router{m: m, byName: map[string]*pathMatcher{}, rules: map[*pathMatcher][]*routeRule{},
-		regex: map[string]*regexp.Regexp{}}
+		regex: map[string]*regexp.Regexp{}, templates: map[string]*regexp.Regexp{}}
 	for i := range m.PathMatchers {
 		pm := &m.PathMatchers[i]
 		rt.byName[pm.Name] = pm
@@ -43,6 +53,9 @@ func newRouter(m *urlMap) *router {
 			rules[j] = &pm.RouteRules[j]
 			for _, mr := range pm.RouteRules[j].MatchRules {
 				rt.compile(mr.RegexMatch)
+				if t := mr.PathTemplateMatch; t != "" {
+					rt.templates[t] = compileTemplate(t)
+				}
 				for _, h := range mr.HeaderMatches {
 					rt.compile(h.RegexMatch)
 				}
@@ -73,13 +86,15 @@ func (rt *router) compile(expr string) {
 func (rt *router) route(r request) decision {
 	pm := rt.pathMatcher(r.host())
 	if pm == nil {
-		return act(rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/")
+		return rt.act(rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/", nil, nil)
 	}
 	path := r.path()
 	for _, rr := range rt.rules[pm] {
 		for i := range rr.MatchRules {
-			if matched, ok := rt.matches(&rr.MatchRules[i], r, path); ok {
-				return act(rr.Service, rr.RouteAction, rr.URLRedirect, matched)
+			if matched, vars, ok := rt.matches(&rr.MatchRules[i], r, path); ok {
+				d := rt.act(rr.Service, rr.RouteAction, rr.URLRedirect, matched, pm, rr.HeaderAction)
+				d.vars = vars
+				return d
 			}
 		}
 	}
@@ -95,9 +110,9 @@ func (rt *router) route(r request) decision {
 		}
 	}
 	if best != nil {
-		return act(best.Service, best.RouteAction, best.URLRedirect, path[:bestLen])
+		return rt.act(best.Service, best.RouteAction, best.URLRedirect, path[:bestLen], pm, nil)
 	}
-	return act(pm.DefaultService, pm.DefaultRouteAction, pm.DefaultURLRedirect, "/")
+	return rt.act(pm.DefaultService, pm.DefaultRouteAction, pm.DefaultURLRedirect, "/", pm, nil)
 }
 
 // pathMatcher is the path matcher of the most specific host rule that
@@ -142,35 +157,41 @@ func pathMatch(pattern, path string) (n int, exact, ok bool) {
 	return len(pattern), true, pattern == path
 }
 
-// matches tells whether r meets every condition of mr, and what part of
-// its path matched.
-func (rt *router) matches(mr *matchRule, r request, path string) (string, bool) {
+// matches tells whether r meets every condition of mr, what part of its
+// path matched, and what a path template captured.
+func (rt *router) matches(mr *matchRule, r request, path string) (string, map[string]string, bool) {
 	cmpPath, fold := path, func(s string) string { return s }
 	if mr.IgnoreCase {
 		fold = strings.ToLower
 		cmpPath = fold(path)
 	}
 	matched := path
+	var vars map[string]string
 	switch {
 	case mr.PrefixMatch != "":
 		if !strings.HasPrefix(cmpPath, fold(mr.PrefixMatch)) {
-			return "", false
+			return "", nil, false
 		}
 		matched = path[:len(mr.PrefixMatch)]
 	case mr.FullPathMatch != "":
 		if cmpPath != fold(mr.FullPathMatch) {
-			return "", false
+			return "", nil, false
 		}
 	case mr.RegexMatch != "":
 		if re := rt.regex[mr.RegexMatch]; re == nil || !re.MatchString(path) {
-			return "", false
+			return "", nil, false
+		}
+	case mr.PathTemplateMatch != "":
+		var ok bool
+		if vars, ok = captures(rt.templates[mr.PathTemplateMatch], path); !ok {
+			return "", nil, false
 		}
 	default:
 		matched = "/"
 	}
 	for i := range mr.HeaderMatches {
 		if !rt.headerMatches(&mr.HeaderMatches[i], r) {
-			return "", false
+			return "", nil, false
 		}
 	}
 	for _, qm := range mr.QueryParameterMatches {
@@ -186,10 +207,10 @@ func (rt *router) matches(mr *matchRule, r request, path string) (string, bool) 
 			ok = present && re != nil && re.MatchString(v)
 		}
 		if !ok {
-			return "", false
+			return "", nil, false
 		}
 	}
-	return matched, true
+	return matched, vars, true
 }
 
 func (rt *router) headerMatches(hm *headerMatch, r request) bool {
@@ -212,36 +233,101 @@ func (rt *router) headerMatches(hm *headerMatch, r request) bool {
 }
 
 // act is the decision of a rule's service, route action or redirect; a
-// weighted split picks one service by its weight.
-func act(service string, ra *routeAction, redirect *urlRedirect, matched string) decision {
+// weighted split picks one service by its weight. pm is the path matcher
+// the rule belongs to (nil for the map's defaults), rule the route rule's
+// header action.
+func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, matched string, pm *pathMatcher, rule *headerAction) decision {
 	d := decision{service: api.PathOf(service), redirect: redirect, matched: matched}
 	if redirect != nil {
 		return d
 	}
+	var chosen *headerAction
 	if ra != nil {
 		d.rewrite = ra.URLRewrite
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
-			d.service = api.PathOf(pickWeighted(ws))
+			w := pickWeighted(ws)
+			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction
 		}
+	}
+	d.headers = [4]*headerAction{chosen, rule, nil, rt.m.HeaderAction}
+	if pm != nil {
+		d.headers[2] = pm.HeaderAction
 	}
 	return d
 }
 
 // pickWeighted picks a service with probability weight / total; with no
 // weight at all, the first.
-func pickWeighted(ws []weightedService) string {
+func pickWeighted(ws []weightedService) *weightedService {
 	var total int64
 	for _, w := range ws {
 		total += max(w.Weight, 0)
 	}
 	if total == 0 {
-		return ws[0].BackendService
+		return &ws[0]
 	}
 	n := rand.Int64N(total)
-	for _, w := range ws {
-		if n -= max(w.Weight, 0); n < 0 {
-			return w.BackendService
+	for i := range ws {
+		if n -= max(ws[i].Weight, 0); n < 0 {
+			return &ws[i]
 		}
 	}
-	return ws[len(ws)-1].BackendService
+	return &ws[len(ws)-1]
+}
+
+// rewrittenPath is the path the backend gets for path: as the URL
+// rewrite of d says (a pathTemplateRewrite of what the template captured,
+// or pathPrefixRewrite in place of the part matched); ok false when it is
+// not rewritten.
+func (d decision) rewrittenPath(path string) (string, bool) {
+	rw := d.rewrite
+	switch {
+	case rw == nil:
+	case rw.PathTemplateRewrite != "" && d.vars != nil:
+		return expandTemplate(rw.PathTemplateRewrite, d.vars), true
+	case rw.PathPrefixRewrite != "":
+		return rw.PathPrefixRewrite + path[min(len(d.matched), len(path)):], true
+	}
+	return "", false
+}
+
+// headerEditor is what a header action changes: net/http's headers and
+// fasthttp's alike.
+type headerEditor interface {
+	Del(name string)
+	Set(name, value string)
+	Add(name, value string)
+}
+
+// editRequest applies the request half of d's header actions to h.
+func (d *decision) editRequest(h headerEditor) {
+	for _, a := range d.headers {
+		if a != nil {
+			edit(h, a.RequestHeadersToRemove, a.RequestHeadersToAdd)
+		}
+	}
+}
+
+// editResponse applies the answer half of d's header actions to h.
+func (d *decision) editResponse(h headerEditor) {
+	for _, a := range d.headers {
+		if a != nil {
+			edit(h, a.ResponseHeadersToRemove, a.ResponseHeadersToAdd)
+		}
+	}
+}
+
+// edit removes the headers named, then adds each option: replacing the
+// header's values, or besides them.
+func edit(h headerEditor, remove []string, add []headerOption) {
+	for _, name := range remove {
+		h.Del(name)
+	}
+	for _, o := range add {
+		if o.Replace {
+			h.Set(o.HeaderName, o.HeaderValue)
+		} else {
+			h.Add(o.HeaderName, o.HeaderValue)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
 	"testing"
 )
@@ -121,9 +122,41 @@ func TestPickWeighted_FollowsWeights(t *testing.T) {
 	ws := []weightedService{{BackendService: "a", Weight: 90}, {BackendService: "b", Weight: 10}, {BackendService: "c", Weight: 0}}
 	got := map[string]int{}
 	for range 10000 {
-		got[pickWeighted(ws)]++
+		got[pickWeighted(ws).BackendService]++
 	}
 	if got["c"] != 0 || got["a"] < 8500 || got["a"] > 9500 || got["b"] < 500 {
 		t.Fatalf("90/10/0 weights picked %v", got)
+	}
+}
+
+func TestPathTemplates_MatchCaptureAndRewrite(t *testing.T) {
+	cases := []struct {
+		template, path string
+		ok             bool
+		vars           map[string]string
+	}{
+		{"/v2/{country}/{lang}/*", "/v2/us/en/x", true, map[string]string{"country": "us", "lang": "en"}},
+		{"/v2/{country}/{lang}/*", "/v2/us/en", false, nil},
+		{"/v2/{country}/{lang}/*", "/v2/us/en/x/y", false, nil},
+		{"/a/**", "/a/b/c", true, map[string]string{}},
+		{"/a/**", "/a", true, map[string]string{}},
+		{"/a/{rest=**}", "/a/b/c", true, map[string]string{"rest": "b/c"}},
+		{"/{x=*}/b", "/q/b", true, map[string]string{"x": "q"}},
+		{"/{x=*}/b", "/q/r/b", false, nil},
+		{"/a.b/*", "/aXb/c", false, nil}, // literals are literal
+	}
+	for _, c := range cases {
+		vars, ok := captures(compileTemplate(c.template), c.path)
+		if ok != c.ok || ok && !maps.Equal(vars, c.vars) {
+			t.Errorf("%s on %s: %v %v, want %v %v", c.template, c.path, vars, ok, c.vars, c.ok)
+		}
+	}
+	for _, bad := range []string{"a/b", "/**/a", "/{x", "/a*b", "/{1x}", "/{x=y}"} {
+		if compileTemplate(bad) != nil {
+			t.Errorf("%q compiled: it is no path template", bad)
+		}
+	}
+	if got := expandTemplate("/{rest}/in/{lang}", map[string]string{"rest": "a/b", "lang": "fr"}); got != "/a/b/in/fr" {
+		t.Errorf("rewrite: %q", got)
 	}
 }

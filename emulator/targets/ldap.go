@@ -44,10 +44,17 @@ func newLDAPServer(st *state, cert *tls.Certificate, implicit bool) *ldapServer 
 	host, _, _ := net.SplitHostPort(st.addr)
 	s.private = freeAddr(host)
 	go srv.Run(s.private, opts...) //nolint:errcheck // returns when stopped; a relay that cannot reach it closes its connection
-	for deadline := time.Now().Add(time.Second); !srv.Ready() && time.Now().Before(deadline); {
+	s.waitReady()
+	return s
+}
+
+// waitReady waits until the server's Run has made its listener (or failed
+// to): a Stop before that finds nothing to stop, and races with Run. On a
+// loaded machine Run's goroutine can take a while to start.
+func (s *ldapServer) waitReady() {
+	for deadline := time.Now().Add(10 * time.Second); !s.srv.Ready() && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	return s
 }
 
 func (s *ldapServer) bind(w *gldap.ResponseWriter, r *gldap.Request) {
@@ -110,6 +117,7 @@ func relay(c net.Conn, addr string) {
 func (s *ldapServer) setMode(Mode) {}
 
 func (s *ldapServer) stop() {
+	s.waitReady()
 	s.srv.Stop() //nolint:errcheck // closes its own listener and waits for its connections
 }
 
