@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -372,5 +374,109 @@ func TestDataPlane_URLMapTemplatesAndHeaderActions(t *testing.T) {
 	resp.Body.Close()
 	if got := resp.Header.Get("Seen-Uri"); resp.StatusCode != 200 || got != "/shop" {
 		t.Fatalf("/shop: %d, the backend saw %q", resp.StatusCode, got)
+	}
+}
+
+func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
+	t.Parallel()
+	for _, front := range []string{"HTTP", "HTTPS"} {
+		t.Run(front, func(t *testing.T) {
+			t.Parallel()
+			// a passes its health check (/hc) but answers 503 to traffic,
+			// and is slow on /slow; b serves.
+			var aHits atomic.Int64
+			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/hc":
+					return
+				case "/slow":
+					select {
+					case <-time.After(5 * time.Second):
+					case <-r.Context().Done():
+					}
+					return
+				}
+				aHits.Add(1)
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}))
+			t.Cleanup(a.Close)
+			b := newSwitchable(t)
+			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+			mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+				"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT","requestPath":"/hc"}}`)
+			port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
+			mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[
+				{"ipAddress":"127.0.0.1","port":`+port(a.URL)+`},{"ipAddress":"127.0.0.1","port":`+port(b.URL)+`}]}`)
+			mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+				"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]}`)
+			mustCall(t, e, "POST", "global/urlMaps", `{"name":"um","defaultService":"global/backendServices/web",
+				"hostRules":[{"hosts":["*"],"pathMatcher":"m"}],
+				"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web",
+					"defaultRouteAction":{"retryPolicy":{"retryConditions":["gateway-error"],"numRetries":1}},
+					"pathRules":[{"paths":["/slow"],"service":"global/backendServices/web","routeAction":{"timeout":{"seconds":"1"}}}]}]}`)
+			lbPort := freePort(t)
+			client := http.DefaultClient
+			scheme := "http"
+			if front == "HTTPS" {
+				cert, key := ccSelfSigned(t, "lb.example.com")
+				body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+				mustCall(t, e, "POST", "global/sslCertificates", string(body))
+				mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"p","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
+				mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+					"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/p"}`, lbPort))
+				client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+				scheme = "https"
+			} else {
+				mustCall(t, e, "POST", "global/targetHttpProxies", `{"name":"p","urlMap":"global/urlMaps/um"}`)
+				mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+					"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpProxies/p"}`, lbPort))
+			}
+			lb := fmt.Sprintf("%s://127.0.0.1:%d", scheme, lbPort)
+			do := func(method, path string, body io.Reader) int {
+				req, _ := http.NewRequest(method, lb+path, body)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			waitFor(t, "both endpoints HEALTHY", func() bool {
+				hs := health(t, e, "web")
+				pa, _ := strconv.ParseInt(port(a.URL), 10, 64)
+				pb, _ := strconv.ParseInt(b.port(), 10, 64)
+				return hs[pa].HealthState == "HEALTHY" && hs[pb].HealthState == "HEALTHY"
+			})
+			waitFor(t, "the listener", func() bool { return do("GET", "/", nil) == 200 })
+
+			// Every GET that meets a's 503 is tried again on b.
+			before := aHits.Load()
+			for i := range 20 {
+				if code := do("GET", "/", nil); code != 200 {
+					t.Fatalf("GET %d: %d, want 200 after a retry", i, code)
+				}
+			}
+			if n := aHits.Load() - before; n < 5 {
+				t.Fatalf("a got %d of 20 GETs: the retries were not tested", n)
+			}
+			// A request with a body is not tried again.
+			failed := 0
+			for range 6 {
+				if do("POST", "/", strings.NewReader("payload")) == 503 {
+					failed++
+				}
+			}
+			if failed == 0 {
+				t.Fatal("no POST reached a's 503: a request with a body was retried")
+			}
+			// The route's timeout (1 s) before the service's (30 s): 504.
+			if code := do("GET", "/slow", nil); code != http.StatusGatewayTimeout {
+				// b answers /slow at once: try until a gets it.
+				if code2 := do("GET", "/slow", nil); code2 != http.StatusGatewayTimeout {
+					t.Fatalf("/slow with a route timeout of 1 s: %d and %d, want a 504", code, code2)
+				}
+			}
+		})
 	}
 }

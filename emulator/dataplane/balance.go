@@ -108,6 +108,15 @@ func (p *pool) choose(r request) choice {
 	return choice{b: p.byPolicy()}
 }
 
+// chooseAgain picks a backend for a request's next attempt by policy
+// alone: affinity would pick the one that just failed.
+func (p *pool) chooseAgain() choice {
+	if len(p.healthy) == 0 {
+		return choice{}
+	}
+	return choice{b: p.byPolicy()}
+}
+
 // byPolicy picks by the service's localityLbPolicy when no affinity
 // decides: ROUND_ROBIN (the default) in turn, LEAST_REQUEST the fewer
 // requests in flight of two picked at random, and RANDOM, RING_HASH and

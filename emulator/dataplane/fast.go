@@ -56,40 +56,78 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 		f.handOver(ctx, b.rule, d, bs)
 		return
 	}
-	c := f.plane.pools.get(f.plane.cfg, poolKey{d.service, modeProxy}).choose(fastRequest{ctx})
-	if c.b == nil {
-		// As the cloud's proxies answer when no backend is healthy.
-		fastNoBackend(ctx, http.StatusServiceUnavailable, "no healthy upstream")
-		m.request(b.rule, d.service, "", http.StatusServiceUnavailable)
-		return
-	}
-	c.b.inFlight.Add(1)
-	defer c.b.inFlight.Add(-1)
+	f.forward(ctx, b.rule, d, bs)
+}
+
+// forward sends the request to a healthy backend of bs, the service d
+// chose, and again to one chosen anew while d's retry policy says so.
+func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, bs *backendService) {
+	key := poolKey{d.service, modeProxy}
+	// Affinity reads the request as the client sent it.
+	c := f.plane.pools.get(f.plane.cfg, key).choose(fastRequest{ctx})
 	overTLS := speaksTLS(bs)
-	clientClose := prepare(ctx, &d, overTLS)
-	err := c.b.fastClient(overTLS).DoTimeout(req, &ctx.Response, backendTimeout(bs))
-	if clientClose {
-		ctx.SetConnectionClose()
+	if clientClose := prepare(ctx, &d, overTLS); clientClose {
+		defer ctx.SetConnectionClose()
 	}
-	if err != nil {
-		// As the cloud's proxies answer when the backend could not be
-		// reached (502) or did not answer in time (504).
-		code := http.StatusBadGateway
-		if errors.Is(err, fasthttp.ErrTimeout) {
-			code = http.StatusGatewayTimeout
+	perTry, total := d.timeouts(bs)
+	deadline := time.Now().Add(total)
+	retries := 0
+	// A request has no body when it says it is empty or says nothing (-2:
+	// neither Content-Length nor chunked).
+	if n := ctx.Request.Header.ContentLength(); n == 0 || n == -2 {
+		retries = d.retry.retries()
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			c = f.plane.pools.get(f.plane.cfg, key).chooseAgain()
 		}
-		fastNoBackend(ctx, code, "upstream "+c.b.addr+": "+err.Error())
-		f.answered(ctx, b.rule, d.service, bs, c)
+		if c.b == nil {
+			// As the cloud's proxies answer when no backend is healthy.
+			fastNoBackend(ctx, http.StatusServiceUnavailable, "no healthy upstream")
+			f.plane.metrics.request(rule, d.service, "", http.StatusServiceUnavailable)
+			return
+		}
+		failure := f.try(ctx, c.b, overTLS, min(perTry, time.Until(deadline)))
+		code := ctx.Response.StatusCode()
+		if attempt < retries && time.Until(deadline) > 0 &&
+			d.retry.again(failure, code, string(ctx.Response.Header.Peek("Grpc-Status"))) {
+			f.plane.count(rule, d.service, bs, c.b, code)
+			ctx.Response.Reset() // and with it the connection of a streamed answer
+			continue
+		}
+		if failure == answeredAttempt {
+			res := &ctx.Response.Header
+			for _, h := range hopHeaders {
+				res.Del(h)
+			}
+			// The backend's wish to close its connection is not the client's.
+			res.ResetConnectionClose()
+			d.editResponse(res)
+		}
+		f.answered(ctx, rule, d.service, bs, c)
 		return
 	}
-	res := &ctx.Response.Header
-	for _, h := range hopHeaders {
-		res.Del(h)
+}
+
+// try sends the prepared request to b and leaves its answer, or the one a
+// proxy gives when there is none, in ctx: 502 when b could not be reached
+// or did not answer, 504 when it did not in time.
+func (f *fastProxy) try(ctx *fasthttp.RequestCtx, b *backend, overTLS bool, timeout time.Duration) attemptFailure {
+	b.inFlight.Add(1)
+	defer b.inFlight.Add(-1)
+	err := b.fastClient(overTLS).DoTimeout(&ctx.Request, &ctx.Response, timeout)
+	if err == nil {
+		return answeredAttempt
 	}
-	// The backend's wish to close its connection is not the client's.
-	res.ResetConnectionClose()
-	d.editResponse(res)
-	f.answered(ctx, b.rule, d.service, bs, c)
+	code, failure := http.StatusBadGateway, noAnswer
+	switch {
+	case errors.Is(err, fasthttp.ErrDialTimeout) || isDialError(err):
+		failure = unreachable
+	case errors.Is(err, fasthttp.ErrTimeout):
+		code = http.StatusGatewayTimeout
+	}
+	fastNoBackend(ctx, code, "upstream "+b.addr+": "+err.Error())
+	return failure
 }
 
 // handOver forwards what fasthttp cannot (an Upgrade, HTTP/2 to the
@@ -114,9 +152,7 @@ func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, bs 
 	if c.cookie != nil {
 		ctx.Response.Header.Add("Set-Cookie", c.cookie.String())
 	}
-	code := ctx.Response.StatusCode()
-	f.plane.metrics.request(rule, service, c.b.addr, code)
-	f.plane.observe(service, bs, c.b, code)
+	f.plane.count(rule, service, bs, c.b, ctx.Response.StatusCode())
 }
 
 // prepare makes the client's request the backend's: addressed over TLS or

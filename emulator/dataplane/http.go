@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -32,7 +33,8 @@ type sent struct {
 	bs            *backendService
 	b             *backend
 	d             decision
-	tls           bool // the service speaks HTTPS or HTTP/2 to its backends
+	tls           bool          // the service speaks HTTPS or HTTP/2 to its backends
+	perTry        time.Duration // how long one attempt may take
 }
 
 type sentKey struct{}
@@ -70,11 +72,100 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 		http.SetCookie(w, c.cookie)
 	}
 	c.b.inFlight.Add(1)
-	defer c.b.inFlight.Add(-1)
 	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs)}
-	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), backendTimeout(bs))
+	defer func() { s.b.inFlight.Add(-1) }() // a retry may have moved it
+	var total time.Duration
+	s.perTry, total = d.timeouts(bs)
+	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), total)
 	defer cancel()
 	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
+}
+
+// retrying is the reverse proxy's transport: it tries a request again on
+// a backend chosen anew while the route's retry policy says so, each
+// attempt within its perTryTimeout.
+type retrying struct {
+	plane *Plane
+	next  http.RoundTripper
+}
+
+func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
+	s := r.Context().Value(sentKey{}).(*sent)
+	retries := 0
+	if r.Body == nil || r.Body == http.NoBody {
+		retries = s.d.retry.retries()
+	}
+	for attempt := 0; ; attempt++ {
+		// The attempt's time covers reading the answer's body too: its
+		// context ends when the body is closed.
+		ctx, cancel := context.WithTimeout(r.Context(), s.perTry)
+		res, err := rt.next.RoundTrip(r.WithContext(ctx))
+		if res == nil {
+			cancel()
+		} else if rw, ok := res.Body.(io.ReadWriteCloser); ok && res.StatusCode == http.StatusSwitchingProtocols {
+			// The proxy writes to an upgraded connection's body.
+			res.Body = cancelOnCloseRW{rw, cancel}
+		} else {
+			res.Body = cancelOnClose{res.Body, cancel}
+		}
+		failure, code, grpc := answeredAttempt, 0, ""
+		switch {
+		case err == nil:
+			code, grpc = res.StatusCode, res.Header.Get("Grpc-Status")
+		case isDialError(err):
+			failure, code = unreachable, http.StatusBadGateway
+		default:
+			failure, code = noAnswer, http.StatusBadGateway
+			if errors.Is(err, context.DeadlineExceeded) {
+				code = http.StatusGatewayTimeout
+			}
+		}
+		if attempt >= retries || r.Context().Err() != nil || !s.d.retry.again(failure, code, grpc) {
+			return res, err
+		}
+		next := rt.plane.pools.get(rt.plane.cfg, poolKey{s.service, modeProxy}).chooseAgain()
+		if next.b == nil {
+			return res, err
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+		rt.plane.count(s.rule, s.service, s.bs, s.b, code)
+		next.b.inFlight.Add(1)
+		s.b.inFlight.Add(-1)
+		s.b = next.b
+		r = r.Clone(r.Context())
+		r.URL.Host = s.b.addr
+	}
+}
+
+// cancelOnClose is a body whose Close ends its attempt's context.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+type cancelOnCloseRW struct {
+	io.ReadWriteCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnCloseRW) Close() error {
+	err := c.ReadWriteCloser.Close()
+	c.cancel()
+	return err
+}
+
+// isDialError tells whether err is a failure to connect.
+func isDialError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 // speaksTLS tells whether bs's backends are spoken to over TLS.
@@ -121,7 +212,7 @@ func (p *Plane) proxy() *httputil.ReverseProxy {
 		}
 		p.rp = &httputil.ReverseProxy{
 			Rewrite:        rewrite,
-			Transport:      transport,
+			Transport:      retrying{plane: p, next: transport},
 			BufferPool:     copyBuffers{},
 			ModifyResponse: p.answered,
 			ErrorHandler:   p.failed,
@@ -175,7 +266,7 @@ func (p *Plane) answered(res *http.Response) error {
 func (p *Plane) failed(w http.ResponseWriter, r *http.Request, err error) {
 	s := r.Context().Value(sentKey{}).(*sent)
 	code := http.StatusBadGateway
-	if r.Context().Err() == context.DeadlineExceeded {
+	if errors.Is(err, context.DeadlineExceeded) {
 		code = http.StatusGatewayTimeout
 	}
 	if !p.opts.NoBackendHeader {

@@ -101,6 +101,8 @@ type queryParamMatch struct {
 type routeAction struct {
 	WeightedBackendServices []weightedService `json:"weightedBackendServices"`
 	URLRewrite              *urlRewrite       `json:"urlRewrite"`
+	RetryPolicy             *retryPolicy      `json:"retryPolicy"`
+	Timeout                 *duration         `json:"timeout"`
 }
 
 type weightedService struct {

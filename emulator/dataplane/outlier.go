@@ -84,6 +84,13 @@ type outlier struct {
 
 func (o *outlier) ejected(now time.Time) bool { return o.ejectedUntil.Load() > now.UnixNano() }
 
+// count records an answer of b (or its absence, as code) for rule and
+// service: in the metrics and for outlier detection.
+func (p *Plane) count(rule, service string, bs *backendService, b *backend, code int) {
+	p.metrics.request(rule, service, b.addr, code)
+	p.observe(service, bs, b, code)
+}
+
 // observe records an answer of b with status code (502 or 504 too when b
 // could not be reached or did not answer in time) for service bs, and
 // ejects b when its failures in a row call for it.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -22,6 +23,9 @@ type decision struct {
 	// vars are what a pathTemplateMatch captured, by name, for a
 	// pathTemplateRewrite.
 	vars map[string]string
+	// retry and timeout are the route action's (timeout 0: the service's).
+	retry   *retryPolicy
+	timeout time.Duration
 	// headers are the header actions that apply, in the order they apply
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
@@ -243,7 +247,7 @@ func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, ma
 	}
 	var chosen *headerAction
 	if ra != nil {
-		d.rewrite = ra.URLRewrite
+		d.rewrite, d.retry, d.timeout = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value()
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction

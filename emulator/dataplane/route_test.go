@@ -160,3 +160,43 @@ func TestPathTemplates_MatchCaptureAndRewrite(t *testing.T) {
 		t.Errorf("rewrite: %q", got)
 	}
 }
+
+func TestRetryPolicy_Conditions(t *testing.T) {
+	cases := []struct {
+		conditions []string
+		failure    attemptFailure
+		code       int
+		grpc       string
+		want       bool
+	}{
+		{[]string{"5xx"}, answeredAttempt, 500, "", true},
+		{[]string{"5xx"}, noAnswer, 502, "", true},
+		{[]string{"5xx"}, answeredAttempt, 404, "", false},
+		{[]string{"gateway-error"}, answeredAttempt, 503, "", true},
+		{[]string{"gateway-error"}, answeredAttempt, 500, "", false},
+		{[]string{"gateway-error"}, unreachable, 502, "", true},
+		{[]string{"connect-failure"}, unreachable, 502, "", true},
+		{[]string{"connect-failure"}, noAnswer, 504, "", false},
+		{[]string{"connect-failure"}, answeredAttempt, 503, "", false},
+		{[]string{"retriable-4xx"}, answeredAttempt, 409, "", true},
+		{[]string{"retriable-4xx"}, answeredAttempt, 400, "", false},
+		{[]string{"unavailable"}, answeredAttempt, 200, "14", true},
+		{[]string{"unavailable"}, answeredAttempt, 200, "4", false},
+		{[]string{"deadline-exceeded", "internal"}, answeredAttempt, 200, "13", true},
+		{nil, answeredAttempt, 503, "", false},
+	}
+	for _, c := range cases {
+		rp := &retryPolicy{RetryConditions: c.conditions}
+		if got := rp.again(c.failure, c.code, c.grpc); got != c.want {
+			t.Errorf("%v after (failure %d, %d, grpc %q): %v, want %v", c.conditions, c.failure, c.code, c.grpc, got, c.want)
+		}
+	}
+	var none *retryPolicy
+	if none.again(noAnswer, 502, "") || none.retries() != 0 {
+		t.Error("no retry policy retried")
+	}
+	zero := int64(0)
+	if (&retryPolicy{}).retries() != 1 || (&retryPolicy{NumRetries: &zero}).retries() != 0 {
+		t.Error("numRetries: 1 unless set")
+	}
+}
