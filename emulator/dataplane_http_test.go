@@ -24,8 +24,8 @@ import (
 // wireBackend is a backend for what an HTTP proxy must carry beyond a GET:
 // bodies both ways, answers streamed, an Upgrade, a backend that closes
 // its connection, one that is too slow. It answers 200 on / for the
-// health check.
-func wireBackend(t *testing.T) (*httptest.Server, chan struct{}) {
+// health check. It is served over TLS or not, and closed when t ends.
+func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 	t.Helper()
 	release := make(chan struct{})
 	mux := http.NewServeMux()
@@ -88,6 +88,12 @@ func wireBackend(t *testing.T) (*httptest.Server, chan struct{}) {
 	})
 	s := httptest.NewUnstartedServer(mux)
 	s.EnableHTTP2 = true
+	if overTLS {
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
+	t.Cleanup(s.Close)
 	return s, release
 }
 
@@ -110,9 +116,7 @@ func wireLB(t *testing.T, e *emulator.Emulator, backend *httptest.Server, protoc
 
 func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 	t.Parallel()
-	backend, release := wireBackend(t)
-	backend.Start()
-	t.Cleanup(backend.Close)
+	backend, release := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 	// /slow goes to a service of the same backend with a timeout of 1 s.
@@ -220,9 +224,7 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 
 func TestDataPlane_HTTPUpgradeReachesTheBackend(t *testing.T) {
 	t.Parallel()
-	backend, _ := wireBackend(t)
-	backend.Start()
-	t.Cleanup(backend.Close)
+	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 
@@ -253,9 +255,7 @@ func TestDataPlane_HTTPToServicesOverTLSAndHTTP2(t *testing.T) {
 	for _, c := range []struct{ protocol, proto string }{{"HTTPS", "HTTP/1.1"}, {"HTTP2", "HTTP/2.0"}} {
 		t.Run(c.protocol, func(t *testing.T) {
 			t.Parallel()
-			backend, _ := wireBackend(t)
-			backend.StartTLS()
-			t.Cleanup(backend.Close)
+			backend, _ := wireBackend(t, true)
 			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 			lb := wireLB(t, e, backend, c.protocol, "")
 			resp, err := http.Get(lb + "/x?y=1")
@@ -272,13 +272,22 @@ func TestDataPlane_HTTPToServicesOverTLSAndHTTP2(t *testing.T) {
 	}
 }
 
-func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T) {
-	t.Parallel()
-	// a passes its health check (/hc) but answers 503 to traffic: only
-	// outlier detection can take it out.
-	var aHits atomic.Int64
+// brokenAndSound makes service web (with the extra fields) over two
+// endpoints, both HEALTHY when it returns: a passes its health check (/hc)
+// but answers 503 to traffic and is slow (5 s) on /slow; b serves. It
+// returns a's URL and its count of traffic requests.
+func brokenAndSound(t *testing.T, e *emulator.Emulator, extra string) (string, *atomic.Int64) {
+	t.Helper()
+	aHits := new(atomic.Int64)
 	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hc" {
+		switch r.URL.Path {
+		case "/hc":
+			return
+		case "/slow":
+			select {
+			case <-time.After(5 * time.Second):
+			case <-r.Context().Done():
+			}
 			return
 		}
 		aHits.Add(1)
@@ -286,33 +295,39 @@ func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T)
 	}))
 	t.Cleanup(a.Close)
 	b := newSwitchable(t)
-	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
 		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT","requestPath":"/hc"}}`)
 	port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
 	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[
 		{"ipAddress":"127.0.0.1","port":`+port(a.URL)+`},{"ipAddress":"127.0.0.1","port":`+port(b.URL)+`}]}`)
 	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"],
-		"outlierDetection":{"consecutiveGatewayFailure":3,"baseEjectionTime":{"seconds":"2"}}}`)
-	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]`+extra+`}`)
 	waitFor(t, "both endpoints HEALTHY", func() bool {
 		hs := health(t, e, "web")
 		pa, _ := strconv.ParseInt(port(a.URL), 10, 64)
 		pb, _ := strconv.ParseInt(b.port(), 10, 64)
 		return hs[pa].HealthState == "HEALTHY" && hs[pb].HealthState == "HEALTHY"
 	})
+	return a.URL, aHits
+}
+
+func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T) {
+	t.Parallel()
+	// Only outlier detection can take a out: its health check passes.
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	aURL, aHits := brokenAndSound(t, e, `,"outlierDetection":{"consecutiveGatewayFailure":3,"baseEjectionTime":{"seconds":"5"}}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
 	failed := 0
-	for range 20 {
+	for range 12 {
 		if code, _, _ := get(t, lb+"/"); code != 200 {
 			failed++
 		}
 	}
 	if failed != 3 || aHits.Load() != 3 {
-		t.Fatalf("20 requests: %d failed, a got %d; want a ejected after its third 503 in a row", failed, aHits.Load())
+		t.Fatalf("12 requests: %d failed, a got %d; want a ejected after its third 503 in a row", failed, aHits.Load())
 	}
 	_, _, metrics := get(t, e.URL()+"/metrics")
-	if want := `lbhealth_dataplane_ejections_total{backend="` + strings.TrimPrefix(a.URL, "http://") + `",backend_service="projects/p/global/backendServices/web"} 1`; !strings.Contains(metrics, want) {
+	if want := `lbhealth_dataplane_ejections_total{backend="` + strings.TrimPrefix(aURL, "http://") + `",backend_service="projects/p/global/backendServices/web"} 1`; !strings.Contains(metrics, want) {
 		t.Errorf("/metrics has no %s", want)
 	}
 	// After baseEjectionTime it takes traffic again.
@@ -321,9 +336,7 @@ func TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow(t *testing.T)
 
 func TestDataPlane_URLMapTemplatesAndHeaderActions(t *testing.T) {
 	t.Parallel()
-	backend, _ := wireBackend(t)
-	backend.Start()
-	t.Cleanup(backend.Close)
+	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 	mustCall(t, e, "PATCH", "global/urlMaps/um", `{
@@ -382,33 +395,8 @@ func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
 	for _, front := range []string{"HTTP", "HTTPS"} {
 		t.Run(front, func(t *testing.T) {
 			t.Parallel()
-			// a passes its health check (/hc) but answers 503 to traffic,
-			// and is slow on /slow; b serves.
-			var aHits atomic.Int64
-			a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				switch r.URL.Path {
-				case "/hc":
-					return
-				case "/slow":
-					select {
-					case <-time.After(5 * time.Second):
-					case <-r.Context().Done():
-					}
-					return
-				}
-				aHits.Add(1)
-				w.WriteHeader(http.StatusServiceUnavailable)
-			}))
-			t.Cleanup(a.Close)
-			b := newSwitchable(t)
 			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-			mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
-				"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT","requestPath":"/hc"}}`)
-			port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
-			mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[
-				{"ipAddress":"127.0.0.1","port":`+port(a.URL)+`},{"ipAddress":"127.0.0.1","port":`+port(b.URL)+`}]}`)
-			mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-				"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]}`)
+			_, aHits := brokenAndSound(t, e, "")
 			mustCall(t, e, "POST", "global/urlMaps", `{"name":"um","defaultService":"global/backendServices/web",
 				"hostRules":[{"hosts":["*"],"pathMatcher":"m"}],
 				"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web",
@@ -442,12 +430,6 @@ func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
 				resp.Body.Close()
 				return resp.StatusCode
 			}
-			waitFor(t, "both endpoints HEALTHY", func() bool {
-				hs := health(t, e, "web")
-				pa, _ := strconv.ParseInt(port(a.URL), 10, 64)
-				pb, _ := strconv.ParseInt(b.port(), 10, 64)
-				return hs[pa].HealthState == "HEALTHY" && hs[pb].HealthState == "HEALTHY"
-			})
 			waitFor(t, "the listener", func() bool { return do("GET", "/", nil) == 200 })
 
 			// Every GET that meets a's 503 is tried again on b.

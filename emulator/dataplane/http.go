@@ -104,7 +104,7 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 			cancel()
 		} else if rw, ok := res.Body.(io.ReadWriteCloser); ok && res.StatusCode == http.StatusSwitchingProtocols {
 			// The proxy writes to an upgraded connection's body.
-			res.Body = cancelOnCloseRW{rw, cancel}
+			res.Body = cancelOnCloseRW{cancelOnClose{rw, cancel}, rw}
 		} else {
 			res.Body = cancelOnClose{res.Body, cancel}
 		}
@@ -151,15 +151,11 @@ func (c cancelOnClose) Close() error {
 	return err
 }
 
+// cancelOnCloseRW is the same for an upgraded connection's body, which
+// the proxy writes to as well.
 type cancelOnCloseRW struct {
-	io.ReadWriteCloser
-	cancel context.CancelFunc
-}
-
-func (c cancelOnCloseRW) Close() error {
-	err := c.ReadWriteCloser.Close()
-	c.cancel()
-	return err
+	cancelOnClose
+	io.Writer
 }
 
 // isDialError tells whether err is a failure to connect.
