@@ -390,7 +390,7 @@ func TestDataPlane_URLMapTemplatesAndHeaderActions(t *testing.T) {
 	}
 }
 
-func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
+func TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults(t *testing.T) {
 	t.Parallel()
 	for _, front := range []string{"HTTP", "HTTPS"} {
 		t.Run(front, func(t *testing.T) {
@@ -401,7 +401,10 @@ func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
 				"hostRules":[{"hosts":["*"],"pathMatcher":"m"}],
 				"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web",
 					"defaultRouteAction":{"retryPolicy":{"retryConditions":["gateway-error"],"numRetries":1}},
-					"pathRules":[{"paths":["/slow"],"service":"global/backendServices/web","routeAction":{"timeout":{"seconds":"1"}}}]}]}`)
+					"pathRules":[{"paths":["/slow"],"service":"global/backendServices/web","routeAction":{"timeout":{"seconds":"1"}}},
+						{"paths":["/teapot"],"service":"global/backendServices/web","routeAction":{"faultInjectionPolicy":{"abort":{"httpStatus":418,"percentage":100}}}},
+						{"paths":["/held"],"service":"global/backendServices/web","routeAction":{"faultInjectionPolicy":{"delay":{"fixedDelay":{"seconds":"1"},"percentage":100}},
+							"retryPolicy":{"retryConditions":["5xx"]}}}]}]}`)
 			lbPort := freePort(t)
 			client := http.DefaultClient
 			scheme := "http"
@@ -451,6 +454,21 @@ func TestDataPlane_RetryPolicyAndRouteTimeout(t *testing.T) {
 			}
 			if failed == 0 {
 				t.Fatal("no POST reached a's 503: a request with a body was retried")
+			}
+			// Fault injection: an abort answers without a backend, a delay
+			// holds the request before it goes on.
+			if code := do("GET", "/teapot", nil); code != http.StatusTeapot {
+				t.Fatalf("/teapot with an abort of 418 at 100%%: %d", code)
+			}
+			before = aHits.Load()
+			start := time.Now()
+			for range 2 {
+				if code := do("GET", "/held", nil); code != 200 {
+					t.Fatalf("/held: %d", code)
+				}
+			}
+			if held := time.Since(start); held < 2*time.Second || aHits.Load() == before {
+				t.Fatalf("two requests with a delay of 1 s at 100%% took %v (a reached: %v)", held, aHits.Load() > before)
 			}
 			// The route's timeout (1 s) before the service's (30 s): 504.
 			if code := do("GET", "/slow", nil); code != http.StatusGatewayTimeout {

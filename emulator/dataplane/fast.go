@@ -52,6 +52,14 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
+	if delay, abort := d.fault.roll(); abort != 0 || delay > 0 {
+		time.Sleep(delay)
+		if abort != 0 {
+			fastNoBackend(ctx, abort, faultAbortBody)
+			m.request(b.rule, d.service, "", abort)
+			return
+		}
+	}
 	if bs.Protocol == "HTTP2" || len(req.Header.Peek("Upgrade")) > 0 {
 		f.handOver(ctx, b.rule, d, bs)
 		return

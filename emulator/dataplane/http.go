@@ -56,6 +56,18 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
+	if delay, abort := d.fault.roll(); abort != 0 || delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		if abort != 0 {
+			noBackend(w, abort, faultAbortBody)
+			m.request(b.rule, d.service, "", abort)
+			return
+		}
+	}
 	h.forward(w, r, b.rule, d, bs)
 }
 

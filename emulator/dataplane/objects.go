@@ -102,6 +102,7 @@ type routeAction struct {
 	WeightedBackendServices []weightedService `json:"weightedBackendServices"`
 	URLRewrite              *urlRewrite       `json:"urlRewrite"`
 	RetryPolicy             *retryPolicy      `json:"retryPolicy"`
+	FaultInjectionPolicy    *faultInjection   `json:"faultInjectionPolicy"`
 	Timeout                 *duration         `json:"timeout"`
 }
 

@@ -26,6 +26,7 @@ type decision struct {
 	// retry and timeout are the route action's (timeout 0: the service's).
 	retry   *retryPolicy
 	timeout time.Duration
+	fault   *faultInjection
 	// headers are the header actions that apply, in the order they apply
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
@@ -247,7 +248,7 @@ func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, ma
 	}
 	var chosen *headerAction
 	if ra != nil {
-		d.rewrite, d.retry, d.timeout = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value()
+		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value(), ra.FaultInjectionPolicy
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 const routingMap = `{
@@ -198,5 +199,34 @@ func TestRetryPolicy_Conditions(t *testing.T) {
 	zero := int64(0)
 	if (&retryPolicy{}).retries() != 1 || (&retryPolicy{NumRetries: &zero}).retries() != 0 {
 		t.Error("numRetries: 1 unless set")
+	}
+}
+
+func TestFaultInjection_Rolls(t *testing.T) {
+	var fi faultInjection
+	if err := json.Unmarshal([]byte(`{"delay":{"fixedDelay":{"seconds":"2","nanos":500000000},"percentage":100},"abort":{"httpStatus":418,"percentage":25}}`), &fi); err != nil {
+		t.Fatal(err)
+	}
+	aborted := 0
+	for range 4000 {
+		delay, abort := fi.roll()
+		if delay != 2500*time.Millisecond {
+			t.Fatalf("delay %v at 100%%, want 2.5s", delay)
+		}
+		if abort == 418 {
+			aborted++
+		}
+	}
+	if aborted < 800 || aborted > 1200 {
+		t.Errorf("abort at 25%%: %d of 4000", aborted)
+	}
+	var none *faultInjection
+	if d, a := none.roll(); d != 0 || a != 0 {
+		t.Error("no policy injected a fault")
+	}
+	bad := faultInjection{}
+	json.Unmarshal([]byte(`{"abort":{"httpStatus":42,"percentage":100}}`), &bad)
+	if _, a := bad.roll(); a != 0 {
+		t.Errorf("abort with status 42, which no answer can have: %d", a)
 	}
 }
