@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -479,4 +480,85 @@ func TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
+	t.Parallel()
+	// a: its health check follows hcStatus; /slow holds its request until
+	// the proxy gives up on it. Its server counts the connections that
+	// carried traffic (not probes) and were closed.
+	var hcStatus, closed atomic.Int64
+	hcStatus.Store(200)
+	var trafficMu sync.Mutex
+	traffic := map[string]bool{} // remote addresses of the data plane's connections
+	slowStarted, slowEnded := make(chan struct{}, 1), make(chan struct{}, 1)
+	a := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hc" {
+			trafficMu.Lock()
+			traffic[r.RemoteAddr] = true
+			trafficMu.Unlock()
+		}
+		switch r.URL.Path {
+		case "/hc":
+			w.WriteHeader(int(hcStatus.Load()))
+		case "/slow":
+			slowStarted <- struct{}{}
+			select {
+			case <-r.Context().Done():
+				slowEnded <- struct{}{}
+			case <-time.After(20 * time.Second):
+			}
+		}
+		w.Header().Set("X-Served-By", "a")
+	}))
+	a.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		trafficMu.Lock()
+		defer trafficMu.Unlock()
+		if s == http.StateClosed && traffic[c.RemoteAddr().String()] {
+			closed.Add(1)
+		}
+	}
+	a.Start()
+	t.Cleanup(a.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	port := a.URL[strings.LastIndex(a.URL, ":")+1:]
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT","requestPath":"/hc"}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+port+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"],
+		"connectionDraining":{"drainingTimeoutSec":1}}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	// A client that keeps its connection: one that closes it (as get's
+	// does) closes the data plane's to the backend too.
+	waitFor(t, "a serving", func() bool {
+		r, err := http.Get(lb + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	})
+
+	// One request in flight on a connection of its own; the data plane
+	// keeps the others' connections idle in its pool.
+	go http.Get(lb + "/slow") //nolint:errcheck // its end is what the backend sees
+	<-slowStarted
+	// And one idle: a request on a connection of its own, kept.
+	if r, err := http.Get(lb + "/"); err != nil || r.StatusCode != 200 {
+		t.Fatalf("a second request to a: %v %v", r, err)
+	} else {
+		r.Body.Close()
+	}
+	if closed.Load() != 0 {
+		t.Fatal("a connection of the data plane to a closed while a was healthy")
+	}
+	hcStatus.Store(500)
+	waitFor(t, "the idle connection closed once a is out of traffic", func() bool { return closed.Load() > 0 })
+	select {
+	case <-slowEnded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request in flight to a was not ended after drainingTimeoutSec (1 s)")
+	}
+	waitFor(t, "both connections closed: the idle one and the one that was in flight", func() bool { return closed.Load() >= 2 })
 }

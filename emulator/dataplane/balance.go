@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"cmp"
 	"hash/fnv"
 	"math/rand/v2"
 	"net"
@@ -47,6 +48,8 @@ type backend struct {
 	inFlight atomic.Int64
 	conns    conns // the connections carried to it (TCP)
 	outlier  outlier
+	retired  atomic.Bool // out of its pool, its HTTP connections drained
+	http     openConns   // its connections from the fasthttp front end
 	// fast are its connection pools for the fasthttp front end, plain
 	// and over TLS, made at first use.
 	fastOnce [2]sync.Once
@@ -66,6 +69,7 @@ type pool struct {
 	cum      []float64     // running sums of weights
 	order    []int32       // ROUND_ROBIN's cycle over healthy
 	draining time.Duration // connectionDraining.drainingTimeoutSec
+	timeout  time.Duration // a proxy's service's timeoutSec
 	next     atomic.Uint64 // ROUND_ROBIN
 }
 
@@ -245,6 +249,7 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 	active := map[*backend]bool{}
 	for _, b := range p.healthy {
 		active[b] = true
+		b.retired.Store(false)
 	}
 	now := time.Now()
 	for addr, b := range e.backends {
@@ -252,7 +257,10 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 			continue
 		}
 		b.conns.drain(p.draining)
-		if b.inFlight.Load() == 0 && b.conns.count() == 0 && !b.outlier.ejected(now) {
+		if !b.retired.Swap(true) {
+			b.drainHTTP(cmp.Or(p.draining, p.timeout))
+		}
+		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 && !b.outlier.ejected(now) {
 			delete(e.backends, addr) // made again (same id) if it comes back
 		}
 	}
@@ -376,6 +384,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	if d := bs.ConnectionDraining; d != nil {
 		p.draining = time.Duration(d.DrainingTimeoutSec) * time.Second
 	}
+	p.timeout = backendTimeout(bs)
 	if mode != modePassthrough {
 		add(ms, healthy)
 		p.weigh(weightsOf(bs, kept))
@@ -471,12 +480,13 @@ func (ps *pools) refreshAll(cfg *config, entries []*poolEntry) {
 	}
 }
 
-// carries tells whether e's backends have connections open.
+// carries tells whether e's backends have connections open (flows, or the
+// HTTP front end's).
 func (e *poolEntry) carries() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, b := range e.backends {
-		if b.conns.count() > 0 {
+		if b.conns.count() > 0 || b.http.count() > 0 {
 			return true
 		}
 	}

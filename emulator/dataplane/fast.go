@@ -74,9 +74,7 @@ func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, b
 	// Affinity reads the request as the client sent it.
 	c := f.plane.pools.get(f.plane.cfg, key).choose(fastRequest{ctx})
 	overTLS := speaksTLS(bs)
-	if clientClose := prepare(ctx, &d, overTLS); clientClose {
-		defer ctx.SetConnectionClose()
-	}
+	prepare(ctx, &d, overTLS)
 	perTry, total := d.timeouts(bs)
 	deadline := time.Now().Add(total)
 	retries := 0
@@ -165,10 +163,10 @@ func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, bs 
 
 // prepare makes the client's request the backend's: addressed over TLS or
 // not, rewritten as the URL map says, without hop-by-hop headers and with
-// the X-Forwarded headers a proxy adds (the same as httpProxy's). It
-// returns whether the client asked to close its connection, which the
-// backend's connection does not follow.
-func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) (clientClose bool) {
+// the X-Forwarded headers a proxy adds (the same as httpProxy's). A client
+// that asks to close its connection (Connection: close) closes the
+// backend's too: fasthttp decides both from the one answer it writes.
+func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) {
 	req := &ctx.Request
 	h := &req.Header
 	host := string(h.Host())
@@ -190,13 +188,10 @@ func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) (clientClose b
 	for _, name := range hopHeaders {
 		h.Del(name)
 	}
-	clientClose = h.ConnectionClose()
-	h.ResetConnectionClose()
 	h.Set("X-Forwarded-For", ctx.RemoteIP().String())
 	h.Set("X-Forwarded-Host", host)
 	h.Set("X-Forwarded-Proto", "http")
 	d.editRequest(h)
-	return clientClose
 }
 
 func fastNoBackend(ctx *fasthttp.RequestCtx, code int, msg string) {
@@ -218,8 +213,14 @@ func (b *backend) fastClient(overTLS bool) *fasthttp.HostClient {
 			Addr:  b.addr,
 			IsTLS: overTLS,
 			// The cloud's proxies do not validate backends' certificates.
-			TLSConfig:                     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as above
-			Dial:                          func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) },
+			TLSConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as above
+			Dial: func(addr string) (net.Conn, error) {
+				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+				if err != nil {
+					return nil, err
+				}
+				return b.http.add(c), nil
+			},
 			NoDefaultUserAgentHeader:      true,
 			DisableHeaderNamesNormalizing: true,
 			DisablePathNormalizing:        true,
@@ -228,9 +229,37 @@ func (b *backend) fastClient(overTLS bool) *fasthttp.HostClient {
 			MaxIdleConnDuration:           90 * time.Second,
 			ReadBufferSize:                maxHeaderBytes,
 			StreamResponseBody:            true,
+			// Only the route's retry policy tries a request again; this
+			// retries just a keep-alive connection the backend had closed
+			// before the request reached it, as net/http's transport does.
+			MaxIdemponentCallAttempts: 2,
+			RetryIfErr: func(r *fasthttp.Request, attempts int, err error) (bool, bool) {
+				safe := r.Header.IsGet() || r.Header.IsHead() || r.Header.IsOptions()
+				return false, safe && attempts == 1 && errors.Is(err, fasthttp.ErrConnectionClosed)
+			},
 		}
 	})
 	return b.fast[i]
+}
+
+// drainHTTP ends the fasthttp front end's connections to b, which gets
+// no new requests: the idle ones at once, the others after timeout (the
+// service's connectionDraining, or else its timeoutSec, by which their
+// requests have ended anyway). Connections made after this are not
+// touched: b may come back.
+func (b *backend) drainHTTP(timeout time.Duration) {
+	for _, hc := range b.fast {
+		if hc != nil {
+			hc.CloseIdleConnections()
+		}
+	}
+	if open := b.http.list(); len(open) > 0 {
+		time.AfterFunc(timeout, func() {
+			for _, c := range open {
+				c.Close()
+			}
+		})
+	}
 }
 
 // maxHeaderBytes bounds the headers of a request or an answer the fasthttp
@@ -287,6 +316,40 @@ func (o *openConns) track(c net.Conn, state fasthttp.ConnState) {
 	case fasthttp.StateHijacked, fasthttp.StateClosed:
 		delete(o.conns, c)
 	}
+}
+
+// add tracks c, a connection of ours, until it is closed.
+func (o *openConns) add(c net.Conn) net.Conn {
+	o.track(c, fasthttp.StateNew)
+	return &trackedConn{Conn: c, o: o}
+}
+
+// list is the connections open now.
+func (o *openConns) list() []net.Conn {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]net.Conn, 0, len(o.conns))
+	for c := range o.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (o *openConns) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.conns)
+}
+
+// trackedConn leaves its openConns when closed.
+type trackedConn struct {
+	net.Conn
+	o *openConns
+}
+
+func (c *trackedConn) Close() error {
+	c.o.track(c.Conn, fasthttp.StateClosed)
+	return c.Conn.Close()
 }
 
 func (o *openConns) closeAll() {
