@@ -130,6 +130,18 @@ resource "google_compute_url_map" "web" {
         }
       }
     }
+
+    # A request that meets a 5xx is tried once more, on the other backend.
+    path_rule {
+      paths   = ["/resilient/*"]
+      service = google_compute_backend_service.web.id
+      route_action {
+        retry_policy {
+          retry_conditions = ["5xx"]
+          num_retries      = 1
+        }
+      }
+    }
   }
 }
 
