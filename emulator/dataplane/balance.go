@@ -45,6 +45,7 @@ const generatedCookie = "GCLB"
 type backend struct {
 	addr     string // host:port sent to (passthrough: the address alone, when it has no port of its own)
 	id       string // the GENERATED_COOKIE value that names it
+	group    string // its backend group when its pool was last built (capacity.go)
 	inFlight atomic.Int64
 	conns    conns // the connections carried to it (TCP)
 	outlier  outlier
@@ -316,7 +317,6 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
 	p := &pool{cookie: generatedCookie}
-	var kept []member // of p.healthy
 	now := time.Now()
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
@@ -333,7 +333,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			if b.outlier.ejected(now) {
 				continue // by outlier detection, for a while
 			}
-			kept = append(kept, m)
+			b.group = m.group
 			p.healthy = append(p.healthy, b)
 		}
 	}
@@ -361,7 +361,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			// Too few of the primary pool healthy: the backup pool serves.
 			backup := ps.members(cfg, api.PathOf(tp.BackupPool), mode)
 			if countHealthy(backup) > 0 {
-				p.healthy, kept = p.healthy[:0], kept[:0]
+				p.healthy = p.healthy[:0]
 				add(backup, healthy)
 			}
 		}
@@ -387,7 +387,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	p.timeout = backendTimeout(bs)
 	if mode != modePassthrough {
 		add(ms, healthy)
-		p.weigh(weightsOf(bs, kept))
+		p.weigh(weightsOf(bs, p.healthy))
 		return p
 	}
 	var failoverRatio float64
@@ -401,7 +401,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	if (len(p.healthy) == 0 || ratioOf(ms, primary) < failoverRatio) && countWhere(ms, standby) > 0 {
 		// Failover: too few primaries healthy (with no ratio, none), and
 		// a failover backend is.
-		p.healthy, kept = p.healthy[:0], kept[:0]
+		p.healthy = p.healthy[:0]
 		add(ms, standby)
 	}
 	if len(p.healthy) == 0 && !drop {

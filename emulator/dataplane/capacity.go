@@ -53,10 +53,10 @@ func cmpOr(vs ...float64) float64 {
 	return 0
 }
 
-// weightsOf is the weight of each of ms (endpoints of bs that a pool sends
-// to) by its group's capacity; nil when they all weigh the same.
-func weightsOf(bs *backendService, ms []member) []float64 {
-	if bs == nil || len(ms) < 2 {
+// weightsOf is the weight of each of bes (endpoints of bs that a pool
+// sends to) by its group's capacity; nil when they all weigh the same.
+func weightsOf(bs *backendService, bes []*backend) []float64 {
+	if bs == nil || len(bes) < 2 {
 		return nil
 	}
 	groups := map[string]capacity{}
@@ -67,12 +67,12 @@ func weightsOf(bs *backendService, ms []member) []float64 {
 		allNamed = allNamed && c.named()
 	}
 	inGroup := map[string]int{}
-	for _, m := range ms {
-		inGroup[m.group]++
+	for _, b := range bes {
+		inGroup[b.group]++
 	}
-	weights := make([]float64, len(ms))
-	for i, m := range ms {
-		c, ok := groups[m.group]
+	weights := make([]float64, len(bes))
+	for i, b := range bes {
+		c, ok := groups[b.group]
 		if !ok {
 			c = capacity{scaler: 1}
 		}
@@ -82,7 +82,7 @@ func weightsOf(bs *backendService, ms []member) []float64 {
 		case c.perEndpoint > 0:
 			w *= c.perEndpoint
 		default:
-			w *= c.perGroup / float64(inGroup[m.group])
+			w *= c.perGroup / float64(inGroup[b.group])
 		}
 		weights[i] = w
 	}

@@ -10,11 +10,11 @@ import (
 )
 
 func TestWeightsOf_ByBalancingModeAndScaler(t *testing.T) {
-	two := []member{{addr: "a1", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "b1", group: "projects/p/zones/z/instanceGroups/gb"}}
+	two := []*backend{{addr: "a1", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "b1", group: "projects/p/zones/z/instanceGroups/gb"}}
 	cases := []struct {
 		name     string
 		backends string
-		ms       []member
+		bes      []*backend
 		want     []float64
 	}{
 		{"maxRatePerEndpoint", `[{"group":"projects/p/zones/z/instanceGroups/ga","balancingMode":"RATE","maxRatePerEndpoint":100},{"group":"projects/p/zones/z/instanceGroups/gb","balancingMode":"RATE","maxRatePerEndpoint":300}]`,
@@ -22,7 +22,7 @@ func TestWeightsOf_ByBalancingModeAndScaler(t *testing.T) {
 		{"maxRatePerInstance, scaled", `[{"group":"projects/p/zones/z/instanceGroups/ga","balancingMode":"RATE","maxRatePerInstance":100,"capacityScaler":0.5},{"group":"projects/p/zones/z/instanceGroups/gb","balancingMode":"RATE","maxRatePerInstance":100}]`,
 			two, []float64{50, 100}},
 		{"maxRate shared by the group's endpoints", `[{"group":"projects/p/zones/z/instanceGroups/ga","balancingMode":"RATE","maxRate":100},{"group":"projects/p/zones/z/instanceGroups/gb","balancingMode":"RATE","maxRatePerEndpoint":100}]`,
-			[]member{{addr: "a1", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "a2", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "b1", group: "projects/p/zones/z/instanceGroups/gb"}}, []float64{50, 50, 100}},
+			[]*backend{{addr: "a1", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "a2", group: "projects/p/zones/z/instanceGroups/ga"}, {addr: "b1", group: "projects/p/zones/z/instanceGroups/gb"}}, []float64{50, 50, 100}},
 		{"CONNECTION", `[{"group":"projects/p/zones/z/instanceGroups/ga","balancingMode":"CONNECTION","maxConnectionsPerEndpoint":10},{"group":"projects/p/zones/z/instanceGroups/gb","balancingMode":"CONNECTION","maxConnections":40}]`,
 			two, []float64{10, 40}},
 		{"UTILIZATION: the scalers alone", `[{"group":"projects/p/zones/z/instanceGroups/ga","balancingMode":"UTILIZATION","capacityScaler":0.25},{"group":"projects/p/zones/z/instanceGroups/gb","balancingMode":"UTILIZATION"}]`,
@@ -37,7 +37,7 @@ func TestWeightsOf_ByBalancingModeAndScaler(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"backends":`+c.backends+`}`), &bs); err != nil {
 			t.Fatal(err)
 		}
-		if got := weightsOf(&bs, c.ms); !slices.Equal(got, c.want) {
+		if got := weightsOf(&bs, c.bes); !slices.Equal(got, c.want) {
 			t.Errorf("%s: weights %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -278,16 +277,9 @@ func (p *Plane) newFastServer(l *listener) *fasthttp.Server {
 		// Bodies larger than the buffer are streamed to the backend as
 		// they arrive rather than held.
 		StreamRequestBody: true,
-		Logger:            fastLogger{p.log},
+		Logger:            slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 		ConnState:         l.open.track,
 	}
-}
-
-// fastLogger writes fasthttp's messages to the emulator's log.
-type fastLogger struct{ log *slog.Logger }
-
-func (l fastLogger) Printf(format string, args ...any) {
-	l.log.Debug("data plane", "fasthttp", fmt.Sprintf(format, args...))
 }
 
 // openConns are the connections an HTTP listener serves, which its close

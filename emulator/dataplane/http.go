@@ -34,7 +34,7 @@ type sent struct {
 	b             *backend
 	d             decision
 	tls           bool          // the service speaks HTTPS or HTTP/2 to its backends
-	perTry        time.Duration // how long one attempt may take
+	perTry        time.Duration // how long one attempt may take; 0: as long as the request
 }
 
 type sentKey struct{}
@@ -86,8 +86,10 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 	c.b.inFlight.Add(1)
 	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs)}
 	defer func() { s.b.inFlight.Add(-1) }() // a retry may have moved it
-	var total time.Duration
-	s.perTry, total = d.timeouts(bs)
+	perTry, total := d.timeouts(bs)
+	if perTry < total {
+		s.perTry = perTry
+	}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), total)
 	defer cancel()
 	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
@@ -108,18 +110,7 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 		retries = s.d.retry.retries()
 	}
 	for attempt := 0; ; attempt++ {
-		// The attempt's time covers reading the answer's body too: its
-		// context ends when the body is closed.
-		ctx, cancel := context.WithTimeout(r.Context(), s.perTry)
-		res, err := rt.next.RoundTrip(r.WithContext(ctx))
-		if res == nil {
-			cancel()
-		} else if rw, ok := res.Body.(io.ReadWriteCloser); ok && res.StatusCode == http.StatusSwitchingProtocols {
-			// The proxy writes to an upgraded connection's body.
-			res.Body = cancelOnCloseRW{cancelOnClose{rw, cancel}, rw}
-		} else {
-			res.Body = cancelOnClose{res.Body, cancel}
-		}
+		res, err := rt.attempt(r, s.perTry)
 		failure, code, grpc := answeredAttempt, 0, ""
 		switch {
 		case err == nil:
@@ -149,6 +140,26 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 		r = r.Clone(r.Context())
 		r.URL.Host = s.b.addr
 	}
+}
+
+// attempt sends r once, within perTry when that is set: the attempt's
+// time covers reading the answer's body too, so its context ends when the
+// body is closed.
+func (rt retrying) attempt(r *http.Request, perTry time.Duration) (*http.Response, error) {
+	if perTry <= 0 {
+		return rt.next.RoundTrip(r)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), perTry)
+	res, err := rt.next.RoundTrip(r.WithContext(ctx))
+	if res == nil {
+		cancel()
+	} else if rw, ok := res.Body.(io.ReadWriteCloser); ok && res.StatusCode == http.StatusSwitchingProtocols {
+		// The proxy writes to an upgraded connection's body.
+		res.Body = cancelOnCloseRW{cancelOnClose{rw, cancel}, rw}
+	} else {
+		res.Body = cancelOnClose{res.Body, cancel}
+	}
+	return res, err
 }
 
 // cancelOnClose is a body whose Close ends its attempt's context.
@@ -264,8 +275,7 @@ func (p *Plane) answered(res *http.Response) error {
 	if !p.opts.NoBackendHeader {
 		res.Header.Set(BackendHeader, s.b.addr)
 	}
-	p.metrics.request(s.rule, s.service, s.b.addr, res.StatusCode)
-	p.observe(s.service, s.bs, s.b, res.StatusCode)
+	p.count(s.rule, s.service, s.bs, s.b, res.StatusCode)
 	return nil
 }
 
@@ -281,8 +291,7 @@ func (p *Plane) failed(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set(BackendHeader, s.b.addr)
 	}
 	noBackend(w, code, "upstream "+s.b.addr+": "+err.Error())
-	p.metrics.request(s.rule, s.service, s.b.addr, code)
-	p.observe(s.service, s.bs, s.b, code)
+	p.count(s.rule, s.service, s.bs, s.b, code)
 }
 
 // redirectURL is where a urlRedirect sends a request for host, path and

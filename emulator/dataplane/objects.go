@@ -1,6 +1,10 @@
 package dataplane
 
 import (
+	"bytes"
+	"strconv"
+	"time"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -205,4 +209,27 @@ type instance struct {
 	NetworkInterfaces []struct {
 		NetworkIP string `json:"networkIP"`
 	} `json:"networkInterfaces"`
+}
+
+// duration is the Compute API's Duration, whose seconds are a string.
+type duration struct {
+	Seconds int64Text `json:"seconds"`
+	Nanos   int64     `json:"nanos"`
+}
+
+// value is d as a time.Duration; 0 when d is nil.
+func (d *duration) value() time.Duration {
+	if d == nil {
+		return 0
+	}
+	return time.Duration(d.Seconds)*time.Second + time.Duration(d.Nanos)
+}
+
+// int64Text is an int64 written as a JSON string (or a number).
+type int64Text int64
+
+func (n *int64Text) UnmarshalJSON(b []byte) error {
+	v, err := strconv.ParseInt(string(bytes.Trim(b, `"`)), 10, 64)
+	*n = int64Text(v)
+	return err
 }

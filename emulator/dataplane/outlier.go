@@ -1,9 +1,7 @@
 package dataplane
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,21 +29,6 @@ type outlierDetection struct {
 	MaxEjectionPercent                 *int64    `json:"maxEjectionPercent"`
 }
 
-// duration is the Compute API's Duration, whose seconds are a string.
-type duration struct {
-	Seconds int64Text `json:"seconds"`
-	Nanos   int64     `json:"nanos"`
-}
-
-// int64Text is an int64 written as a JSON string (or a number).
-type int64Text int64
-
-func (n *int64Text) UnmarshalJSON(b []byte) error {
-	v, err := strconv.ParseInt(string(bytes.Trim(b, `"`)), 10, 64)
-	*n = int64Text(v)
-	return err
-}
-
 func orDefault(v *int64, def int64) int64 {
 	if v == nil {
 		return def
@@ -69,7 +52,7 @@ func rulesOf(od *outlierDetection) outlierRules {
 		baseEjection: 30 * time.Second, maxPercent: orDefault(od.MaxEjectionPercent, 50),
 	}
 	if d := od.BaseEjectionTime; d != nil {
-		r.baseEjection = time.Duration(d.Seconds)*time.Second + time.Duration(d.Nanos)
+		r.baseEjection = d.value()
 	}
 	return r
 }

@@ -22,13 +22,6 @@ type retryPolicy struct {
 	PerTryTimeout   *duration `json:"perTryTimeout"`
 }
 
-func (d *duration) value() time.Duration {
-	if d == nil {
-		return 0
-	}
-	return time.Duration(d.Seconds)*time.Second + time.Duration(d.Nanos)
-}
-
 // How an attempt ended without an answer.
 type attemptFailure int
 
