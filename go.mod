@@ -23,9 +23,11 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/sijms/go-ora/v2 v2.8.24
+	github.com/valyala/fasthttp v1.79.0
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb
 	goftp.io/server/v2 v2.0.3
 	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.50.0
 	google.golang.org/api v0.312.0
 	google.golang.org/grpc v1.85.0
 	modernc.org/sqlite v1.62.0
@@ -112,7 +114,6 @@ require (
 	github.com/spf13/cast v1.5.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.79.0 // indirect
 	github.com/vmihailenco/msgpack v4.0.4+incompatible // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
@@ -132,7 +133,6 @@ require (
 	golang.org/x/mod v0.43.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/appengine v1.6.8 // indirect

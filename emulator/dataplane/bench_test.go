@@ -7,7 +7,10 @@ package dataplane_test
 //
 //   - throughput: requests per second and per CPU-second of the proxy
 //     process, with benchClients keep-alive clients asking as fast as
-//     they can;
+//     they can: once with every process free to run on every CPU, and
+//     once with the proxy on a CPU of its own and the load and the
+//     backends on another (per core, without the scheduler's contention
+//     with the load; on a machine of two CPUs or more);
 //   - latency at benchRate requests a second, open loop: p50 and p99, and
 //     what each proxy adds to the backends' own;
 //   - failover: at a steady rate, one of two backends starts answering
@@ -92,6 +95,7 @@ func serveBackends() {
 
 // backends is the running backends' process.
 type backends struct {
+	pid   int
 	addrs []string
 	in    io.WriteCloser
 	out   *bufio.Reader
@@ -108,7 +112,7 @@ func startBackends(b *testing.B) *backends {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	bk := &backends{in: in, out: bufio.NewReader(stdout)}
+	bk := &backends{pid: cmd.Process.Pid, in: in, out: bufio.NewReader(stdout)}
 	for {
 		line, err := bk.out.ReadString('\n')
 		if err != nil {
@@ -305,6 +309,35 @@ func throughput(b *testing.B, addr string, pid int, d time.Duration) (perSec, pe
 	return float64(n.Load()) / elapsed, float64(n.Load()) / max(cpu, 1e-3)
 }
 
+// ownCore runs f with p on a CPU of its own and this process (the load)
+// and the backends on another, and tells whether it could: the machine
+// may have a single CPU.
+func ownCore(b *testing.B, bk *backends, p proxy, f func()) bool {
+	b.Helper()
+	cpus, err := procstat.CPUs()
+	if err != nil || len(cpus) < 2 {
+		return false
+	}
+	pin := func(pid int, cpus ...int) {
+		if err := procstat.Pin(pid, cpus...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pin(p.pid, cpus[1])
+	pin(os.Getpid(), cpus[0])
+	pin(bk.pid, cpus[0])
+	defer func() {
+		for _, pid := range []int{p.pid, os.Getpid(), bk.pid} {
+			pin(pid)
+		}
+	}()
+	// Go's runtime sets GOMAXPROCS to the CPUs a process may use again
+	// about once a second.
+	time.Sleep(2 * time.Second)
+	f()
+	return true
+}
+
 // latency sends rate requests a second for d, open loop, and returns
 // the p50 and p99 latency of those that succeeded, and the failures.
 func latency(addr string, rate int, d time.Duration) (p50, p99 time.Duration, failed int) {
@@ -405,6 +438,8 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ResetTimer()
 	type row struct {
 		perSec, perCPU float64
+		ownPerSec      float64 // on a CPU of its own
+		ownPerCPU      float64
 		p50, p99       time.Duration
 		latFailed      int
 		failed         float64
@@ -417,17 +452,20 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 		for _, p := range proxies {
 			var r row
 			r.perSec, r.perCPU = throughput(b, p.addr, p.pid, 5*time.Second)
+			ownCore(b, bk, p, func() {
+				r.ownPerSec, r.ownPerCPU = throughput(b, p.addr, p.pid, 5*time.Second)
+			})
 			r.p50, r.p99, r.latFailed = latency(p.addr, benchRate, 5*time.Second)
 			r.failed, r.until = failover(b, bk, p)
 			rows[p.name] = r
 		}
-		b.Logf("| proxy | req/s (%d clients) | req per CPU-second | p50 / p99 at %d req/s | p99 added | failed | failed requests after a backend breaks (mean of %d) | until none fail |",
+		b.Logf("| proxy | req/s (%d clients) | req per CPU-second | on a CPU of its own: req/s, per CPU-second | p50 / p99 at %d req/s | p99 added | failed | failed requests after a backend breaks (mean of %d) | until none fail |",
 			benchClients, benchRate, failoverTrials)
-		b.Logf("|---|---|---|---|---|---|---|---|")
+		b.Logf("|---|---|---|---|---|---|---|---|---|")
 		for _, p := range proxies {
 			r := rows[p.name]
-			b.Logf("| %s | %.0f | %.0f | %v / %v | %v | %d | %.0f | %v |", p.name, r.perSec, r.perCPU,
-				r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), (r.p99 - d99).Round(time.Microsecond),
+			b.Logf("| %s | %.0f | %.0f | %.0f, %.0f | %v / %v | %v | %d | %.0f | %v |", p.name, r.perSec, r.perCPU,
+				r.ownPerSec, r.ownPerCPU, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), (r.p99 - d99).Round(time.Microsecond),
 				r.latFailed, r.failed, r.until.Round(time.Millisecond))
 		}
 	}
@@ -436,6 +474,9 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ReportMetric(o.perCPU, "req/cpu-s")
 	b.ReportMetric(h.perCPU, "haproxy-req/cpu-s")
 	b.ReportMetric(o.perCPU/max(h.perCPU, 1), "per-core-ratio")
+	if h.ownPerCPU > 0 {
+		b.ReportMetric(o.ownPerCPU/h.ownPerCPU, "own-core-ratio")
+	}
 	b.ReportMetric(float64(o.p99.Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(h.p99.Microseconds())/1000, "haproxy-p99-ms")
 	b.ReportMetric(o.failed, "failed")

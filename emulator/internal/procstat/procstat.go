@@ -1,7 +1,7 @@
 //go:build linux
 
 // Package procstat reads what the benchmarks measure of other processes
-// (the emulator, HAProxy, targets) from /proc.
+// (the emulator, HAProxy, targets) from /proc, and pins them to CPUs.
 package procstat
 
 import (
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // CPU is the CPU (user + system, all threads) process pid has used so
@@ -43,3 +45,57 @@ var clockTicks = sync.OnceValue(func() int64 {
 	}
 	return 100 // USER_HZ on every Linux architecture Go supports
 })
+
+// Pin lets every thread of process pid run on the given CPUs only, or,
+// when cpus is empty, on every CPU this process could use before its
+// first Pin. Threads the process starts later inherit the set of the
+// thread that starts them.
+func Pin(pid int, cpus ...int) error {
+	set, err := firstCPUs()
+	if err != nil {
+		return err
+	}
+	if len(cpus) > 0 {
+		set.Zero()
+		for _, c := range cpus {
+			set.Set(c)
+		}
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		// A thread may end between the listing and here.
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("pin thread %d of %d: %w", tid, pid, err)
+		}
+	}
+	return nil
+}
+
+// firstCPUs is the CPUs this process could use before Pin changed them.
+var firstCPUs = sync.OnceValues(func() (unix.CPUSet, error) {
+	var set unix.CPUSet
+	err := unix.SchedGetaffinity(0, &set)
+	return set, err
+})
+
+// CPUs lists the CPUs this process could use before Pin changed them.
+func CPUs() ([]int, error) {
+	set, err := firstCPUs()
+	if err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for c := 0; len(cpus) < set.Count(); c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
+}
