@@ -384,6 +384,41 @@ func TestDataPlane_FailoverPolicy(t *testing.T) {
 	waitFor(t, "the primary back", func() bool { return spread(t, lb, 6)[addrA] == 6 })
 }
 
+func TestDataPlane_AllPortsListensOnThePortsItsBackendsServe(t *testing.T) {
+	t.Parallel()
+	a, b, port := twoBackendsOnOnePort(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"port":`+port+`}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"},{"ipAddress":"127.0.0.3"}]}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"ilb","loadBalancingScheme":"INTERNAL","protocol":"TCP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","allPorts":true,
+		"loadBalancingScheme":"INTERNAL","backendService":"regions/r/backendServices/ilb"}`)
+	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
+
+	// The health check's port is the one its backends are known to serve.
+	waitFor(t, "both backends carrying on the check's port", func() bool { s := spread(t, lb, 10); return s[addrA] > 0 && s[addrB] > 0 })
+	a.status.Store(500)
+	waitFor(t, "the broken backend out of traffic", func() bool { return spread(t, lb, 6)[addrB] == 6 })
+	b.status.Store(500)
+
+	// The check moves to another port: the rule's listener follows it.
+	other := strconv.Itoa(freePort(t))
+	mustCall(t, e, "PATCH", "regions/r/healthChecks/hc", `{"httpHealthCheck":{"port":`+other+`}}`)
+	waitFor(t, "the listener on the check's new port", func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+other)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	if c, err := net.Dial("tcp", lb); err == nil {
+		c.Close()
+		t.Errorf("%s still takes connections after the check left port %s", lb, port)
+	}
+}
+
 func TestDataPlane_TargetPoolWithABackupPool(t *testing.T) {
 	t.Parallel()
 	a, b := newSwitchable(t), newSwitchable(t)

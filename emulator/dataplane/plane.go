@@ -8,11 +8,13 @@
 package dataplane
 
 import (
+	"cmp"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -248,7 +250,9 @@ func (p *Plane) OnTransition(tr health.Transition) {
 func (p *Plane) Apply() {
 	p.pools.prune(p.cfg)
 	p.pools.refreshAll(p.cfg, p.pools.invalidate(""))
-	if p.frontChanged {
+	// An allPorts rule's ports follow its backends, which any change may
+	// have moved.
+	if p.frontChanged || slices.ContainsFunc(slices.Collect(maps.Values(p.rules)), allPorts) {
 		p.frontChanged = false
 		p.reconcile(p.wanted())
 	}
@@ -314,11 +318,16 @@ func (p *Plane) wanted() map[string]*binding {
 				"(a listener beyond loopback would take traffic from the network); map it with --probe-map")
 			continue
 		}
-		if fr.AllPorts != nil && *fr.AllPorts {
-			p.refuse(path+" allPorts", path, "allPorts is not carried: give the rule ports to listen on")
-			continue
+		ports := rulePorts(fr)
+		if allPorts(fr) {
+			if ports = p.servedPorts(bs); len(ports) == 0 {
+				p.refuse(path+" allPorts", path, "allPorts: no port of its backends is known yet "+
+					"(an endpoint's own, its health check's, its instance group's named ports)")
+				continue
+			}
+			delete(p.refused, path+" allPorts")
 		}
-		for _, port := range rulePorts(fr) {
+		for _, port := range ports {
 			addr := net.JoinHostPort(ip.String(), strconv.Itoa(port))
 			for _, b := range bs {
 				key := kindTCP + " " + addr
@@ -394,6 +403,41 @@ func passthrough(path string, fr *forwardingRule, owner string) []*binding {
 		return []*binding{{rule: path, kind: kindTCP, pool: key}, {rule: path, kind: kindUDP, pool: key}}
 	}
 	return nil // ESP, ICMP, SCTP ...: not carried
+}
+
+func allPorts(fr *forwardingRule) bool { return fr.AllPorts != nil && *fr.AllPorts }
+
+// servedPorts are the ports an allPorts rule listens on, for want of
+// every port: those its backends are known to serve, which are each
+// endpoint's own port, else the port its health check probes, and the
+// named ports of a backend service's instance groups; the lowest
+// maxRulePorts of them. A passthrough rule carries traffic to the port
+// it was sent to, so these are the ports a client can reach a backend on.
+func (p *Plane) servedPorts(bs []*binding) []int {
+	seen := map[int]bool{}
+	for _, b := range bs {
+		for _, owner := range p.cfg.ownersOf(b.pool.owner) {
+			if p.opts.Health != nil {
+				for _, st := range p.opts.Health.Statuses(owner) {
+					seen[cmp.Or(st.Endpoint.Port, st.Port)] = true
+				}
+			}
+			if svc := p.cfg.service(owner); svc != nil {
+				for _, be := range svc.Backends {
+					if g := p.cfg.group(api.PathOf(be.Group)); g != nil {
+						for _, np := range g.NamedPorts {
+							if np.Port != nil {
+								seen[int(*np.Port)] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	delete(seen, 0)
+	ports := slices.Sorted(maps.Keys(seen))
+	return ports[:min(len(ports), maxRulePorts)]
 }
 
 // maxRulePorts bounds the listeners one rule's port range opens.
