@@ -43,6 +43,10 @@ func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 		w.Header().Set("Seen-Host", r.Host)
 		io.WriteString(w, "ok")
 	})
+	mux.HandleFunc("/cors", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "https://backend.example") // a proxy's policy replaces it
+		io.WriteString(w, "ok")
+	})
 	mux.HandleFunc("/upload", func(w http.ResponseWriter, r *http.Request) {
 		h := sha256.New()
 		n, _ := io.Copy(h, r.Body)
@@ -561,4 +565,103 @@ func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
 		t.Fatal("the request in flight to a was not ended after drainingTimeoutSec (1 s)")
 	}
 	waitFor(t, "both connections closed: the idle one and the one that was in flight", func() bool { return closed.Load() >= 2 })
+}
+
+func TestDataPlane_CORSPolicy(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	plain := wireLB(t, e, backend, "HTTP", "")
+	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"corsPolicy":{
+		"allowOrigins":["https://app.example.com"],"allowOriginRegexes":["https://[a-z]+[.]example[.]org"],
+		"allowMethods":["GET","PUT"],"allowHeaders":["X-Token"],"exposeHeaders":["Seen-Uri"],"maxAge":600,"allowCredentials":true}}}`)
+	// The same map behind an HTTPS proxy: the other front end.
+	cert, key := ccSelfSigned(t, "app.example.com")
+	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-tls","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/tls"}`, port))
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "app.example.com"}}}
+
+	ask := func(method, url string, header ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, lb := range []string{plain, fmt.Sprintf("https://127.0.0.1:%d", port)} {
+		preflight := func(origin string) *http.Response {
+			return ask("OPTIONS", lb+"/", "Origin", origin, "Access-Control-Request-Method", "PUT")
+		}
+		waitFor(t, lb+": the policy in use", func() bool {
+			return preflight("https://app.example.com").Header.Get("Access-Control-Allow-Origin") != ""
+		})
+		resp := preflight("https://app.example.com")
+		for h, want := range map[string]string{
+			"Access-Control-Allow-Origin":      "https://app.example.com",
+			"Access-Control-Allow-Methods":     "GET,PUT",
+			"Access-Control-Allow-Headers":     "X-Token",
+			"Access-Control-Max-Age":           "600",
+			"Access-Control-Allow-Credentials": "true",
+			"Access-Control-Expose-Headers":    "", // for actual requests
+			"X-Lbhealth-Backend":               "", // the proxy answers a preflight itself
+		} {
+			if got := strings.Join(resp.Header.Values(h), ","); got != want {
+				t.Errorf("%s: preflight: %s: %q, want %q", lb, h, got, want)
+			}
+		}
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: preflight: %d, want 200", lb, resp.StatusCode)
+		}
+
+		// An actual request from an origin a regex allows: the backend's
+		// answer, with the policy's headers in place of its own.
+		resp = ask("GET", lb+"/cors", "Origin", "https://shop.example.org")
+		for h, want := range map[string]string{
+			"Access-Control-Allow-Origin":      "https://shop.example.org",
+			"Access-Control-Allow-Credentials": "true",
+			"Access-Control-Expose-Headers":    "Seen-Uri",
+		} {
+			if got := strings.Join(resp.Header.Values(h), ","); got != want {
+				t.Errorf("%s: GET: %s: %q, want %q", lb, h, got, want)
+			}
+		}
+		if resp.Header.Get("X-Lbhealth-Backend") == "" {
+			t.Errorf("%s: GET from an allowed origin did not reach the backend", lb)
+		}
+
+		// Another origin: untouched, and its preflight goes to the backend.
+		if got := ask("GET", lb+"/", "Origin", "https://evil.example.org.net").Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("%s: an origin the policy does not allow got Access-Control-Allow-Origin %q", lb, got)
+		}
+		if resp := preflight("https://evil.example"); resp.Header.Get("X-Lbhealth-Backend") == "" || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%s: the preflight of an origin not allowed: backend %q, allowed origin %q, want the backend's answer",
+				lb, resp.Header.Get("X-Lbhealth-Backend"), resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+	}
+
+	// An origin regex RE2 cannot parse is refused, and nothing changes.
+	var out map[string]any
+	if code := apiCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"corsPolicy":{"allowOriginRegexes":["https://(?!evil)"]}}}`, &out); code != 400 ||
+		!strings.Contains(fmt.Sprint(out), `defaultRouteAction.corsPolicy.allowOriginRegexes[0] ("https://(?!evil)") is not a regular expression in RE2's syntax`) {
+		t.Errorf("a URL map with an origin regex RE2 cannot parse: %d %v", code, out)
+	}
+	if got := ask("GET", plain+"/", "Origin", "https://app.example.com").Header.Get("Access-Control-Allow-Origin"); got != "https://app.example.com" {
+		t.Errorf("after a refused change, the policy answers Access-Control-Allow-Origin %q", got)
+	}
+
+	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"corsPolicy":{"allowOrigins":["*"],"disabled":true}}}`)
+	waitFor(t, "the policy disabled", func() bool {
+		return ask("GET", plain+"/", "Origin", "https://app.example.com").Header.Get("Access-Control-Allow-Origin") == ""
+	})
 }

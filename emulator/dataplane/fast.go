@@ -45,6 +45,14 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 		m.request(b.rule, "", "", code)
 		return
 	}
+	if d.cors != nil && d.cors.preflight {
+		d.cors.answerPreflight(&ctx.Response.Header)
+		m.request(b.rule, d.service, "", http.StatusOK)
+		return
+	}
+	// Set last, on whatever answer the request gets; fasthttp writes it
+	// once this returns.
+	defer d.cors.answer(&ctx.Response.Header)
 	bs := f.plane.cfg.service(d.service)
 	if bs == nil {
 		fastNoBackend(ctx, http.StatusNotFound, notAService(d.service))

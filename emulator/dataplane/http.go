@@ -49,6 +49,15 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.request(b.rule, "", "", code)
 		return
 	}
+	if c := d.cors; c != nil {
+		if c.preflight {
+			c.answerPreflight(w.Header())
+			w.WriteHeader(http.StatusOK)
+			m.request(b.rule, d.service, "", http.StatusOK)
+			return
+		}
+		c.answer(w.Header()) // answered strips the backend's
+	}
 	cfg := h.plane.cfg
 	bs := cfg.service(d.service)
 	if bs == nil {
@@ -272,6 +281,7 @@ func rewrite(pr *httputil.ProxyRequest) {
 func (p *Plane) answered(res *http.Response) error {
 	s := res.Request.Context().Value(sentKey{}).(*sent)
 	s.d.editResponse(res.Header)
+	s.d.cors.strip(res.Header)
 	if !p.opts.NoBackendHeader {
 		res.Header.Set(BackendHeader, s.b.addr)
 	}

@@ -108,6 +108,7 @@ type routeAction struct {
 	RetryPolicy             *retryPolicy      `json:"retryPolicy"`
 	FaultInjectionPolicy    *faultInjection   `json:"faultInjectionPolicy"`
 	Timeout                 *duration         `json:"timeout"`
+	CorsPolicy              *corsPolicy       `json:"corsPolicy"`
 }
 
 type weightedService struct {

@@ -26,6 +26,8 @@ type request interface {
 	cookie(name string) string
 	// clientIP is the address the request came from, without its port.
 	clientIP() string
+	// method is the request's method.
+	method() string
 }
 
 // stdRequest is a net/http request seen as a request.
@@ -66,6 +68,8 @@ func (s stdRequest) clientIP() string {
 	return host
 }
 
+func (s stdRequest) method() string { return s.r.Method }
+
 // fastRequest is a fasthttp request seen as a request.
 type fastRequest struct{ ctx *fasthttp.RequestCtx }
 
@@ -101,6 +105,8 @@ func (f fastRequest) query(name string) (string, bool) {
 func (f fastRequest) cookie(name string) string { return string(f.ctx.Request.Header.Cookie(name)) }
 
 func (f fastRequest) clientIP() string { return f.ctx.RemoteIP().String() }
+
+func (f fastRequest) method() string { return string(f.ctx.Method()) }
 
 // isHostHeader tells whether a header match names the request's host,
 // which HTTP/2 calls :authority.

@@ -31,6 +31,9 @@ type decision struct {
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
 	headers [4]*headerAction
+	// corsPolicy is the route action's; cors what it owes this request.
+	corsPolicy *corsPolicy
+	cors       *cors
 }
 
 // router routes requests by one URL map, as the cloud's proxies do: the
@@ -50,12 +53,18 @@ type router struct {
 func newRouter(m *urlMap) *router {
 	rt := &router{m: m, byName: map[string]*pathMatcher{}, rules: map[*pathMatcher][]*routeRule{},
 		regex: map[string]*regexp.Regexp{}, templates: map[string]*regexp.Regexp{}}
+	rt.compileAction(m.DefaultRouteAction)
 	for i := range m.PathMatchers {
 		pm := &m.PathMatchers[i]
 		rt.byName[pm.Name] = pm
+		rt.compileAction(pm.DefaultRouteAction)
+		for _, pr := range pm.PathRules {
+			rt.compileAction(pr.RouteAction)
+		}
 		rules := make([]*routeRule, len(pm.RouteRules))
 		for j := range pm.RouteRules {
 			rules[j] = &pm.RouteRules[j]
+			rt.compileAction(pm.RouteRules[j].RouteAction)
 			for _, mr := range pm.RouteRules[j].MatchRules {
 				rt.compile(mr.RegexMatch)
 				if t := mr.PathTemplateMatch; t != "" {
@@ -75,6 +84,15 @@ func newRouter(m *urlMap) *router {
 	return rt
 }
 
+// compileAction compiles the regular expressions of ra's CORS policy.
+func (rt *router) compileAction(ra *routeAction) {
+	if ra != nil && ra.CorsPolicy != nil {
+		for _, expr := range ra.CorsPolicy.AllowOriginRegexes {
+			rt.compile(expr)
+		}
+	}
+}
+
 func (rt *router) compile(expr string) {
 	if expr == "" {
 		return
@@ -89,6 +107,13 @@ func (rt *router) compile(expr string) {
 
 // route decides what r gets.
 func (rt *router) route(r request) decision {
+	d := rt.decide(r)
+	d.cors = rt.corsOf(d.corsPolicy, r)
+	return d
+}
+
+// decide is the rule r meets and what it says.
+func (rt *router) decide(r request) decision {
 	pm := rt.pathMatcher(r.host())
 	if pm == nil {
 		return rt.act(rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/", nil, nil)
@@ -249,6 +274,7 @@ func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, ma
 	var chosen *headerAction
 	if ra != nil {
 		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value(), ra.FaultInjectionPolicy
+		d.corsPolicy = ra.CorsPolicy
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction

@@ -63,9 +63,17 @@ type Redirect struct {
 	PathRedirect string `json:"pathRedirect,omitempty"`
 }
 
-// RouteAction is the part of an HttpRouteAction that names services.
+// RouteAction is the part of an HttpRouteAction the rules check: the
+// services it names and its CORS policy.
 type RouteAction struct {
 	WeightedBackendServices []WeightedBackendService `json:"weightedBackendServices,omitempty"`
+	CorsPolicy              *CorsPolicy              `json:"corsPolicy,omitempty"`
+}
+
+// CorsPolicy is the part of a route action's corsPolicy the rules check.
+type CorsPolicy struct {
+	AllowOriginRegexes []string `json:"allowOriginRegexes,omitempty"`
+	MaxAge             *int64   `json:"maxAge,omitempty"`
 }
 
 // WeightedBackendService is one service of a weighted split.

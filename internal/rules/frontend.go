@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -32,7 +33,7 @@ func URLMap(m *api.URLMap) Violations {
 	vs.add(Name("name", m.Name))
 	vs.add(Description("description", m.Description))
 	vs.add(oneDefault("", m.DefaultService, m.DefaultURLRedirect, m.DefaultRouteAction))
-	vs = append(vs, weights("defaultRouteAction", m.DefaultRouteAction)...)
+	vs = append(vs, routeAction("defaultRouteAction", m.DefaultRouteAction)...)
 	matchers := map[string]bool{}
 	for i, pm := range m.PathMatchers {
 		at := fmt.Sprintf("pathMatchers[%d]", i)
@@ -46,7 +47,7 @@ func URLMap(m *api.URLMap) Violations {
 		}
 		matchers[pm.Name] = true
 		vs.add(oneDefault(at+".", pm.DefaultService, pm.DefaultURLRedirect, pm.DefaultRouteAction))
-		vs = append(vs, weights(at+".defaultRouteAction", pm.DefaultRouteAction)...)
+		vs = append(vs, routeAction(at+".defaultRouteAction", pm.DefaultRouteAction)...)
 		if len(pm.PathRules) > 0 && len(pm.RouteRules) > 0 {
 			vs = append(vs, violation(at+".routeRules", "%s and %s are both set: a path matcher uses path rules or route rules, not both.", f(at+".pathRules"), f(at+".routeRules")))
 		}
@@ -59,7 +60,7 @@ func URLMap(m *api.URLMap) Violations {
 				vs.add(pathPattern(fmt.Sprintf("%s.paths[%d]", rat, k), p))
 			}
 			vs.add(oneAction(rat, "service", pr.Service, pr.URLRedirect, pr.RouteAction))
-			vs = append(vs, weights(rat+".routeAction", pr.RouteAction)...)
+			vs = append(vs, routeAction(rat+".routeAction", pr.RouteAction)...)
 		}
 		priorities := map[int64]bool{}
 		for j, rr := range pm.RouteRules {
@@ -74,7 +75,7 @@ func URLMap(m *api.URLMap) Violations {
 				priorities[*rr.Priority] = true
 			}
 			vs.add(oneAction(rat, "service", rr.Service, rr.URLRedirect, rr.RouteAction))
-			vs = append(vs, weights(rat+".routeAction", rr.RouteAction)...)
+			vs = append(vs, routeAction(rat+".routeAction", rr.RouteAction)...)
 		}
 	}
 	hosts := map[string]bool{}
@@ -138,11 +139,35 @@ func oneAction(at, serviceField, service string, redirect *api.Redirect, action 
 	return &v
 }
 
-// weights checks a weighted split: every service named, weights 0 to 1000.
-func weights(at string, a *api.RouteAction) Violations {
+// routeAction checks a route action's weighted split and CORS policy.
+func routeAction(at string, a *api.RouteAction) Violations {
 	if a == nil {
 		return nil
 	}
+	return append(weights(at, a), corsPolicy(at+".corsPolicy", a.CorsPolicy)...)
+}
+
+// corsPolicy: origin regexes in RE2's syntax (Go's), and a maxAge that
+// is not negative.
+func corsPolicy(at string, p *api.CorsPolicy) Violations {
+	if p == nil {
+		return nil
+	}
+	var vs Violations
+	for i, expr := range p.AllowOriginRegexes {
+		field := fmt.Sprintf("%s.allowOriginRegexes[%d]", at, i)
+		if _, err := regexp.Compile(expr); err != nil {
+			vs = append(vs, violation(field, "%s (%q) is not a regular expression in RE2's syntax: %v.", f(field), expr, err))
+		}
+	}
+	if p.MaxAge != nil {
+		vs.add(intRange(at+".maxAge", *p.MaxAge, 0, 2147483647))
+	}
+	return vs
+}
+
+// weights checks a weighted split: every service named, weights 0 to 1000.
+func weights(at string, a *api.RouteAction) Violations {
 	var vs Violations
 	for i, w := range a.WeightedBackendServices {
 		wat := fmt.Sprintf("%s.weightedBackendServices[%d]", at, i)

@@ -95,6 +95,13 @@ func TestURLMap(t *testing.T) {
 			m.DefaultService = ""
 			m.DefaultRouteAction = &api.RouteAction{WeightedBackendServices: []api.WeightedBackendService{{Weight: &one}}}
 		}, "defaultRouteAction.weightedBackendServices[0].backendService", "defaultRouteAction.weightedBackendServices[0].backendService is required: a weighted split names each of its backend services."},
+		{"CORS origin regex not RE2", func(m *api.URLMap) {
+			m.PathMatchers[0].PathRules[0].RouteAction = &api.RouteAction{CorsPolicy: &api.CorsPolicy{AllowOriginRegexes: []string{"https://(?=a)"}}}
+		}, "pathMatchers[0].pathRules[0].routeAction.corsPolicy.allowOriginRegexes[0]", `pathMatchers[0].pathRules[0].routeAction.corsPolicy.allowOriginRegexes[0] ("https://(?=a)") is not a regular expression in RE2's syntax: error parsing regexp`},
+		{"CORS negative maxAge", func(m *api.URLMap) {
+			minus := int64(-1)
+			m.DefaultRouteAction = &api.RouteAction{CorsPolicy: &api.CorsPolicy{MaxAge: &minus}}
+		}, "defaultRouteAction.corsPolicy.maxAge", "defaultRouteAction.corsPolicy.maxAge (-1) must be"},
 		{"host rule without hosts", func(m *api.URLMap) { m.HostRules[0].Hosts = nil },
 			"hostRules[0].hosts", "hostRules[0].hosts is empty: a host rule lists at least one host pattern."},
 		{"star inside a host", func(m *api.URLMap) { m.HostRules[0].Hosts = []string{"www.*.com"} },

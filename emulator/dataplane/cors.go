@@ -1,0 +1,113 @@
+package dataplane
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A route action's corsPolicy answers browsers' cross-origin requests as
+// the cloud's proxies do. A request whose Origin the policy allows (an
+// allowOrigins entry equal to it or "*", or an allowOriginRegexes entry
+// matching all of it) gets Access-Control-Allow-Origin naming that
+// origin, Access-Control-Allow-Credentials when allowCredentials is set,
+// and Access-Control-Expose-Headers from exposeHeaders, in place of any
+// the backend sent. A preflight (OPTIONS with
+// Access-Control-Request-Method) from an allowed origin is answered 200
+// by the proxy itself, with allowMethods, allowHeaders and maxAge, and
+// reaches no backend. A request from another origin passes untouched, as
+// does every request when the policy is disabled.
+
+// corsPolicy is a route action's corsPolicy as stored.
+type corsPolicy struct {
+	AllowOrigins       []string `json:"allowOrigins"`
+	AllowOriginRegexes []string `json:"allowOriginRegexes"`
+	AllowMethods       []string `json:"allowMethods"`
+	AllowHeaders       []string `json:"allowHeaders"`
+	ExposeHeaders      []string `json:"exposeHeaders"`
+	MaxAge             *int64   `json:"maxAge"`
+	AllowCredentials   bool     `json:"allowCredentials"`
+	Disabled           bool     `json:"disabled"`
+}
+
+// cors is what a request's answer owes its origin under a CORS policy.
+type cors struct {
+	policy    *corsPolicy
+	origin    string // the request's Origin, which the policy allows
+	preflight bool   // the proxy answers the request itself
+}
+
+// corsOf is what r gets under policy; nil when the policy does not apply.
+func (rt *router) corsOf(policy *corsPolicy, r request) *cors {
+	if policy == nil || policy.Disabled {
+		return nil
+	}
+	origin, ok := r.header("Origin")
+	if !ok || origin == "" || !rt.originAllowed(policy, origin) {
+		return nil
+	}
+	_, asks := r.header("Access-Control-Request-Method")
+	return &cors{policy: policy, origin: origin, preflight: asks && r.method() == "OPTIONS"}
+}
+
+func (rt *router) originAllowed(p *corsPolicy, origin string) bool {
+	for _, o := range p.AllowOrigins {
+		if o == "*" || o == origin {
+			return true
+		}
+	}
+	for _, expr := range p.AllowOriginRegexes {
+		if re := rt.regex[expr]; re != nil && re.MatchString(origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// answer sets, on an answer's headers, what c owes the request's origin.
+func (c *cors) answer(h headerEditor) {
+	if c == nil {
+		return
+	}
+	for _, kv := range c.headers() {
+		h.Set(kv[0], kv[1])
+	}
+}
+
+// strip removes from a backend's answer the headers answer sets, for an
+// answer whose headers the proxy has set already.
+func (c *cors) strip(h headerEditor) {
+	if c == nil {
+		return
+	}
+	for _, kv := range c.headers() {
+		h.Del(kv[0])
+	}
+}
+
+// headers are the headers, and their values, of an answer to an actual
+// request (not a preflight).
+func (c *cors) headers() [][2]string {
+	out := [][2]string{{"Access-Control-Allow-Origin", c.origin}}
+	if c.policy.AllowCredentials {
+		out = append(out, [2]string{"Access-Control-Allow-Credentials", "true"})
+	}
+	if len(c.policy.ExposeHeaders) > 0 {
+		out = append(out, [2]string{"Access-Control-Expose-Headers", strings.Join(c.policy.ExposeHeaders, ",")})
+	}
+	return out
+}
+
+// answerPreflight sets the headers of the proxy's answer to a preflight.
+func (c *cors) answerPreflight(h headerEditor) {
+	c.answer(h)
+	h.Del("Access-Control-Expose-Headers") // for actual requests only
+	if len(c.policy.AllowMethods) > 0 {
+		h.Set("Access-Control-Allow-Methods", strings.Join(c.policy.AllowMethods, ","))
+	}
+	if len(c.policy.AllowHeaders) > 0 {
+		h.Set("Access-Control-Allow-Headers", strings.Join(c.policy.AllowHeaders, ","))
+	}
+	if c.policy.MaxAge != nil {
+		h.Set("Access-Control-Max-Age", strconv.FormatInt(*c.policy.MaxAge, 10))
+	}
+}
