@@ -567,6 +567,22 @@ func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
 	waitFor(t, "both connections closed: the idle one and the one that was in flight", func() bool { return closed.Load() >= 2 })
 }
 
+// httpsLB puts URL map um behind a target HTTPS proxy too, whose
+// certificate names app.example.com: the other HTTP front end. It returns
+// the listener's URL and a client for it.
+func httpsLB(t *testing.T, e *emulator.Emulator) (string, *http.Client) {
+	t.Helper()
+	cert, key := ccSelfSigned(t, "app.example.com")
+	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-tls","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/tls"}`, port))
+	return fmt.Sprintf("https://127.0.0.1:%d", port),
+		&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "app.example.com"}}}
+}
+
 func TestDataPlane_CORSPolicy(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)
@@ -575,15 +591,7 @@ func TestDataPlane_CORSPolicy(t *testing.T) {
 	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"corsPolicy":{
 		"allowOrigins":["https://app.example.com"],"allowOriginRegexes":["https://[a-z]+[.]example[.]org"],
 		"allowMethods":["GET","PUT"],"allowHeaders":["X-Token"],"exposeHeaders":["Seen-Uri"],"maxAge":600,"allowCredentials":true}}}`)
-	// The same map behind an HTTPS proxy: the other front end.
-	cert, key := ccSelfSigned(t, "app.example.com")
-	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
-	mustCall(t, e, "POST", "global/sslCertificates", string(body))
-	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
-	port := freePort(t)
-	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-tls","IPAddress":"127.0.0.1","IPProtocol":"TCP",
-		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/tls"}`, port))
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "app.example.com"}}}
+	secure, client := httpsLB(t, e)
 
 	ask := func(method, url string, header ...string) *http.Response {
 		t.Helper()
@@ -599,7 +607,7 @@ func TestDataPlane_CORSPolicy(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	for _, lb := range []string{plain, fmt.Sprintf("https://127.0.0.1:%d", port)} {
+	for _, lb := range []string{plain, secure} {
 		preflight := func(origin string) *http.Response {
 			return ask("OPTIONS", lb+"/", "Origin", origin, "Access-Control-Request-Method", "PUT")
 		}
@@ -664,4 +672,58 @@ func TestDataPlane_CORSPolicy(t *testing.T) {
 	waitFor(t, "the policy disabled", func() bool {
 		return ask("GET", plain+"/", "Origin", "https://app.example.com").Header.Get("Access-Control-Allow-Origin") == ""
 	})
+}
+
+func TestDataPlane_RequestMirrorPolicy(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	type seen struct{ host, uri, body, forwardedFor string }
+	shadowed := make(chan seen, 16)
+	shadow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" { // the health check
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		shadowed <- seen{r.Host, r.RequestURI, string(body), r.Header.Get("X-Forwarded-For")}
+		w.WriteHeader(http.StatusTeapot) // nobody waits for it
+	}))
+	t.Cleanup(shadow.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	plain := wireLB(t, e, backend, "HTTP", "")
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg-shadow","networkEndpointType":"GCE_VM_IP_PORT","endpoints":[{"ipAddress":"127.0.0.1","port":`+
+		shadow.URL[strings.LastIndex(shadow.URL, ":")+1:]+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"shadow","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg-shadow","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"]}`)
+	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"requestMirrorPolicy":{"backendService":"global/backendServices/shadow"},
+		"urlRewrite":{"hostRewrite":"internal:8080"}}}`)
+	secure, client := httpsLB(t, e)
+
+	for _, lb := range []string{plain, secure} {
+		var got seen
+		waitFor(t, lb+": a request mirrored", func() bool {
+			req, _ := http.NewRequest("POST", lb+"/upload?x=1", strings.NewReader("hello"))
+			req.Host = "app.example.com:8080"
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			// The client gets the backend's answer, which saw the body.
+			if resp.StatusCode != 200 || !strings.HasPrefix(string(answer), "5 ") {
+				t.Fatalf("%s: POST /upload: %d %q, want the backend's answer to 5 bytes", lb, resp.StatusCode, answer)
+			}
+			select {
+			case got = <-shadowed:
+				return true
+			case <-time.After(200 * time.Millisecond):
+				return false
+			}
+		})
+		// As the backend gets it (its Host rewritten), the name suffixed.
+		want := seen{host: "internal-shadow:8080", uri: "/upload?x=1", body: "hello", forwardedFor: "127.0.0.1"}
+		if got != want {
+			t.Errorf("%s: the shadow saw %+v, want %+v", lb, got, want)
+		}
+	}
 }

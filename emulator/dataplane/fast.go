@@ -82,6 +82,11 @@ func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, b
 	c := f.plane.pools.get(f.plane.cfg, key).choose(fastRequest{ctx})
 	overTLS := speaksTLS(bs)
 	prepare(ctx, &d, overTLS)
+	if c.b != nil && d.mirror.roll() {
+		if sh := fastShadow(&ctx.Request); sh != nil {
+			f.plane.mirror(rule, d.mirror, sh)
+		}
+	}
 	perTry, total := d.timeouts(bs)
 	deadline := time.Now().Add(total)
 	retries := 0

@@ -92,6 +92,11 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 	if c.cookie != nil {
 		http.SetCookie(w, c.cookie)
 	}
+	if d.mirror.roll() && r.Header.Get("Upgrade") == "" {
+		if sh := stdShadow(r, &d); sh != nil {
+			h.plane.mirror(rule, d.mirror, sh)
+		}
+	}
 	c.b.inFlight.Add(1)
 	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs)}
 	defer func() { s.b.inFlight.Add(-1) }() // a retry may have moved it
@@ -228,7 +233,7 @@ func backendTimeout(bs *backendService) time.Duration {
 // with one pool of connections to the backends.
 func (p *Plane) proxy() *httputil.ReverseProxy {
 	p.proxyOnce.Do(func() {
-		transport := &http.Transport{
+		p.transport = &http.Transport{
 			Proxy:                 nil, // never the environment's proxy: backends are local
 			DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 			MaxIdleConns:          1024,
@@ -240,7 +245,7 @@ func (p *Plane) proxy() *httputil.ReverseProxy {
 		}
 		p.rp = &httputil.ReverseProxy{
 			Rewrite:        rewrite,
-			Transport:      retrying{plane: p, next: transport},
+			Transport:      retrying{plane: p, next: p.transport},
 			BufferPool:     copyBuffers{},
 			ModifyResponse: p.answered,
 			ErrorHandler:   p.failed,

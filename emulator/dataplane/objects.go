@@ -103,12 +103,13 @@ type queryParamMatch struct {
 }
 
 type routeAction struct {
-	WeightedBackendServices []weightedService `json:"weightedBackendServices"`
-	URLRewrite              *urlRewrite       `json:"urlRewrite"`
-	RetryPolicy             *retryPolicy      `json:"retryPolicy"`
-	FaultInjectionPolicy    *faultInjection   `json:"faultInjectionPolicy"`
-	Timeout                 *duration         `json:"timeout"`
-	CorsPolicy              *corsPolicy       `json:"corsPolicy"`
+	WeightedBackendServices []weightedService    `json:"weightedBackendServices"`
+	URLRewrite              *urlRewrite          `json:"urlRewrite"`
+	RetryPolicy             *retryPolicy         `json:"retryPolicy"`
+	FaultInjectionPolicy    *faultInjection      `json:"faultInjectionPolicy"`
+	Timeout                 *duration            `json:"timeout"`
+	CorsPolicy              *corsPolicy          `json:"corsPolicy"`
+	RequestMirrorPolicy     *requestMirrorPolicy `json:"requestMirrorPolicy"`
 }
 
 type weightedService struct {

@@ -72,6 +72,7 @@ type Plane struct {
 	// rp is the reverse proxy of every HTTP listener, made at first use.
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
+	transport *http.Transport // rp's, and the mirrors'
 
 	// The front end Set was given, by path (the owners are in cfg); Apply
 	// turns it into listeners.

@@ -31,6 +31,8 @@ type decision struct {
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
 	headers [4]*headerAction
+	// mirror is the route action's requestMirrorPolicy.
+	mirror *requestMirrorPolicy
 	// corsPolicy is the route action's; cors what it owes this request.
 	corsPolicy *corsPolicy
 	cors       *cors
@@ -274,7 +276,7 @@ func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, ma
 	var chosen *headerAction
 	if ra != nil {
 		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value(), ra.FaultInjectionPolicy
-		d.corsPolicy = ra.CorsPolicy
+		d.corsPolicy, d.mirror = ra.CorsPolicy, ra.RequestMirrorPolicy
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction

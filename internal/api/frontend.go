@@ -64,10 +64,17 @@ type Redirect struct {
 }
 
 // RouteAction is the part of an HttpRouteAction the rules check: the
-// services it names and its CORS policy.
+// services it names, its CORS and its mirror policies.
 type RouteAction struct {
 	WeightedBackendServices []WeightedBackendService `json:"weightedBackendServices,omitempty"`
 	CorsPolicy              *CorsPolicy              `json:"corsPolicy,omitempty"`
+	RequestMirrorPolicy     *RequestMirrorPolicy     `json:"requestMirrorPolicy,omitempty"`
+}
+
+// RequestMirrorPolicy names the service a route's requests are shadowed to.
+type RequestMirrorPolicy struct {
+	BackendService string   `json:"backendService,omitempty"`
+	MirrorPercent  *float64 `json:"mirrorPercent,omitempty"`
 }
 
 // CorsPolicy is the part of a route action's corsPolicy the rules check.

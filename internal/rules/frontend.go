@@ -139,12 +139,21 @@ func oneAction(at, serviceField, service string, redirect *api.Redirect, action 
 	return &v
 }
 
-// routeAction checks a route action's weighted split and CORS policy.
+// routeAction checks a route action's weighted split, CORS policy and
+// mirror policy.
 func routeAction(at string, a *api.RouteAction) Violations {
 	if a == nil {
 		return nil
 	}
-	return append(weights(at, a), corsPolicy(at+".corsPolicy", a.CorsPolicy)...)
+	vs := append(weights(at, a), corsPolicy(at+".corsPolicy", a.CorsPolicy)...)
+	if m := a.RequestMirrorPolicy; m != nil {
+		vs.add(required(at+".requestMirrorPolicy.backendService", m.BackendService, "the backend service the route's requests are mirrored to"))
+		if p := m.MirrorPercent; p != nil && (*p < 0 || *p > 100) {
+			field := at + ".requestMirrorPolicy.mirrorPercent"
+			vs = append(vs, violation(field, "%s (%v) is a percentage of requests: it must be between 0 and 100.", f(field), *p))
+		}
+	}
+	return vs
 }
 
 // corsPolicy: origin regexes in RE2's syntax (Go's), and a maxAge that

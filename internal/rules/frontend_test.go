@@ -102,6 +102,13 @@ func TestURLMap(t *testing.T) {
 			minus := int64(-1)
 			m.DefaultRouteAction = &api.RouteAction{CorsPolicy: &api.CorsPolicy{MaxAge: &minus}}
 		}, "defaultRouteAction.corsPolicy.maxAge", "defaultRouteAction.corsPolicy.maxAge (-1) must be"},
+		{"mirror without service", func(m *api.URLMap) {
+			m.DefaultRouteAction = &api.RouteAction{RequestMirrorPolicy: &api.RequestMirrorPolicy{}}
+		}, "defaultRouteAction.requestMirrorPolicy.backendService", "defaultRouteAction.requestMirrorPolicy.backendService is required: the backend service the route's requests are mirrored to."},
+		{"mirror percent over 100", func(m *api.URLMap) {
+			pct := 150.5
+			m.PathMatchers[0].DefaultRouteAction = &api.RouteAction{RequestMirrorPolicy: &api.RequestMirrorPolicy{BackendService: "bs", MirrorPercent: &pct}}
+		}, "pathMatchers[0].defaultRouteAction.requestMirrorPolicy.mirrorPercent", "pathMatchers[0].defaultRouteAction.requestMirrorPolicy.mirrorPercent (150.5) is a percentage of requests: it must be between 0 and 100."},
 		{"host rule without hosts", func(m *api.URLMap) { m.HostRules[0].Hosts = nil },
 			"hostRules[0].hosts", "hostRules[0].hosts is empty: a host rule lists at least one host pattern."},
 		{"star inside a host", func(m *api.URLMap) { m.HostRules[0].Hosts = []string{"www.*.com"} },

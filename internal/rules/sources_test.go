@@ -342,6 +342,8 @@ var messageSources = map[string]source{
 		"Priority for each rule must be set to a number from 0 to 2147483647\ninclusive."),
 	"%s (%q) is not a regular expression in RE2's syntax: %v.": apiDoc("CorsPolicy.allowOriginRegexes",
 		"Specifies a regular expression that matches allowed origins."),
+	"%s (%v) is a percentage of requests: it must be between 0 and 100.": apiDoc("RequestMirrorPolicy.mirrorPercent",
+		"The percentage of requests to be mirrored to `backend_service`."),
 	"%s (%q) is in another host rule of this map: each host pattern is in one host rule.": cloud("a URL map refuses a host pattern that two of its host rules list: the host would match twice."),
 	"%s (%q) is not a host pattern: a host name with an optional :port, where * may only be the first character, followed by nothing, . or - (\"*.example.com\").": apiDoc("HostRule.hosts",
 		"In\nthat case, * must be the first character, and if followed by\nanything, the immediate following character must be either -\nor .."),

@@ -1,0 +1,160 @@
+package dataplane
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// A route action's requestMirrorPolicy shadows its requests to another
+// backend service, as the cloud's proxies do: mirrorPercent percent of
+// them (all when unset) are sent, as the backend gets them, to a healthy
+// endpoint of that service too, with "-shadow" after the Host's name
+// ("shop.example.com-shadow:8080"). Nothing waits for the shadow's
+// answer, which is read and dropped, and counted as the service's. A
+// request's body goes to the shadow too when it is at most
+// mirrorBodyLimit long, which the proxy then holds; a request with a
+// longer body, or one of unknown length, is streamed to its backend and
+// not mirrored. Upgrades are not mirrored.
+
+// requestMirrorPolicy is a route action's requestMirrorPolicy as stored.
+type requestMirrorPolicy struct {
+	BackendService string   `json:"backendService"`
+	MirrorPercent  *float64 `json:"mirrorPercent"`
+}
+
+// mirrorBodyLimit is the longest body a mirrored request carries.
+const mirrorBodyLimit = 1 << 20
+
+// roll tells whether this request is one of those m mirrors.
+func (m *requestMirrorPolicy) roll() bool {
+	if m == nil || m.BackendService == "" {
+		return false
+	}
+	if m.MirrorPercent == nil {
+		return true
+	}
+	return rand.Float64()*100 < *m.MirrorPercent
+}
+
+// shadow is a copy of a request, as its backend gets it, for the mirror.
+type shadow struct {
+	method, uri, host string
+	header            http.Header
+	body              []byte
+}
+
+// shadowHost is host with "-shadow" after its name, before any port.
+func shadowHost(host string) string {
+	if name, port, err := net.SplitHostPort(host); err == nil {
+		return net.JoinHostPort(name+"-shadow", port)
+	}
+	return host + "-shadow"
+}
+
+// mirror sends s to a healthy endpoint of m's service on a goroutine of
+// its own.
+func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
+	service := api.PathOf(m.BackendService)
+	bs := p.cfg.service(service)
+	if bs == nil {
+		return
+	}
+	c := p.pools.get(p.cfg, poolKey{service, modeProxy}).chooseAgain()
+	if c.b == nil {
+		return
+	}
+	scheme := "http"
+	if speaksTLS(bs) {
+		scheme = "https"
+	}
+	p.proxy() // makes the transport
+	c.b.inFlight.Add(1)
+	go func() {
+		defer c.b.inFlight.Add(-1)
+		ctx, cancel := context.WithTimeout(context.Background(), backendTimeout(bs))
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, s.method, scheme+"://"+c.b.addr+s.uri, bytes.NewReader(s.body))
+		if err != nil {
+			return
+		}
+		req.Header, req.Host = s.header, shadowHost(s.host)
+		code := http.StatusBadGateway
+		if res, err := p.transport.RoundTrip(req); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			code = res.StatusCode
+		}
+		p.count(rule, service, bs, c.b, code)
+	}()
+}
+
+// fastShadow is the copy of a prepared fasthttp request for the mirror;
+// nil when its body is too long or of unknown length.
+func fastShadow(req *fasthttp.Request) *shadow {
+	s := &shadow{method: string(req.Header.Method()), uri: string(req.URI().RequestURI()),
+		host: string(req.Header.Host()), header: http.Header{}}
+	switch n := req.Header.ContentLength(); {
+	case n == 0 || n == -2: // empty, or no body at all
+	case n > 0 && n <= mirrorBodyLimit:
+		s.body = bytes.Clone(req.Body()) // reads a streamed body in full
+	default:
+		return nil
+	}
+	for k, v := range req.Header.All() {
+		switch name := string(k); {
+		case isHostHeader(name), http.CanonicalHeaderKey(name) == "Content-Length", http.CanonicalHeaderKey(name) == "Connection":
+		default:
+			s.header.Add(name, string(v))
+		}
+	}
+	return s
+}
+
+// stdShadow is the copy of r, as the backend is to get it after d, for
+// the mirror; nil when its body is too long or of unknown length. A body
+// it copies, it reads: r reads it again from the copy.
+func stdShadow(r *http.Request, d *decision) *shadow {
+	s := &shadow{method: r.Method, uri: r.URL.RequestURI(), host: r.Host, header: r.Header.Clone()}
+	switch n := r.ContentLength; {
+	case r.Body == nil || r.Body == http.NoBody || n == 0:
+	case n > 0 && n <= mirrorBodyLimit:
+		body, err := io.ReadAll(io.LimitReader(r.Body, n))
+		if err != nil {
+			return nil
+		}
+		s.body = body
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	default:
+		return nil
+	}
+	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
+		s.host = rw.HostRewrite
+	}
+	if path, ok := d.rewrittenPath(r.URL.Path); ok {
+		u := *r.URL
+		u.Path, u.RawPath = path, ""
+		s.uri = u.RequestURI()
+	}
+	for _, h := range append(hopHeaders, "Connection") {
+		s.header.Del(h)
+	}
+	proto := "http"
+	if r.TLS != nil {
+		proto = "https"
+	}
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		s.header.Set("X-Forwarded-For", ip)
+	}
+	s.header.Set("X-Forwarded-Host", r.Host)
+	s.header.Set("X-Forwarded-Proto", proto)
+	d.editRequest(s.header)
+	return s
+}

@@ -1,0 +1,37 @@
+package dataplane
+
+import "testing"
+
+func TestShadowHost_SuffixesTheNameBeforeThePort(t *testing.T) {
+	for host, want := range map[string]string{
+		"shop.example.com":      "shop.example.com-shadow",
+		"shop.example.com:8080": "shop.example.com-shadow:8080",
+		"127.0.0.1:80":          "127.0.0.1-shadow:80",
+	} {
+		if got := shadowHost(host); got != want {
+			t.Errorf("shadowHost(%q) = %q, want %q", host, got, want)
+		}
+	}
+}
+
+func TestRequestMirrorPolicy_MirrorsItsPercentage(t *testing.T) {
+	var none *requestMirrorPolicy
+	if none.roll() {
+		t.Error("no policy mirrored a request")
+	}
+	all := &requestMirrorPolicy{BackendService: "s"}
+	quarter := 25.0
+	some := &requestMirrorPolicy{BackendService: "s", MirrorPercent: &quarter}
+	n := 0
+	for range 10000 {
+		if !all.roll() {
+			t.Fatal("a policy without mirrorPercent left a request out")
+		}
+		if some.roll() {
+			n++
+		}
+	}
+	if n < 2200 || n > 2800 {
+		t.Errorf("mirrorPercent 25 mirrored %d of 10000 requests", n)
+	}
+}
