@@ -697,6 +697,11 @@ func TestDataPlane_RequestMirrorPolicy(t *testing.T) {
 	mustCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"requestMirrorPolicy":{"backendService":"global/backendServices/shadow"},
 		"urlRewrite":{"hostRewrite":"internal:8080"}}}`)
 	secure, client := httpsLB(t, e)
+	var out map[string]any
+	if code := apiCall(t, e, "PATCH", "global/urlMaps/um", `{"defaultRouteAction":{"requestMirrorPolicy":{"backendService":"global/backendServices/nope"}}}`, &out); code < 400 ||
+		!strings.Contains(fmt.Sprint(out), "defaultRouteAction.requestMirrorPolicy.backendService") {
+		t.Errorf("a mirror to a service that does not exist: %d %v", code, out)
+	}
 
 	for _, lb := range []string{plain, secure} {
 		var got seen

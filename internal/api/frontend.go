@@ -137,6 +137,9 @@ func (m *URLMap) Services() []FieldRef {
 		for i := range a.WeightedBackendServices {
 			add(field+".weightedBackendServices["+itoa(i)+"].backendService", &a.WeightedBackendServices[i].BackendService)
 		}
+		if m := a.RequestMirrorPolicy; m != nil {
+			add(field+".requestMirrorPolicy.backendService", &m.BackendService)
+		}
 	}
 	add("defaultService", &m.DefaultService)
 	action("defaultRouteAction", m.DefaultRouteAction)
