@@ -228,8 +228,10 @@ func TestDataPlane_SessionAffinity(t *testing.T) {
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	service(t, e, "sticky", `,"sessionAffinity":"GENERATED_COOKIE"`, a, b, c)
 	service(t, e, "byheader", `,"sessionAffinity":"HEADER_FIELD","localityLbPolicy":"RING_HASH","consistentHash":{"httpHeaderName":"x-user"}`, a, b, c)
+	service(t, e, "strong", `,"sessionAffinity":"STRONG_COOKIE_AFFINITY","strongSessionAffinityCookie":{"name":"pin","ttl":{"seconds":"600"}}`, a, b, c)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/sticky",
-		"hostRules":[{"hosts":["h"],"pathMatcher":"h"}],"pathMatchers":[{"name":"h","defaultService":"global/backendServices/byheader"}]}`)
+		"hostRules":[{"hosts":["h"],"pathMatcher":"h"},{"hosts":["s"],"pathMatcher":"s"}],
+		"pathMatchers":[{"name":"h","defaultService":"global/backendServices/byheader"},{"name":"s","defaultService":"global/backendServices/strong"}]}`)
 	waitFor(t, "three backends serving each service", func() bool {
 		seen, hashed := map[string]bool{}, map[string]bool{}
 		for i := range 30 {
@@ -278,6 +280,42 @@ func TestDataPlane_SessionAffinity(t *testing.T) {
 	if len(users) < 2 {
 		t.Fatalf("30 users all went to %v: the hash does not spread", users)
 	}
+
+	// STRONG_COOKIE_AFFINITY: the service's cookie, for its ttl, keeps a
+	// client with its backend until that backend turns unhealthy.
+	pinned := func(cookie string) (backend string, set *http.Cookie) {
+		req, _ := http.NewRequest("GET", lb+"/", nil)
+		req.Host = "s"
+		if cookie != "" {
+			req.Header.Set("Cookie", "pin="+cookie)
+		}
+		resp, err := noRedirects.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "pin" {
+				set = ck
+			}
+		}
+		return resp.Header.Get("X-Lbhealth-Backend"), set
+	}
+	home, pin := pinned("")
+	if pin == nil || pin.MaxAge != 600 || pin.Path != "/" {
+		t.Fatalf("STRONG_COOKIE_AFFINITY set %v, want the cookie pin on / for 600 s", pin)
+	}
+	for range 10 {
+		if be, set := pinned(pin.Value); be != home || set != nil {
+			t.Fatalf("with its cookie, a client went to %s (cookie %v), then %s", home, set, be)
+		}
+	}
+	byAddr := map[string]*switchable{strings.TrimPrefix(a.URL, "http://"): a, strings.TrimPrefix(b.URL, "http://"): b, strings.TrimPrefix(c.URL, "http://"): c}
+	byAddr[home].status.Store(500)
+	waitFor(t, "the pinned backend's client moved", func() bool {
+		be, set := pinned(pin.Value)
+		return be != home && set != nil && set.Value != pin.Value
+	})
 }
 
 func TestDataPlane_OffByDefaultInTheLibrary(t *testing.T) {

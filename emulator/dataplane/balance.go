@@ -33,6 +33,7 @@ const (
 	AffinityGeneratedCookie = "GENERATED_COOKIE"
 	AffinityHeaderField     = "HEADER_FIELD"
 	AffinityHTTPCookie      = "HTTP_COOKIE"
+	AffinityStrongCookie    = "STRONG_COOKIE_AFFINITY"
 )
 
 // generatedCookie is the cookie of GENERATED_COOKIE affinity, named as the
@@ -62,9 +63,9 @@ type backend struct {
 type pool struct {
 	policy   string
 	affinity string
-	header   string     // HEADER_FIELD: the header hashed
-	cookie   string     // HTTP_COOKIE: the cookie hashed
-	healthy  []*backend // where new traffic goes (healthy, or all as a last resort)
+	header   string      // HEADER_FIELD: the header hashed
+	cookie   http.Cookie // the affinity's cookie, but for its value
+	healthy  []*backend  // where new traffic goes (healthy, or all as a last resort)
 	// By capacity (capacity.go); nil when every backend weighs the same.
 	weights  []float64     // of each of healthy
 	cum      []float64     // running sums of weights
@@ -93,8 +94,10 @@ func (p *pool) choose(r request) choice {
 		if v, _ := r.header(p.header); v != "" {
 			return choice{b: p.hashed(v)}
 		}
-	case AffinityGeneratedCookie:
-		if v := r.cookie(generatedCookie); v != "" {
+	case AffinityGeneratedCookie, AffinityStrongCookie:
+		// The cookie names the backend: a client stays with it while it
+		// is healthy, whatever else joins or leaves.
+		if v := r.cookie(p.cookie.Name); v != "" {
 			for _, b := range p.healthy {
 				if b.id == v {
 					return choice{b: b}
@@ -102,15 +105,22 @@ func (p *pool) choose(r request) choice {
 			}
 		}
 		b := p.byPolicy()
-		return choice{b: b, cookie: &http.Cookie{Name: generatedCookie, Value: b.id, Path: "/", HttpOnly: true}}
+		return choice{b: b, cookie: p.newCookie(b.id)}
 	case AffinityHTTPCookie:
-		if v := r.cookie(p.cookie); v != "" {
+		if v := r.cookie(p.cookie.Name); v != "" {
 			return choice{b: p.hashed(v)}
 		}
 		v := strconv.FormatUint(rand.Uint64(), 36)
-		return choice{b: p.hashed(v), cookie: &http.Cookie{Name: p.cookie, Value: v, Path: "/", HttpOnly: true}}
+		return choice{b: p.hashed(v), cookie: p.newCookie(v)}
 	}
 	return choice{b: p.byPolicy()}
+}
+
+// newCookie is the affinity's cookie with value v.
+func (p *pool) newCookie(v string) *http.Cookie {
+	c := p.cookie
+	c.Value = v
+	return &c
 }
 
 // chooseAgain picks a backend for a request's next attempt by policy
@@ -316,7 +326,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 // owner's kind and settings decide.
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
-	p := &pool{cookie: generatedCookie}
+	p := &pool{cookie: http.Cookie{Name: generatedCookie, Path: "/", HttpOnly: true}}
 	now := time.Now()
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
@@ -375,11 +385,15 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		return p
 	}
 	p.policy, p.affinity = bs.LocalityLbPolicy, bs.SessionAffinity
+	p.cookie.MaxAge = int(bs.AffinityCookieTTLSec)
 	if ch := bs.ConsistentHash; ch != nil {
 		p.header = ch.HTTPHeaderName
-		if ch.HTTPCookie != nil && ch.HTTPCookie.Name != "" {
-			p.cookie = ch.HTTPCookie.Name
+		if p.affinity == AffinityHTTPCookie {
+			p.cookie = ch.HTTPCookie.cookie(p.cookie.Name)
 		}
+	}
+	if p.affinity == AffinityStrongCookie {
+		p.cookie = bs.StrongSessionAffinityCookie.cookie(generatedCookie)
 	}
 	if d := bs.ConnectionDraining; d != nil {
 		p.draining = time.Duration(d.DrainingTimeoutSec) * time.Second

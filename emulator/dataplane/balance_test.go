@@ -1,12 +1,13 @@
 package dataplane
 
 import (
+	"net/http"
 	"strconv"
 	"testing"
 )
 
 func testPool(policy, affinity string) *pool {
-	p := &pool{policy: policy, affinity: affinity, header: "X-User", cookie: "session"}
+	p := &pool{policy: policy, affinity: affinity, header: "X-User", cookie: http.Cookie{Name: "session", Path: "/"}}
 	for i := range 4 {
 		addr := "127.0.0.1:" + strconv.Itoa(9000+i)
 		p.healthy = append(p.healthy, &backend{addr: addr, id: "id" + strconv.Itoa(i)})
@@ -73,6 +74,7 @@ func TestPool_Affinities(t *testing.T) {
 	}
 
 	gen := testPool(PolicyRoundRobin, AffinityGeneratedCookie)
+	gen.cookie.Name = generatedCookie
 	g := gen.choose(testRequest("10.0.0.1:1"))
 	if g.cookie == nil || g.cookie.Name != generatedCookie || g.cookie.Value != g.b.id {
 		t.Fatalf("GENERATED_COOKIE: set %v for %s", g.cookie, g.b.addr)
@@ -81,6 +83,25 @@ func TestPool_Affinities(t *testing.T) {
 	again := gen.choose(testRequest("10.0.0.1:1", "Cookie", generatedCookie+"=gone"))
 	if again.cookie == nil {
 		t.Fatal("GENERATED_COOKIE: a cookie of a backend that left was kept")
+	}
+
+	// STRONG_COOKIE_AFFINITY: the client stays with its backend while
+	// others join and leave, and moves (with a new cookie) when it leaves.
+	strong := testPool(PolicyRoundRobin, AffinityStrongCookie)
+	st := strong.choose(testRequest("10.0.0.1:1"))
+	if st.cookie == nil || st.cookie.Name != "session" || st.cookie.Value != st.b.id {
+		t.Fatalf("STRONG_COOKIE_AFFINITY: set %v for %s", st.cookie, st.b.addr)
+	}
+	withCookie := testRequest("10.0.0.7:1", "Cookie", "session="+st.cookie.Value)
+	strong.healthy = append(strong.healthy[1:], &backend{addr: "127.0.0.1:9100", id: "new"}) // st.b was healthy[0]
+	if got := strong.choose(withCookie); got.b == st.b || got.cookie == nil {
+		t.Fatalf("STRONG_COOKIE_AFFINITY: the cookie of a backend that left chose %v, cookie %v", got.b, got.cookie)
+	}
+	strong.healthy = append(strong.healthy, st.b)
+	for range 5 {
+		if got := strong.choose(withCookie); got.b != st.b || got.cookie != nil {
+			t.Fatalf("STRONG_COOKIE_AFFINITY: with its cookie a client went to %s (cookie %v), want %s", got.b.addr, got.cookie, st.b.addr)
+		}
 	}
 
 	// Rendezvous hashing: when one backend leaves, only its keys move.
@@ -114,3 +135,14 @@ type fakeAddr struct{ s string }
 
 func (a *fakeAddr) Network() string { return "tcp" }
 func (a *fakeAddr) String() string  { return a.s }
+
+func TestAffinityCookie_NamePathAndTTL(t *testing.T) {
+	var none *affinityCookie
+	if c := none.cookie("GCLB"); c.Name != "GCLB" || c.Path != "/" || c.MaxAge != 0 || !c.HttpOnly {
+		t.Errorf("no cookie settings: %+v, want GCLB on / for the session", c)
+	}
+	set := &affinityCookie{Name: "pin", Path: "/app", TTL: &duration{Seconds: 3600}}
+	if c := set.cookie("GCLB"); c.Name != "pin" || c.Path != "/app" || c.MaxAge != 3600 {
+		t.Errorf("cookie settings: %+v, want pin on /app for an hour", c)
+	}
+}

@@ -2,6 +2,8 @@ package dataplane
 
 import (
 	"bytes"
+	"cmp"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -155,14 +157,14 @@ type backendService struct {
 	SessionAffinity  string `json:"sessionAffinity"`
 	TimeoutSec       int64  `json:"timeoutSec"`
 	ConsistentHash   *struct {
-		HTTPHeaderName string `json:"httpHeaderName"`
-		HTTPCookie     *struct {
-			Name string `json:"name"`
-		} `json:"httpCookie"`
+		HTTPHeaderName string          `json:"httpHeaderName"`
+		HTTPCookie     *affinityCookie `json:"httpCookie"`
 	} `json:"consistentHash"`
-	NamedPorts     []api.NamedPort  `json:"namedPorts"`
-	Backends       []serviceBackend `json:"backends"`
-	FailoverPolicy *struct {
+	AffinityCookieTTLSec        int64            `json:"affinityCookieTtlSec"`
+	StrongSessionAffinityCookie *affinityCookie  `json:"strongSessionAffinityCookie"`
+	NamedPorts                  []api.NamedPort  `json:"namedPorts"`
+	Backends                    []serviceBackend `json:"backends"`
+	FailoverPolicy              *struct {
 		FailoverRatio          float64 `json:"failoverRatio"`
 		DropTrafficIfUnhealthy bool    `json:"dropTrafficIfUnhealthy"`
 	} `json:"failoverPolicy"`
@@ -170,6 +172,27 @@ type backendService struct {
 	ConnectionDraining *struct {
 		DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
 	} `json:"connectionDraining"`
+}
+
+// affinityCookie is the cookie a service's affinity sets (an
+// HTTP_COOKIE's consistentHash.httpCookie, a strongSessionAffinityCookie).
+type affinityCookie struct {
+	Name string    `json:"name"`
+	Path string    `json:"path"`
+	TTL  *duration `json:"ttl"`
+}
+
+// cookie is the cookie c describes, but for its value: named name when c
+// names none, on path / when it gives none, for the session when it has
+// no ttl.
+func (c *affinityCookie) cookie(name string) http.Cookie {
+	out := http.Cookie{Name: name, Path: "/", HttpOnly: true}
+	if c == nil {
+		return out
+	}
+	out.Name, out.Path = cmp.Or(c.Name, name), cmp.Or(c.Path, "/")
+	out.MaxAge = int(c.TTL.value() / time.Second)
+	return out
 }
 
 type serviceBackend struct {

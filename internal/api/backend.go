@@ -100,9 +100,19 @@ type BackendService struct {
 	HealthChecks []string  `json:"healthChecks,omitempty"`
 	// TimeoutSec is stored, not acted on: the rules check its range.
 	TimeoutSec *int64 `json:"timeoutSec,omitempty"`
+	// SessionAffinity and StrongSessionAffinityCookie are stored as sent
+	// (the data plane reads them): the rules check the cookie is named.
+	SessionAffinity             string        `json:"sessionAffinity,omitempty"`
+	StrongSessionAffinityCookie *StrongCookie `json:"strongSessionAffinityCookie,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// StrongCookie is the part of a STRONG_COOKIE_AFFINITY cookie the rules
+// check.
+type StrongCookie struct {
+	Name string `json:"name,omitempty"`
 }
 
 // NamedPort maps a port name to a number.

@@ -161,6 +161,10 @@ func BackendService(bs *api.BackendService) Violations {
 		}
 		names[np.Name] = true
 	}
+	if bs.SessionAffinity == "STRONG_COOKIE_AFFINITY" && (bs.StrongSessionAffinityCookie == nil || bs.StrongSessionAffinityCookie.Name == "") {
+		vs = append(vs, violation("strongSessionAffinityCookie.name", "%s is required when sessionAffinity is STRONG_COOKIE_AFFINITY: the cookie that keeps a client with its backend.",
+			f("strongSessionAffinityCookie.name")))
+	}
 	for i, b := range bs.Backends {
 		if b.Group == "" {
 			vs = append(vs, violation(fmt.Sprintf("backends[%d].group", i), "%s is required: the endpoint group of the backend.", f(fmt.Sprintf("backends[%d].group", i))))

@@ -172,3 +172,15 @@ func TestBackendService_TimeoutSec(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendService_StrongCookieAffinityNamesItsCookie: the API requires
+// strongSessionAffinityCookie with STRONG_COOKIE_AFFINITY.
+func TestBackendService_StrongCookieAffinityNamesItsCookie(t *testing.T) {
+	bs := &api.BackendService{Meta: api.Meta{Name: "bs"}, SessionAffinity: "STRONG_COOKIE_AFFINITY"}
+	assertViolation(t, "no cookie", BackendService(bs), "strongSessionAffinityCookie.name",
+		"strongSessionAffinityCookie.name is required when sessionAffinity is STRONG_COOKIE_AFFINITY")
+	bs.StrongSessionAffinityCookie = &api.StrongCookie{Name: "pin"}
+	if vs := BackendService(bs); len(vs) > 0 {
+		t.Errorf("a named cookie: %v", vs)
+	}
+}

@@ -342,6 +342,8 @@ var messageSources = map[string]source{
 		"Priority for each rule must be set to a number from 0 to 2147483647\ninclusive."),
 	"%s (%q) is not a regular expression in RE2's syntax: %v.": apiDoc("CorsPolicy.allowOriginRegexes",
 		"Specifies a regular expression that matches allowed origins."),
+	"%s is required when sessionAffinity is STRONG_COOKIE_AFFINITY: the cookie that keeps a client with its backend.": apiDoc("BackendService.strongSessionAffinityCookie",
+		"applicable and required if the sessionAffinity is set toSTRONG_COOKIE_AFFINITY."),
 	"%s (%v) is a percentage of requests: it must be between 0 and 100.": apiDoc("RequestMirrorPolicy.mirrorPercent",
 		"The percentage of requests to be mirrored to `backend_service`."),
 	"%s (%q) is in another host rule of this map: each host pattern is in one host rule.": cloud("a URL map refuses a host pattern that two of its host rules list: the host would match twice."),
