@@ -279,23 +279,23 @@ func TestDataPlane_HTTPToServicesOverTLSAndHTTP2(t *testing.T) {
 
 // brokenAndSound makes service web (with the extra fields) over two
 // endpoints, both HEALTHY when it returns: a passes its health check (/hc)
-// but answers 503 to traffic and is slow (5 s) on /slow; b serves. It
-// returns a's URL and its count of traffic requests.
+// but answers 503 to traffic and is slow (5 s) on the paths under /slow;
+// b serves. It returns a's URL and its count of traffic requests.
 func brokenAndSound(t *testing.T, e *emulator.Emulator, extra string) (string, *atomic.Int64) {
 	t.Helper()
 	aHits := new(atomic.Int64)
 	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/hc":
+		if r.URL.Path == "/hc" {
 			return
-		case "/slow":
+		}
+		aHits.Add(1)
+		if strings.HasPrefix(r.URL.Path, "/slow") {
 			select {
 			case <-time.After(5 * time.Second):
 			case <-r.Context().Done():
 			}
 			return
 		}
-		aHits.Add(1)
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(a.Close)
@@ -407,6 +407,8 @@ func TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults(t *testing.T) {
 				"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web",
 					"defaultRouteAction":{"retryPolicy":{"retryConditions":["gateway-error"],"numRetries":1}},
 					"pathRules":[{"paths":["/slow"],"service":"global/backendServices/web","routeAction":{"timeout":{"seconds":"1"}}},
+						{"paths":["/slow-retried"],"service":"global/backendServices/web","routeAction":{"timeout":{"seconds":"4"},
+							"retryPolicy":{"retryConditions":["gateway-error"],"numRetries":1,"perTryTimeout":{"nanos":300000000}}}},
 						{"paths":["/teapot"],"service":"global/backendServices/web","routeAction":{"faultInjectionPolicy":{"abort":{"httpStatus":418,"percentage":100}}}},
 						{"paths":["/held"],"service":"global/backendServices/web","routeAction":{"faultInjectionPolicy":{"delay":{"fixedDelay":{"seconds":"1"},"percentage":100}},
 							"retryPolicy":{"retryConditions":["5xx"]}}}]}]}`)
@@ -474,6 +476,18 @@ func TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults(t *testing.T) {
 			}
 			if held := time.Since(start); held < 2*time.Second || aHits.Load() == before {
 				t.Fatalf("two requests with a delay of 1 s at 100%% took %v (a reached: %v)", held, aHits.Load() > before)
+			}
+			// perTryTimeout: an attempt on a (slow) ends after 0.3 s and is
+			// tried on b, well within the route's timeout (4 s), which
+			// would otherwise end the request with a 504 while a thinks.
+			before = aHits.Load()
+			for i := range 4 {
+				if code := do("GET", "/slow-retried", nil); code != 200 {
+					t.Fatalf("/slow-retried %d: %d, want 200 from b after a's attempt timed out", i, code)
+				}
+			}
+			if aHits.Load() == before {
+				t.Fatal("a got none of 4 requests to /slow-retried: perTryTimeout was not tested")
 			}
 			// The route's timeout (1 s) before the service's (30 s): 504.
 			if code := do("GET", "/slow", nil); code != http.StatusGatewayTimeout {
