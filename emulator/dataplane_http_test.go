@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -416,9 +415,7 @@ func TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults(t *testing.T) {
 			client := http.DefaultClient
 			scheme := "http"
 			if front == "HTTPS" {
-				cert, key := ccSelfSigned(t, "lb.example.com")
-				body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
-				mustCall(t, e, "POST", "global/sslCertificates", string(body))
+				sslCertificate(t, e, "lb.example.com")
 				mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"p","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
 				mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
 					"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/p"}`, lbPort))
@@ -586,9 +583,7 @@ func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
 // the listener's URL and a client for it.
 func httpsLB(t *testing.T, e *emulator.Emulator) (string, *http.Client) {
 	t.Helper()
-	cert, key := ccSelfSigned(t, "app.example.com")
-	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
-	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	sslCertificate(t, e, "app.example.com")
 	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um","sslCertificates":["global/sslCertificates/cert"]}`)
 	port := freePort(t)
 	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-tls","IPAddress":"127.0.0.1","IPProtocol":"TCP",

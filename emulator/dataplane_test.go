@@ -376,17 +376,35 @@ func twoBackendsOnOnePort(t *testing.T) (a, b *switchable, port string) {
 	return nil, nil, ""
 }
 
+// sslCertificate makes the self-managed certificate global/sslCertificates/cert
+// for host.
+func sslCertificate(t *testing.T, e *emulator.Emulator, host string) {
+	t.Helper()
+	cert, key := ccSelfSigned(t, host)
+	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
+	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+}
+
+// passthroughOverTwo makes a passthrough Network Load Balancer of scheme
+// (EXTERNAL or INTERNAL) over the endpoints 127.0.0.2 and 127.0.0.3,
+// checked on port, and its rule on 127.0.0.1 with the given ports field
+// (`"ports":["8080"]`, `"allPorts":true`).
+func passthroughOverTwo(t *testing.T, e *emulator.Emulator, scheme, port, ports string) {
+	t.Helper()
+	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
+		"httpHealthCheck":{"port":`+port+`}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"},{"ipAddress":"127.0.0.3"}]}`)
+	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"nlb","loadBalancingScheme":"`+scheme+`","protocol":"TCP",
+		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",`+ports+`,
+		"loadBalancingScheme":"`+scheme+`","backendService":"regions/r/backendServices/nlb"}`)
+}
+
 func TestDataPlane_PassthroughSendsToEveryBackendWhenNoneIsHealthy(t *testing.T) {
 	t.Parallel()
 	a, b, port := twoBackendsOnOnePort(t)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
-		"httpHealthCheck":{"port":`+port+`}}`)
-	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"},{"ipAddress":"127.0.0.3"}]}`)
-	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"nlb","loadBalancingScheme":"EXTERNAL","protocol":"TCP",
-		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
-	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","ports":["`+port+`"],
-		"loadBalancingScheme":"EXTERNAL","backendService":"regions/r/backendServices/nlb"}`)
+	passthroughOverTwo(t, e, "EXTERNAL", port, `"ports":["`+port+`"]`)
 	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
 
 	waitFor(t, "both backends carrying", func() bool { s := spread(t, lb, 10); return s[addrA] > 0 && s[addrB] > 0 })
@@ -426,13 +444,7 @@ func TestDataPlane_AllPortsListensOnThePortsItsBackendsServe(t *testing.T) {
 	t.Parallel()
 	a, b, port := twoBackendsOnOnePort(t)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
-		"httpHealthCheck":{"port":`+port+`}}`)
-	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"},{"ipAddress":"127.0.0.3"}]}`)
-	mustCall(t, e, "POST", "regions/r/backendServices", `{"name":"ilb","loadBalancingScheme":"INTERNAL","protocol":"TCP",
-		"backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["regions/r/healthChecks/hc"]}`)
-	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","allPorts":true,
-		"loadBalancingScheme":"INTERNAL","backendService":"regions/r/backendServices/ilb"}`)
+	passthroughOverTwo(t, e, "INTERNAL", port, `"allPorts":true`)
 	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
 
 	// The health check's port is the one its backends are known to serve.
@@ -576,9 +588,7 @@ func TestDataPlane_HTTPSProxyEndsTLSWithTheCertificatesNames(t *testing.T) {
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	service(t, e, "web", "", a)
 	mustCall(t, e, "POST", "global/urlMaps", `{"name":"um","defaultService":"global/backendServices/web"}`)
-	cert, key := ccSelfSigned(t, "shop.example.com")
-	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
-	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	sslCertificate(t, e, "shop.example.com")
 	mustCall(t, e, "POST", "global/sslPolicies", `{"name":"modern","profile":"MODERN","minTlsVersion":"TLS_1_2"}`)
 	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um",
 		"sslCertificates":["global/sslCertificates/cert"],"sslPolicy":"global/sslPolicies/modern"}`)
@@ -616,9 +626,7 @@ func TestDataPlane_SSLProxyEndsTLSThenCarriesTCP(t *testing.T) {
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	service(t, e, "tcp", "", a)
 	mustCall(t, e, "PATCH", "global/backendServices/tcp", `{"protocol":"TCP"}`)
-	cert, key := ccSelfSigned(t, "db.example.com")
-	body, _ := json.Marshal(map[string]string{"name": "cert", "certificate": cert, "privateKey": key})
-	mustCall(t, e, "POST", "global/sslCertificates", string(body))
+	sslCertificate(t, e, "db.example.com")
 	mustCall(t, e, "POST", "global/targetSslProxies", `{"name":"ssl","service":"global/backendServices/tcp","sslCertificates":["global/sslCertificates/cert"]}`)
 	port := freePort(t)
 	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
