@@ -21,7 +21,11 @@ package dataplane_test
 // Every party has a process of its own, so that each CPU is measured
 // alone: the emulator (built from ../cmd/lbhealth-emulator), HAProxy, the
 // backends (this test binary, started again as benchBackendEnv says), and
-// the load in this process.
+// the load in this process. A third proxy, for reference in throughput
+// alone, is fasthttp with nothing around it (this binary again, as
+// benchBareEnv says): a round-robin proxy to the two backends, without
+// routing, health or metrics, which shows what of the gap to HAProxy is
+// the data plane's own and what is its HTTP library's and Go's.
 
 import (
 	"bufio"
@@ -43,11 +47,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/procstat"
 )
 
 const (
 	benchBackendEnv = "LBHEALTH_BENCH_BACKENDS" // set: this process is the backends
+	benchBareEnv    = "LBHEALTH_BENCH_BARE"     // the backends' addresses: this process is the bare proxy
 	benchClients    = 32
 	benchRate       = 1000 // requests a second, for latency
 )
@@ -55,6 +62,10 @@ const (
 func TestMain(m *testing.M) {
 	if os.Getenv(benchBackendEnv) != "" {
 		serveBackends()
+		return
+	}
+	if addrs := os.Getenv(benchBareEnv); addrs != "" {
+		serveBare(strings.Split(addrs, ","))
 		return
 	}
 	os.Exit(m.Run())
@@ -91,6 +102,52 @@ func serveBackends() {
 		}
 		fmt.Println("done")
 	}
+}
+
+// serveBare is the bare proxy's process: fasthttp's server and one
+// HostClient per backend, in turn, on a loopback address it prints. It
+// exits when stdin closes.
+func serveBare(addrs []string) {
+	var clients []*fasthttp.HostClient
+	for _, a := range addrs {
+		clients = append(clients, &fasthttp.HostClient{Addr: a, NoDefaultUserAgentHeader: true,
+			DisableHeaderNamesNormalizing: true, DisablePathNormalizing: true, MaxConns: 1024})
+	}
+	var turn atomic.Uint64
+	srv := &fasthttp.Server{NoDefaultServerHeader: true, NoDefaultContentType: true,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			c := clients[turn.Add(1)%uint64(len(clients))]
+			if err := c.Do(&ctx.Request, &ctx.Response); err != nil {
+				ctx.Error(err.Error(), http.StatusBadGateway)
+			}
+		}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	go srv.Serve(ln)
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// startBare runs the bare proxy over bk.
+func startBare(b *testing.B, bk *backends) proxy {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), benchBareEnv+"="+strings.Join(bk.addrs, ","))
+	in, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("bare proxy: %v", err)
+	}
+	return proxy{name: "fasthttp alone", pid: cmd.Process.Pid, addr: strings.TrimSpace(addr)}
 }
 
 // backends is the running backends' process.
@@ -430,9 +487,9 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 		b.Skip("haproxy is not installed (apt-get install haproxy): no side-by-side run")
 	}
 	bk := startBackends(b)
-	ours, theirs := startEmulator(b, bk), startHAProxy(b, haproxy, bk)
+	ours, theirs, bare := startEmulator(b, bk), startHAProxy(b, haproxy, bk), startBare(b, bk)
 	proxies := []proxy{ours, theirs}
-	for _, p := range proxies {
+	for _, p := range append(proxies, bare) {
 		bothServing(b, p)
 	}
 	b.ResetTimer()
@@ -459,6 +516,12 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 			r.failed, r.until = failover(b, bk, p)
 			rows[p.name] = r
 		}
+		var r row // the bare proxy: throughput alone
+		r.perSec, r.perCPU = throughput(b, bare.addr, bare.pid, 5*time.Second)
+		ownCore(b, bk, bare, func() {
+			r.ownPerSec, r.ownPerCPU = throughput(b, bare.addr, bare.pid, 5*time.Second)
+		})
+		rows[bare.name] = r
 		b.Logf("| proxy | req/s (%d clients) | req per CPU-second | on a CPU of its own: req/s, per CPU-second | p50 / p99 at %d req/s | p99 added | failed | failed requests after a backend breaks (mean of %d) | until none fail |",
 			benchClients, benchRate, failoverTrials)
 		b.Logf("|---|---|---|---|---|---|---|---|---|")
@@ -468,6 +531,8 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 				r.ownPerSec, r.ownPerCPU, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), (r.p99 - d99).Round(time.Microsecond),
 				r.latFailed, r.failed, r.until.Round(time.Millisecond))
 		}
+		r = rows[bare.name]
+		b.Logf("| %s | %.0f | %.0f | %.0f, %.0f | | | | | |", bare.name, r.perSec, r.perCPU, r.ownPerSec, r.ownPerCPU)
 	}
 	o, h := rows["lbhealth"], rows["haproxy"]
 	b.ReportMetric(o.perSec, "req/s")
@@ -476,6 +541,7 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ReportMetric(o.perCPU/max(h.perCPU, 1), "per-core-ratio")
 	if h.ownPerCPU > 0 {
 		b.ReportMetric(o.ownPerCPU/h.ownPerCPU, "own-core-ratio")
+		b.ReportMetric(rows[bare.name].ownPerCPU/h.ownPerCPU, "bare-own-core-ratio")
 	}
 	b.ReportMetric(float64(o.p99.Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(h.p99.Microseconds())/1000, "haproxy-p99-ms")
