@@ -408,6 +408,17 @@ func TestDataPlane_PassthroughSendsToEveryBackendWhenNoneIsHealthy(t *testing.T)
 	lb, addrA, addrB := "127.0.0.1:"+port, "127.0.0.2:"+port, "127.0.0.3:"+port
 
 	waitFor(t, "both backends carrying", func() bool { s := spread(t, lb, 10); return s[addrA] > 0 && s[addrB] > 0 })
+	// A backend sees the client's address, not the data plane's.
+	from5 := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 5)}}).DialContext}}
+	resp, err := from5.Get("http://" + lb + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Client"); got != "127.0.0.5" {
+		t.Errorf("a client at 127.0.0.5 reached its backend from %q", got)
+	}
 	a.status.Store(500)
 	waitFor(t, "the broken backend out of traffic", func() bool { return spread(t, lb, 6)[addrB] == 6 })
 	b.status.Store(500)
@@ -556,7 +567,8 @@ func TestDataPlane_PassthroughUDP(t *testing.T) {
 			if err != nil {
 				return
 			}
-			pc.WriteTo(append([]byte("127.0.0.2 got "), buf[:n]...), from)
+			host, _, _ := net.SplitHostPort(from.String())
+			pc.WriteTo(fmt.Appendf(nil, "127.0.0.2 got %s from %s", buf[:n], host), from)
 		}
 	}()
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
@@ -568,7 +580,8 @@ func TestDataPlane_PassthroughUDP(t *testing.T) {
 	mustCall(t, e, "POST", "regions/r/forwardingRules", `{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"UDP","ports":["`+port+`"],
 		"loadBalancingScheme":"EXTERNAL","backendService":"regions/r/backendServices/udp"}`)
 
-	c, err := net.Dial("udp", "127.0.0.1:"+port)
+	// From 127.0.0.6: the backend sees the client's address.
+	c, err := (&net.Dialer{LocalAddr: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 6)}}).Dial("udp", "127.0.0.1:"+port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,7 +591,7 @@ func TestDataPlane_PassthroughUDP(t *testing.T) {
 		c.Write([]byte("ping"))
 		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 		n, err := c.Read(buf)
-		return err == nil && string(buf[:n]) == "127.0.0.2 got ping"
+		return err == nil && string(buf[:n]) == "127.0.0.2 got ping from 127.0.0.6"
 	})
 }
 

@@ -39,6 +39,9 @@ func newSwitchableAt(t *testing.T, addr string) *switchable {
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		w.Header().Set("X-Served-By", ln.Addr().String())
+		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+			w.Header().Set("X-Client", host) // the address it was reached from
+		}
 		w.WriteHeader(int(s.status.Load()))
 		w.Write([]byte("ok"))
 	}))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -92,7 +93,7 @@ func (p *Plane) carry(l *listener, c net.Conn) {
 		p.metrics.connection(b.rule, b.pool.owner, "", "dropped")
 		return
 	}
-	up, err := p.dialBackend(b, dialAddr(be, l))
+	up, err := p.dialBackend(b, dialAddr(be, l), c.RemoteAddr())
 	if err != nil {
 		c.Close()
 		p.metrics.connection(b.rule, b.pool.owner, be.addr, "failed")
@@ -126,15 +127,45 @@ func (p *Plane) carry(l *listener, c net.Conn) {
 
 // dialBackend connects to a backend: over TLS when the service speaks
 // SSL to its backends (certificates unverified, as the cloud's proxies
-// do).
-func (p *Plane) dialBackend(b *binding, addr string) (net.Conn, error) {
+// do). A proxy's backend sees the proxy's address; a passthrough one the
+// client's (its address, not its port), as behind the cloud's passthrough
+// load balancers, where the client's packets reach the backend as sent.
+func (p *Plane) dialBackend(b *binding, addr string, client net.Addr) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	if b.pool.mode == modeProxy {
 		if bs := p.cfg.service(b.pool.owner); bs != nil && bs.Protocol == "SSL" {
 			return tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // as the cloud's proxies
 		}
+		return d.Dial("tcp", addr)
+	}
+	if ip := sourceFor(client, addr); ip != nil {
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+		if c, err := d.Dial("tcp", addr); err == nil {
+			return c, nil
+		}
+		d.LocalAddr = nil
 	}
 	return d.Dial("tcp", addr)
+}
+
+// sourceFor is the address a passthrough flow from client to addr is sent
+// from: the client's, when it is a loopback address of the backend's
+// family (every loopback address is this machine's, so it can be bound);
+// nil otherwise.
+func sourceFor(client net.Addr, addr string) net.IP {
+	from, err := netip.ParseAddrPort(client.String())
+	if err != nil || !from.Addr().Unmap().IsLoopback() {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	to, err := netip.ParseAddr(host)
+	if err != nil || to.Unmap().Is4() != from.Addr().Unmap().Is4() {
+		return nil
+	}
+	return net.IP(from.Addr().Unmap().AsSlice())
 }
 
 // halfClose ends the writing side of c, so that the peer reads EOF while
@@ -307,10 +338,17 @@ func (p *Plane) openUDP(l *listener, src *net.UDPAddr) *udpFlow {
 		p.metrics.connection(b.rule, b.pool.owner, "", "dropped")
 		return nil
 	}
-	ua, err := net.ResolveUDPAddr("udp", dialAddr(be, l))
+	to := dialAddr(be, l)
+	ua, err := net.ResolveUDPAddr("udp", to)
 	var up *net.UDPConn
 	if err == nil {
-		up, err = net.DialUDP("udp", nil, ua)
+		// From the client's address, as dialBackend does.
+		if ip := sourceFor(src, to); ip != nil {
+			up, err = net.DialUDP("udp", &net.UDPAddr{IP: ip}, ua)
+		}
+		if up == nil {
+			up, err = net.DialUDP("udp", nil, ua)
+		}
 	}
 	if err != nil {
 		p.metrics.connection(b.rule, b.pool.owner, be.addr, "failed")
