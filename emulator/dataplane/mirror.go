@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -22,7 +23,8 @@ import (
 // request's body goes to the shadow too when it is at most
 // mirrorBodyLimit long, which the proxy then holds; a request with a
 // longer body, or one of unknown length, is streamed to its backend and
-// not mirrored. Upgrades are not mirrored.
+// not mirrored. Upgrades are not mirrored, nor requests past
+// maxMirrorsInFlight.
 
 // requestMirrorPolicy is a route action's requestMirrorPolicy as stored.
 type requestMirrorPolicy struct {
@@ -32,6 +34,27 @@ type requestMirrorPolicy struct {
 
 // mirrorBodyLimit is the longest body a mirrored request carries.
 const mirrorBodyLimit = 1 << 20
+
+// maxMirrorsInFlight bounds the mirrored requests a plane has in flight:
+// nothing waits for a shadow, so a slow one would otherwise pile up a
+// goroutine and a connection per request for as long as its service's
+// timeout. Past it, requests go unmirrored until some answer, as the
+// cloud's proxies stop mirroring at their circuit breakers' limits.
+const maxMirrorsInFlight = 1024
+
+// mirrorSlots counts the mirrored requests in flight.
+type mirrorSlots struct{ n atomic.Int64 }
+
+// take takes a slot; false when all maxMirrorsInFlight are taken.
+func (m *mirrorSlots) take() bool {
+	if m.n.Add(1) > maxMirrorsInFlight {
+		m.n.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (m *mirrorSlots) give() { m.n.Add(-1) }
 
 // roll tells whether this request is one of those m mirrors.
 func (m *requestMirrorPolicy) roll() bool {
@@ -68,7 +91,7 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 		return
 	}
 	c := p.pools.get(p.cfg, poolKey{service, modeProxy}).chooseAgain()
-	if c.b == nil {
+	if c.b == nil || !p.mirrors.take() {
 		return
 	}
 	scheme := "http"
@@ -78,6 +101,7 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 	p.proxy() // makes the transport
 	c.b.inFlight.Add(1)
 	go func() {
+		defer p.mirrors.give()
 		defer c.b.inFlight.Add(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), backendTimeout(bs))
 		defer cancel()

@@ -35,3 +35,19 @@ func TestRequestMirrorPolicy_MirrorsItsPercentage(t *testing.T) {
 		t.Errorf("mirrorPercent 25 mirrored %d of 10000 requests", n)
 	}
 }
+
+func TestMirrorSlots_BoundTheMirrorsInFlight(t *testing.T) {
+	var m mirrorSlots
+	for i := range maxMirrorsInFlight {
+		if !m.take() {
+			t.Fatalf("slot %d of %d refused", i+1, maxMirrorsInFlight)
+		}
+	}
+	if m.take() {
+		t.Fatal("a mirror past maxMirrorsInFlight was let through")
+	}
+	m.give()
+	if !m.take() {
+		t.Fatal("a slot given back was not taken again")
+	}
+}

@@ -73,6 +73,7 @@ type Plane struct {
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
 	transport *http.Transport // rp's, and the mirrors'
+	mirrors   mirrorSlots     // the mirrored requests in flight
 
 	// The front end Set was given, by path (the owners are in cfg); Apply
 	// turns it into listeners.
