@@ -131,11 +131,12 @@ func serveBare(addrs []string) {
 	io.Copy(io.Discard, os.Stdin)
 }
 
-// startBare runs the bare proxy over bk.
-func startBare(b *testing.B, bk *backends) proxy {
+// startSelf starts this test binary again, as env says (benchBackendEnv,
+// benchBareEnv), until the benchmark ends: its pid, stdin and stdout.
+func startSelf(b *testing.B, env string) (int, io.WriteCloser, *bufio.Reader) {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), benchBareEnv+"="+strings.Join(bk.addrs, ","))
+	cmd.Env = append(os.Environ(), env)
 	in, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -143,11 +144,18 @@ func startBare(b *testing.B, bk *backends) proxy {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	return cmd.Process.Pid, in, bufio.NewReader(stdout)
+}
+
+// startBare runs the bare proxy over bk.
+func startBare(b *testing.B, bk *backends) proxy {
+	b.Helper()
+	pid, _, out := startSelf(b, benchBareEnv+"="+strings.Join(bk.addrs, ","))
+	addr, err := out.ReadString('\n')
 	if err != nil {
 		b.Fatalf("bare proxy: %v", err)
 	}
-	return proxy{name: "fasthttp alone", pid: cmd.Process.Pid, addr: strings.TrimSpace(addr)}
+	return proxy{name: "fasthttp alone", pid: pid, addr: strings.TrimSpace(addr)}
 }
 
 // backends is the running backends' process.
@@ -160,16 +168,8 @@ type backends struct {
 
 func startBackends(b *testing.B) *backends {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), benchBackendEnv+"=1")
-	in, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	bk := &backends{pid: cmd.Process.Pid, in: in, out: bufio.NewReader(stdout)}
+	pid, in, out := startSelf(b, benchBackendEnv+"=1")
+	bk := &backends{pid: pid, in: in, out: out}
 	for {
 		line, err := bk.out.ReadString('\n')
 		if err != nil {
