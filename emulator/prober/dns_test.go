@@ -35,14 +35,25 @@ func dnsZone(w dns.ResponseWriter, q *dns.Msg) {
 // port, answering with handler.
 func serveDNS(t *testing.T, handler dns.HandlerFunc) Target {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var pc net.PacketConn
+	var l net.Listener
+	var port int
+	// A UDP port's TCP twin may be taken by another test's connection:
+	// try another port then.
+	for range 20 {
+		var err error
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		port = pc.LocalAddr().(*net.UDPAddr).Port
+		if l, err = net.Listen("tcp", pc.LocalAddr().String()); err == nil {
+			break
+		}
+		pc.Close()
+		pc, l = nil, nil
 	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	l, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatalf("TCP on the DNS server's port %d: %v", port, err)
+	if l == nil {
+		t.Fatal("no loopback port free for both UDP and TCP in 20 tries")
 	}
 	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: handler}, {Listener: l, Handler: handler}} {
 		started := make(chan struct{})
