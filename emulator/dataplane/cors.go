@@ -63,7 +63,8 @@ func (rt *router) originAllowed(p *corsPolicy, origin string) bool {
 	return false
 }
 
-// answer sets, on an answer's headers, what c owes the request's origin.
+// answer sets, on an answer's headers (the proxy's own to a preflight),
+// what c owes the request's origin.
 func (c *cors) answer(h headerEditor) {
 	if c == nil {
 		return
@@ -84,30 +85,28 @@ func (c *cors) strip(h headerEditor) {
 	}
 }
 
-// headers are the headers, and their values, of an answer to an actual
-// request (not a preflight).
+// headers are the headers, and their values, that c owes an answer: to
+// a preflight, what the actual request may be; to an actual request, what
+// the browser may show of its answer.
 func (c *cors) headers() [][2]string {
+	p := c.policy
 	out := [][2]string{{"Access-Control-Allow-Origin", c.origin}}
-	if c.policy.AllowCredentials {
+	if p.AllowCredentials {
 		out = append(out, [2]string{"Access-Control-Allow-Credentials", "true"})
 	}
-	if len(c.policy.ExposeHeaders) > 0 {
-		out = append(out, [2]string{"Access-Control-Expose-Headers", strings.Join(c.policy.ExposeHeaders, ",")})
+	add := func(name string, values []string) {
+		if len(values) > 0 {
+			out = append(out, [2]string{name, strings.Join(values, ",")})
+		}
+	}
+	if !c.preflight {
+		add("Access-Control-Expose-Headers", p.ExposeHeaders)
+		return out
+	}
+	add("Access-Control-Allow-Methods", p.AllowMethods)
+	add("Access-Control-Allow-Headers", p.AllowHeaders)
+	if p.MaxAge != nil {
+		out = append(out, [2]string{"Access-Control-Max-Age", strconv.FormatInt(*p.MaxAge, 10)})
 	}
 	return out
-}
-
-// answerPreflight sets the headers of the proxy's answer to a preflight.
-func (c *cors) answerPreflight(h headerEditor) {
-	c.answer(h)
-	h.Del("Access-Control-Expose-Headers") // for actual requests only
-	if len(c.policy.AllowMethods) > 0 {
-		h.Set("Access-Control-Allow-Methods", strings.Join(c.policy.AllowMethods, ","))
-	}
-	if len(c.policy.AllowHeaders) > 0 {
-		h.Set("Access-Control-Allow-Headers", strings.Join(c.policy.AllowHeaders, ","))
-	}
-	if c.policy.MaxAge != nil {
-		h.Set("Access-Control-Max-Age", strconv.FormatInt(*c.policy.MaxAge, 10))
-	}
 }

@@ -46,7 +46,7 @@ func (f *fastProxy) serve(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if d.cors != nil && d.cors.preflight {
-		d.cors.answerPreflight(&ctx.Response.Header)
+		d.cors.answer(&ctx.Response.Header)
 		m.request(b.rule, d.service, "", http.StatusOK)
 		return
 	}

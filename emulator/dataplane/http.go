@@ -51,7 +51,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if c := d.cors; c != nil {
 		if c.preflight {
-			c.answerPreflight(w.Header())
+			c.answer(w.Header())
 			w.WriteHeader(http.StatusOK)
 			m.request(b.rule, d.service, "", http.StatusOK)
 			return
@@ -272,15 +272,22 @@ func rewrite(pr *httputil.ProxyRequest) {
 		pr.Out.URL.Scheme = "https"
 	}
 	pr.Out.URL.Host = s.b.addr
+	s.d.outgoing(pr)
+}
+
+// outgoing makes pr.Out what a backend gets of pr.In under d: the Host
+// and path the URL map rewrites, the X-Forwarded headers a proxy adds,
+// the header actions; the backend's own mirror's too (stdShadow).
+func (d *decision) outgoing(pr *httputil.ProxyRequest) {
 	pr.Out.Host = pr.In.Host
-	if rw := s.d.rewrite; rw != nil && rw.HostRewrite != "" {
+	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
 		pr.Out.Host = rw.HostRewrite
 	}
-	if path, ok := s.d.rewrittenPath(pr.In.URL.Path); ok {
+	if path, ok := d.rewrittenPath(pr.In.URL.Path); ok {
 		pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
 	}
 	pr.SetXForwarded()
-	s.d.editRequest(pr.Out.Header)
+	d.editRequest(pr.Out.Header)
 }
 
 func (p *Plane) answered(res *http.Response) error {

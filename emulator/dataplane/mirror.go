@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
@@ -146,39 +147,23 @@ func fastShadow(req *fasthttp.Request) *shadow {
 // the mirror; nil when its body is too long or of unknown length. A body
 // it copies, it reads: r reads it again from the copy.
 func stdShadow(r *http.Request, d *decision) *shadow {
-	s := &shadow{method: r.Method, uri: r.URL.RequestURI(), host: r.Host, header: r.Header.Clone()}
+	var body []byte
 	switch n := r.ContentLength; {
 	case r.Body == nil || r.Body == http.NoBody || n == 0:
 	case n > 0 && n <= mirrorBodyLimit:
-		body, err := io.ReadAll(io.LimitReader(r.Body, n))
-		if err != nil {
+		var err error
+		if body, err = io.ReadAll(io.LimitReader(r.Body, n)); err != nil {
 			return nil
 		}
-		s.body = body
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	default:
 		return nil
 	}
-	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
-		s.host = rw.HostRewrite
+	out := r.Clone(context.Background())
+	// What the reverse proxy drops before its Rewrite (outgoing) runs.
+	for _, h := range append([]string{"Connection", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}, hopHeaders...) {
+		out.Header.Del(h)
 	}
-	if path, ok := d.rewrittenPath(r.URL.Path); ok {
-		u := *r.URL
-		u.Path, u.RawPath = path, ""
-		s.uri = u.RequestURI()
-	}
-	for _, h := range append(hopHeaders, "Connection") {
-		s.header.Del(h)
-	}
-	proto := "http"
-	if r.TLS != nil {
-		proto = "https"
-	}
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		s.header.Set("X-Forwarded-For", ip)
-	}
-	s.header.Set("X-Forwarded-Host", r.Host)
-	s.header.Set("X-Forwarded-Proto", proto)
-	d.editRequest(s.header)
-	return s
+	d.outgoing(&httputil.ProxyRequest{In: r, Out: out})
+	return &shadow{method: out.Method, uri: out.URL.RequestURI(), host: out.Host, header: out.Header, body: body}
 }

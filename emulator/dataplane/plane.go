@@ -254,7 +254,7 @@ func (p *Plane) Apply() {
 	p.pools.refreshAll(p.cfg, p.pools.invalidate(""))
 	// An allPorts rule's ports follow its backends, which any change may
 	// have moved.
-	if p.frontChanged || slices.ContainsFunc(slices.Collect(maps.Values(p.rules)), allPorts) {
+	if p.frontChanged || p.hasAllPortsRule() {
 		p.frontChanged = false
 		p.reconcile(p.wanted())
 	}
@@ -408,6 +408,15 @@ func passthrough(path string, fr *forwardingRule, owner string) []*binding {
 }
 
 func allPorts(fr *forwardingRule) bool { return fr.AllPorts != nil && *fr.AllPorts }
+
+func (p *Plane) hasAllPortsRule() bool {
+	for _, fr := range p.rules {
+		if allPorts(fr) {
+			return true
+		}
+	}
+	return false
+}
 
 // servedPorts are the ports an allPorts rule listens on, for want of
 // every port: those its backends are known to serve, which are each

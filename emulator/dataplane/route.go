@@ -31,11 +31,10 @@ type decision struct {
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
 	headers [4]*headerAction
-	// mirror is the route action's requestMirrorPolicy.
+	// mirror is the route action's requestMirrorPolicy; cors what its
+	// corsPolicy owes this request.
 	mirror *requestMirrorPolicy
-	// corsPolicy is the route action's; cors what it owes this request.
-	corsPolicy *corsPolicy
-	cors       *cors
+	cors   *cors
 }
 
 // router routes requests by one URL map, as the cloud's proxies do: the
@@ -109,22 +108,15 @@ func (rt *router) compile(expr string) {
 
 // route decides what r gets.
 func (rt *router) route(r request) decision {
-	d := rt.decide(r)
-	d.cors = rt.corsOf(d.corsPolicy, r)
-	return d
-}
-
-// decide is the rule r meets and what it says.
-func (rt *router) decide(r request) decision {
 	pm := rt.pathMatcher(r.host())
 	if pm == nil {
-		return rt.act(rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/", nil, nil)
+		return rt.act(r, rt.m.DefaultService, rt.m.DefaultRouteAction, rt.m.DefaultURLRedirect, "/", nil, nil)
 	}
 	path := r.path()
 	for _, rr := range rt.rules[pm] {
 		for i := range rr.MatchRules {
 			if matched, vars, ok := rt.matches(&rr.MatchRules[i], r, path); ok {
-				d := rt.act(rr.Service, rr.RouteAction, rr.URLRedirect, matched, pm, rr.HeaderAction)
+				d := rt.act(r, rr.Service, rr.RouteAction, rr.URLRedirect, matched, pm, rr.HeaderAction)
 				d.vars = vars
 				return d
 			}
@@ -142,9 +134,9 @@ func (rt *router) decide(r request) decision {
 		}
 	}
 	if best != nil {
-		return rt.act(best.Service, best.RouteAction, best.URLRedirect, path[:bestLen], pm, nil)
+		return rt.act(r, best.Service, best.RouteAction, best.URLRedirect, path[:bestLen], pm, nil)
 	}
-	return rt.act(pm.DefaultService, pm.DefaultRouteAction, pm.DefaultURLRedirect, "/", pm, nil)
+	return rt.act(r, pm.DefaultService, pm.DefaultRouteAction, pm.DefaultURLRedirect, "/", pm, nil)
 }
 
 // pathMatcher is the path matcher of the most specific host rule that
@@ -268,7 +260,7 @@ func (rt *router) headerMatches(hm *headerMatch, r request) bool {
 // weighted split picks one service by its weight. pm is the path matcher
 // the rule belongs to (nil for the map's defaults), rule the route rule's
 // header action.
-func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, matched string, pm *pathMatcher, rule *headerAction) decision {
+func (rt *router) act(r request, service string, ra *routeAction, redirect *urlRedirect, matched string, pm *pathMatcher, rule *headerAction) decision {
 	d := decision{service: api.PathOf(service), redirect: redirect, matched: matched}
 	if redirect != nil {
 		return d
@@ -276,7 +268,7 @@ func (rt *router) act(service string, ra *routeAction, redirect *urlRedirect, ma
 	var chosen *headerAction
 	if ra != nil {
 		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value(), ra.FaultInjectionPolicy
-		d.corsPolicy, d.mirror = ra.CorsPolicy, ra.RequestMirrorPolicy
+		d.mirror, d.cors = ra.RequestMirrorPolicy, rt.corsOf(ra.CorsPolicy, r)
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction

@@ -153,8 +153,12 @@ func (p *Plane) dialBackend(b *binding, addr string, client net.Addr) (net.Conn,
 // family (every loopback address is this machine's, so it can be bound);
 // nil otherwise.
 func sourceFor(client net.Addr, addr string) net.IP {
-	from, err := netip.ParseAddrPort(client.String())
-	if err != nil || !from.Addr().Unmap().IsLoopback() {
+	c, ok := client.(interface{ AddrPort() netip.AddrPort }) // *net.TCPAddr, *net.UDPAddr
+	if !ok {
+		return nil
+	}
+	from := c.AddrPort()
+	if !from.Addr().Unmap().IsLoopback() {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
