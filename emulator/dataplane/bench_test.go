@@ -25,7 +25,9 @@ package dataplane_test
 // alone, is fasthttp with nothing around it (this binary again, as
 // benchBareEnv says): a round-robin proxy to the two backends, without
 // routing, health or metrics, which shows what of the gap to HAProxy is
-// the data plane's own and what is its HTTP library's and Go's.
+// the data plane's own and what is its HTTP library's and Go's. A fourth
+// is one goroutine on epoll that forwards just what the bench sends
+// (benchLoopEnv, serveLoop): what an event loop, as HAProxy's, costs in Go.
 
 import (
 	"bufio"
@@ -55,6 +57,7 @@ import (
 const (
 	benchBackendEnv = "LBHEALTH_BENCH_BACKENDS" // set: this process is the backends
 	benchBareEnv    = "LBHEALTH_BENCH_BARE"     // the backends' addresses: this process is the bare proxy
+	benchLoopEnv    = "LBHEALTH_BENCH_LOOP"     // the backends' addresses: this process is the event loop
 	benchClients    = 32
 	benchRate       = 1000 // requests a second, for latency
 )
@@ -66,6 +69,10 @@ func TestMain(m *testing.M) {
 	}
 	if addrs := os.Getenv(benchBareEnv); addrs != "" {
 		serveBare(strings.Split(addrs, ","))
+		return
+	}
+	if addrs := os.Getenv(benchLoopEnv); addrs != "" {
+		serveLoop(strings.Split(addrs, ","))
 		return
 	}
 	os.Exit(m.Run())
@@ -147,15 +154,16 @@ func startSelf(b *testing.B, env string) (int, io.WriteCloser, *bufio.Reader) {
 	return cmd.Process.Pid, in, bufio.NewReader(stdout)
 }
 
-// startBare runs the bare proxy over bk.
-func startBare(b *testing.B, bk *backends) proxy {
+// startReference runs a reference proxy over bk, this binary again as
+// env (benchBareEnv, benchLoopEnv) says.
+func startReference(b *testing.B, bk *backends, env, name string) proxy {
 	b.Helper()
-	pid, _, out := startSelf(b, benchBareEnv+"="+strings.Join(bk.addrs, ","))
+	pid, _, out := startSelf(b, env+"="+strings.Join(bk.addrs, ","))
 	addr, err := out.ReadString('\n')
 	if err != nil {
-		b.Fatalf("bare proxy: %v", err)
+		b.Fatalf("%s: %v", name, err)
 	}
-	return proxy{name: "fasthttp alone", pid: pid, addr: strings.TrimSpace(addr)}
+	return proxy{name: name, pid: pid, addr: strings.TrimSpace(addr)}
 }
 
 // backends is the running backends' process.
@@ -487,9 +495,10 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 		b.Skip("haproxy is not installed (apt-get install haproxy): no side-by-side run")
 	}
 	bk := startBackends(b)
-	ours, theirs, bare := startEmulator(b, bk), startHAProxy(b, haproxy, bk), startBare(b, bk)
+	ours, theirs := startEmulator(b, bk), startHAProxy(b, haproxy, bk)
 	proxies := []proxy{ours, theirs}
-	for _, p := range append(proxies, bare) {
+	references := []proxy{startReference(b, bk, benchBareEnv, "fasthttp alone"), startReference(b, bk, benchLoopEnv, "an event loop alone")}
+	for _, p := range append(proxies, references...) {
 		bothServing(b, p)
 	}
 	b.ResetTimer()
@@ -516,12 +525,14 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 			r.failed, r.until = failover(b, bk, p)
 			rows[p.name] = r
 		}
-		var r row // the bare proxy: throughput alone
-		r.perSec, r.perCPU = throughput(b, bare.addr, bare.pid, 5*time.Second)
-		ownCore(b, bk, bare, func() {
-			r.ownPerSec, r.ownPerCPU = throughput(b, bare.addr, bare.pid, 5*time.Second)
-		})
-		rows[bare.name] = r
+		for _, p := range references { // throughput alone
+			var r row
+			r.perSec, r.perCPU = throughput(b, p.addr, p.pid, 5*time.Second)
+			ownCore(b, bk, p, func() {
+				r.ownPerSec, r.ownPerCPU = throughput(b, p.addr, p.pid, 5*time.Second)
+			})
+			rows[p.name] = r
+		}
 		b.Logf("| proxy | req/s (%d clients) | req per CPU-second | on a CPU of its own: req/s, per CPU-second | p50 / p99 at %d req/s | p99 added | failed | failed requests after a backend breaks (mean of %d) | until none fail |",
 			benchClients, benchRate, failoverTrials)
 		b.Logf("|---|---|---|---|---|---|---|---|---|")
@@ -531,8 +542,10 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 				r.ownPerSec, r.ownPerCPU, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), (r.p99 - d99).Round(time.Microsecond),
 				r.latFailed, r.failed, r.until.Round(time.Millisecond))
 		}
-		r = rows[bare.name]
-		b.Logf("| %s | %.0f | %.0f | %.0f, %.0f | | | | | |", bare.name, r.perSec, r.perCPU, r.ownPerSec, r.ownPerCPU)
+		for _, p := range references {
+			r := rows[p.name]
+			b.Logf("| %s | %.0f | %.0f | %.0f, %.0f | | | | | |", p.name, r.perSec, r.perCPU, r.ownPerSec, r.ownPerCPU)
+		}
 	}
 	o, h := rows["lbhealth"], rows["haproxy"]
 	b.ReportMetric(o.perSec, "req/s")
@@ -541,7 +554,8 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ReportMetric(o.perCPU/max(h.perCPU, 1), "per-core-ratio")
 	if h.ownPerCPU > 0 {
 		b.ReportMetric(o.ownPerCPU/h.ownPerCPU, "own-core-ratio")
-		b.ReportMetric(rows[bare.name].ownPerCPU/h.ownPerCPU, "bare-own-core-ratio")
+		b.ReportMetric(rows["fasthttp alone"].ownPerCPU/h.ownPerCPU, "bare-own-core-ratio")
+		b.ReportMetric(rows["an event loop alone"].ownPerCPU/h.ownPerCPU, "loop-own-core-ratio")
 	}
 	b.ReportMetric(float64(o.p99.Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(h.p99.Microseconds())/1000, "haproxy-p99-ms")
