@@ -226,6 +226,65 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 	})
 }
 
+func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	carried := map[string]bool{} // the data plane's connections that carried traffic
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			return // the health check, and wireLB's wait
+		}
+		mu.Lock()
+		carried[r.RemoteAddr] = true
+		mu.Unlock()
+		if r.Header.Get("Connection") != "" {
+			http.Error(w, "Connection: "+r.Header.Get("Connection"), http.StatusBadRequest)
+			return
+		}
+		if r.URL.Path == "/download" {
+			w.Write(bytes.Repeat([]byte("x"), 1<<20)) // streamed
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(backend.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+
+	for _, path := range []string{"/a", "/download", "/b", "/download", "/c"} {
+		req, _ := http.NewRequest("GET", lb+path, nil)
+		req.Close = true // Connection: close
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := map[bool]int{true: 1 << 20, false: 2}[path == "/download"]
+		if err != nil || resp.StatusCode != 200 || len(body) != want || !resp.Close {
+			t.Fatalf("GET %s with Connection: close: %d, %d bytes (%v), closing %v; want 200, %d bytes, and the connection closed",
+				path, resp.StatusCode, len(body), err, resp.Close, want)
+		}
+	}
+	// HTTP/1.0 without keep-alive closes too.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(conn, "GET /old HTTP/1.0\r\nHost: lb\r\n\r\n")
+	if all, err := io.ReadAll(conn); err != nil || !bytes.HasPrefix(all, []byte("HTTP/1.0 200")) || !bytes.HasSuffix(all, []byte("\r\n\r\nok")) {
+		t.Fatalf("an HTTP/1.0 request got %q (%v), want 200 and ok, then the connection closed", all, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(carried) != 1 {
+		t.Fatalf("six requests in turn, each from a client that closed its connection after it, reached the backend "+
+			"on %d connections of the data plane, want 1 (kept across them): %v", len(carried), carried)
+	}
+}
+
 func TestDataPlane_HTTPUpgradeReachesTheBackend(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)

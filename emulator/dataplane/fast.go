@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -81,6 +82,7 @@ func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, b
 	// Affinity reads the request as the client sent it.
 	c := f.plane.pools.get(f.plane.cfg, key).choose(fastRequest{ctx})
 	overTLS := speaksTLS(bs)
+	closing := ctx.Request.Header.ConnectionClose()
 	prepare(ctx, &d, overTLS)
 	if c.b != nil && d.mirror.roll() {
 		if sh := fastShadow(&ctx.Request); sh != nil {
@@ -105,7 +107,7 @@ func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, b
 			f.plane.metrics.request(rule, d.service, "", http.StatusServiceUnavailable)
 			return
 		}
-		failure := f.try(ctx, c.b, overTLS, min(perTry, time.Until(deadline)))
+		failure := f.try(ctx, c.b, overTLS, closing, min(perTry, time.Until(deadline)))
 		code := ctx.Response.StatusCode()
 		if attempt < retries && time.Until(deadline) > 0 &&
 			d.retry.again(failure, code, string(ctx.Response.Header.Peek("Grpc-Status"))) {
@@ -129,11 +131,25 @@ func (f *fastProxy) forward(ctx *fasthttp.RequestCtx, rule string, d decision, b
 
 // try sends the prepared request to b and leaves its answer, or the one a
 // proxy gives when there is none, in ctx: 502 when b could not be reached
-// or did not answer, 504 when it did not in time.
-func (f *fastProxy) try(ctx *fasthttp.RequestCtx, b *backend, overTLS bool, timeout time.Duration) attemptFailure {
+// or did not answer, 504 when it did not in time. closing says that the
+// client's connection closes after this answer.
+func (f *fastProxy) try(ctx *fasthttp.RequestCtx, b *backend, overTLS, closing bool, timeout time.Duration) attemptFailure {
 	b.inFlight.Add(1)
 	defer b.inFlight.Add(-1)
-	err := b.fastClient(overTLS).DoTimeout(&ctx.Request, &ctx.Response, timeout)
+	var err error
+	if closing {
+		// fasthttp's client closes the backend's connection when the
+		// answer it read into says Connection: close once its body has
+		// been streamed, and the server writes that into ctx's answer
+		// for a client that closes: the backend's answer is read into a
+		// Response of its own.
+		answer := new(fasthttp.Response)
+		if err = b.fastClient(overTLS).DoTimeout(&ctx.Request, answer, timeout); err == nil {
+			moveAnswer(&ctx.Response, answer)
+		}
+	} else {
+		err = b.fastClient(overTLS).DoTimeout(&ctx.Request, &ctx.Response, timeout)
+	}
 	if err == nil {
 		return answeredAttempt
 	}
@@ -175,12 +191,15 @@ func (f *fastProxy) answered(ctx *fasthttp.RequestCtx, rule, service string, bs 
 
 // prepare makes the client's request the backend's: addressed over TLS or
 // not, rewritten as the URL map says, without hop-by-hop headers and with
-// the X-Forwarded headers a proxy adds (the same as httpProxy's). A client
-// that asks to close its connection (Connection: close) closes the
-// backend's too: fasthttp decides both from the one answer it writes.
+// the X-Forwarded headers a proxy adds (the same as httpProxy's). A
+// client's wish to close its connection (Connection: close, or HTTP/1.0
+// without keep-alive) is not the backend's: fasthttp's server noted it
+// before the handler ran, and closes the client's connection after the
+// answer.
 func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) {
 	req := &ctx.Request
 	h := &req.Header
+	h.ResetConnectionClose()
 	host := string(h.Host())
 	uri := req.URI()
 	if overTLS {
@@ -204,6 +223,36 @@ func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) {
 	h.Set("X-Forwarded-Host", host)
 	h.Set("X-Forwarded-Proto", "http")
 	d.editRequest(h)
+}
+
+// moveAnswer makes src, a backend's answer, dst's: its status and headers,
+// and its body, which stays a stream of src's connection to the backend.
+// That connection goes back to its pool or is closed when the stream is
+// closed, as src (not dst) says.
+func moveAnswer(dst, src *fasthttp.Response) {
+	src.Header.CopyTo(&dst.Header)
+	if body := src.BodyStream(); body != nil {
+		dst.SetBodyStream(movedBody{body}, src.Header.ContentLength())
+	} else if b := src.Body(); len(b) > 0 {
+		dst.SetBodyRaw(b) // src is not pooled: b stays its own
+	}
+}
+
+// movedBody is a backend's answer streamed in another Response, which
+// closes it as fasthttp closes streams: with the error that ended the
+// writing when there was one (the connection is then not reused).
+type movedBody struct{ io.Reader }
+
+func (m movedBody) Close() error { return m.CloseWithError(nil) }
+
+func (m movedBody) CloseWithError(err error) error {
+	if c, ok := m.Reader.(fasthttp.ReadCloserWithError); ok {
+		return c.CloseWithError(err)
+	}
+	if c, ok := m.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 func fastNoBackend(ctx *fasthttp.RequestCtx, code int, msg string) {
