@@ -603,16 +603,7 @@ func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
 		"backends":[{"group":"zones/z/networkEndpointGroups/neg","balancingMode":"RATE","maxRatePerEndpoint":100}],"healthChecks":["global/healthChecks/hc"],
 		"connectionDraining":{"drainingTimeoutSec":1}}`)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
-	// A client that keeps its connection: one that closes it (as get's
-	// does) closes the data plane's to the backend too.
-	waitFor(t, "a serving", func() bool {
-		r, err := http.Get(lb + "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Body.Close()
-		return r.StatusCode == 200
-	})
+	waitFor(t, "a serving", func() bool { code, _, _ := get(t, lb+"/"); return code == 200 })
 
 	// One request in flight on a connection of its own; the data plane
 	// keeps the others' connections idle in its pool.
