@@ -251,8 +251,12 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 
-	for _, path := range []string{"/a", "/download", "/b", "/download", "/c"} {
-		req, _ := http.NewRequest("GET", lb+path, nil)
+	for _, r := range []struct {
+		method, path  string
+		length        int   // of the body
+		contentLength int64 // -1: chunked
+	}{{"GET", "/a", 2, 2}, {"GET", "/download", 1 << 20, -1}, {"HEAD", "/b", 0, 2}, {"GET", "/download", 1 << 20, -1}, {"GET", "/c", 2, 2}} {
+		req, _ := http.NewRequest(r.method, lb+r.path, nil)
 		req.Close = true // Connection: close
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -260,10 +264,9 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		want := map[bool]int{true: 1 << 20, false: 2}[path == "/download"]
-		if err != nil || resp.StatusCode != 200 || len(body) != want || !resp.Close {
-			t.Fatalf("GET %s with Connection: close: %d, %d bytes (%v), closing %v; want 200, %d bytes, and the connection closed",
-				path, resp.StatusCode, len(body), err, resp.Close, want)
+		if err != nil || resp.StatusCode != 200 || len(body) != r.length || resp.ContentLength != r.contentLength || !resp.Close {
+			t.Fatalf("%s %s with Connection: close: %d, %d bytes (%v), Content-Length %d, closing %v; want 200, %d bytes, %d, and the connection closed",
+				r.method, r.path, resp.StatusCode, len(body), err, resp.ContentLength, resp.Close, r.length, r.contentLength)
 		}
 	}
 	// HTTP/1.0 without keep-alive closes too.
