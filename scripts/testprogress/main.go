@@ -98,7 +98,7 @@ func (p *progress) goTest(args []string) int {
 }
 
 func newProgress(out io.Writer) *progress {
-	return &progress{start: time.Now(), out: out, running: map[string]bool{}, output: map[string][]string{}}
+	return &progress{start: time.Now(), out: out, running: map[string]bool{}, output: map[string][]string{}, failedIn: map[string]bool{}}
 }
 
 type progress struct {
@@ -110,6 +110,7 @@ type progress struct {
 	output                  map[string][]string // of each test (and package) running, by package and test
 	passed, failed, skipped int
 	failures                []string
+	failedIn                map[string]bool // packages with a failing test
 }
 
 func (p *progress) handle(ev event) {
@@ -133,6 +134,11 @@ func (p *progress) handle(ev event) {
 				// The package's own output: a build failure, a panic
 				// outside a test, or its FAIL lines.
 				fmt.Fprint(p.out, out)
+				if !p.failedIn[ev.Package] {
+					// No test failed, yet the package did (a build
+					// failure, a panic, TestMain): the summary says so.
+					p.failures = append(p.failures, short+" (the package; its output is above)")
+				}
 			case "pass":
 				fmt.Fprintf(p.out, "ok    %s (%.1fs)\n", short, ev.Elapsed)
 			}
@@ -153,6 +159,7 @@ func (p *progress) handle(ev event) {
 			p.skipped++
 		case "fail":
 			p.failed++
+			p.failedIn[ev.Package] = true
 			p.failures = append(p.failures, short+" "+ev.Test)
 			fmt.Fprintf(p.out, "--- FAIL: %s %s (%.1fs)\n", short, ev.Test, ev.Elapsed)
 			fmt.Fprint(p.out, out)

@@ -8,7 +8,8 @@ import (
 
 // TestProgress: a passing test leaves one count and no output; a failing
 // one prints its output and its failing subtest's at once; package lines
-// say ok or FAIL; the summary names the failure.
+// say ok or FAIL; the summary names the failures, a package that failed
+// without a failing test among them.
 func TestProgress(t *testing.T) {
 	const pkg = "github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	events := []event{
@@ -24,6 +25,10 @@ func TestProgress(t *testing.T) {
 		{Action: "fail", Package: pkg, Test: "TestBoom", Elapsed: 0.2},
 		{Action: "output", Package: pkg, Output: "FAIL\n"},
 		{Action: "fail", Package: pkg, Elapsed: 1.5},
+		// A package that fails to build.
+		{Action: "start", Package: pkg + "/broken"},
+		{Action: "output", Package: pkg + "/broken", Output: "broken.go:3:1: syntax error\n"},
+		{Action: "fail", Package: pkg + "/broken"},
 	}
 	var out strings.Builder
 	p := newProgress(&out)
@@ -39,10 +44,14 @@ func TestProgress(t *testing.T) {
 	p.summary()
 	got := out.String()
 	for _, want := range []string{"--- FAIL: emulator TestBoom (0.2s)", "boom_test.go:5: context", "boom_test.go:9: sub failed",
-		"FAIL  emulator (1.5s)", "1 tests passed, 1 failed, 0 skipped", "FAILED: emulator TestBoom"} {
+		"FAIL  emulator (1.5s)", "1 tests passed, 1 failed, 0 skipped", "FAILED: emulator TestBoom",
+		"broken.go:3:1: syntax error", "FAILED: emulator/broken (the package; its output is above)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "FAILED: emulator (the package") {
+		t.Errorf("a package whose test failed is named again as failing on its own:\n%s", got)
 	}
 	if strings.Contains(got, "fine output") {
 		t.Errorf("a passing test's output was shown:\n%s", got)
