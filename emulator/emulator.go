@@ -154,6 +154,9 @@ func (c Config) Validate() error {
 	}
 	if r := c.ManagedInstanceRange; r.IsValid() && (!r.Addr().Is4() || r.Bits() > 30) {
 		errs = append(errs, fmt.Errorf("--managed-instance-range %s: want an IPv4 range of /30 or larger, such as 127.1.0.0/16", r))
+	} else if r.IsValid() && r.Overlaps(httpapi.RuleAddressRange) {
+		errs = append(errs, fmt.Errorf("--managed-instance-range %s overlaps %s, where forwarding rules without an IPAddress get theirs: "+
+			"choose a range outside it, such as 127.1.0.0/16", r, httpapi.RuleAddressRange))
 	}
 	if c.NodeRole != RoleMaster && c.NodeRole != RoleBackup {
 		errs = append(errs, fmt.Errorf("--node-role %q: want %s or %s", c.NodeRole, RoleMaster, RoleBackup))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -672,6 +673,10 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *emulator.Config) { c.NodeRole = "PRIMARY" }, `--node-role "PRIMARY": want MASTER or BACKUP`},
 		{func(c *emulator.Config) { c.Firewalls = "strict" }, `--firewalls "strict": want off, warn or enforce`},
 		{func(c *emulator.Config) { c.Universe = "aws" }, `--universe "aws": want googlecloud or s3ns`},
+		{func(c *emulator.Config) { c.ManagedInstanceRange = netip.MustParsePrefix("127.2.8.0/24") },
+			"--managed-instance-range 127.2.8.0/24 overlaps 127.2.0.0/16, where forwarding rules without an IPAddress get theirs"},
+		{func(c *emulator.Config) { c.ManagedInstanceRange = netip.MustParsePrefix("127.0.0.0/8") },
+			"--managed-instance-range 127.0.0.0/8 overlaps 127.2.0.0/16"},
 	} {
 		c := good
 		tc.change(&c)

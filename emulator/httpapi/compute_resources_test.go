@@ -275,6 +275,13 @@ func TestIPv6Addresses(t *testing.T) {
 	if ip, err := netip.ParseAddr(fr.IPAddress); err != nil || !netip.MustParsePrefix("2001:db8:1b:1::/64").Contains(ip) {
 		t.Errorf("IPv6 rule address %q, want one of 2001:db8:1b:1::/64", fr.IPAddress)
 	}
+	// An IPv4 rule without an address gets one on loopback, outside the
+	// managed instances' range.
+	e.insert(rulesPath, `{"name": "fr4", "target": "pool"}`)
+	e.ok("GET", rulesPath+"/fr4", "", &fr)
+	if ip, err := netip.ParseAddr(fr.IPAddress); err != nil || !netip.MustParsePrefix("127.2.0.0/16").Contains(ip) {
+		t.Errorf("IPv4 rule address %q, want one of 127.2.0.0/16", fr.IPAddress)
+	}
 	wantMessage(t, e.fail("POST", rulesPath, `{"name": "fr7", "ipVersion": "IPV5", "target": "pool"}`, 400, api.ReasonInvalid),
 		`ipVersion ("IPV5") must be one of IPV4, IPV6.`)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -23,10 +24,19 @@ func (s *Server) forwardingRules() *collection[api.ForwardingRule, *api.Forwardi
 	return c
 }
 
+// RuleAddressRange is where a forwarding rule without IPAddress gets its
+// address: on loopback, where the data plane can listen, and apart from
+// the default managed-instance range (127.1.0.0/16) and the addresses of
+// instances without a subnetwork (127.0.0.0/16), so that a rule's
+// listener never takes the address of a server that answers an
+// instance's probes. The emulator refuses a managed-instance range that
+// overlaps it.
+var RuleAddressRange = netip.MustParsePrefix("127.2.0.0/16")
+
 // assignRuleAddress gives a rule without IPAddress one, as the API does
-// (an ephemeral address). The emulator picks it in 127.1.0.0/16, or for
-// ipVersion IPV6 in 2001:db8:1b:1::/64 (the documentation range, routed
-// nowhere), from the rule's id: forwarding rules are not probed.
+// (an ephemeral address). The emulator picks it in RuleAddressRange, or
+// for ipVersion IPV6 in 2001:db8:1b:1::/64 (the documentation range,
+// routed nowhere), from the rule's id: forwarding rules are not probed.
 func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 	switch {
 	case fr.IPAddress != "":
@@ -36,7 +46,9 @@ func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 		fr.IPAddress = fmt.Sprintf("2001:db8:1b:1::%x:%x", fr.ID>>16&0xffff, fr.ID&0xffff|1)
 	default:
 		id := fr.ID
-		fr.IPAddress = fmt.Sprintf("127.1.%d.%d", id>>8&0xff, id&0xfe|1)
+		b := RuleAddressRange.Addr().As4()
+		b[2], b[3] = byte(id>>8), byte(id)&0xfe|1
+		fr.IPAddress = netip.AddrFrom4(b).String()
 	}
 }
 

@@ -64,7 +64,7 @@ var forwardingRuleDescriptions = map[string]string{
 		"`target` must be regional, as target pools are; so must the health destination of a composite health check. " +
 		"Changing it replaces the rule.",
 	"ip_address": "IPv4 or IPv6 address the rule receives traffic on (or an IPv6 range, or a reference to an address " +
-		"resource, which the emulator replaces with its address). Unset: the emulator assigns one in 127.1.0.0/16, " +
+		"resource, which the emulator replaces with its address). Unset: the emulator assigns one in 127.2.0.0/16, " +
 		"as the Compute API assigns an ephemeral address, and keeps it for the life of the rule.",
 	"port_range": fmt.Sprintf("Port (`\"80\"`) or range of ports, low to high (`\"8080-8090\"`), between %d and %d. "+
 		"Unset: every port.", rules.MinPort, rules.MaxPort),
