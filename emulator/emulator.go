@@ -118,6 +118,9 @@ type Config struct {
 	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
 	// plane's answers.
 	NoBackendHeader bool
+	// DataPlaneEventLoop serves plain-HTTP listeners from the data plane's
+	// event loop (dataplane.Options.EventLoop).
+	DataPlaneEventLoop bool
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -356,7 +359,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader})
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
+			EventLoop: cfg.DataPlaneEventLoop})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)

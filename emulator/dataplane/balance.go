@@ -52,6 +52,10 @@ type backend struct {
 	outlier  outlier
 	retired  atomic.Bool // out of its pool, its HTTP connections drained
 	http     openConns   // its connections from the fasthttp front end
+	// loopConns are its connections from the event loop, which loop
+	// (the plane's, once it has made one) drains.
+	loopConns atomic.Int64
+	loop      atomic.Pointer[eventLoop]
 	// fast are its connection pools for the fasthttp front end, plain
 	// and over TLS, made at first use.
 	fastOnce [2]sync.Once
@@ -271,7 +275,8 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 		if !b.retired.Swap(true) {
 			b.drainHTTP(cmp.Or(p.draining, p.timeout))
 		}
-		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 && !b.outlier.ejected(now) {
+		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 && b.loopConns.Load() == 0 &&
+			!b.outlier.ejected(now) {
 			delete(e.backends, addr) // made again (same id) if it comes back
 		}
 	}
@@ -495,12 +500,12 @@ func (ps *pools) refreshAll(cfg *config, entries []*poolEntry) {
 }
 
 // carries tells whether e's backends have connections open (flows, or the
-// HTTP front end's).
+// HTTP front ends').
 func (e *poolEntry) carries() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, b := range e.backends {
-		if b.conns.count() > 0 || b.http.count() > 0 {
+		if b.conns.count() > 0 || b.http.count() > 0 || b.loopConns.Load() > 0 {
 			return true
 		}
 	}

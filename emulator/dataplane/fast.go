@@ -200,6 +200,9 @@ func prepare(ctx *fasthttp.RequestCtx, d *decision, overTLS bool) {
 	req := &ctx.Request
 	h := &req.Header
 	h.ResetConnectionClose()
+	// HTTP/1.1 to backends whatever the client spoke, as the cloud's
+	// proxies do: an HTTP/1.0 request would have the backend close.
+	h.SetProtocol("HTTP/1.1")
 	host := string(h.Host())
 	uri := req.URI()
 	if overTLS {
@@ -309,6 +312,9 @@ func (b *backend) fastClient(overTLS bool) *fasthttp.HostClient {
 // requests have ended anyway). Connections made after this are not
 // touched: b may come back.
 func (b *backend) drainHTTP(timeout time.Duration) {
+	if lp := b.loop.Load(); lp != nil {
+		lp.drain(b, timeout)
+	}
 	for _, hc := range b.fast {
 		if hc != nil {
 			hc.CloseIdleConnections()

@@ -359,6 +359,9 @@ type metrics struct {
 	requests    *prometheus.CounterVec
 	connections *prometheus.CounterVec
 	ejections   *prometheus.CounterVec
+	// loop is what the event loop did: requests it carried, and client
+	// connections it handed to fasthttp.
+	loop *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -373,9 +376,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_ejections_total",
 			Help: "Times outlier detection took a backend out of its backend service's traffic, by backend service and backend.",
-		}, []string{"backend_service", "backend"})}
+		}, []string{"backend_service", "backend"}),
+		loop: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "lbhealth_dataplane_event_loop_total",
+			Help: "What the data plane's event loop (--data-plane-event-loop) did, by what: requests it carried itself, or client connections it handed to the usual front end (handoffs).",
+		}, []string{"what"})}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.connections, m.ejections)
+		reg.MustRegister(m.requests, m.connections, m.ejections, m.loop)
 	}
 	return m
 }

@@ -59,6 +59,10 @@ type Options struct {
 	MapAddr func(netip.Addr) netip.Addr
 	// NoBackendHeader leaves BackendHeader out of answers.
 	NoBackendHeader bool
+	// EventLoop serves plain-HTTP listeners from one goroutine on epoll
+	// (Linux), which hands fasthttp the connections whose requests it does
+	// not carry itself: see eventLoop.
+	EventLoop bool
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -69,6 +73,9 @@ type Plane struct {
 	metrics *metrics
 	pools   pools
 	cfg     *config
+	// loop serves plain-HTTP listeners when Options.EventLoop asks.
+	loopOnce sync.Once
+	loop     *eventLoop
 	// rp is the reverse proxy of every HTTP listener, made at first use.
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
@@ -544,6 +551,9 @@ func (p *Plane) Close() {
 		l.close()
 		delete(p.listeners, addr)
 	}
+	if p.loop != nil {
+		p.loop.stop()
+	}
 }
 
 // listener is one bound address of a forwarding rule.
@@ -555,6 +565,7 @@ type listener struct {
 	srv     *http.Server     // kindHTTPS
 	fast    *fasthttp.Server // kindHTTP
 	open    openConns        // kindHTTP: the connections fast serves
+	loop    *eventLoop       // kindHTTP: the loop that serves it, if one does
 	binding atomic.Pointer[binding]
 	done    chan struct{}
 	closing atomic.Bool
@@ -562,6 +573,22 @@ type listener struct {
 	// close ends.
 	flowsMu sync.Mutex
 	flows   map[*flow]struct{}
+}
+
+// eventLoop is the plane's event loop, started at first use when
+// Options.EventLoop asks for it; nil when it is not asked for or cannot run
+// here (the log says why, once).
+func (p *Plane) eventLoop() *eventLoop {
+	if !p.opts.EventLoop {
+		return nil
+	}
+	p.loopOnce.Do(func() {
+		var err error
+		if p.loop, err = newEventLoop(p); err != nil {
+			p.log.Warn("data plane: no event loop; fasthttp serves plain-HTTP listeners", "err", err)
+		}
+	})
+	return p.loop
 }
 
 // listen binds key ("tcp 127.0.0.1:80") and serves it as b says.
@@ -587,6 +614,14 @@ func (p *Plane) listen(key string, b *binding) (*listener, error) {
 	switch b.kind {
 	case kindHTTP:
 		l.fast = p.newFastServer(l)
+		if lp := p.eventLoop(); lp != nil {
+			if err := lp.add(l); err == nil {
+				l.loop = lp
+				break
+			} else {
+				p.log.Warn("data plane: the event loop cannot serve this listener; fasthttp does", "listener", key, "err", err)
+			}
+		}
 		go func() {
 			defer close(l.done)
 			_ = l.fast.Serve(l.ln)
@@ -636,6 +671,11 @@ func (l *listener) close() {
 	switch {
 	case l.srv != nil:
 		l.srv.Close()
+	case l.loop != nil:
+		l.loop.remove(l)
+		l.ln.Close()
+		l.open.closeAll()
+		close(l.done)
 	case l.fast != nil:
 		l.ln.Close()
 		l.open.closeAll()

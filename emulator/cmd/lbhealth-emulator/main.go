@@ -262,6 +262,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
 		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
 			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
+	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "off"),
+		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux), which carries simple requests "+
+			"itself and hands the rest to the usual front end (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
@@ -297,6 +300,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	loop, err := onOff("--data-plane-event-loop", *eventLoop)
+	if err != nil {
+		return err
+	}
 	managed, err := netip.ParsePrefix(*managedRange)
 	if err != nil {
 		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
@@ -307,7 +314,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
-		DataPlane: plane, NoBackendHeader: !header,
+		DataPlane: plane, NoBackendHeader: !header, DataPlaneEventLoop: loop,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
