@@ -61,7 +61,7 @@ func parseHead(b []byte) (h head, ok bool) {
 			break
 		}
 		name, value, found := bytes.Cut(l, []byte(":"))
-		if !found || !isToken(name) || bytes.ContainsAny(l, "\r\n\x00") {
+		if !found || !isToken(name) || !fieldValue(value) {
 			return h, true // folded, or not a header: fasthttp's to answer
 		}
 		value = bytes.Trim(value, " \t")
@@ -184,6 +184,17 @@ func isToken(b []byte) bool {
 	}
 	for _, c := range b {
 		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldValue tells whether b may be a header's value: no control bytes
+// but tabs.
+func fieldValue(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
