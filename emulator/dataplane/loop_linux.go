@@ -24,9 +24,8 @@ import (
 // ready, and keeps connections to backends in the same loop. It forwards
 // the requests it can carry alone (loopable); at the first one it cannot,
 // the client's connection goes to the listener's fasthttp server for
-// good, with what was read of it. It waits in epoll_wait without leaving
-// its P (epollWait): the plane raises GOMAXPROCS by one when the loop
-// starts, so the rest of the emulator keeps as many Ps as before.
+// good, with what was read of it. While busy it waits in epoll_wait
+// without leaving its P (epollWait).
 type eventLoop struct {
 	p *Plane
 	// carried and handoffs count into the plane's metrics.
@@ -107,7 +106,6 @@ func newEventLoop(p *Plane) (*eventLoop, error) {
 	lp := &eventLoop{p: p, ep: ep, wake: wake,
 		carried: p.metrics.loop.WithLabelValues("requests"), handoffs: p.metrics.loop.WithLabelValues("handoffs"), listeners: map[int]*listener{}, conns: map[int]*loopConn{},
 		idle: map[*backend][]*loopConn{}, addrs: map[*backend]unix.Sockaddr{}, buf: make([]byte, loopBufferSize)}
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 	go lp.run()
 	return lp, nil
 }
@@ -212,14 +210,19 @@ func (lp *eventLoop) watch(fd int, events uint32, op int) error {
 
 const loopReadable = unix.EPOLLIN | unix.EPOLLRDHUP
 
-// epollWait waits for events on ep until the next timer (at most 100 ms),
-// without telling Go's runtime that it enters a system call: the loop's
-// thread keeps its P while it waits, as an event loop should. Through
-// unix.EpollWait the runtime hands the P to another thread when the wait
-// is long, and the loop must get one back at each wake-up: that costs a
-// third of the requests per CPU-second (make bench). The timeout bounds
-// how long a stop of the world waits for this thread, whose signal ends
-// the wait anyway (EINTR).
+// loopBusy is how long after its last event the loop counts as busy.
+const loopBusy = 50 * time.Millisecond
+
+// epollWait waits for events on ep for at most msec, without telling Go's
+// runtime that it enters a system call: the loop's thread keeps its P
+// while it waits, as an event loop should. Through unix.EpollWait the
+// runtime hands the P to another thread when the wait is long, and the
+// loop must get one back at each wake-up: that costs a third of the
+// requests per CPU-second (make bench). So the loop waits so while it is
+// busy (events within loopBusy), a few milliseconds at a time, and
+// through unix.EpollWait once idle, when the P is better used by others.
+// A stop of the world waits for this thread no longer than a wait: its
+// signal ends the wait anyway (EINTR).
 func epollWait(ep int, events []unix.EpollEvent, msec int) (int, error) {
 	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_WAIT, uintptr(ep), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(msec), 0, 0)
 	if errno != 0 {
@@ -241,15 +244,24 @@ func (lp *eventLoop) run() {
 		}
 		unix.Close(lp.ep)
 		unix.Close(lp.wake)
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) - 1)
 	}()
 	events := make([]unix.EpollEvent, 256)
+	lastEvent := time.Now()
 	for !lp.stopped {
-		wait := 100
+		wait := 1000
 		if len(lp.timers) > 0 {
 			wait = min(wait, max(int(time.Until(lp.timers[0].at)/time.Millisecond)+1, 0))
 		}
-		n, err := epollWait(lp.ep, events, wait)
+		var n int
+		var err error
+		if time.Since(lastEvent) < loopBusy {
+			n, err = epollWait(lp.ep, events, min(wait, 10))
+		} else {
+			n, err = unix.EpollWait(lp.ep, events, wait) // idle: the P is free for others
+		}
+		if n > 0 {
+			lastEvent = time.Now()
+		}
 		if err != nil && err != unix.EINTR {
 			lp.p.log.Error("data plane: the event loop cannot wait", "err", err)
 			time.Sleep(10 * time.Millisecond)

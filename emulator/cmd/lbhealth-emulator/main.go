@@ -262,9 +262,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
 		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
 			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
-	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "off"),
-		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux), which carries simple requests "+
-			"itself and hands the rest to the usual front end (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
+	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "on"),
+		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux; elsewhere off), which carries "+
+			"simple requests itself and hands the rest to fasthttp; off: fasthttp serves them all (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
