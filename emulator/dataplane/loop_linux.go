@@ -363,7 +363,10 @@ func (lp *eventLoop) ready(c *loopConn, events uint32) {
 // serve forwards c's next request, when it has one whole, or hands c to
 // fasthttp when the loop cannot carry it.
 func (lp *eventLoop) serve(c *loopConn) {
-	if c.closed || c.closeAfter || c.req != nil || len(c.in) == 0 {
+	// One request at a time, once the last answer is written: a
+	// connection handed over must have nothing of the loop's left to
+	// write (flush calls again).
+	if c.closed || c.closeAfter || c.req != nil || len(c.in) == 0 || len(c.out) > 0 {
 		return
 	}
 	h, ok := parseHead(c.in)
@@ -685,8 +688,12 @@ func (lp *eventLoop) flush(c *loopConn) {
 		be.paused = false // the client took what waited: read on
 		lp.watch(be.fd, lp.events(be), unix.EPOLL_CTL_MOD)
 	}
-	if c.b == nil && c.closeAfter && c.req == nil {
-		lp.close(c)
+	if c.b == nil && c.req == nil {
+		if c.closeAfter {
+			lp.close(c)
+		} else {
+			lp.serve(c) // a request that waited for the last answer to be written
+		}
 	}
 }
 
