@@ -829,6 +829,8 @@ func TestDataPlane_EventLoop(t *testing.T) {
 		"CORSPolicy":                                 TestDataPlane_CORSPolicy,
 		"RequestMirrorPolicy":                        TestDataPlane_RequestMirrorPolicy,
 		"Counted":                                    eventLoopCounted,
+		"SlowClient":                                 eventLoopSlowClient,
+		"PipelinedHandOff":                           eventLoopPipelinedHandOff,
 	} {
 		t.Run(name, test)
 	}
@@ -921,5 +923,40 @@ func eventLoopSlowClient(t *testing.T) {
 		if err != nil || n != 6<<20 || !bytes.Equal(h.Sum(nil), want[:]) {
 			t.Fatalf("a slow client's download: %d bytes (%v), want 6 MiB as sent", n, err)
 		}
+	}
+}
+
+// eventLoopPipelinedHandOff: a request the loop carries, then in the same
+// write one it hands to fasthttp (an Upgrade): both answers come, in order.
+func eventLoopPipelinedHandOff(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
+	io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n"+
+		"GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	time.Sleep(300 * time.Millisecond) // not reading: the first answer waits in the loop when the second comes up
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(io.Discard, first.Body); err != nil || first.StatusCode != 200 || n != 6<<20 {
+		t.Fatalf("the first answer: %d, %d bytes (%v)", first.StatusCode, n, err)
+	}
+	second, err := http.ReadResponse(br, nil)
+	if err != nil || second.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("the second answer: %v %v, want 101", second, err)
+	}
+	io.WriteString(conn, "hello\n")
+	if line, err := br.ReadString('\n'); line != "echo: hello\n" {
+		t.Fatalf("after the upgrade: %q (%v)", line, err)
 	}
 }
