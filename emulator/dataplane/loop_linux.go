@@ -558,6 +558,12 @@ func (lp *eventLoop) finish(c, be *loopConn, keep bool) {
 	} else {
 		lp.close(be)
 	}
+	lp.next(c)
+}
+
+// next makes c, whose request was answered, ready for its next one, or
+// closes it when it ends with that answer.
+func (lp *eventLoop) next(c *loopConn) {
 	if c.closed {
 		return
 	}
@@ -642,17 +648,7 @@ func (lp *eventLoop) answerError(c *loopConn, code int, msg string) {
 	c.req, c.peer = nil, nil
 	c.closeAfter = c.closeAfter || req.closing
 	lp.flush(c)
-	if c.closed {
-		return
-	}
-	if c.closeAfter {
-		if len(c.out) == 0 {
-			lp.close(c)
-		}
-		return
-	}
-	lp.setTimer(c, time.Now().Add(loopIdleTimeout), timerIdle)
-	lp.serve(c)
+	lp.next(c)
 }
 
 const timeFormatHTTP = "Mon, 02 Jan 2006 15:04:05 GMT"
