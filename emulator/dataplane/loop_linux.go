@@ -339,11 +339,7 @@ func (lp *eventLoop) ready(c *loopConn, events uint32) {
 		if err == unix.EAGAIN {
 			return
 		}
-		if c.b != nil {
-			lp.backendEnded(c, err)
-		} else {
-			lp.close(c)
-		}
+		lp.broken(c, err)
 		return
 	}
 	c.in = append(c.in, lp.buf[:n]...)
@@ -577,6 +573,15 @@ func (lp *eventLoop) next(c *loopConn) {
 	lp.serve(c) // a request that came while this one was in flight
 }
 
+// broken handles c, whose read or write failed or found its end.
+func (lp *eventLoop) broken(c *loopConn, err error) {
+	if c.b != nil {
+		lp.backendEnded(c, err)
+	} else {
+		lp.close(c)
+	}
+}
+
 // backendEnded handles a backend's connection that closed or failed.
 func (lp *eventLoop) backendEnded(be *loopConn, err error) {
 	c := be.peer
@@ -669,11 +674,7 @@ func (lp *eventLoop) flush(c *loopConn) {
 			}
 			return
 		}
-		if c.b != nil {
-			lp.backendEnded(c, err)
-		} else {
-			lp.close(c)
-		}
+		lp.broken(c, err)
 		return
 	}
 	if c.wantWrite {
