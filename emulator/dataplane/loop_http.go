@@ -81,20 +81,11 @@ func parseHead(b []byte) (h head, ok bool) {
 			return h, true
 		case hConnection:
 			keep = false
-			for tok := range strings.SplitSeq(strings.ToLower(string(value)), ",") {
-				switch tok = strings.TrimSpace(tok); tok {
-				case "close":
-					h.closing = true
-				case "upgrade":
-					return h, true
-				case "keep-alive", "":
-				default:
-					if drop == nil {
-						drop = map[string]bool{}
-					}
-					drop[tok] = true
-				}
+			closing, upgrade := connectionTokens(value, &drop)
+			if upgrade {
+				return h, true
 			}
+			h.closing = h.closing || closing
 		case hDropped:
 			keep = false // hop by hop, or the proxy's own
 		}
@@ -105,12 +96,7 @@ func parseHead(b []byte) (h head, ok bool) {
 		return h, true
 	}
 	if drop != nil {
-		for i, l := range h.lines {
-			name, _, _ := bytes.Cut(l, []byte(":"))
-			if drop[strings.ToLower(string(name))] {
-				h.keep[i] = false
-			}
-		}
+		unkeep(h.lines, h.keep, func(name string) bool { return drop[name] })
 	}
 	h.loopable = true
 	return h, true
@@ -127,17 +113,53 @@ const (
 	hTransferEncoding
 )
 
-var answerHeaders = map[string]int{
-	"content-length": hContentLength, "transfer-encoding": hTransferEncoding, "connection": hConnection,
-	"keep-alive": hDropped, "proxy-connection": hDropped, "proxy-authenticate": hDropped, "proxy-authorization": hDropped,
-	"te": hDropped, "trailer": hDropped, "upgrade": hDropped,
+// answerHeaders and requestHeaders sort the headers of answers and
+// requests; the hop-by-hop ones are fast.go's hopHeaders.
+var answerHeaders, requestHeaders = headerKinds()
+
+func headerKinds() (answer, request map[string]int) {
+	answer = map[string]int{"content-length": hContentLength, "transfer-encoding": hTransferEncoding, "connection": hConnection}
+	request = map[string]int{"host": hHost, "content-length": hContentLength, "connection": hConnection,
+		"transfer-encoding": hRefused, "expect": hRefused,
+		"x-forwarded-for": hDropped, "x-forwarded-host": hDropped, "x-forwarded-proto": hDropped}
+	for _, h := range hopHeaders {
+		answer[strings.ToLower(h)] = hDropped
+		request[strings.ToLower(h)] = hDropped
+	}
+	request["upgrade"] = hRefused // the loop does not carry upgrades
+	return answer, request
 }
 
-var requestHeaders = map[string]int{
-	"host": hHost, "content-length": hContentLength, "connection": hConnection,
-	"transfer-encoding": hRefused, "upgrade": hRefused, "expect": hRefused,
-	"keep-alive": hDropped, "proxy-connection": hDropped, "proxy-authenticate": hDropped, "proxy-authorization": hDropped,
-	"te": hDropped, "trailer": hDropped, "x-forwarded-for": hDropped, "x-forwarded-host": hDropped, "x-forwarded-proto": hDropped,
+// connectionTokens reads a Connection header's value: whether it says
+// close or upgrade, and the other headers it names (hop by hop, not
+// forwarded) into *drop.
+func connectionTokens(value []byte, drop *map[string]bool) (closing, upgrade bool) {
+	for tok := range strings.SplitSeq(strings.ToLower(string(value)), ",") {
+		switch tok = strings.TrimSpace(tok); tok {
+		case "close":
+			closing = true
+		case "upgrade":
+			upgrade = true
+		case "keep-alive", "":
+		default:
+			if *drop == nil {
+				*drop = map[string]bool{}
+			}
+			(*drop)[tok] = true
+		}
+	}
+	return closing, upgrade
+}
+
+// unkeep marks the lines whose header name (in lower case) gone names as
+// not forwarded.
+func unkeep(lines [][]byte, keep []bool, gone func(name string) bool) {
+	for i, l := range lines {
+		name, _, _ := bytes.Cut(l, []byte(":"))
+		if gone(strings.ToLower(string(name))) {
+			keep[i] = false
+		}
+	}
 }
 
 // lowerName is name in lower case, in buf when it has capitals; looked
@@ -349,17 +371,8 @@ func parseAnswer(b []byte, method string) (a answer, ok bool, err error) {
 			chunked = strings.TrimSpace(codings[len(codings)-1]) == "chunked"
 		case hConnection:
 			keep = false
-			for tok := range strings.SplitSeq(strings.ToLower(string(value)), ",") {
-				switch tok = strings.TrimSpace(tok); tok {
-				case "close":
-					a.body.reusable = false
-				case "keep-alive", "":
-				default:
-					if drop == nil {
-						drop = map[string]bool{}
-					}
-					drop[tok] = true
-				}
+			if closing, _ := connectionTokens(value, &drop); closing {
+				a.body.reusable = false
 			}
 		case hDropped:
 			keep = false
@@ -367,15 +380,9 @@ func parseAnswer(b []byte, method string) (a answer, ok bool, err error) {
 		a.lines = append(a.lines, l)
 		a.keep = append(a.keep, keep)
 	}
-	for i, l := range a.lines {
-		if drop == nil && !coded {
-			break
-		}
-		name, _, _ := bytes.Cut(l, []byte(":"))
-		lower := strings.ToLower(string(name))
-		if drop[lower] || coded && lower == "content-length" {
-			a.keep[i] = false // a length beside a coding means nothing
-		}
+	if drop != nil || coded {
+		// A length beside a coding means nothing.
+		unkeep(a.lines, a.keep, func(name string) bool { return drop[name] || coded && name == "content-length" })
 	}
 	switch {
 	case method == "HEAD" || a.status == 204 || a.status == 304:

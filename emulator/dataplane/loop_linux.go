@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"runtime"
@@ -636,7 +637,7 @@ func (lp *eventLoop) answerError(c *loopConn, code int, msg string) {
 	c.out = append(c.out, ' ')
 	c.out = append(c.out, fasthttp.StatusMessage(code)...)
 	c.out = append(c.out, "\r\nDate: "...)
-	c.out = append(c.out, time.Now().UTC().Format(timeFormatHTTP)...)
+	c.out = append(c.out, time.Now().UTC().Format(http.TimeFormat)...)
 	c.out = append(c.out, "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
 	c.out = strconv.AppendInt(c.out, int64(len(body)), 10)
 	c.out = append(c.out, "\r\n"...)
@@ -655,8 +656,6 @@ func (lp *eventLoop) answerError(c *loopConn, code int, msg string) {
 	lp.flush(c)
 	lp.next(c)
 }
-
-const timeFormatHTTP = "Mon, 02 Jan 2006 15:04:05 GMT"
 
 // flush writes what c has to write, and asks epoll to say when c can take
 // the rest.
