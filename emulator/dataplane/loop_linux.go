@@ -260,13 +260,19 @@ func (lp *eventLoop) run() {
 		} else {
 			n, err = unix.EpollWait(lp.ep, events, wait) // idle: the P is free for others
 		}
+		if err != nil {
+			// unix.EpollWait gives -1 with its error. A signal (the Go
+			// runtime's own, to preempt or to stop the world) ends a wait
+			// with EINTR: the loop waits again.
+			n = 0
+			if err != unix.EINTR {
+				lp.p.log.Error("data plane: the event loop cannot wait", "err", err)
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+		}
 		if n > 0 {
 			lastEvent = time.Now()
-		}
-		if err != nil && err != unix.EINTR {
-			lp.p.log.Error("data plane: the event loop cannot wait", "err", err)
-			time.Sleep(10 * time.Millisecond)
-			continue
 		}
 		for _, e := range events[:n] {
 			fd := int(e.Fd)

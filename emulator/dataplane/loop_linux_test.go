@@ -1,0 +1,92 @@
+package dataplane
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"golang.org/x/sys/unix"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+)
+
+// loopPlane is a plane with its event loop, whose one listener forwards
+// to backend; it answers at the address returned.
+func loopPlane(t *testing.T, backend *httptest.Server) (*Plane, string) {
+	t.Helper()
+	host, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
+	n, _ := strconv.Atoi(port)
+	service := "projects/p/global/backendServices/web"
+	p := New(Options{EventLoop: true, Health: fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}})
+	t.Cleanup(p.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, lport, _ := net.SplitHostPort(addr)
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP"}`))
+	p.Set("urlMaps", "projects/p/global/urlMaps/um", []byte(`{"defaultService":"`+service+`"}`))
+	p.Set("targetHttpProxies", "projects/p/global/targetHttpProxies/tp", []byte(`{"urlMap":"projects/p/global/urlMaps/um"}`))
+	p.Set("forwardingRules", "projects/p/global/forwardingRules/fr",
+		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`))
+	p.Apply()
+	if p.loop == nil {
+		t.Fatal("the plane has no event loop")
+	}
+	return p, addr
+}
+
+func getOK(t *testing.T, client *http.Client, url string) {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "ok" {
+		t.Fatalf("GET %s: %d %q", url, resp.StatusCode, body)
+	}
+}
+
+// A signal ends the loop's wait with EINTR, as the Go runtime's own do
+// (preemption, stopping the world); the loop waits again and serves on.
+func TestEventLoop_Interrupted(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer backend.Close()
+	p, addr := loopPlane(t, backend)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	getOK(t, client, "http://"+addr+"/")
+
+	// Idle, the loop waits through unix.EpollWait. SIGURG is the
+	// runtime's preemption signal, which it takes at any time; every
+	// thread gets it, the loop's among them.
+	time.Sleep(2 * loopBusy)
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skip("no /proc/self/task:", err)
+	}
+	for range 20 {
+		for _, task := range tasks {
+			if tid, err := strconv.Atoi(task.Name()); err == nil {
+				unix.Tgkill(os.Getpid(), tid, unix.SIGURG)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	getOK(t, client, "http://"+addr+"/")
+	var carried dto.Metric
+	p.loop.carried.Write(&carried)
+	if got := carried.GetCounter().GetValue(); got != 2 {
+		t.Errorf("the loop carried %v requests, want 2", got)
+	}
+}
