@@ -165,10 +165,11 @@ func (lp *eventLoop) remove(l *listener) {
 // the idle ones at once, those with a request in flight after timeout.
 func (lp *eventLoop) drain(b *backend, timeout time.Duration) {
 	lp.post(func() {
-		for _, c := range lp.idle[b] {
+		idle := lp.idle[b]
+		delete(lp.idle, b) // before closing: close takes each out of lp.idle[b]
+		for _, c := range idle {
 			lp.close(c)
 		}
-		delete(lp.idle, b)
 		for _, c := range lp.conns {
 			if c.b == b && !c.closed {
 				lp.setTimer(c, time.Now().Add(timeout), timerDrain)

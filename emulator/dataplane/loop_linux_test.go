@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,5 +89,42 @@ func TestEventLoop_Interrupted(t *testing.T) {
 	p.loop.carried.Write(&carried)
 	if got := carried.GetCounter().GetValue(); got != 2 {
 		t.Errorf("the loop carried %v requests, want 2", got)
+	}
+}
+
+// Draining a backend closes every idle connection the loop keeps to it.
+func TestEventLoop_DrainIdle(t *testing.T) {
+	const held = 4
+	var arrived sync.WaitGroup
+	arrived.Add(held)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Done()
+		arrived.Wait() // every request on a connection of its own
+		io.WriteString(w, "ok")
+	}))
+	defer server.Close()
+	p, addr := loopPlane(t, server)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: held}}
+	defer client.CloseIdleConnections()
+	var done sync.WaitGroup
+	for range held {
+		done.Go(func() { getOK(t, client, "http://"+addr+"/") })
+	}
+	done.Wait()
+
+	var b *backend
+	var idle int
+	p.loop.do(func() {
+		for b = range p.loop.idle {
+			idle = len(p.loop.idle[b])
+		}
+	})
+	if b == nil || idle != held {
+		t.Fatalf("the loop keeps %d idle connections to the backend, want %d", idle, held)
+	}
+	p.loop.drain(b, time.Minute)
+	p.loop.do(func() {}) // after the drain
+	if n := b.loopConns.Load(); n != 0 {
+		t.Errorf("after the drain the loop keeps %d connections to the backend, want 0", n)
 	}
 }
