@@ -513,7 +513,7 @@ func (lp *eventLoop) relay(be *loopConn) {
 	}
 	n, done, err := be.body.consume(be.in)
 	if err != nil {
-		lp.close(be)
+		lp.broken(be, err) // and its client's connection: the body is cut short
 		return
 	}
 	c.out = append(c.out, be.in[:n]...)

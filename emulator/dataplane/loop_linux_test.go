@@ -18,10 +18,10 @@ import (
 )
 
 // loopPlane is a plane with its event loop, whose one listener forwards
-// to backend; it answers at the address returned.
-func loopPlane(t *testing.T, backend *httptest.Server) (*Plane, string) {
+// to the backend at backend; it answers at the address returned.
+func loopPlane(t *testing.T, backend string) (*Plane, string) {
 	t.Helper()
-	host, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
+	host, port, _ := net.SplitHostPort(backend)
 	n, _ := strconv.Atoi(port)
 	service := "projects/p/global/backendServices/web"
 	p := New(Options{EventLoop: true, Health: fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}})
@@ -63,7 +63,7 @@ func getOK(t *testing.T, client *http.Client, url string) {
 func TestEventLoop_Interrupted(t *testing.T) {
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 	defer backend.Close()
-	p, addr := loopPlane(t, backend)
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	getOK(t, client, "http://"+addr+"/")
@@ -103,7 +103,7 @@ func TestEventLoop_DrainIdle(t *testing.T) {
 		io.WriteString(w, "ok")
 	}))
 	defer server.Close()
-	p, addr := loopPlane(t, server)
+	p, addr := loopPlane(t, server.Listener.Addr().String())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: held}}
 	defer client.CloseIdleConnections()
 	var done sync.WaitGroup
@@ -127,4 +127,46 @@ func TestEventLoop_DrainIdle(t *testing.T) {
 	if n := b.loopConns.Load(); n != 0 {
 		t.Errorf("after the drain the loop keeps %d connections to the backend, want 0", n)
 	}
+}
+
+// A backend's body that breaks its framing ends the client's connection
+// (it must not take the answer whole); the client is not left waiting.
+func TestEventLoop_BrokenBody(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nnot a size\r\n")
+				c.Read(buf) // until the proxy closes
+			}()
+		}
+	}()
+	p, addr := loopPlane(t, ln.Addr().String())
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: shop.example\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("the client's connection stays open after a broken body (%v); read %q", err, got)
+	}
+	p.loop.do(func() {
+		for _, lc := range p.loop.conns {
+			t.Errorf("the loop keeps a connection: %+v", lc)
+		}
+	})
 }
