@@ -1,6 +1,8 @@
 package dataplane
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -169,4 +171,58 @@ func TestEventLoop_BrokenBody(t *testing.T) {
 			t.Errorf("the loop keeps a connection: %+v", lc)
 		}
 	})
+}
+
+// A connection goes to fasthttp only once the loop has written all it
+// had for it: here the client does not read while the loop still holds
+// most of the first answer, and the second request (HTTP/1.0, which the
+// loop leaves to fasthttp) came in the same write.
+func TestEventLoop_HandOffAfterWrites(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<10) // 192 KiB: less than loopMaxPending, so the backend is never paused
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			w.Write(big)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer backend.Close()
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
+	// The loop's end of the connection keeps a small send buffer, so
+	// that most of the answer waits in the loop, not in the kernel.
+	for small := false; !small; time.Sleep(time.Millisecond) {
+		p.loop.do(func() {
+			for fd, c := range p.loop.conns {
+				if c.b == nil {
+					small = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) == nil
+				}
+			}
+		})
+	}
+	io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: lb\r\n\r\nGET / HTTP/1.0\r\nHost: lb\r\n\r\n")
+	time.Sleep(300 * time.Millisecond) // not reading: the loop holds the rest of the first answer
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(first.Body)
+	if err != nil || first.StatusCode != 200 || !bytes.Equal(body, big) {
+		t.Fatalf("the first answer: %d, %d of %d bytes (%v)", first.StatusCode, len(body), len(big), err)
+	}
+	second, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("the second answer: %v", err)
+	}
+	body, _ = io.ReadAll(second.Body)
+	if second.StatusCode != 200 || string(body) != "ok" {
+		t.Fatalf("the second answer: %d %q", second.StatusCode, body)
+	}
 }
