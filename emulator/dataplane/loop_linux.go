@@ -65,9 +65,12 @@ type loopConn struct {
 	// answer ends with the connection).
 	closeAfter bool
 
+	// paused: not read for now. A backend's, until its client takes what
+	// waits; a client's, until its request in flight is answered.
+	paused bool
+
 	// A backend's answer being relayed.
 	answering bool    // the head was sent on
-	paused    bool    // not read until its client takes what waits
 	body      framing // what is left of the body
 	reused    bool    // it was idle before this request
 }
@@ -356,8 +359,10 @@ func (lp *eventLoop) ready(c *loopConn, events uint32) {
 		return
 	}
 	if c.req != nil {
-		if len(c.in) > maxHeaderBytes { // pipelined past reason
-			lp.close(c)
+		// Pipelined behind the request in flight: kept for later, and no
+		// more read than one request may be (head and body) meanwhile.
+		if len(c.in) >= maxHeaderBytes {
+			lp.pause(c, true)
 		}
 		return
 	}
@@ -522,9 +527,8 @@ func (lp *eventLoop) relay(be *loopConn) {
 	if c.closed {
 		return
 	}
-	if len(c.out) > loopMaxPending && !be.paused {
-		be.paused = true
-		lp.watch(be.fd, 0, unix.EPOLL_CTL_MOD) // errors and hang-ups only
+	if len(c.out) > loopMaxPending {
+		lp.pause(be, true) // errors and hang-ups only
 	}
 	if done {
 		lp.finish(c, be, be.body.reusable && len(be.in) == 0)
@@ -548,10 +552,7 @@ func (lp *eventLoop) finish(c, be *loopConn, keep bool) {
 	c.req.c.b.inFlight.Add(-1)
 	c.req, c.peer, be.peer = nil, nil, nil
 	be.answering = false
-	if be.paused {
-		be.paused = false
-		lp.watch(be.fd, lp.events(be), unix.EPOLL_CTL_MOD)
-	}
+	lp.pause(be, false)
 	if keep && !be.closed {
 		be.reused = false
 		lp.idle[be.b] = append(lp.idle[be.b], be)
@@ -578,7 +579,16 @@ func (lp *eventLoop) next(c *loopConn) {
 		return
 	}
 	lp.setTimer(c, time.Now().Add(loopIdleTimeout), timerIdle)
+	lp.pause(c, false)
 	lp.serve(c) // a request that came while this one was in flight
+}
+
+// pause stops reading c, or reads it again.
+func (lp *eventLoop) pause(c *loopConn, paused bool) {
+	if c.paused != paused {
+		c.paused = paused
+		lp.watch(c.fd, lp.events(c), unix.EPOLL_CTL_MOD)
+	}
 }
 
 // broken handles c, whose read or write failed or found its end.
@@ -685,11 +695,10 @@ func (lp *eventLoop) flush(c *loopConn) {
 	}
 	if c.wantWrite {
 		c.wantWrite = false
-		lp.watch(c.fd, loopReadable, unix.EPOLL_CTL_MOD)
+		lp.watch(c.fd, lp.events(c), unix.EPOLL_CTL_MOD)
 	}
-	if be := c.peer; c.b == nil && be != nil && be.paused {
-		be.paused = false // the client took what waited: read on
-		lp.watch(be.fd, lp.events(be), unix.EPOLL_CTL_MOD)
+	if be := c.peer; c.b == nil && be != nil {
+		lp.pause(be, false) // the client took what waited: read on
 	}
 	if c.b == nil && c.req == nil {
 		if c.closeAfter {

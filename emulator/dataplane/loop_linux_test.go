@@ -3,12 +3,16 @@ package dataplane
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -224,5 +228,228 @@ func TestEventLoop_HandOffAfterWrites(t *testing.T) {
 	body, _ = io.ReadAll(second.Body)
 	if second.StatusCode != 200 || string(body) != "ok" {
 		t.Fatalf("the second answer: %d %q", second.StatusCode, body)
+	}
+}
+
+// A client that pipelines more than one request may hold behind the one
+// in flight is no longer read until that one is answered, then read on:
+// every request gets its answer, in order.
+func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
+	release := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hold" {
+			<-release
+		}
+		io.WriteString(w, r.URL.Path)
+	}))
+	defer backend.Close()
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	const behind = 4000 // 140 KB of requests
+	raw := "GET /hold HTTP/1.1\r\nHost: lb\r\n\r\n" + strings.Repeat("GET /next HTTP/1.1\r\nHost: lb\r\n\r\n", behind)
+	go io.WriteString(conn, raw) // blocks while the loop does not read
+
+	held := func() (n int) { // what the loop read of the client and keeps
+		p.loop.do(func() {
+			for _, c := range p.loop.conns {
+				if c.b == nil {
+					n = len(c.in)
+				}
+			}
+		})
+		return n
+	}
+	for deadline := time.Now().Add(5 * time.Second); held() < maxHeaderBytes && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // the client writes on, and the loop must not read it
+	if held := held(); held < maxHeaderBytes || held >= maxHeaderBytes+loopBufferSize {
+		t.Errorf("behind the request in flight the loop holds %d bytes of the client's, want from %d to %d", held, maxHeaderBytes, maxHeaderBytes+loopBufferSize)
+	}
+	close(release)
+	br := bufio.NewReader(conn)
+	for i := range behind + 1 {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d of %d: %v", i, behind+1, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := "/next"
+		if i == 0 {
+			want = "/hold"
+		}
+		if resp.StatusCode != 200 || string(body) != want {
+			t.Fatalf("answer %d: %d %q, want 200 %q", i, resp.StatusCode, body, want)
+		}
+	}
+}
+
+// mixedSeed seeds the mixed test's choices (set another to explore).
+var mixedSeed uint64 = 22
+
+// mixedBody is the body of n bytes the mixed test's backend sends.
+func mixedBody(n int) []byte {
+	return bytes.Repeat([]byte("0123456789abcdef"), n/16+1)[:n]
+}
+
+// A mix of requests, in random order and pipelined, some carried by the
+// loop and some handed to fasthttp, against a backend that answers by
+// length, chunked, closing or not at all: every answer comes whole and in
+// order, and once the clients are gone the loop keeps no client's
+// connection and no request in flight.
+func TestEventLoop_Mixed(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kind, size, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		n, _ := strconv.Atoi(size)
+		switch kind {
+		case "len":
+			w.Header().Set("Content-Length", size)
+			w.Write(mixedBody(n))
+		case "chunk":
+			for _, part := range [][]byte{mixedBody(n)[:n/2], mixedBody(n)[n/2:]} {
+				w.Write(part)
+				w.(http.Flusher).Flush()
+			}
+		case "close":
+			w.Header().Set("Connection", "close")
+			w.Write(mixedBody(n))
+		case "echo":
+			body, _ := io.ReadAll(r.Body) // all of it before answering, as net/http asks
+			w.Write(body)
+		case "reset":
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+		}
+	}))
+	defer backend.Close()
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
+
+	// A request as sent, and what its answer must be.
+	type exchange struct {
+		raw    string
+		method string
+		status int
+		body   []byte
+		last   bool // the connection ends with its answer
+	}
+	sizes := []int{0, 1, 1000, 70000, 300000}
+	pick := func(r *rand.Rand) exchange {
+		n := sizes[r.IntN(len(sizes))]
+		get := func(path string) string { return "GET " + path + " HTTP/1.1\r\nHost: lb\r\n\r\n" }
+		switch r.IntN(9) {
+		case 0:
+			return exchange{raw: get(fmt.Sprint("/chunk/", n)), status: 200, body: mixedBody(n)}
+		case 1:
+			return exchange{raw: get(fmt.Sprint("/close/", n)), status: 200, body: mixedBody(n)}
+		case 2:
+			return exchange{raw: get("/reset/0"), status: 502}
+		case 3:
+			body := mixedBody(r.IntN(70000))
+			return exchange{raw: fmt.Sprintf("POST /echo/0 HTTP/1.1\r\nHost: lb\r\nContent-Length: %d\r\n\r\n%s", len(body), body), status: 200, body: body}
+		case 4: // chunked: handed to fasthttp
+			return exchange{raw: "POST /echo/0 HTTP/1.1\r\nHost: lb\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", status: 200, body: []byte("abc")}
+		case 5:
+			return exchange{raw: fmt.Sprintf("HEAD /len/%d HTTP/1.1\r\nHost: lb\r\n\r\n", n), method: "HEAD", status: 200}
+		case 6: // HTTP/1.0: handed to fasthttp, which closes after it
+			return exchange{raw: fmt.Sprintf("GET /len/%d HTTP/1.0\r\nHost: lb\r\n\r\n", n), status: 200, body: mixedBody(n), last: true}
+		case 7:
+			return exchange{raw: fmt.Sprintf("GET /len/%d HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n", n), status: 200, body: mixedBody(n), last: true}
+		}
+		return exchange{raw: get(fmt.Sprint("/len/", n)), status: 200, body: mixedBody(n)}
+	}
+
+	var clients sync.WaitGroup
+	for g := range 8 {
+		clients.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), mixedSeed))
+			for range 40 {
+				conn, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				conn.SetDeadline(time.Now().Add(20 * time.Second))
+				br := bufio.NewReader(conn)
+				var history []string
+			connection:
+				for range 1 + r.IntN(4) {
+					var batch []exchange // pipelined: written at once
+					for range 1 + r.IntN(3) {
+						x := pick(r)
+						batch = append(batch, x)
+						if x.last {
+							break
+						}
+					}
+					var raw strings.Builder
+					for _, x := range batch {
+						raw.WriteString(x.raw)
+					}
+					io.WriteString(conn, raw.String())
+					for _, x := range batch {
+						history = append(history, x.raw[:min(len(x.raw), 30)])
+					}
+					history = append(history, "|")
+					for i, x := range batch {
+						if r.IntN(20) == 0 { // gone in the middle of an answer
+							br.ReadByte()
+							break connection
+						}
+						resp, err := http.ReadResponse(br, &http.Request{Method: cmp.Or(x.method, "GET")})
+						if err != nil {
+							t.Errorf("client %d, answer %d of %q: %v (on this connection: %q)", g, i, batch[i].raw[:min(len(batch[i].raw), 40)], err, history)
+							break connection
+						}
+						body, err := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						if err != nil || resp.StatusCode != x.status || x.status == 200 && !bytes.Equal(body, x.body) {
+							t.Errorf("client %d, %q: %d, %d bytes (%v); want %d, %d bytes", g, x.raw[:min(len(x.raw), 40)], resp.StatusCode, len(body), err, x.status, len(x.body))
+							break connection
+						}
+						if x.last {
+							break connection
+						}
+					}
+				}
+				conn.Close()
+			}
+		})
+	}
+	clients.Wait()
+
+	// The clients are gone: so are their connections and requests.
+	var left int
+	var inFlight int64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		p.loop.do(func() {
+			left = 0
+			for _, c := range p.loop.conns {
+				if c.b == nil {
+					left++
+				}
+			}
+			inFlight = 0
+			for _, b := range p.pools.get(p.cfg, poolKey{"projects/p/global/backendServices/web", modeProxy}).healthy {
+				inFlight += b.inFlight.Load()
+			}
+		})
+		if left == 0 && inFlight == 0 {
+			break
+		}
+	}
+	if left != 0 || inFlight != 0 {
+		t.Errorf("after the clients left, the loop keeps %d of their connections, and %d requests are in flight", left, inFlight)
+	}
+	var carried, handoffs dto.Metric
+	p.loop.carried.Write(&carried)
+	p.loop.handoffs.Write(&handoffs)
+	if carried.GetCounter().GetValue() == 0 || handoffs.GetCounter().GetValue() == 0 {
+		t.Errorf("the mix was not mixed: %v carried, %v handed over", carried.GetCounter().GetValue(), handoffs.GetCounter().GetValue())
 	}
 }
