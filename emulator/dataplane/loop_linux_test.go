@@ -325,6 +325,14 @@ func TestEventLoop_Mixed(t *testing.T) {
 		case "reset":
 			c, _, _ := w.(http.Hijacker).Hijack()
 			c.Close()
+		case "eof": // a body that ends with the connection
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Write(append([]byte("HTTP/1.1 200 OK\r\n\r\n"), mixedBody(n)...))
+			c.Close()
+		case "hints":
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Write(mixedBody(n))
 		}
 	}))
 	defer backend.Close()
@@ -342,7 +350,7 @@ func TestEventLoop_Mixed(t *testing.T) {
 	pick := func(r *rand.Rand) exchange {
 		n := sizes[r.IntN(len(sizes))]
 		get := func(path string) string { return "GET " + path + " HTTP/1.1\r\nHost: lb\r\n\r\n" }
-		switch r.IntN(9) {
+		switch r.IntN(12) {
 		case 0:
 			return exchange{raw: get(fmt.Sprint("/chunk/", n)), status: 200, body: mixedBody(n)}
 		case 1:
@@ -360,6 +368,13 @@ func TestEventLoop_Mixed(t *testing.T) {
 			return exchange{raw: fmt.Sprintf("GET /len/%d HTTP/1.0\r\nHost: lb\r\n\r\n", n), status: 200, body: mixedBody(n), last: true}
 		case 7:
 			return exchange{raw: fmt.Sprintf("GET /len/%d HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n", n), status: 200, body: mixedBody(n), last: true}
+		case 8: // a body past what the loop carries: handed to fasthttp
+			body := mixedBody(100000)
+			return exchange{raw: fmt.Sprintf("POST /echo/0 HTTP/1.1\r\nHost: lb\r\nContent-Length: %d\r\n\r\n%s", len(body), body), status: 200, body: body}
+		case 9:
+			return exchange{raw: get(fmt.Sprint("/eof/", n)), status: 200, body: mixedBody(n), last: true}
+		case 10:
+			return exchange{raw: get(fmt.Sprint("/hints/", n)), status: 200, body: mixedBody(n)}
 		}
 		return exchange{raw: get(fmt.Sprint("/len/", n)), status: 200, body: mixedBody(n)}
 	}
@@ -402,6 +417,9 @@ func TestEventLoop_Mixed(t *testing.T) {
 							break connection
 						}
 						resp, err := http.ReadResponse(br, &http.Request{Method: cmp.Or(x.method, "GET")})
+						for err == nil && resp.StatusCode == http.StatusEarlyHints {
+							resp, err = http.ReadResponse(br, &http.Request{Method: cmp.Or(x.method, "GET")})
+						}
 						if err != nil {
 							t.Errorf("client %d, answer %d of %q: %v (on this connection: %q)", g, i, batch[i].raw[:min(len(batch[i].raw), 40)], err, history)
 							break connection
