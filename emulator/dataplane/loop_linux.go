@@ -358,15 +358,19 @@ func (lp *eventLoop) ready(c *loopConn, events uint32) {
 		lp.relay(c)
 		return
 	}
-	if c.req != nil {
-		// Pipelined behind the request in flight: kept for later, and no
-		// more read than one request may be (head and body) meanwhile.
-		if len(c.in) >= maxHeaderBytes {
-			lp.pause(c, true)
-		}
-		return
-	}
 	lp.serve(c)
+	lp.readOn(c)
+}
+
+// readOn pauses reading c, a client's connection, while it waits behind a
+// request in flight or an answer not yet written and already holds what
+// one request may be (head and body): a client that sends without
+// reading costs the loop at most twice that. Otherwise c is read on.
+func (lp *eventLoop) readOn(c *loopConn) {
+	if !c.closed {
+		waiting := c.req != nil || c.closeAfter || len(c.out) > 0
+		lp.pause(c, waiting && len(c.in) >= maxHeaderBytes)
+	}
 }
 
 // serve forwards c's next request, when it has one whole, or hands c to
@@ -579,8 +583,8 @@ func (lp *eventLoop) next(c *loopConn) {
 		return
 	}
 	lp.setTimer(c, time.Now().Add(loopIdleTimeout), timerIdle)
-	lp.pause(c, false)
 	lp.serve(c) // a request that came while this one was in flight
+	lp.readOn(c)
 }
 
 // pause stops reading c, or reads it again.
@@ -705,6 +709,7 @@ func (lp *eventLoop) flush(c *loopConn) {
 			lp.close(c)
 		} else {
 			lp.serve(c) // a request that waited for the last answer to be written
+			lp.readOn(c)
 		}
 	}
 }

@@ -51,6 +51,39 @@ func loopPlane(t *testing.T, backend string) (*Plane, string) {
 	return p, addr
 }
 
+// clientConn is the loop's one client connection, looked at on the loop's
+// goroutine; it waits for the loop to accept it.
+func clientConn(t *testing.T, p *Plane, f func(c *loopConn)) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		found := false
+		p.loop.do(func() {
+			for _, c := range p.loop.conns {
+				if c.b == nil {
+					found = true
+					f(c)
+				}
+			}
+		})
+		if found {
+			return
+		}
+	}
+	t.Fatal("the loop has no client connection")
+}
+
+// heldIn waits until the loop keeps at least maxHeaderBytes read of its
+// client connection, and a little more, and says how much it keeps.
+func heldIn(t *testing.T, p *Plane) (n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); n < maxHeaderBytes && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		clientConn(t, p, func(c *loopConn) { n = len(c.in) })
+	}
+	time.Sleep(50 * time.Millisecond) // the client writes on, and the loop must not read it
+	clientConn(t, p, func(c *loopConn) { n = len(c.in) })
+	return n
+}
+
 func getOK(t *testing.T, client *http.Client, url string) {
 	t.Helper()
 	resp, err := client.Get(url)
@@ -201,15 +234,7 @@ func TestEventLoop_HandOffAfterWrites(t *testing.T) {
 	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
 	// The loop's end of the connection keeps a small send buffer, so
 	// that most of the answer waits in the loop, not in the kernel.
-	for small := false; !small; time.Sleep(time.Millisecond) {
-		p.loop.do(func() {
-			for fd, c := range p.loop.conns {
-				if c.b == nil {
-					small = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) == nil
-				}
-			}
-		})
-	}
+	clientConn(t, p, func(c *loopConn) { unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) })
 	io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: lb\r\n\r\nGET / HTTP/1.0\r\nHost: lb\r\n\r\n")
 	time.Sleep(300 * time.Millisecond) // not reading: the loop holds the rest of the first answer
 	br := bufio.NewReader(conn)
@@ -254,21 +279,7 @@ func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
 	raw := "GET /hold HTTP/1.1\r\nHost: lb\r\n\r\n" + strings.Repeat("GET /next HTTP/1.1\r\nHost: lb\r\n\r\n", behind)
 	go io.WriteString(conn, raw) // blocks while the loop does not read
 
-	held := func() (n int) { // what the loop read of the client and keeps
-		p.loop.do(func() {
-			for _, c := range p.loop.conns {
-				if c.b == nil {
-					n = len(c.in)
-				}
-			}
-		})
-		return n
-	}
-	for deadline := time.Now().Add(5 * time.Second); held() < maxHeaderBytes && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // the client writes on, and the loop must not read it
-	if held := held(); held < maxHeaderBytes || held >= maxHeaderBytes+loopBufferSize {
+	if held := heldIn(t, p); held < maxHeaderBytes || held >= maxHeaderBytes+loopBufferSize {
 		t.Errorf("behind the request in flight the loop holds %d bytes of the client's, want from %d to %d", held, maxHeaderBytes, maxHeaderBytes+loopBufferSize)
 	}
 	close(release)
@@ -286,6 +297,53 @@ func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
 		}
 		if resp.StatusCode != 200 || string(body) != want {
 			t.Fatalf("answer %d: %d %q, want 200 %q", i, resp.StatusCode, body, want)
+		}
+	}
+}
+
+// A client that does not read its answer while it sends more requests
+// is no longer read once it has sent what one request may be: the loop
+// keeps no more of it while the answer waits, then serves the rest.
+func TestEventLoop_FloodWhileWriting(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<10) // 192 KiB: whole in the loop, never pausing the backend
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			w.Write(big)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer backend.Close()
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
+	clientConn(t, p, func(c *loopConn) { unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) })
+	const behind = 10000 // 350 KB of requests
+	go io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: lb\r\n\r\n"+strings.Repeat("GET /next HTTP/1.1\r\nHost: lb\r\n\r\n", behind))
+
+	var waiting int
+	if held := heldIn(t, p); held < maxHeaderBytes || held >= maxHeaderBytes+loopBufferSize {
+		t.Errorf("while its answer waits, the loop holds %d bytes of the client's, want from %d to %d", held, maxHeaderBytes, maxHeaderBytes+loopBufferSize)
+	}
+	clientConn(t, p, func(c *loopConn) { waiting = len(c.out) })
+	if waiting == 0 {
+		t.Fatal("the first answer does not wait in the loop: the test sees nothing")
+	}
+	br := bufio.NewReader(conn)
+	for i := range behind + 1 {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d of %d: %v", i, behind+1, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || i == 0 && !bytes.Equal(body, big) || i > 0 && string(body) != "ok" {
+			t.Fatalf("answer %d: %d, %d bytes", i, resp.StatusCode, len(body))
 		}
 	}
 }
