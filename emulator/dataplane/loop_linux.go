@@ -66,7 +66,7 @@ type loopConn struct {
 	closeAfter bool
 
 	// paused: not read for now. A backend's, until its client takes what
-	// waits; a client's, until its request in flight is answered.
+	// waits; a client's, as readOn says.
 	paused bool
 
 	// A backend's answer being relayed.
@@ -589,7 +589,7 @@ func (lp *eventLoop) next(c *loopConn) {
 
 // pause stops reading c, or reads it again.
 func (lp *eventLoop) pause(c *loopConn, paused bool) {
-	if c.paused != paused {
+	if c.paused != paused && !c.closed { // a closed one's number may be another's now
 		c.paused = paused
 		lp.watch(c.fd, lp.events(c), unix.EPOLL_CTL_MOD)
 	}
