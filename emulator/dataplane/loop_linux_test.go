@@ -19,36 +19,44 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/sys/unix"
-
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 )
 
 // loopPlane is a plane with its event loop, whose one listener forwards
 // to the backend at backend; it answers at the address returned.
 func loopPlane(t *testing.T, backend string) (*Plane, string) {
 	t.Helper()
-	host, port, _ := net.SplitHostPort(backend)
-	n, _ := strconv.Atoi(port)
-	service := "projects/p/global/backendServices/web"
-	p := New(Options{EventLoop: true, Health: fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}})
-	t.Cleanup(p.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, lport, _ := net.SplitHostPort(addr)
-	p.Set("backendServices", service, []byte(`{"protocol":"HTTP"}`))
-	p.Set("urlMaps", "projects/p/global/urlMaps/um", []byte(`{"defaultService":"`+service+`"}`))
-	p.Set("targetHttpProxies", "projects/p/global/targetHttpProxies/tp", []byte(`{"urlMap":"projects/p/global/urlMaps/um"}`))
-	p.Set("forwardingRules", "projects/p/global/forwardingRules/fr",
-		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`))
-	p.Apply()
+	p, addr := proxyPlane(t, Options{EventLoop: true}, backend)
 	if p.loop == nil {
 		t.Fatal("the plane has no event loop")
 	}
 	return p, addr
+}
+
+// slowClient puts a plane with its event loop in front of a backend that
+// answers /big with big and any other path with "ok", and dials it as a
+// client that reads slowly: its receive buffer is small, and so is the
+// loop's send buffer on its connection, so an answer waits in the loop,
+// not in the kernel.
+func slowClient(t *testing.T, big []byte) (*Plane, net.Conn) {
+	t.Helper()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			w.Write(big)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	t.Cleanup(backend.Close)
+	p, addr := loopPlane(t, backend.Listener.Addr().String())
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
+	clientConn(t, p, func(c *loopConn) { unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) })
+	return p, conn
 }
 
 // clientConn is the loop's one client connection, looked at on the loop's
@@ -215,26 +223,8 @@ func TestEventLoop_BrokenBody(t *testing.T) {
 // most of the first answer, and the second request (HTTP/1.0, which the
 // loop leaves to fasthttp) came in the same write.
 func TestEventLoop_HandOffAfterWrites(t *testing.T) {
-	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<10) // 192 KiB: less than loopMaxPending, so the backend is never paused
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/big" {
-			w.Write(big)
-			return
-		}
-		io.WriteString(w, "ok")
-	}))
-	defer backend.Close()
-	p, addr := loopPlane(t, backend.Listener.Addr().String())
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
-	// The loop's end of the connection keeps a small send buffer, so
-	// that most of the answer waits in the loop, not in the kernel.
-	clientConn(t, p, func(c *loopConn) { unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) })
+	big := mixedBody(192 << 10) // less than loopMaxPending: the backend is never paused
+	_, conn := slowClient(t, big)
 	io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: lb\r\n\r\nGET / HTTP/1.0\r\nHost: lb\r\n\r\n")
 	time.Sleep(300 * time.Millisecond) // not reading: the loop holds the rest of the first answer
 	br := bufio.NewReader(conn)
@@ -275,7 +265,7 @@ func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(20 * time.Second))
-	const behind = 4000 // 140 KB of requests
+	const behind = 3000 // 105 KB of requests
 	raw := "GET /hold HTTP/1.1\r\nHost: lb\r\n\r\n" + strings.Repeat("GET /next HTTP/1.1\r\nHost: lb\r\n\r\n", behind)
 	go io.WriteString(conn, raw) // blocks while the loop does not read
 
@@ -305,25 +295,9 @@ func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
 // is no longer read once it has sent what one request may be: the loop
 // keeps no more of it while the answer waits, then serves the rest.
 func TestEventLoop_FloodWhileWriting(t *testing.T) {
-	big := bytes.Repeat([]byte("0123456789abcdef"), 12<<10) // 192 KiB: whole in the loop, never pausing the backend
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/big" {
-			w.Write(big)
-			return
-		}
-		io.WriteString(w, "ok")
-	}))
-	defer backend.Close()
-	p, addr := loopPlane(t, backend.Listener.Addr().String())
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
-	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
-	clientConn(t, p, func(c *loopConn) { unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4<<10) })
-	const behind = 10000 // 350 KB of requests
+	big := mixedBody(192 << 10) // whole in the loop: the backend is never paused
+	p, conn := slowClient(t, big)
+	const behind = 6000 // 210 KB of requests
 	go io.WriteString(conn, "GET /big HTTP/1.1\r\nHost: lb\r\n\r\n"+strings.Repeat("GET /next HTTP/1.1\r\nHost: lb\r\n\r\n", behind))
 
 	var waiting int

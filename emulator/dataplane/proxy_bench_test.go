@@ -28,19 +28,21 @@ func (f fixedHealth) Statuses(owner string) []health.Status {
 	return out
 }
 
-// BenchmarkHTTPProxy is one request through an Application Load
-// Balancer's listener to a loopback backend, client and backend in this
-// process: the cost of the data plane's own code, for profiles
-// (-cpuprofile); make bench compares the whole proxy with HAProxy.
-func BenchmarkHTTPProxy(b *testing.B) {
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
-	defer backend.Close()
-	host, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
+// proxyPlane is a plane made with opts, whose one Application Load
+// Balancer listener forwards to the healthy backend at backend; it
+// answers at the address returned, and closes when tb ends.
+func proxyPlane(tb testing.TB, opts Options, backend string) (*Plane, string) {
+	tb.Helper()
+	host, port, _ := net.SplitHostPort(backend)
 	n, _ := strconv.Atoi(port)
 	service := "projects/p/global/backendServices/web"
-	p := New(Options{Health: fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}})
-	defer p.Close()
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	opts.Health = fixedHealth{owner: service, eps: []health.Endpoint{{IP: host, Port: n}}}
+	p := New(opts)
+	tb.Cleanup(p.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	addr := ln.Addr().String()
 	ln.Close()
 	_, lport, _ := net.SplitHostPort(addr)
@@ -50,6 +52,17 @@ func BenchmarkHTTPProxy(b *testing.B) {
 	p.Set("forwardingRules", "projects/p/global/forwardingRules/fr",
 		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`))
 	p.Apply()
+	return p, addr
+}
+
+// BenchmarkHTTPProxy is one request through an Application Load
+// Balancer's listener to a loopback backend, client and backend in this
+// process: the cost of the data plane's own code, for profiles
+// (-cpuprofile); make bench compares the whole proxy with HAProxy.
+func BenchmarkHTTPProxy(b *testing.B) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer backend.Close()
+	_, addr := proxyPlane(b, Options{}, backend.Listener.Addr().String())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
