@@ -437,7 +437,7 @@ func latency(addr string, rate int, d time.Duration) (p50, p99 time.Duration, fa
 // failoverTrials is how many times failover breaks a backend per proxy:
 // when a break falls in the checks' interval decides how long it takes
 // to see, so one trial says little.
-const failoverTrials = 3
+const failoverTrials = 6
 
 // failover breaks backend 0 failoverTrials times, at a random moment of
 // the check interval, at a steady rate, and returns the mean of the
