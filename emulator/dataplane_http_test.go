@@ -101,6 +101,20 @@ func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 	return s, release
 }
 
+// dialLB opens a connection to the listener at lb (an http:// URL), for
+// a test that writes its requests itself; it must be done within timeout,
+// and the connection closes when t ends.
+func dialLB(t *testing.T, lb string, timeout time.Duration) *net.TCPConn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(timeout))
+	return conn.(*net.TCPConn)
+}
+
 // wireLB puts backend behind an Application Load Balancer of the given
 // service protocol (its health check of the same protocol) and returns the
 // listener's address.
@@ -200,11 +214,7 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 	}
 
 	// A backend that closes its connection does not close the client's.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialLB(t, lb, 10*time.Second)
 	cr := bufio.NewReader(conn)
 	for i := range 2 {
 		fmt.Fprintf(conn, "GET /close HTTP/1.1\r\nHost: lb\r\n\r\n")
@@ -272,12 +282,7 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 			}
 		}
 		// HTTP/1.0 without keep-alive closes too.
-		conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		conn := dialLB(t, lb, 10*time.Second)
 		io.WriteString(conn, "GET /old HTTP/1.0\r\nHost: lb\r\n\r\n")
 		if all, err := io.ReadAll(conn); err != nil || !bytes.HasPrefix(all, []byte("HTTP/1.1 200")) || !bytes.HasSuffix(all, []byte("\r\n\r\nok")) {
 			t.Fatalf("an HTTP/1.0 request got %q (%v), want HTTP/1.1 200 and ok, then the connection closed", all, err)
@@ -305,12 +310,7 @@ func TestDataPlane_HTTPUpgradeReachesTheBackend(t *testing.T) {
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 
-	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn := dialLB(t, lb, 10*time.Second)
 	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
@@ -903,13 +903,8 @@ func eventLoopSlowClient(t *testing.T) {
 	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn := dialLB(t, lb, 20*time.Second)
+	conn.SetReadBuffer(16 << 10)
 	for range 2 { // the second on the same connection, after the first's end
 		io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n")
 		time.Sleep(300 * time.Millisecond) // not reading: the answer piles up
@@ -933,13 +928,8 @@ func eventLoopPipelinedHandOff(t *testing.T) {
 	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
-	conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	conn.(*net.TCPConn).SetReadBuffer(16 << 10)
+	conn := dialLB(t, lb, 10*time.Second)
+	conn.SetReadBuffer(16 << 10)
 	io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n"+
 		"GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
 	time.Sleep(300 * time.Millisecond) // not reading: the first answer waits in the loop when the second comes up

@@ -359,7 +359,6 @@ func (lp *eventLoop) ready(c *loopConn, events uint32) {
 		return
 	}
 	lp.serve(c)
-	lp.readOn(c)
 }
 
 // readOn pauses reading c, a client's connection, while it waits behind a
@@ -376,6 +375,7 @@ func (lp *eventLoop) readOn(c *loopConn) {
 // serve forwards c's next request, when it has one whole, or hands c to
 // fasthttp when the loop cannot carry it.
 func (lp *eventLoop) serve(c *loopConn) {
+	defer lp.readOn(c) // whatever came of it: whether c is read meanwhile
 	// One request at a time, once the last answer is written: a
 	// connection handed over must have nothing of the loop's left to
 	// write (flush calls again).
@@ -584,7 +584,6 @@ func (lp *eventLoop) next(c *loopConn) {
 	}
 	lp.setTimer(c, time.Now().Add(loopIdleTimeout), timerIdle)
 	lp.serve(c) // a request that came while this one was in flight
-	lp.readOn(c)
 }
 
 // pause stops reading c, or reads it again.
@@ -709,7 +708,6 @@ func (lp *eventLoop) flush(c *loopConn) {
 			lp.close(c)
 		} else {
 			lp.serve(c) // a request that waited for the last answer to be written
-			lp.readOn(c)
 		}
 	}
 }

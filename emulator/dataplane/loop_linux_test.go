@@ -273,22 +273,7 @@ func TestEventLoop_PipelinedPastBuffer(t *testing.T) {
 		t.Errorf("behind the request in flight the loop holds %d bytes of the client's, want from %d to %d", held, maxHeaderBytes, maxHeaderBytes+loopBufferSize)
 	}
 	close(release)
-	br := bufio.NewReader(conn)
-	for i := range behind + 1 {
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("answer %d of %d: %v", i, behind+1, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		want := "/next"
-		if i == 0 {
-			want = "/hold"
-		}
-		if resp.StatusCode != 200 || string(body) != want {
-			t.Fatalf("answer %d: %d %q, want 200 %q", i, resp.StatusCode, body, want)
-		}
-	}
+	readAnswers(t, conn, []byte("/hold"), "/next", behind)
 }
 
 // A client that does not read its answer while it sends more requests
@@ -308,6 +293,13 @@ func TestEventLoop_FloodWhileWriting(t *testing.T) {
 	if waiting == 0 {
 		t.Fatal("the first answer does not wait in the loop: the test sees nothing")
 	}
+	readAnswers(t, conn, big, "ok", behind)
+}
+
+// readAnswers reads the answers to pipelined requests from conn: the
+// first must be 200 with first, the behind after it 200 with rest.
+func readAnswers(t *testing.T, conn net.Conn, first []byte, rest string, behind int) {
+	t.Helper()
 	br := bufio.NewReader(conn)
 	for i := range behind + 1 {
 		resp, err := http.ReadResponse(br, nil)
@@ -316,8 +308,12 @@ func TestEventLoop_FloodWhileWriting(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || i == 0 && !bytes.Equal(body, big) || i > 0 && string(body) != "ok" {
-			t.Fatalf("answer %d: %d, %d bytes", i, resp.StatusCode, len(body))
+		want := []byte(rest)
+		if i == 0 {
+			want = first
+		}
+		if resp.StatusCode != 200 || !bytes.Equal(body, want) {
+			t.Fatalf("answer %d: %d, %d bytes %.20q; want 200, %d bytes %.20q", i, resp.StatusCode, len(body), body, len(want), want)
 		}
 	}
 }
