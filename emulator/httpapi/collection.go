@@ -121,6 +121,7 @@ func (c *collection[T, P]) decodeResource(r *http.Request, body []byte) (P, docu
 // decodeDocument is decodeResource for a body already parsed.
 func (c *collection[T, P]) decodeDocument(r *http.Request, doc document) (P, document, error) {
 	c.s.unknownFields(r, c.def.Schema(), doc)
+	schema.DropUnsetValues(c.def.Schema(), doc)
 	if err := checkSchema(c.def.Schema(), doc); err != nil {
 		return nil, nil, err
 	}

@@ -201,10 +201,11 @@ func (s *Server) decodeBody(r *http.Request, body []byte, name string, v any) er
 		return err
 	}
 	s.unknownFields(r, name, doc)
+	schema.DropUnsetValues(name, doc)
 	if err := checkEnums(name, doc); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal(mustJSON(doc), v); err != nil {
 		return decodeError(err)
 	}
 	return nil

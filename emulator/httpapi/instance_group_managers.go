@@ -22,15 +22,9 @@ import (
 func (s *Server) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
 	c := newCollection[api.InstanceTemplate, *api.InstanceTemplate](s, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
 	c.resolve = s.resolveInstanceTemplate
-	c.refs = func(t *api.InstanceTemplate) []string {
-		var refs []string
-		if t.Properties != nil {
-			for _, ni := range t.Properties.NetworkInterfaces {
-				refs = append(refs, ni.Network, ni.Subnetwork)
-			}
-		}
-		return refs
-	}
+	// No refs: the API does not count a template as a user of the network
+	// and subnetwork it names (they can be deleted under it; a group then
+	// fails to make instances from it), so a template blocks no delete.
 	return c
 }
 

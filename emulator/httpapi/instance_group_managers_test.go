@@ -229,3 +229,21 @@ func TestInstanceGroupManagers_Regional(t *testing.T) {
 		"distributionPolicy": {"zones": [{"zone": "zones/us-west1-a"}]}}`, 400, api.ReasonInvalid),
 		`distributionPolicy.zones[0].zone ("zones/us-west1-a") must be a zone of the group's region (us-east1)`)
 }
+
+// TestInstanceTemplates_BlockNoDelete: the API does not count a template as
+// a user of the subnetwork and network it names, so both can be deleted
+// under it (destroying a configuration deletes them in any order); an
+// instance that uses the subnetwork still blocks its delete.
+func TestInstanceTemplates_BlockNoDelete(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert(templatesPath, `{"name": "web", "properties": {"machineType": "e2-small",
+		"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "regions/us-east1/subnetworks/sub"}]}}`)
+	e.insert(instancesPath, `{"name": "vm", "machineType": "zones/us-east1-b/machineTypes/e2-small",
+		"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "regions/us-east1/subnetworks/sub"}]}`)
+	wantMessage(t, e.fail("DELETE", subnetworksPath+"/sub", "", 400, api.ReasonResourceInUse), "instances/vm")
+	e.ok("DELETE", instancesPath+"/vm", "", nil)
+	e.ok("DELETE", subnetworksPath+"/sub", "", nil)
+	e.ok("DELETE", networksPath+"/net", "", nil)
+	e.ok("GET", templatesPath+"/web", "", nil)
+}

@@ -87,3 +87,30 @@ func TestUnknownFields_LoggingIsBounded(t *testing.T) {
 		t.Errorf("%d unknown fields logged, want some and at most 1000", n)
 	}
 }
+
+// TestUnsetValues_ReadAsUnset: terraform-provider-google sends an instance
+// template's empty node_affinities as "nodeAffinities": [null] and its unset
+// enums as "" ("provisioningModel", "instanceTerminationAction"); the API
+// reads both as unset and stores the template without them. An enum's value
+// that is not empty and not one of its values is still refused.
+func TestUnsetValues_ReadAsUnset(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert(templatesPath, `{"name": "web", "properties": {"machineType": "e2-small",
+		"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "sub"}],
+		"scheduling": {"automaticRestart": true, "onHostMaintenance": "MIGRATE", "nodeAffinities": [null],
+			"provisioningModel": "", "instanceTerminationAction": ""}}}`)
+	_, body := e.do("GET", templatesPath+"/web", "")
+	for _, gone := range []string{"nodeAffinities", "provisioningModel", "instanceTerminationAction"} {
+		if strings.Contains(string(body), gone) {
+			t.Errorf("stored %s, want it without %s", body, gone)
+		}
+	}
+	if !strings.Contains(string(body), `"onHostMaintenance": "MIGRATE"`) {
+		t.Errorf("stored %s, want onHostMaintenance kept", body)
+	}
+	wantMessage(t, e.fail("POST", templatesPath, `{"name": "spot", "properties": {"machineType": "e2-small",
+		"networkInterfaces": [{"network": "global/networks/net"}], "scheduling": {"provisioningModel": "SPOTTY"}}}`, 400, api.ReasonInvalid),
+		`properties.scheduling.provisioningModel ("SPOTTY") must be one of`)
+	e.fail("GET", templatesPath+"/spot", "", 404, api.ReasonNotFound)
+}

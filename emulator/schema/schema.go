@@ -488,3 +488,57 @@ func rewriteRefs(s *Schema, v any, rewrite func(string) string) {
 		}
 	}
 }
+
+// DropUnsetValues removes from v, in place and at every depth, what the
+// Compute API reads as unset though a client wrote it: the null members of
+// a list ("nodeAffinities": [null], as terraform-provider-google sends an
+// empty set) and an enumerated field's empty string
+// ("provisioningModel": "", its default). The API accepts both and answers
+// without them.
+func DropUnsetValues(name string, v any) {
+	dropUnsetValues(schemas[name], v)
+}
+
+func dropUnsetValues(s *Schema, v any) {
+	if s == nil {
+		return
+	}
+	if s.Ref != "" {
+		dropUnsetValues(schemas[s.Ref], v)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, val := range v {
+			p := s.Properties[k]
+			if p == nil {
+				p = s.AdditionalProperties
+			}
+			if p == nil {
+				continue
+			}
+			if p.Ref != "" {
+				p = schemas[p.Ref]
+			}
+			if p == nil {
+				continue
+			}
+			if str, ok := val.(string); ok && str == "" && len(p.Enum) > 0 {
+				delete(v, k)
+				continue
+			}
+			if list, ok := val.([]any); ok && p.Type == "array" && slices.Contains(list, nil) {
+				if list = slices.DeleteFunc(list, func(item any) bool { return item == nil }); len(list) == 0 {
+					delete(v, k) // the API answers an empty list by leaving it out
+					continue
+				}
+				v[k] = list
+			}
+			dropUnsetValues(p, v[k])
+		}
+	case []any:
+		for _, item := range v {
+			dropUnsetValues(s.Items, item)
+		}
+	}
+}
