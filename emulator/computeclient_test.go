@@ -2758,3 +2758,90 @@ func TestComputeAnswers_ExtensionsOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// ccRouterNat is the NAT terraform-google-modules/cloud-nat writes beside
+// a managed group: Google allocates its addresses, it serves every range
+// of every subnetwork.
+func ccRouterNat(name string) *compute.RouterNat {
+	return &compute.RouterNat{
+		Name: name, NatIpAllocateOption: "AUTO_ONLY", SourceSubnetworkIpRangesToNat: "ALL_SUBNETWORKS_ALL_IP_RANGES",
+		MinPortsPerVm: 64, UdpIdleTimeoutSec: 30, LogConfig: &compute.RouterNatLogConfig{Enable: true, Filter: "ERRORS_ONLY"},
+	}
+}
+
+func TestComputeRouters_InsertGetPatchNatsDelete(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	network, _ := c.insertNetwork()
+	op := c.done("insert", ccR(c.svc.Routers.Insert(ccProject, ccRegion, &compute.Router{
+		Name: "lb-router", Network: network, Bgp: &compute.RouterBgp{Asn: 64514, AdvertiseMode: "DEFAULT"},
+	}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccRegional("routers", "lb-router"))
+	r := ccMust(t, "get", ccR(c.svc.Routers.Get(ccProject, ccRegion, "lb-router").Context(c.ctx).Do()))
+	c.checkMeta("compute#router", ccRegional("routers", "lb-router"), r.Kind, r.Id, r.SelfLink, r.CreationTimestamp)
+	if r.Network != network || r.Bgp == nil || r.Bgp.Asn != 64514 || r.Region != c.regionLink() {
+		t.Errorf("got %s, want the fields as sent, in the region", ccJSON(r))
+	}
+	// google_compute_router_nat adds its NAT by patching the router's nats.
+	c.done("patch", ccR(c.svc.Routers.Patch(ccProject, ccRegion, "lb-router", &compute.Router{Nats: []*compute.RouterNat{ccRouterNat("lb-nat")}}).Context(c.ctx).Do()))
+	r = ccMust(t, "get", ccR(c.svc.Routers.Get(ccProject, ccRegion, "lb-router").Context(c.ctx).Do()))
+	if len(r.Nats) != 1 || r.Nats[0].Name != "lb-nat" || r.Nats[0].MinPortsPerVm != 64 || r.Bgp == nil || r.Bgp.Asn != 64514 {
+		t.Errorf("after the patch: %s, want the NAT added and the BGP settings kept", ccJSON(r))
+	}
+	st := ccMust(t, "status", ccR(c.svc.Routers.GetRouterStatus(ccProject, ccRegion, "lb-router").Context(c.ctx).Do()))
+	if st.Result == nil || st.Result.Network != network || len(st.Result.NatStatus) != 1 || st.Result.NatStatus[0].Name != "lb-nat" {
+		t.Errorf("status %s, want the network and the NAT", ccJSON(st))
+	}
+	list := ccMust(t, "list", ccR(c.svc.Routers.List(ccProject, ccRegion).Context(c.ctx).Do()))
+	if len(list.Items) != 1 || list.Items[0].Name != "lb-router" {
+		t.Errorf("list %s, want lb-router", ccJSON(list))
+	}
+	_, err := c.svc.Networks.Delete(ccProject, "lb-network").Context(c.ctx).Do()
+	ccWantError(t, "delete the router's network", err, 400, "resourceInUseByAnotherResource")
+	c.done("delete", ccR(c.svc.Routers.Delete(ccProject, ccRegion, "lb-router").Context(c.ctx).Do()))
+	_, err = c.svc.Routers.Get(ccProject, ccRegion, "lb-router").Context(c.ctx).Do()
+	ccWantError(t, "get after delete", err, 404, "notFound")
+}
+
+// A NAT's addresses and subnetworks are references: they must exist, be of
+// the router's region (and network), and stay while the NAT names them. A
+// peer's MD5 key is never returned.
+func TestComputeRouters_NatReferencesAndSecrets(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	network, subnetwork := c.insertNetwork()
+	c.done("address", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{Name: "nat-ip"}).Context(c.ctx).Do()))
+	manual := &compute.RouterNat{Name: "nat", NatIpAllocateOption: "MANUAL_ONLY", NatIps: []string{"nat-ip"},
+		SourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
+		Subnetworks: []*compute.RouterNatSubnetworkToNat{{Name: subnetwork, SourceIpRangesToNat: []string{"ALL_IP_RANGES"}}}}
+	missing := *manual
+	missing.NatIps = []string{"regions/" + ccRegion + "/addresses/nope"}
+	_, err := c.svc.Routers.Insert(ccProject, ccRegion, &compute.Router{Name: "r", Network: network, Nats: []*compute.RouterNat{&missing}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a missing NAT address", err, 404, "notFound"); e != nil && !strings.Contains(e.Message, "addresses/nope") {
+		t.Errorf("message %q does not name the address", e.Message)
+	}
+	c.done("insert", ccR(c.svc.Routers.Insert(ccProject, ccRegion, &compute.Router{
+		Name: "r", Network: network, Nats: []*compute.RouterNat{manual},
+		Bgp:                   &compute.RouterBgp{Asn: 64514},
+		Interfaces:            []*compute.RouterInterface{{Name: "if-1", IpRange: "169.254.1.1/30"}},
+		Md5AuthenticationKeys: []*compute.RouterMd5AuthenticationKey{{Name: "k", Key: "s3cr3t-md5"}},
+		BgpPeers:              []*compute.RouterBgpPeer{{Name: "peer", InterfaceName: "if-1", PeerAsn: 65000, PeerIpAddress: "169.254.1.2", Md5AuthenticationKeyName: "k"}},
+	}).Context(c.ctx).Do()))
+	r := ccMust(t, "get", ccR(c.svc.Routers.Get(ccProject, ccRegion, "r").Context(c.ctx).Do()))
+	if n := r.Nats[0]; len(n.NatIps) != 1 || n.NatIps[0] != c.link(ccRegional("addresses", "nat-ip")) || n.Subnetworks[0].Name != subnetwork {
+		t.Errorf("NAT %s, want its address and subnetwork as URLs", ccJSON(n))
+	}
+	if strings.Contains(ccJSON(r), "s3cr3t-md5") || len(r.Md5AuthenticationKeys) != 1 {
+		t.Errorf("router %s: the MD5 key's name is returned, its key never", ccJSON(r))
+	}
+	_, err = c.svc.Addresses.Delete(ccProject, ccRegion, "nat-ip").Context(c.ctx).Do()
+	ccWantError(t, "delete the NAT's address", err, 400, "resourceInUseByAnotherResource")
+	_, err = c.svc.Subnetworks.Delete(ccProject, ccRegion, "lb-subnet").Context(c.ctx).Do()
+	ccWantError(t, "delete the NAT's subnetwork", err, 400, "resourceInUseByAnotherResource")
+	_, err = c.svc.Routers.Insert(ccProject, ccRegion, &compute.Router{Name: "bad", Network: network, Bgp: &compute.RouterBgp{Asn: 15169}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a public ASN", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "bgp.asn (15169) must be a private ASN") {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = c.svc.Routers.Get(ccProject, ccRegion, "bad").Context(c.ctx).Do()
+	ccWantError(t, "get the refused router", err, 404, "notFound")
+}

@@ -108,6 +108,7 @@ func (s *Server) collectionHandlers() map[string]handlers {
 		api.CollectionNetworks:                  {verbs: s.networks()},
 		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},
+		api.CollectionRouters:                   {verbs: s.routers(), methods: map[string]handler{"getRouterStatus": s.routerStatus}},
 		api.CollectionAddresses:                 {verbs: s.addresses()},
 		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
 		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]handler{"getHealth": s.healthSourceHealth}},

@@ -301,6 +301,12 @@ var Catalogue = []Collection{
 		Scopes: Regional, Updates: patchOnly, SharedAcrossProjects: true, Role: ProbeInput, New: newOf[Subnetwork]()},
 	{Name: CollectionFirewalls, Kind: KindFirewall, ListKind: KindFirewallList,
 		Scopes: Global, Updates: putPatch, Role: ProbeInput, New: newOf[Firewall]()},
+	// Cloud Routers and their NAT gateways: stored and validated, so that
+	// the managed groups of real configurations (a Cloud NAT beside them
+	// for their egress) apply; no traffic is translated.
+	{Name: CollectionRouters, Kind: KindRouter, ListKind: KindRouterList,
+		Scopes: Regional, Updates: putPatch, New: newOf[Router](),
+		Methods: []Method{{HTTP: "GET", Name: "getRouterStatus", Response: "RouterStatusResponse"}}},
 	{Name: CollectionAddresses, Kind: KindAddress, ListKind: KindAddressList,
 		Scopes: Regional | Global, New: newOf[Address]()},
 	{Name: CollectionHealthAggregationPolicies, Kind: KindHealthAggregationPolicy, ListKind: KindHealthAggregationPolicyList,
