@@ -2813,7 +2813,7 @@ func TestComputeRouters_NatReferencesAndSecrets(t *testing.T) {
 	c.done("address", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{Name: "nat-ip"}).Context(c.ctx).Do()))
 	manual := &compute.RouterNat{Name: "nat", NatIpAllocateOption: "MANUAL_ONLY", NatIps: []string{"nat-ip"},
 		SourceSubnetworkIpRangesToNat: "LIST_OF_SUBNETWORKS",
-		Subnetworks: []*compute.RouterNatSubnetworkToNat{{Name: subnetwork, SourceIpRangesToNat: []string{"ALL_IP_RANGES"}}}}
+		Subnetworks:                   []*compute.RouterNatSubnetworkToNat{{Name: subnetwork, SourceIpRangesToNat: []string{"ALL_IP_RANGES"}}}}
 	missing := *manual
 	missing.NatIps = []string{"regions/" + ccRegion + "/addresses/nope"}
 	_, err := c.svc.Routers.Insert(ccProject, ccRegion, &compute.Router{Name: "r", Network: network, Nats: []*compute.RouterNat{&missing}}).Context(c.ctx).Do()

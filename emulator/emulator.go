@@ -25,6 +25,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
@@ -121,6 +122,16 @@ type Config struct {
 	// DataPlaneEventLoop serves plain-HTTP listeners from the data plane's
 	// event loop (dataplane.Options.EventLoop).
 	DataPlaneEventLoop bool
+	// Workloads runs a simulated workload at the address of every instance
+	// the emulator gave a loopback address (package control): a server on
+	// each port its health checks probe and its load balancers send
+	// traffic to, as the instance's own web server would. Off by default
+	// here; the command turns it on (--workloads).
+	Workloads bool
+	// WorkloadBoot is how long an instance boots before its workload
+	// answers, unless its metadata says otherwise
+	// (api.MetadataBootSeconds); zero answers at once.
+	WorkloadBoot time.Duration
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -139,6 +150,9 @@ func (c Config) Validate() error {
 	}
 	if c.Limits.MaxConnections < 1 {
 		errs = append(errs, fmt.Errorf("--max-connections %d: want at least 1", c.Limits.MaxConnections))
+	}
+	if c.WorkloadBoot < 0 || c.WorkloadBoot > time.Hour {
+		errs = append(errs, fmt.Errorf("--workload-boot %s: want 0 (at once) to 1h", c.WorkloadBoot))
 	}
 	if c.OperationsTTL < time.Second {
 		errs = append(errs, fmt.Errorf("--operations-ttl %s: want at least 1s (clients read an operation right after the call that returned it)", c.OperationsTTL))
@@ -248,8 +262,9 @@ type Emulator struct {
 	engine        *health.Engine
 	aggregator    *aggregate.Aggregator
 	api           *httpapi.Server
-	plane         *dataplane.Plane // nil without a data plane
-	state         *syncState       // what sync keeps between writes
+	plane         *dataplane.Plane   // nil without a data plane
+	workloads     *control.Workloads // nil without simulated workloads
+	state         *syncState         // what sync keeps between writes
 	probeNetworks []netip.Prefix
 	probeMap      plan.ProbeMap
 	firewalls     plan.FirewallMode
@@ -322,6 +337,25 @@ func (e *Emulator) traffic() httpapi.TrafficReader {
 	return e.plane
 }
 
+// workloadControl is how the API reads and changes workloads: nil without
+// them.
+func (e *Emulator) workloadControl() httpapi.WorkloadControl {
+	if e.workloads == nil {
+		return nil
+	}
+	return e.workloads
+}
+
+// workloadEligible says which instance addresses get a simulated
+// workload: those the emulator gives out on loopback (127.0.1.1 and up for
+// instances outside a subnetwork, the managed-instance range), never
+// 127.0.0.0/24, where the emulator and the user's own servers listen.
+func workloadEligible(a netip.Addr) bool {
+	return a.Is4() && a.IsLoopback() && !userLoopback.Contains(a)
+}
+
+var userLoopback = netip.MustParsePrefix("127.0.0.0/24")
+
 // statusEvents is how many transitions the status page can list.
 const statusEvents = 200
 
@@ -362,6 +396,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
 			EventLoop: cfg.DataPlaneEventLoop})
 	}
+	if cfg.Workloads {
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log})
+	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
@@ -371,6 +408,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Aggregates: e.aggregator,
 		Events:     events,
 		Traffic:    e.traffic(),
+		Workloads:  e.workloadControl(),
 		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {
@@ -468,6 +506,9 @@ func (e *Emulator) close() error {
 	e.api.Close()
 	if e.plane != nil {
 		e.plane.Close()
+	}
+	if e.workloads != nil {
+		e.workloads.Close()
 	}
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())

@@ -45,7 +45,7 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 		return e.load(ctx)
 	}
 	y := e.state
-	planeChanged := false
+	planeChanged, workloadsChanged := false, false
 	for _, k := range keys {
 		c, ok := api.CollectionNamed(k.Collection)
 		toPlane := e.plane != nil && dataplane.Wants(k.Collection)
@@ -68,8 +68,15 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 			return err
 		}
 		y.set(c, k.Path(), obj)
+		workloadsChanged = e.setInstance(c, k.Path(), obj) || workloadsChanged
 	}
 	if owners := y.planner.Flush(); len(owners) > 0 {
+		if e.workloads != nil {
+			for owner, ts := range owners {
+				e.workloads.SetOwner(owner, ts)
+			}
+			workloadsChanged = true
+		}
 		e.engine.UpdateOwners(owners)
 		e.aggregator.OwnersChanged(slices.Sorted(maps.Keys(owners)))
 		planeChanged = true // the services' endpoints changed
@@ -80,12 +87,29 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 	if sources, composites := y.inputs.Flush(); len(sources) > 0 || len(composites) > 0 {
 		e.aggregator.Apply(sources, composites)
 	}
+	if workloadsChanged {
+		e.workloads.Reconcile()
+	}
 	return nil
+}
+
+// setInstance hands the workloads an instance that changed (nil: gone),
+// and reports whether it did.
+func (e *Emulator) setInstance(c api.Collection, path string, obj any) bool {
+	if e.workloads == nil || c.Name != api.CollectionInstances {
+		return false
+	}
+	in, _ := obj.(*api.Instance)
+	e.workloads.SetInstance(path, in)
+	return true
 }
 
 // load reads everything anew: at start, and after a reset.
 func (e *Emulator) load(ctx context.Context) error {
 	y := &syncState{planner: plan.NewPlanner(e.probeAllowed), inputs: aggregate.NewInputs()}
+	if e.workloads != nil {
+		e.workloads.Forget()
+	}
 	y.planner.SetProbeMap(e.probeMap)
 	y.planner.SetFirewalls(e.firewalls, e.universe)
 	y.planner.SetProbeMultiplicity(e.multiplicity)
@@ -118,10 +142,16 @@ func (e *Emulator) load(ctx context.Context) error {
 				return err
 			}
 			y.set(c, o.Path(), obj)
+			e.setInstance(c, o.Path(), obj)
 		}
 	}
 	e.state = y
-	e.engine.Update(y.planner.All())
+	all := y.planner.All()
+	if e.workloads != nil {
+		e.workloads.SetOwners(all)
+		e.workloads.Reconcile()
+	}
+	e.engine.Update(all)
 	e.aggregator.Update(y.inputs.All())
 	if e.plane != nil {
 		e.plane.Apply()

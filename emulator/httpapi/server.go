@@ -46,6 +46,7 @@ type Server struct {
 	health     HealthReader
 	aggregates AggregateReader
 	traffic    TrafficReader
+	workloads  WorkloadControl
 	// events feed the status page; streams counts its open streams, which
 	// end when streamsDone is closed (StopStreams).
 	events      *health.Events
@@ -116,6 +117,9 @@ type Options struct {
 	// Traffic is what the data plane carried, for the status page; nil
 	// shows no traffic section (the data plane is off).
 	Traffic TrafficReader
+	// Workloads are the instances' simulated workloads, which the API lists
+	// and breaks or heals; nil when they are off.
+	Workloads WorkloadControl
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
 	// OnChange runs after every mutation (under the write lock, before the
@@ -165,6 +169,7 @@ func New(st store.Store, o Options) *Server {
 		health:      o.Health,
 		aggregates:  o.Aggregates,
 		traffic:     o.Traffic,
+		workloads:   o.Workloads,
 		events:      o.Events,
 		streams:     make(chan struct{}, statusStreams),
 		streamsDone: make(chan struct{}),

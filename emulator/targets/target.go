@@ -329,3 +329,36 @@ func isMode(m Mode) bool {
 	}
 	return false
 }
+
+// StartOne starts one target of kind at addr (a loopback host:port), named
+// name, outside any Set: the emulator's simulated instance workloads are
+// such targets, one per port of an instance. cert is used by the TLS kinds
+// (nil: none is made, and a TLS kind is refused). Close stops it.
+func StartOne(ctx context.Context, name, kind, addr string, cert *tls.Certificate, log *slog.Logger) (*Target, error) {
+	if _, ok := kindModes[kind]; !ok {
+		return nil, fmt.Errorf("target %s: unknown kind %q", name, kind)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: address %q: %w", name, addr, err)
+	}
+	if _, err := loopbackIP(host); err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	if cert == nil && tlsKinds[kind] {
+		return nil, fmt.Errorf("target %s: a %s target needs a certificate", name, kind)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return startTarget(ctx, name, kind, addr, cert, log)
+}
+
+// tlsKinds are the kinds whose servers need a certificate.
+var tlsKinds = map[string]bool{KindHTTPS: true, KindHTTP2: true, KindSMTP: true, KindSMTPS: true, KindFTP: true, KindFTPS: true, KindLDAPS: true}
+
+// SetMode changes how the target behaves, as Set.SetMode does.
+func (t *Target) SetMode(m Mode) error { return t.st.setMode(m) }
+
+// Close stops the target for good; it is idempotent.
+func (t *Target) Close() error { return t.st.close() }

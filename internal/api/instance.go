@@ -24,6 +24,42 @@ type Instance struct {
 	// Tags and ServiceAccounts decide which firewall rules apply to it.
 	Tags            *Tags            `json:"tags,omitempty"`
 	ServiceAccounts []ServiceAccount `json:"serviceAccounts,omitempty"`
+	// Metadata is read for the keys that shape the instance's simulated
+	// workload (MetadataBootSeconds, MetadataWorkload).
+	Metadata *Metadata `json:"metadata,omitempty"`
+}
+
+// Metadata is an instance's key/value metadata.
+type Metadata struct {
+	Items []MetadataItem `json:"items,omitempty"`
+}
+
+// MetadataItem is one key of an instance's metadata.
+type MetadataItem struct {
+	Key   string  `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+}
+
+// Metadata keys the emulator reads: how long an instance takes to boot
+// before its simulated workload answers (seconds, "0" for at once), and
+// "off" to run no simulated workload on it (a server of the user's own
+// listens at its address instead).
+const (
+	MetadataBootSeconds = "lbhealth-boot-seconds"
+	MetadataWorkload    = "lbhealth-workload"
+)
+
+// Value returns the value of key, and whether the metadata has it.
+func (m *Metadata) Value(key string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	for _, it := range m.Items {
+		if it.Key == key && it.Value != nil {
+			return *it.Value, true
+		}
+	}
+	return "", false
 }
 
 // Tags are an instance's network tags.

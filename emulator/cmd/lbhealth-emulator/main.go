@@ -26,6 +26,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/buildinfo"
 )
 
@@ -206,6 +207,10 @@ func healthcheck(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// DefaultWorkloadBoot is how long an instance boots by default: long
+// enough that a check's first probes fail, as a new VM's do.
+const DefaultWorkloadBoot = 2 * time.Second
+
 // serve is the emulator itself: the API on its database, and the probes.
 func serve(args []string, stdout, stderr io.Writer) error {
 	health.TuneGC()
@@ -265,6 +270,13 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "on"),
 		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux; elsewhere off), which carries "+
 			"simple requests itself and hands the rest to fasthttp; off: fasthttp serves them all (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
+	workloads := fs.String("workloads", env("LBHEALTH_WORKLOADS", "on"),
+		"on or off: run a simulated workload at each instance the emulator gave a loopback address (managed groups' instances, "+
+			"instances outside a subnetwork), answering on every port its health checks probe and its load balancers send to, "+
+			"as the web server its startup script would start; an instance's metadata "+api.MetadataWorkload+"=off leaves it alone (env LBHEALTH_WORKLOADS)")
+	workloadBoot := fs.Duration("workload-boot", envDuration("LBHEALTH_WORKLOAD_BOOT", DefaultWorkloadBoot),
+		"how long an instance boots before its workload answers, unless its metadata "+api.MetadataBootSeconds+" says otherwise "+
+			"(env LBHEALTH_WORKLOAD_BOOT)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
@@ -304,6 +316,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	runWorkloads, err := onOff("--workloads", *workloads)
+	if err != nil {
+		return err
+	}
 	managed, err := netip.ParsePrefix(*managedRange)
 	if err != nil {
 		return fmt.Errorf("--managed-instance-range %q: want a range such as 127.1.0.0/16", *managedRange)
@@ -315,6 +331,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 		DataPlane: plane, NoBackendHeader: !header, DataPlaneEventLoop: loop,
+		Workloads: runWorkloads, WorkloadBoot: *workloadBoot,
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// workloadsPath is where the instances' simulated workloads are listed,
+// and, under it by instance path, broken and healed: an lbhealth
+// extension, beside the Compute API.
+const workloadsPath = "/_emulator/workloads"
+
+// WorkloadControl is what the API reads and changes of the simulated
+// workloads (control.Workloads).
+type WorkloadControl interface {
+	List() []control.Status
+	SetMode(instance string, m targets.Mode) error
+}
+
+// workloadList is the answer of GET /_emulator/workloads.
+type workloadList struct {
+	Kind  string           `json:"kind"`
+	Items []control.Status `json:"items"`
+}
+
+func (s *Server) listWorkloads(*http.Request) (any, error) {
+	if s.workloads == nil {
+		return nil, workloadsOff()
+	}
+	return workloadList{Kind: "lbhealth#workloadList", Items: s.workloads.List()}, nil
+}
+
+// setWorkload breaks or heals one instance's workload: the body is
+// {"mode": "status-500"}; "ok" heals it.
+func (s *Server) setWorkload(r *http.Request) (any, error) {
+	if s.workloads == nil {
+		return nil, workloadsOff()
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	mode, ok := doc["mode"].(string)
+	if !ok || len(doc) != 1 {
+		return nil, invalid("The body must be {\"mode\": \"...\"}: one of %s.", modeNames())
+	}
+	sc := scope{project: r.PathValue("project"), zone: r.PathValue("zone")}
+	k := sc.key(api.CollectionInstances, r.PathValue("name"))
+	if _, err := s.store.Get(r.Context(), k); err != nil {
+		return nil, storeError(k, err)
+	}
+	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
+		if !isMode(targets.Mode(mode)) {
+			return nil, invalid("mode (%q) is not a workload mode: one of %s.", mode, modeNames())
+		}
+		return nil, &apiError{http.StatusNotFound, api.ReasonNotFound, err.Error()}
+	}
+	for _, st := range s.workloads.List() {
+		if st.Instance == k.Path() {
+			return st, nil
+		}
+	}
+	return nil, errors.New("workload not listed after its change") // a bug of ours
+}
+
+func workloadsOff() *apiError {
+	return &apiError{http.StatusNotFound, api.ReasonNotFound,
+		"Simulated workloads are off: start the emulator with --workloads on to run one at each instance's address."}
+}
+
+func isMode(m targets.Mode) bool {
+	for _, w := range control.WorkloadModes {
+		if w == m {
+			return true
+		}
+	}
+	return false
+}
+
+func modeNames() string {
+	out := ""
+	for i, m := range control.WorkloadModes {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%q", m)
+	}
+	return out
+}
