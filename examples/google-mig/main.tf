@@ -7,9 +7,8 @@
 #   cd examples/google-mig && terraform init && terraform apply
 #
 # The group's instances get addresses of --managed-instance-range
-# (127.1.0.0/16): a local server listening there (on 0.0.0.0:8080, say)
-# answers their probes. Until one does, they are UNHEALTHY, and autohealing
-# recreates them once initial_delay_sec has passed.
+# (127.1.0.0/16), where the emulator's simulated workloads answer their
+# probes on port 8080 once they have booted (--workloads, on by default).
 terraform {
   required_providers {
     google = {

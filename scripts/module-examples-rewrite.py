@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""What scripts/module-examples.sh does to the public modules' examples, and
+what it asks the emulator afterwards.
+
+  prepare REPOS WORK REPO
+                      REPO (a git repository under REPOS) at HEAD, under
+                      WORK; every registry source of the modules at hand
+                      (terraform-google-modules/{lb-http,lb,lb-internal,vm,
+                      cloud-nat,network}) it reaches points, as a relative path, at
+                      the newest tag its version constraint allows, made
+                      under WORK from the repositories under REPOS, as
+                      terraform init would fetch it from the registry
+  providers DIR EMU   point the google and google-beta provider blocks of
+                      the configuration in DIR at the emulator EMU (adding
+                      the blocks where it has none)
+  alive EMU SECONDS   wait up to SECONDS for every backend to be HEALTHY,
+                      then ask each forwarding rule for /; print a summary
+"""
+import json
+import subprocess
+import os
+import re
+import ssl
+import sys
+import time
+import urllib.request
+
+REPOS = {
+    "terraform-google-modules/lb-http/google": "terraform-google-lb-http",
+    "terraform-google-modules/lb/google": "terraform-google-lb",
+    "terraform-google-modules/lb-internal/google": "terraform-google-lb-internal",
+    "GoogleCloudPlatform/lb-internal/google": "terraform-google-lb-internal",
+    "GoogleCloudPlatform/lb/google": "terraform-google-lb",
+    "terraform-google-modules/network/google": "terraform-google-network",
+    "terraform-google-modules/vm/google": "terraform-google-vm",
+    "terraform-google-modules/cloud-nat/google": "terraform-google-cloud-nat",
+}
+SOURCE = re.compile(r'^(\s*source\s*=\s*)"([^"]+)"', re.M)
+PROJECTS = ["demo-project", "demo-service"]
+
+
+def tf_files(root):
+    for d, _, files in os.walk(root):
+        if "/.terraform" in d or "/.git" in d:
+            continue
+        for f in files:
+            if f.endswith(".tf"):
+                yield os.path.join(d, f)
+
+
+def tags(repo):
+    out = subprocess.run(["git", "-C", repo, "tag"], capture_output=True, text=True, check=True).stdout.split()
+    versions = []
+    for t in out:
+        m = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", t)
+        if m:
+            versions.append((tuple(int(x) for x in m.groups()), t))
+    return sorted(versions)
+
+
+def pick(repo, constraint):
+    """The newest tag of repo that constraint allows, as the registry
+    would choose: "~> X.Y", "~> X.Y.Z", ">= X.Y", "X.Y.Z"; HEAD without one."""
+    if not constraint:
+        return "HEAD"
+    allowed = tags(repo)
+    for part in constraint.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(~>|>=|<=|>|<|=)?\s*v?(\d+(?:\.\d+)*)", part)
+        if not m:
+            return None
+        op, nums = m.group(1) or "=", [int(x) for x in m.group(2).split(".")]
+        want = tuple(nums + [0] * (3 - len(nums)))
+        if op == "~>":
+            upper = nums[:-1]
+            upper[-1] += 1
+            top = tuple(upper + [0] * (3 - len(upper)))
+            allowed = [v for v in allowed if want <= v[0] < top]
+        elif op == ">=":
+            allowed = [v for v in allowed if v[0] >= want]
+        elif op == ">":
+            allowed = [v for v in allowed if v[0] > want]
+        elif op == "<":
+            allowed = [v for v in allowed if v[0] < want]
+        elif op == "<=":
+            allowed = [v for v in allowed if v[0] <= want]
+        else:
+            allowed = [v for v in allowed if v[0] == want]
+    # None: no tag satisfies it; the block is left alone (init fails on it
+    # only if the example uses it).
+    return allowed[-1][1] if allowed else None
+
+
+def materialize(repos, work, name, ref, done):
+    """WORK/name@ref: the repository at ref, its own registry sources
+    rewritten; made once."""
+    dest = os.path.join(work, f"{name}@{ref}")
+    if dest in done or os.path.isdir(dest):
+        return dest
+    done.add(dest)
+    os.makedirs(dest, exist_ok=True)
+    archive = subprocess.run(["git", "-C", os.path.join(repos, name), "archive", ref], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    rewrite_sources(repos, work, dest, done)
+    return dest
+
+
+def module_body(chunk):
+    """Splits chunk into the module block it starts with (through its
+    closing brace; "" when it starts with none) and what follows."""
+    if not chunk.startswith("module"):
+        return "", chunk
+    depth = 0
+    for i, c in enumerate(chunk):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return chunk[:i + 1], chunk[i + 1:]
+    return chunk, ""
+
+
+def rewrite_sources(repos, work, root, done):
+    for path in tf_files(root):
+        text = open(path).read()
+        out, changed = [], False
+        for chunk in re.split(r'(?m)^(?=module\s+"[^"]+"\s*\{)', text):
+            block, rest = module_body(chunk)
+            out.append(rest)
+            m = SOURCE.search(block)
+            if block.startswith("module") and m:
+                base, _, sub = m.group(2).partition("//")
+                if base in REPOS:
+                    v = re.search(r'(?m)^[ \t]*version[ \t]*=[ \t]*"([^"]*)"[ \t]*\n', block)
+                    ref = pick(os.path.join(repos, REPOS[base]), v.group(1) if v else "")
+                    if ref is None:
+                        out.insert(-1, block)
+                        continue
+                    if v:  # version is for registry sources only
+                        block = block[:v.start()] + block[v.end():]
+                    local = os.path.join(materialize(repos, work, REPOS[base], ref, done), sub)
+                    rel = os.path.relpath(local, os.path.dirname(path))
+                    if not rel.startswith("."):
+                        rel = "./" + rel
+                    m = SOURCE.search(block)
+                    block = block[:m.start(2)] + rel + block[m.end(2):]
+                    changed = True
+            out.insert(-1, block)
+        if changed:
+            open(path, "w").write("".join(out))
+
+
+def point_providers(root, emu):
+    lines = (f'  access_token            = "x"\n'
+             f'  universe_domain         = "emulator.invalid"\n'
+             f'  compute_custom_endpoint = "{emu}/compute/v1/"\n')
+    seen = set()
+    for f in os.listdir(root):
+        if not f.endswith(".tf"):
+            continue
+        path = os.path.join(root, f)
+        text = open(path).read()
+        new = re.sub(r'(?m)^(provider\s+"(google|google-beta)"\s*\{[^\n]*\n)',
+                     lambda m: (seen.add(m.group(2)), m.group(1) + lines)[1], text)
+        if new != text:
+            open(path, "w").write(new)
+    with open(os.path.join(root, "emulator_providers.tf"), "w") as out:
+        for p in ("google", "google-beta"):
+            if p not in seen:
+                out.write(f'provider "{p}" {{\n  project = "demo-project"\n{lines}}}\n')
+
+
+def call(url, method="GET", body=None):
+    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)
+
+
+def aggregated(emu, collection):
+    out = []
+    for project in PROJECTS:
+        try:
+            items = call(f"{emu}/compute/v1/projects/{project}/aggregated/{collection}").get("items", {})
+        except Exception:
+            continue
+        for scoped in items.values():
+            out.extend(scoped.get(collection, []))
+    return out
+
+
+def health(emu):
+    """Every backend's state: instances of services' groups and pools."""
+    states = []
+    for bs in aggregated(emu, "backendServices"):
+        for b in bs.get("backends", []):
+            try:
+                gh = call(bs["selfLink"] + "/getHealth", "POST", {"group": b["group"]})
+            except Exception as e:
+                states.append(f"getHealth failed: {e}")
+                continue
+            states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
+    for tp in aggregated(emu, "targetPools"):
+        for inst in tp.get("instances", []):
+            try:
+                gh = call(tp["selfLink"] + "/getHealth", "POST", {"instance": inst})
+            except Exception as e:
+                states.append(f"getHealth failed: {e}")
+                continue
+            states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
+    return states
+
+
+def ask(rule):
+    """What a forwarding rule answers to GET /, in one short line."""
+    ip = rule.get("IPAddress", "")
+    ports = rule.get("ports") or [rule.get("portRange", "80").split("-")[0]]
+    if rule.get("IPProtocol", "TCP") not in ("TCP", "HTTP", "HTTPS") or not ip.startswith("127."):
+        return f"{rule['name']}=not asked ({rule.get('IPProtocol')} {ip})"
+    port = ports[0] if rule.get("ports") else rule.get("portRange", "80").split("-")[0]
+    scheme = "https" if "targetHttpsProxies" in rule.get("target", "") or "targetSslProxies" in rule.get("target", "") else "http"
+    url = f"{scheme}://{ip}:{port}/"
+    ctx = ssl._create_unverified_context()
+    try:
+        with urllib.request.urlopen(url, timeout=10, context=ctx) as r:
+            first = r.read(200).decode(errors="replace").splitlines()[:1]
+            return f"{rule['name']}={r.status} {first[0] if first else ''}".strip()
+    except urllib.error.HTTPError as e:
+        return f"{rule['name']}={e.code}"
+    except Exception as e:
+        return f"{rule['name']}=error {type(e).__name__}: {e}"[:160]
+
+
+def alive(emu, seconds):
+    deadline = time.time() + seconds
+    states = health(emu)
+    while time.time() < deadline and (not states or any(s != "HEALTHY" for s in states)):
+        time.sleep(2)
+        states = health(emu)
+    healthy = sum(1 for s in states if s == "HEALTHY")
+    answers = [ask(r) for r in aggregated(emu, "forwardingRules")]
+    print(f"healthy {healthy}/{len(states)} lb: " + ("; ".join(answers) if answers else "none"))
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "prepare":
+        # prepare REPOS WORK REPO: REPO at HEAD under WORK, with every
+        # registry source it reaches materialized beside it; prints its path.
+        print(materialize(sys.argv[2], sys.argv[3], sys.argv[4], "HEAD", set()))
+    elif cmd == "providers":
+        point_providers(sys.argv[2], sys.argv[3])
+    elif cmd == "alive":
+        alive(sys.argv[2], float(sys.argv[3]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

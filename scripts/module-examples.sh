@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# module-examples.sh: apply the examples of the public load-balancer modules
+# (terraform-google-modules' lb-http, lb and lb-internal, with vm and
+# cloud-nat beside them) to the emulator as a new user would: each example
+# unchanged but for its provider blocks (pointed at the emulator) and its
+# registry module sources (pointed at local copies, as there is no network),
+# against a fresh emulator with its defaults (simulated workloads and the
+# data plane on). For each example it reports, on one line:
+#   apply        terraform apply succeeded;
+#   plan         the next plan is empty;
+#   healthy N/M  backends HEALTHY within 30 s of the apply (getHealth of
+#                every backend service and target pool);
+#   lb           what each forwarding rule answered to `curl /` (its first
+#                line), or why it could not be asked;
+#   destroy      terraform destroy succeeded;
+# and, for a failed step, its first error. It is not part of `make test`:
+# it needs the providers built from source and the modules' repositories,
+# and takes about a minute an example. Run it in the background:
+#
+#   PROVIDERS=/tmp/providers MODULES=/tmp/modules scripts/module-examples.sh >/tmp/modules.log 2>&1 &
+#
+# PROVIDERS holds the providers, each named as the registry names its
+# binary, terraform-provider-NAME_vVERSION: google and google-beta (the
+# examples ask for 6.x or 7.x), random, tls and template (go build in
+# each provider's repository, at the tag of its version); MODULES holds the git
+# repositories (clones, with their tags) terraform-google-lb-http,
+# terraform-google-lb, terraform-google-lb-internal, terraform-google-vm,
+# terraform-google-cloud-nat and terraform-google-network: each example runs from its repository's
+# HEAD, and each module it names comes from the newest tag its version
+# constraint allows, as terraform init would fetch it. Arguments, when
+# given, are examples (REPOSITORY/examples/NAME) to run alone.
+# Instances serve on the ports the examples name (80): run it as root, or
+# allow unprivileged ports (sysctl net.ipv4.ip_unprivileged_port_start=0).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+providers="${PROVIDERS:?set PROVIDERS to a directory of provider binaries}"
+modules="${MODULES:?set MODULES to a directory of the modules checkouts}"
+work="$(mktemp -d)"
+trap 'kill $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null || true' EXIT
+port=18786
+
+go build -o "$work/lbhealth-emulator" ./emulator/cmd/lbhealth-emulator
+
+# A filesystem mirror of the providers given: terraform init takes, for
+# each configuration, the newest version its constraints allow.
+mirror="$work/mirror/registry.terraform.io/hashicorp"
+for bin in "$providers"/terraform-provider-*_v*; do
+	file="$(basename "$bin")"
+	p="${file#terraform-provider-}" && p="${p%_v*}"
+	v="${file##*_v}"
+	mkdir -p "$mirror/$p/$v/linux_amd64"
+	ln -s "$(realpath "$bin")" "$mirror/$p/$v/linux_amd64/$file"
+done
+cat >"$work/rc" <<EOF
+provider_installation {
+  filesystem_mirror { path = "$work/mirror" }
+}
+EOF
+export TF_CLI_CONFIG_FILE="$work/rc" TF_IN_AUTOMATION=1
+# The variables the examples ask for without a default.
+export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_project=demo-project \
+	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com
+
+examples=("$@")
+if [ ${#examples[@]} -eq 0 ]; then
+	for m in terraform-google-lb-http terraform-google-lb terraform-google-lb-internal; do
+		for d in $(git -C "$modules/$m" ls-tree --name-only HEAD examples/); do examples+=("$m/$d"); done
+	done
+fi
+
+passed=0 failed=0
+for ex in "${examples[@]}"; do
+	name="${ex//\//_}"
+	# The example's repository at HEAD, and the module versions it asks for.
+	repo="$(python3 scripts/module-examples-rewrite.py prepare "$modules" "$work/modules" "${ex%%/*}")"
+	dir="$repo/${ex#*/}"
+	emu="http://127.0.0.1:$port"
+	"$work/lbhealth-emulator" --listen "127.0.0.1:$port" --in-memory --log-level warn >"$work/$name.emulator.log" 2>&1 &
+	echo $! >"$work/emulator.pid"
+	for _ in $(seq 100); do curl -fsS "$emu/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+	python3 scripts/module-examples-rewrite.py providers "$dir" "$emu"
+	line="$ex:"
+	ok=true
+	step() { # step NAME COMMAND...: run it; on failure, note its first error
+		if "${@:2}" >"$work/step.log" 2>&1; then
+			line+=" $1 ok"
+		else
+			line+=" $1 FAILED ($(grep -A3 -E '^[│ ]*Error' "$work/step.log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4 | tr '\n' ' ' | cut -c1-400))"
+			ok=false
+			return 1
+		fi
+	}
+	if step init terraform -chdir="$dir" init -no-color -input=false &&
+		step apply terraform -chdir="$dir" apply -no-color -input=false -auto-approve; then
+		step plan terraform -chdir="$dir" plan -no-color -input=false -detailed-exitcode || true
+		line+=" $(python3 scripts/module-examples-rewrite.py alive "$emu" 30)"
+		step destroy terraform -chdir="$dir" destroy -no-color -input=false -auto-approve || true
+	fi
+	kill "$(cat "$work/emulator.pid")" 2>/dev/null || true
+	wait "$(cat "$work/emulator.pid")" 2>/dev/null || true
+	case "$line" in *FAILED* | *"healthy 0/"* | *"lb: none"*) ok=false ;; esac
+	if $ok; then passed=$((passed + 1)); echo "ok    $line"; else failed=$((failed + 1)); echo "FAIL  $line"; fi
+done
+echo "$passed passed, $failed failed"
