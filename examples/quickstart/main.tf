@@ -56,6 +56,19 @@ resource "lbhealth_endpoint_group" "web" {
   }
 }
 
+# Let the cloud's health-check probers in, as a real configuration must:
+# without this rule the emulator says (getHealth, the status page) that the
+# probes would be blocked by the default network's firewall.
+resource "lbhealth_firewall" "health_checks" {
+  name          = "allow-health-checks"
+  source_ranges = ["35.191.0.0/16", "130.211.0.0/22"]
+
+  allow {
+    protocol = "tcp"
+    ports    = ["9000-9002"]
+  }
+}
+
 resource "lbhealth_backend_service" "web" {
   name          = "web"
   health_checks = [lbhealth_health_check.web.self_link]

@@ -157,6 +157,7 @@ func (p *lbhealthProvider) Resources(_ context.Context) []func() resource.Resour
 		newInstanceGroupResource,
 		newInstanceTemplateResource,
 		newInstanceGroupManagerResource,
+		newFirewallResource,
 	}
 }
 
