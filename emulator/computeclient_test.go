@@ -53,12 +53,16 @@ type computeEnv struct {
 	seq int // for names and ranges that must differ
 }
 
-func newComputeEnv(t *testing.T) *computeEnv {
+func newComputeEnv(t *testing.T, opts ...func(*emulator.Config)) *computeEnv {
 	t.Helper()
 	ctx := context.Background()
 	// No default network: the list checks count what they create in an
 	// empty project (TestDefaultNetwork covers the default one).
-	emu, err := emulator.Start(ctx, emulator.Config{Listen: "127.0.0.1:0", InMemory: true, NoDefaultNetwork: true})
+	cfg := emulator.Config{Listen: "127.0.0.1:0", InMemory: true, NoDefaultNetwork: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	emu, err := emulator.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -2844,4 +2848,36 @@ func TestComputeRouters_NatReferencesAndSecrets(t *testing.T) {
 	}
 	_, err = c.svc.Routers.Get(ccProject, ccRegion, "bad").Context(c.ctx).Do()
 	ccWantError(t, "get the refused router", err, 404, "notFound")
+}
+
+// With the Compute API's own service root (the command's default), self
+// links and the references the API writes begin as Google's do, which
+// terraform-provider-google requires of a target pool's instances; a
+// reference in the emulator's own form is still accepted.
+func TestComputeSelfLinks_BeginWithTheServiceRootOfTheAPI(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t, func(cfg *emulator.Config) { cfg.SelfLinkRoot = emulator.GoogleSelfLinkRoot })
+	c.done("insert network", ccR(c.svc.Networks.Insert(ccProject, ccNetwork("lb-network")).Context(c.ctx).Do()))
+	network := emulator.GoogleSelfLinkRoot + ccGlobal("networks", "lb-network")
+	// The subnetwork names its network in the emulator's own form.
+	c.done("insert subnetwork", ccR(c.svc.Subnetworks.Insert(ccProject, ccRegion,
+		ccSubnetwork("lb-subnet", c.link(ccGlobal("networks", "lb-network")), "10.10.0.0/24")).Context(c.ctx).Do()))
+	sn := ccMust(t, "get subnetwork", ccR(c.svc.Subnetworks.Get(ccProject, ccRegion, "lb-subnet").Context(c.ctx).Do()))
+	if sn.Network != network || sn.SelfLink != emulator.GoogleSelfLinkRoot+ccRegional("subnetworks", "lb-subnet") ||
+		!strings.HasPrefix(sn.Region, emulator.GoogleSelfLinkRoot) {
+		t.Errorf("subnetwork %s, want its links under %s", ccJSON(sn), emulator.GoogleSelfLinkRoot)
+	}
+	c.done("insert instance", ccR(c.svc.Instances.Insert(ccProject, ccZone, ccInstance("vm-1", network, sn.SelfLink)).Context(c.ctx).Do()))
+	vm := ccMust(t, "get instance", ccR(c.svc.Instances.Get(ccProject, ccZone, "vm-1").Context(c.ctx).Do()))
+	// terraform-provider-google sends a pool's instance as it read it, and
+	// requires it to start with https://.
+	c.done("insert pool", ccR(c.svc.TargetPools.Insert(ccProject, ccRegion, &compute.TargetPool{Name: "pool", Instances: []string{vm.SelfLink}}).Context(c.ctx).Do()))
+	tp := ccMust(t, "get pool", ccR(c.svc.TargetPools.Get(ccProject, ccRegion, "pool").Context(c.ctx).Do()))
+	if len(tp.Instances) != 1 || tp.Instances[0] != emulator.GoogleSelfLinkRoot+ccZonal("instances", "vm-1") {
+		t.Errorf("pool instances %v, want the instance's self link under %s", tp.Instances, emulator.GoogleSelfLinkRoot)
+	}
+	op := c.done("delete pool", ccR(c.svc.TargetPools.Delete(ccProject, ccRegion, "pool").Context(c.ctx).Do()))
+	if !strings.HasPrefix(op.SelfLink, emulator.GoogleSelfLinkRoot) || !strings.HasPrefix(op.TargetLink, emulator.GoogleSelfLinkRoot) {
+		t.Errorf("operation %s, want its links under %s", ccJSON(op), emulator.GoogleSelfLinkRoot)
+	}
 }

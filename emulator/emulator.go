@@ -14,8 +14,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +124,11 @@ type Config struct {
 	// DataPlaneEventLoop serves plain-HTTP listeners from the data plane's
 	// event loop (dataplane.Options.EventLoop).
 	DataPlaneEventLoop bool
+	// SelfLinkRoot starts the self links and references the API answers
+	// with, as the Compute API's own service root does
+	// (GoogleSelfLinkRoot); empty: the emulator's own URL
+	// (http://127.0.0.1:8686/compute/v1/). The command gives Google's.
+	SelfLinkRoot string
 	// Workloads runs a simulated workload at the address of every instance
 	// the emulator gave a loopback address (package control): a server on
 	// each port its health checks probe and its load balancers send
@@ -150,6 +157,12 @@ func (c Config) Validate() error {
 	}
 	if c.Limits.MaxConnections < 1 {
 		errs = append(errs, fmt.Errorf("--max-connections %d: want at least 1", c.Limits.MaxConnections))
+	}
+	if c.SelfLinkRoot != "" {
+		if u, err := url.Parse(c.SelfLinkRoot); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
+			!strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/compute/v1") || u.RawQuery != "" || u.Fragment != "" {
+			errs = append(errs, fmt.Errorf("--self-link-root %q: want an http(s) URL ending with /compute/v1/, such as %s", c.SelfLinkRoot, GoogleSelfLinkRoot))
+		}
 	}
 	if c.WorkloadBoot < 0 || c.WorkloadBoot > time.Hour {
 		errs = append(errs, fmt.Errorf("--workload-boot %s: want 0 (at once) to 1h", c.WorkloadBoot))
@@ -337,6 +350,10 @@ func (e *Emulator) traffic() httpapi.TrafficReader {
 	return e.plane
 }
 
+// GoogleSelfLinkRoot is the Compute API's service root in Google's
+// default universe: how its self links begin.
+const GoogleSelfLinkRoot = "https://www.googleapis.com/compute/v1/"
+
 // workloadControl is how the API reads and changes workloads: nil without
 // them.
 func (e *Emulator) workloadControl() httpapi.WorkloadControl {
@@ -403,6 +420,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
 		RootURL:    e.URL(),
+		LinkRoot:   cfg.SelfLinkRoot,
 		Log:        log,
 		Health:     e.engine,
 		Aggregates: e.aggregator,

@@ -655,7 +655,8 @@ func TestCommand_KeepsAcknowledgedWritesOfConcurrentWritersAcrossKill9(t *testin
 func TestConfigValidate(t *testing.T) {
 	t.Parallel()
 	good := emulator.Config{InMemory: true, Probers: 1, Limits: emulator.Limits{MaxConnections: 1},
-		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster, Firewalls: plan.FirewallsWarn, Universe: firewall.GoogleCloud}
+		OperationsTTL: time.Second, OperationsMax: 1, NodeRole: emulator.RoleMaster, Firewalls: plan.FirewallsWarn, Universe: firewall.GoogleCloud,
+		SelfLinkRoot: emulator.GoogleSelfLinkRoot, WorkloadBoot: time.Second}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("a valid config: %v", err)
 	}
@@ -677,6 +678,11 @@ func TestConfigValidate(t *testing.T) {
 			"--managed-instance-range 127.2.8.0/24 overlaps 127.2.0.0/16, where forwarding rules without an IPAddress get theirs"},
 		{func(c *emulator.Config) { c.ManagedInstanceRange = netip.MustParsePrefix("127.0.0.0/8") },
 			"--managed-instance-range 127.0.0.0/8 overlaps 127.2.0.0/16"},
+		{func(c *emulator.Config) { c.WorkloadBoot = -time.Second }, "--workload-boot -1s: want 0 (at once) to 1h"},
+		{func(c *emulator.Config) { c.WorkloadBoot = 2 * time.Hour }, "--workload-boot 2h0m0s: want 0 (at once) to 1h"},
+		{func(c *emulator.Config) { c.SelfLinkRoot = "https://www.googleapis.com/storage/v1/" },
+			`--self-link-root "https://www.googleapis.com/storage/v1/": want an http(s) URL ending with /compute/v1/`},
+		{func(c *emulator.Config) { c.SelfLinkRoot = "ftp://x/compute/v1/" }, `--self-link-root "ftp://x/compute/v1/": want an http(s) URL`},
 	} {
 		c := good
 		tc.change(&c)

@@ -100,10 +100,24 @@ type HealthReader interface {
 	Statuses(owner string) []health.Status
 }
 
+// linkRoot is the root self links start with, ending with a slash.
+func linkRoot(o Options) string {
+	if o.LinkRoot != "" {
+		return strings.TrimSuffix(o.LinkRoot, "/") + "/"
+	}
+	return strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/"
+}
+
 // Options say how to build a Server. Only RootURL is required.
 type Options struct {
-	// RootURL starts the self links: "http://127.0.0.1:8686".
+	// RootURL is where the API is served: "http://127.0.0.1:8686".
 	RootURL string
+	// LinkRoot starts the self links and the references the API writes:
+	// the Compute API's service root, "https://www.googleapis.com/compute/v1/",
+	// which clients such as terraform-provider-google expect. Empty: the
+	// API's own root, RootURL + "/compute/v1/". Every form is accepted on
+	// input, whatever the root.
+	LinkRoot string
 	// Log receives the server's logs; nil discards them.
 	Log *slog.Logger
 	// Health is where getHealth reads endpoint health from, and
@@ -162,7 +176,7 @@ func New(st store.Store, o Options) *Server {
 	}
 	s := &Server{
 		store:       st,
-		baseURL:     strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/",
+		baseURL:     linkRoot(o),
 		log:         log,
 		now:         o.Now,
 		mux:         http.NewServeMux(),

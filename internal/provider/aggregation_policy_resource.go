@@ -70,7 +70,7 @@ var aggregationPolicyDescriptions = map[string]string{
 		"healthy, whatever their share. Default %d.", rules.DefaultMinHealthyThreshold),
 	"policy_type": "`" + api.PolicyTypeBackendService + "`, the default and the only value for regional policies. " +
 		"Changing it replaces the policy.",
-	"self_link":          "URL of the policy in the emulator's API.",
+	"self_link":          "URL of the policy, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the policy was created (RFC 3339).",
 	"policy_id":          "Numeric id the server assigned to the policy, as a string.",
 	"fingerprint": "Changes on every write. Updates send the value Terraform last read: when someone changed the " +

@@ -77,7 +77,7 @@ var backendServiceDescriptions = map[string]string{
 		"instead take a legacy check (`lbhealth_legacy_http_check` or `lbhealth_legacy_https_check`, by `self_link` " +
 		"or `id`); any other service refuses one, at plan time when the reference shows its kind. Every endpoint of " +
 		"every backend is probed and judged on its own with this one check.",
-	"self_link":          "URL of the backend service in the emulator's API.",
+	"self_link":          "URL of the backend service, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the backend service was created (RFC 3339).",
 	"backend_service_id": "Numeric id the server assigned to the backend service, as a string.",
 	"named_port": "A named port: what health checks with `port_name` (or `port_specification = \"USE_NAMED_PORT\"`) " +

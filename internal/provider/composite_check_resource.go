@@ -72,7 +72,7 @@ var compositeCheckDescriptions = map[string]string{
 		"`self_link`, its `id` or its name (then in the check's region). A regional rule of the check's region and " +
 		"project, with `load_balancing_scheme` `INTERNAL` or `INTERNAL_MANAGED`, and the destination of no other " +
 		"composite check. Changing it is an update in place. The reference stays as written.",
-	"self_link":          "URL of the composite health check in the emulator's API.",
+	"self_link":          "URL of the composite health check, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the check was created (RFC 3339).",
 	"composite_check_id": "Numeric id the server assigned to the composite health check, as a string.",
 	"fingerprint": "Changes on every write. Updates send the value Terraform last read: when someone changed the " +

@@ -93,7 +93,7 @@ var endpointGroupDescriptions = map[string]string{
 		"Changing it replaces the group.",
 	"default_port": fmt.Sprintf("Port of the endpoints that set none, %d-%d. Not allowed with `GCE_VM_IP`.",
 		rules.MinPort, rules.MaxPort),
-	"self_link":          "URL of the group in the emulator's API.",
+	"self_link":          "URL of the group, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the group was created (RFC 3339).",
 	"endpoint_group_id":  "Numeric id the server assigned to the group, as a string.",
 	"size":               "Number of endpoints.",

@@ -208,7 +208,7 @@ var firewallDescriptions = map[string]string{
 	"deny":               "What the rule denies, one block a protocol.",
 	"allow.protocol":     "`tcp`, `udp`, `icmp`, `esp`, `ah`, `ipip`, `sctp` or `all`.",
 	"allow.ports":        "Ports or ranges (`\"80\"`, `\"8000-8080\"`) for `tcp`, `udp` and `sctp`; unset, every port.",
-	"self_link":          "URL of the rule in the emulator's API.",
+	"self_link":          "URL of the rule, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the rule was created (RFC 3339).",
 	"firewall_id":        "Numeric id the server assigned to the rule, as a string.",
 }

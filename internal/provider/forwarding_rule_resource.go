@@ -78,7 +78,7 @@ var forwardingRuleDescriptions = map[string]string{
 	"target": "The target pool the rule sends traffic to (a network load balancer), of the rule's own region: its " +
 		"`self_link`, its `id` or its name. Only on a regional rule. The reference stays as written, as for " +
 		"`backend_service`.",
-	"self_link":          "URL of the forwarding rule in the emulator's API.",
+	"self_link":          "URL of the forwarding rule, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the forwarding rule was created (RFC 3339).",
 	"forwarding_rule_id": "Numeric id the server assigned to the forwarding rule, as a string.",
 }

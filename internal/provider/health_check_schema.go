@@ -25,7 +25,7 @@ var healthCheckDescriptions = map[string]string{
 	"project":     "Project of the health check. Defaults to the provider's `project`. Changing it replaces the check.",
 	"region": "Region of a regional health check. Unset (the default), the check is global. Changing it replaces " +
 		"the check.",
-	"self_link":          "URL of the health check in the emulator's API.",
+	"self_link":          "URL of the health check, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the health check was created (RFC 3339).",
 	"health_check_id":    "Numeric id the server assigned to the health check, as a string.",
 	"type": "Protocol of the check, named after the protocol block that is set: `" +

@@ -73,7 +73,7 @@ var healthSourceDescriptions = map[string]string{
 		"endpoint groups. Changing it is an update in place. The reference stays as written.",
 	"health_aggregation_policy": "The policy that says when the backend service is healthy: its `self_link`, its " +
 		"`id` or its name, in the source's region. Changing it is an update in place. The reference stays as written.",
-	"self_link":          "URL of the health source in the emulator's API.",
+	"self_link":          "URL of the health source, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the health source was created (RFC 3339).",
 	"health_source_id":   "Numeric id the server assigned to the health source, as a string.",
 	"fingerprint": "Changes on every write. Updates send the value Terraform last read: when someone changed the " +

@@ -108,7 +108,7 @@ var instanceGroupManagerDescriptions = map[string]string{
 		"or localhost) the emulator calls (POST) each time it recreates an instance, so that a test can restart " +
 		"what answers at the instance's address (the target simulator's recover endpoint is one).",
 	"instance_group":     "URL of the instance group that holds the group's instances: what a backend service's `backend.group` takes.",
-	"self_link":          "URL of the group in the emulator's API.",
+	"self_link":          "URL of the group, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the group was created (RFC 3339).",
 	"manager_id":         "Numeric id the server assigned to the group, as a string.",
 	"fingerprint": "Changes on every write. Updates send the value Terraform last read: when someone changed the " +

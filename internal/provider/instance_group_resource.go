@@ -73,7 +73,7 @@ var instanceGroupDescriptions = map[string]string{
 	"named_port.name":    "Name of the port: 1-63 characters, RFC 1035.",
 	"named_port.port":    fmt.Sprintf("Port number, %d-%d.", rules.MinPort, rules.MaxPort),
 	"size":               "Number of instances in the group.",
-	"self_link":          "URL of the group in the emulator's API.",
+	"self_link":          "URL of the group, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the group was created (RFC 3339).",
 	"instance_group_id":  "Numeric id the server assigned to the group, as a string.",
 }

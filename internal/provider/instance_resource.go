@@ -73,7 +73,7 @@ var instanceDescriptions = map[string]string{
 		"private address is probed at the loopback address the emulator's `--probe-map` maps it to. Changing it " +
 		"replaces the instance.",
 	"status":             "`RUNNING`: an instance runs as soon as it exists.",
-	"self_link":          "URL of the instance in the emulator's API.",
+	"self_link":          "URL of the instance, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the instance was created (RFC 3339).",
 	"instance_id":        "Numeric id the server assigned to the instance, as a string.",
 }

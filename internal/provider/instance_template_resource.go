@@ -145,7 +145,7 @@ var instanceTemplateDescriptions = map[string]string{
 		"`subnetwork`, the project's `default` network when it has one. Changing it replaces the template.",
 	"subnetwork": "Subnetwork of the instances' interface: its `self_link`, its `id` or its name (then looked up in " +
 		"the region of each group that uses the template). Changing it replaces the template.",
-	"self_link":            "URL of the template in the emulator's API.",
+	"self_link":            "URL of the template, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp":   "When the template was created (RFC 3339).",
 	"instance_template_id": "Numeric id the server assigned to the template, as a string.",
 }

@@ -89,7 +89,7 @@ func (k legacyKind) descriptions() map[string]string {
 		"timeout_sec":         hc["timeout_sec"],
 		"healthy_threshold":   hc["healthy_threshold"],
 		"unhealthy_threshold": hc["unhealthy_threshold"],
-		"self_link":           "URL of the check in the emulator's API.",
+		"self_link":           "URL of the check, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 		"creation_timestamp":  "When the check was created (RFC 3339).",
 		"health_check_id":     "Numeric id the server assigned to the check, as a string.",
 	}

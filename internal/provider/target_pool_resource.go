@@ -66,7 +66,7 @@ var targetPoolDescriptions = map[string]string{
 		"name. Target pools take one legacy HTTP check only: a legacy HTTPS check or a regular health check is " +
 		"refused (at plan time when the reference shows its collection). Unset: the instances are not probed. The " +
 		"reference stays as written, as for a backend service's `health_checks`.",
-	"self_link":          "URL of the target pool in the emulator's API.",
+	"self_link":          "URL of the target pool, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the target pool was created (RFC 3339).",
 	"target_pool_id":     "Numeric id the server assigned to the target pool, as a string.",
 }

@@ -270,6 +270,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "on"),
 		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux; elsewhere off), which carries "+
 			"simple requests itself and hands the rest to fasthttp; off: fasthttp serves them all (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
+	selfLinkRoot := fs.String("self-link-root", env("LBHEALTH_SELF_LINK_ROOT", emulator.GoogleSelfLinkRoot),
+		"how the self links and references the API answers with begin, as the Compute API's own (terraform-provider-google "+
+			"expects them so); \"emulator\" for the emulator's own URL. Every form is accepted on input (env LBHEALTH_SELF_LINK_ROOT)")
 	workloads := fs.String("workloads", env("LBHEALTH_WORKLOADS", "on"),
 		"on or off: run a simulated workload at each instance the emulator gave a loopback address (managed groups' instances, "+
 			"instances outside a subnetwork), answering on every port its health checks probe and its load balancers send to, "+
@@ -331,7 +334,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 		DataPlane: plane, NoBackendHeader: !header, DataPlaneEventLoop: loop,
-		Workloads: runWorkloads, WorkloadBoot: *workloadBoot,
+		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, SelfLinkRoot: *selfLinkRoot,
+	}
+	if *selfLinkRoot == "emulator" {
+		cfg.SelfLinkRoot = ""
 	}
 	// Every value the flags set is checked as given: a 0 here is the
 	// user's, not an unset field.
