@@ -55,40 +55,7 @@ func TestStatusPage_InABrowser(t *testing.T) {
 		{"ipAddress":"127.0.0.1","port":%d},{"ipAddress":"127.0.0.1","port":%d}]}`, broken.Port, fine.Port))
 	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["hc"]}`)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)), chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1600, 1000))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	// A hang guard for the whole test, not a measurement.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelTimeout()
-	var (
-		mu         sync.Mutex
-		pageErrors []string
-	)
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
-			mu.Lock()
-			pageErrors = append(pageErrors, fmt.Sprintf("%s:%d: %s", ex.ExceptionDetails.URL, ex.ExceptionDetails.LineNumber, ex.ExceptionDetails.Text))
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	js := func(expr string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(`+expr+`)`))
-		if err != nil {
-			t.Fatalf("%s: %v", expr, err)
-		}
-		return v
-	}
+	ctx, js, pageErrors := openBrowser(t)
 	row := func(port int) string {
 		return `document.querySelector('tr[data-endpoint="127.0.0.1:` + strconv.Itoa(port) + `"]')`
 	}
@@ -184,9 +151,99 @@ func TestStatusPage_InABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState("the recovered target green", broken.Port, "ok")
-	mu.Lock()
-	defer mu.Unlock()
-	if len(pageErrors) > 0 {
-		t.Errorf("the page threw: %v", pageErrors)
+	if errs := pageErrors(); len(errs) > 0 {
+		t.Errorf("the page threw: %v", errs)
+	}
+}
+
+// openBrowser starts headless Chromium for one test. It returns the
+// browser's context, js (which evaluates an expression on the page as a
+// string) and pageErrors (the exceptions the page has thrown so far).
+func openBrowser(t *testing.T) (context.Context, func(string) string, func() []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)), chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1600, 1000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	// A hang guard for the whole test, not a measurement.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	var (
+		mu     sync.Mutex
+		thrown []string
+	)
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if ex, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			thrown = append(thrown, fmt.Sprintf("%s:%d: %s", ex.ExceptionDetails.URL, ex.ExceptionDetails.LineNumber, ex.ExceptionDetails.Text))
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	js := func(expr string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(`+expr+`)`))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return v
+	}
+	return ctx, js, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), thrown...) }
+}
+
+// TestStatusPage_BreaksAndHealsAWorkload: the page lists each instance's
+// simulated workload, and its mode select breaks one (the instance's row
+// turns red, as the check finds it failing) and heals it, without a
+// reload.
+func TestStatusPage_BreaksAndHealsAWorkload(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	e, _, _ := workloadLB(t, "127.1.202.16/29", false)
+	ctx, js, pageErrors := openBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL()+"/")); err != nil {
+		t.Fatal(err)
+	}
+	js(`window.loadedOnce = true`)
+	wait := func(what, expr, want string) {
+		t.Helper()
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			if js(expr) == want {
+				return
+			}
+			if time.Since(start) > 30*time.Second {
+				t.Fatalf("%s: %s is %q after 30s, want %q", what, expr, js(expr), want)
+			}
+		}
+	}
+	const first = `document.querySelector("table.workloads tr[data-instance]")`
+	wait("a workload listed SERVING", `(`+first+` || {cells: [{textContent: ""}]}).cells[0].textContent`, "SERVING")
+	instance := js(first + `.dataset.instance`)
+	address := js(first + `.cells[2].textContent`)
+	endpoint := `(document.querySelector('section[id$="backendServices-bs"] tr[data-endpoint^="` + address + `:"]') || {dataset: {}}).dataset.state || ""`
+	wait("the instance healthy", endpoint, "ok")
+
+	setMode := func(mode string) {
+		js(`(() => { const s = document.querySelector('select.mode[data-instance="` + instance + `"]'); s.value = "` + mode + `";
+			s.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+	}
+	setMode("status-500")
+	wait("the broken instance red", endpoint, "error")
+	wait("its workload shown broken", `document.querySelector('select.mode[data-instance="`+instance+`"]').value`, "status-500")
+	setMode("ok")
+	wait("the healed instance green", endpoint, "ok")
+	if js(`window.loadedOnce === true`) != "true" {
+		t.Error("the page was reloaded")
+	}
+	if errs := pageErrors(); len(errs) > 0 {
+		t.Errorf("the page threw: %v", errs)
 	}
 }

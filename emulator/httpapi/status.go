@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -51,6 +53,18 @@ var statusTemplate = template.Must(template.New("page.html").Funcs(template.Func
 	// which shows it as a time ago.
 	"stamp": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"ms":    func(t time.Time) int64 { return t.UnixMilli() },
+	// workloadClass colours a workload's state.
+	"workloadClass": func(st control.Status) string {
+		switch {
+		case st.State == "SERVING" && st.Mode == targets.ModeOK:
+			return "ok"
+		case st.State == "SERVING" || st.State == "STOPPED":
+			return "error"
+		case st.State == "BOOTING":
+			return "preparing"
+		}
+		return "nodata"
+	},
 }).ParseFS(statusFiles, "statuspage/page.html"))
 
 // statusCounts are an owner's endpoints by state, in the words of the
@@ -107,6 +121,11 @@ type statusPage struct {
 	// DataPlane: the data plane is on, and Traffic is what it carried.
 	DataPlane bool
 	Traffic   []dataplane.RuleTraffic
+	// Workloads: the simulated workloads run, and WorkloadList is each
+	// instance's, which the page can break and heal (Modes).
+	Workloads    bool
+	WorkloadList []control.Status
+	Modes        []targets.Mode
 }
 
 // stateClass colours a state like the appliance does: green OK, red error,
@@ -251,6 +270,9 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	}
 	if s.traffic != nil {
 		page.DataPlane, page.Traffic = true, s.traffic.Traffic()
+	}
+	if s.workloads != nil {
+		page.Workloads, page.WorkloadList, page.Modes = true, s.workloads.List(), control.WorkloadModes
 	}
 	if s.events != nil {
 		page.Events = s.events.Recent()

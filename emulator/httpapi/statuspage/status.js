@@ -50,6 +50,29 @@ applyFilter();
 refreshTimes();
 setInterval(refreshTimes, 1000);
 
+// A workload's mode select breaks or heals that instance's simulated
+// workload (the API's POST /_emulator/workloads/{instance}); the next live
+// update shows the result.
+live.addEventListener("change", async (e) => {
+  const select = e.target.closest("select.mode");
+  if (!select) return;
+  try {
+    const resp = await fetch("/_emulator/workloads/" + select.dataset.instance, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ mode: select.value }),
+    });
+    if (!resp.ok) {
+      const body = await resp.json().catch(() => ({}));
+      conn.textContent = "mode not set: " + ((body.error && body.error.message) || resp.status);
+      conn.className = "down";
+    }
+  } catch (err) {
+    conn.textContent = "mode not set: " + err;
+    conn.className = "down";
+  }
+});
+
 const events = new EventSource("/_emulator/status/live");
 // detailsKey names an expandable cell across updates: its section and row.
 function detailsKey(d) {
