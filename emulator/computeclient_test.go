@@ -2018,6 +2018,12 @@ func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t
 	if m.InstanceGroup != c.link(ccRegional("instanceGroups", "web-rmig")) || m.Region != c.link("projects/"+ccProject+"/regions/"+ccRegion) {
 		t.Errorf("manager %s, want its regional instance group and region", ccJSON(m))
 	}
+	// terraform-provider-google reads status.stateful and
+	// status.versionTarget without looking whether they are there.
+	if st := m.Status; st == nil || st.Stateful == nil || st.Stateful.PerInstanceConfigs == nil || !st.Stateful.PerInstanceConfigs.AllEffective ||
+		st.VersionTarget == nil || !st.VersionTarget.IsReached {
+		t.Errorf("status %s, want stateful (no config, all effective) and versionTarget (reached)", ccJSON(m.Status))
+	}
 	list := ccMust(t, "listManagedInstances", ccR(c.svc.RegionInstanceGroupManagers.ListManagedInstances(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
 	if len(list.ManagedInstances) != 2 {
 		t.Fatalf("managed instances %s, want 2", ccJSON(list))

@@ -91,7 +91,7 @@ def pick(repo, constraint):
     return allowed[-1][1] if allowed else None
 
 
-def materialize(repos, work, name, ref, done):
+def materialize(repos, work, name, ref, done, home=None):
     """WORK/name@ref: the repository at ref, its own registry sources
     rewritten; made once."""
     dest = os.path.join(work, f"{name}@{ref}")
@@ -101,7 +101,10 @@ def materialize(repos, work, name, ref, done):
     os.makedirs(dest, exist_ok=True)
     archive = subprocess.run(["git", "-C", os.path.join(repos, name), "archive", ref], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
-    rewrite_sources(repos, work, dest, done)
+    # A repository's own examples name it from the registry (pinned to a
+    # release that may predate them): they are written against its HEAD,
+    # which they reach as it is here.
+    rewrite_sources(repos, work, dest, done, home=name if ref == "HEAD" else None)
     return dest
 
 
@@ -121,7 +124,7 @@ def module_body(chunk):
     return chunk, ""
 
 
-def rewrite_sources(repos, work, root, done):
+def rewrite_sources(repos, work, root, done, home=None):
     for path in tf_files(root):
         text = open(path).read()
         out, changed = [], False
@@ -133,7 +136,7 @@ def rewrite_sources(repos, work, root, done):
                 base, _, sub = m.group(2).partition("//")
                 if base in REPOS:
                     v = re.search(r'(?m)^[ \t]*version[ \t]*=[ \t]*"([^"]*)"[ \t]*\n', block)
-                    ref = pick(os.path.join(repos, REPOS[base]), v.group(1) if v else "")
+                    ref = "HEAD" if REPOS[base] == home else pick(os.path.join(repos, REPOS[base]), v.group(1) if v else "")
                     if ref is None:
                         out.insert(-1, block)
                         continue

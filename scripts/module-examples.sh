@@ -60,7 +60,8 @@ EOF
 export TF_CLI_CONFIG_FILE="$work/rc" TF_IN_AUTOMATION=1
 # The variables the examples ask for without a default.
 export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_project=demo-project \
-	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com
+	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com \
+	TF_VAR_project_id_1=demo-project TF_VAR_project_id_2=demo-service
 
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
@@ -82,11 +83,12 @@ for ex in "${examples[@]}"; do
 	python3 scripts/module-examples-rewrite.py providers "$dir" "$emu"
 	line="$ex:"
 	ok=true
-	step() { # step NAME COMMAND...: run it; on failure, note its first error
-		if "${@:2}" >"$work/step.log" 2>&1; then
+	step() { # step NAME COMMAND...: run it (its log kept as $work/NAME_OF_EXAMPLE.STEP.log); on failure, note its first error
+		log="$work/$name.$1.log"
+		if "${@:2}" >"$log" 2>&1; then
 			line+=" $1 ok"
 		else
-			line+=" $1 FAILED ($(grep -A3 -E '^[│ ]*Error' "$work/step.log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4 | tr '\n' ' ' | cut -c1-400))"
+			line+=" $1 FAILED ($(grep -A3 -E '^[│ ]*Error' "$log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4 | tr '\n' ' ' | cut -c1-400))"
 			ok=false
 			return 1
 		fi
@@ -102,4 +104,4 @@ for ex in "${examples[@]}"; do
 	case "$line" in *FAILED* | *"healthy 0/"* | *"lb: none"*) ok=false ;; esac
 	if $ok; then passed=$((passed + 1)); echo "ok    $line"; else failed=$((failed + 1)); echo "FAIL  $line"; fi
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed; the logs of every step are in $work"

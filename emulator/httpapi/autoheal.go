@@ -275,7 +275,7 @@ func (s *Server) setManagerStatus(ctx context.Context, k store.Key, actions api.
 	if err := json.Unmarshal(o.Body, &m); err != nil {
 		return err
 	}
-	status := &api.ManagerStatus{IsStable: actions.Recreating == 0 && actions.Verifying == 0, RecreateLoop: loop}
+	status := api.NewManagerStatus(actions.Recreating == 0 && actions.Verifying == 0, loop)
 	if m.CurrentActions != nil && *m.CurrentActions == actions && m.Status != nil && *m.Status == *status {
 		return nil
 	}

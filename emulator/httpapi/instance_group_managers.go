@@ -87,7 +87,7 @@ func (s *Server) instanceGroupManagers() *collection[api.InstanceGroupManager, *
 	c.outputs = func(m, prior *api.InstanceGroupManager) {
 		m.InstanceGroup = s.link(groupOf(m, scopeOfKey(keyOfPath(api.PathOf(m.SelfLink)))).Path())
 		m.CurrentActions = &api.ManagerActions{None: *m.TargetSize}
-		m.Status = &api.ManagerStatus{IsStable: true}
+		m.Status = api.NewManagerStatus(true, "")
 	}
 	c.attach = s.reconcileManager
 	c.updated = s.reconcileManager

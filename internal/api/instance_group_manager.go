@@ -102,12 +102,41 @@ type ManagerActions struct {
 	Restarting int64 `json:"restarting"`
 }
 
-// ManagerStatus says whether the group has reached its target.
+// ManagerStatus says whether the group has reached its target. The API
+// always answers with stateful and versionTarget (terraform-provider-google
+// reads both without checking that they are there).
 type ManagerStatus struct {
-	IsStable bool `json:"isStable"`
+	IsStable      bool                 `json:"isStable"`
+	Stateful      ManagerStatefulState `json:"stateful"`
+	VersionTarget ManagerVersionTarget `json:"versionTarget"`
 	// RecreateLoop, an lbhealth extension, says which instance autohealing
 	// keeps recreating before it could pass its first check.
 	RecreateLoop string `json:"recreateLoop,omitempty"`
+}
+
+// NewManagerStatus is the status of a group with no stateful
+// configuration, all of whose instances run its one version.
+func NewManagerStatus(stable bool, recreateLoop string) *ManagerStatus {
+	return &ManagerStatus{IsStable: stable, Stateful: ManagerStatefulState{PerInstanceConfigs: ManagerPerInstanceConfigs{AllEffective: true}},
+		VersionTarget: ManagerVersionTarget{IsReached: true}, RecreateLoop: recreateLoop}
+}
+
+// ManagerStatefulState says whether a group keeps state per instance.
+type ManagerStatefulState struct {
+	HasStatefulConfig  bool                      `json:"hasStatefulConfig"`
+	PerInstanceConfigs ManagerPerInstanceConfigs `json:"perInstanceConfigs"`
+}
+
+// ManagerPerInstanceConfigs says whether every per-instance config is in
+// effect (true with none).
+type ManagerPerInstanceConfigs struct {
+	AllEffective bool `json:"allEffective"`
+}
+
+// ManagerVersionTarget says whether every instance runs the group's
+// version.
+type ManagerVersionTarget struct {
+	IsReached bool `json:"isReached"`
 }
 
 // ManagedInstance is one instance of a managed group, in the answer of
