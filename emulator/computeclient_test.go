@@ -2012,8 +2012,10 @@ func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t
 	c := newComputeEnv(t)
 	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
 		Properties: &compute.InstanceProperties{NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
+	// As terraform-provider-google sends it: an empty flexibility policy.
 	c.done("insert", ccR(c.svc.RegionInstanceGroupManagers.Insert(ccProject, ccRegion, &compute.InstanceGroupManager{Name: "web-rmig",
-		BaseInstanceName: "web", InstanceTemplate: c.link(ccGlobal("instanceTemplates", "web-template")), TargetSize: 2}).Context(c.ctx).Do()))
+		BaseInstanceName: "web", InstanceTemplate: c.link(ccGlobal("instanceTemplates", "web-template")), TargetSize: 2,
+		InstanceFlexibilityPolicy: &compute.InstanceGroupManagerInstanceFlexibilityPolicy{}}).Context(c.ctx).Do()))
 	m := ccMust(t, "get", ccR(c.svc.RegionInstanceGroupManagers.Get(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
 	if m.InstanceGroup != c.link(ccRegional("instanceGroups", "web-rmig")) || m.Region != c.link("projects/"+ccProject+"/regions/"+ccRegion) {
 		t.Errorf("manager %s, want its regional instance group and region", ccJSON(m))
@@ -2023,6 +2025,9 @@ func TestComputeRegionInstanceGroupManagers_SpreadInstancesOverTheRegionsZones(t
 	if st := m.Status; st == nil || st.Stateful == nil || st.Stateful.PerInstanceConfigs == nil || !st.Stateful.PerInstanceConfigs.AllEffective ||
 		st.VersionTarget == nil || !st.VersionTarget.IsReached {
 		t.Errorf("status %s, want stateful (no config, all effective) and versionTarget (reached)", ccJSON(m.Status))
+	}
+	if m.InstanceFlexibilityPolicy != nil {
+		t.Errorf("instanceFlexibilityPolicy %s: the API answers an empty one by leaving it out", ccJSON(m.InstanceFlexibilityPolicy))
 	}
 	list := ccMust(t, "listManagedInstances", ccR(c.svc.RegionInstanceGroupManagers.ListManagedInstances(ccProject, ccRegion, "web-rmig").Context(c.ctx).Do()))
 	if len(list.ManagedInstances) != 2 {

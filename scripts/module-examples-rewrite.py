@@ -10,6 +10,9 @@ what it asks the emulator afterwards.
                       the newest tag its version constraint allows, made
                       under WORK from the repositories under REPOS, as
                       terraform init would fetch it from the registry
+  prepare-dir REPOS WORK DIR
+                      the configuration in DIR (one of this repository's
+                      examples) copied under WORK, its sources pointed so
   providers DIR EMU   point the google and google-beta provider blocks of
                       the configuration in DIR at the emulator EMU (adding
                       the blocks where it has none)
@@ -20,6 +23,7 @@ import json
 import subprocess
 import os
 import re
+import shutil
 import ssl
 import sys
 import time
@@ -248,7 +252,15 @@ def alive(emu, seconds):
 
 def main():
     cmd = sys.argv[1]
-    if cmd == "prepare":
+    if cmd == "prepare-dir":
+        # prepare-dir REPOS WORK DIR: a copy of the configuration in DIR
+        # under WORK, its registry sources pointed as prepare does; prints
+        # the copy's path.
+        dest = os.path.join(sys.argv[3], os.path.basename(os.path.abspath(sys.argv[4])))
+        shutil.copytree(sys.argv[4], dest, ignore=shutil.ignore_patterns(".terraform*", "terraform.tfstate*"))
+        rewrite_sources(sys.argv[2], sys.argv[3], dest, set())
+        print(dest)
+    elif cmd == "prepare":
         # prepare REPOS WORK REPO: REPO at HEAD under WORK, with every
         # registry source it reaches materialized beside it; prints its path.
         print(materialize(sys.argv[2], sys.argv[3], sys.argv[4], "HEAD", set()))

@@ -28,7 +28,9 @@
 # terraform-google-cloud-nat and terraform-google-network: each example runs from its repository's
 # HEAD, and each module it names comes from the newest tag its version
 # constraint allows, as terraform init would fetch it. Arguments, when
-# given, are examples (REPOSITORY/examples/NAME) to run alone.
+# given, are examples (REPOSITORY/examples/NAME) to run alone, or
+# directories of this repository (examples/module-lb-http) to run the same
+# way.
 # Instances serve on the ports the examples name (80): run it as root, or
 # allow unprivileged ports (sysctl net.ipv4.ip_unprivileged_port_start=0).
 set -euo pipefail
@@ -73,9 +75,12 @@ fi
 passed=0 failed=0
 for ex in "${examples[@]}"; do
 	name="${ex//\//_}"
-	# The example's repository at HEAD, and the module versions it asks for.
-	repo="$(python3 scripts/module-examples-rewrite.py prepare "$modules" "$work/modules" "${ex%%/*}")"
-	dir="$repo/${ex#*/}"
+	if [ -d "$ex" ]; then # a configuration of this repository (examples/module-lb-http)
+		dir="$(python3 scripts/module-examples-rewrite.py prepare-dir "$modules" "$work/modules" "$ex")"
+	else # the example's repository at HEAD, and the module versions it asks for
+		repo="$(python3 scripts/module-examples-rewrite.py prepare "$modules" "$work/modules" "${ex%%/*}")"
+		dir="$repo/${ex#*/}"
+	fi
 	emu="http://127.0.0.1:$port"
 	"$work/lbhealth-emulator" --listen "127.0.0.1:$port" --in-memory --log-level warn >"$work/$name.emulator.log" 2>&1 &
 	echo $! >"$work/emulator.pid"

@@ -89,6 +89,13 @@ func (s *Server) instanceGroupManagers() *collection[api.InstanceGroupManager, *
 		m.CurrentActions = &api.ManagerActions{None: *m.TargetSize}
 		m.Status = api.NewManagerStatus(true, "")
 	}
+	c.inputOnly = func(doc document) {
+		// terraform-provider-google always sends this policy, empty when
+		// the configuration has none; the API answers without it.
+		if p, ok := doc["instanceFlexibilityPolicy"].(map[string]any); ok && len(p) == 0 {
+			delete(doc, "instanceFlexibilityPolicy")
+		}
+	}
 	c.attach = s.reconcileManager
 	c.updated = s.reconcileManager
 	c.deletable = s.managerDeletable
