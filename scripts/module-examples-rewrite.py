@@ -197,13 +197,19 @@ def aggregated(emu, collection):
     return out
 
 
+def at(emu, link):
+    """The emulator's URL of a self link, whatever root it has
+    (--self-link-root gives Google's)."""
+    return f"{emu}/compute/v1/" + link[link.index("projects/"):]
+
+
 def health(emu):
     """Every backend's state: instances of services' groups and pools."""
     states = []
     for bs in aggregated(emu, "backendServices"):
         for b in bs.get("backends", []):
             try:
-                gh = call(bs["selfLink"] + "/getHealth", "POST", {"group": b["group"]})
+                gh = call(at(emu, bs["selfLink"]) + "/getHealth", "POST", {"group": b["group"]})
             except Exception as e:
                 states.append(f"getHealth failed: {e}")
                 continue
@@ -211,7 +217,7 @@ def health(emu):
     for tp in aggregated(emu, "targetPools"):
         for inst in tp.get("instances", []):
             try:
-                gh = call(tp["selfLink"] + "/getHealth", "POST", {"instance": inst})
+                gh = call(at(emu, tp["selfLink"]) + "/getHealth", "POST", {"instance": inst})
             except Exception as e:
                 states.append(f"getHealth failed: {e}")
                 continue

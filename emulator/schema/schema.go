@@ -234,10 +234,7 @@ func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 			return // not an object here (Check says so), or "any"
 		}
 		for _, k := range sortedKeys(v) {
-			p := s.Properties[k]
-			if p == nil {
-				p = s.AdditionalProperties
-			}
+			p := property(s, k)
 			if d.secrets {
 				// Only secrets go: unknown fields and extensions stay.
 				if p != nil && p.Secret {
@@ -307,10 +304,7 @@ func (c checker) checkObject(s *Schema, v any, path string) error {
 	}
 	for _, k := range sortedKeys(m) {
 		field := join(path, k)
-		p := s.Properties[k]
-		if p == nil {
-			p = s.AdditionalProperties
-		}
+		p := property(s, k)
 		if p == nil {
 			return &Error{field, fmt.Sprintf("Unknown field %q in the request body: the Compute API has no such field here; check its spelling and the block it is in (the API uses camelCase names).", field)}
 		}
@@ -397,6 +391,15 @@ func jsonType(v any) string {
 	return "null"
 }
 
+// property is the schema of field k of an object of schema s: one of its
+// properties, or what it allows for any name; nil for neither.
+func property(s *Schema, k string) *Schema {
+	if p := s.Properties[k]; p != nil {
+		return p
+	}
+	return s.AdditionalProperties
+}
+
 func join(path, field string) string {
 	if path == "" {
 		return field
@@ -431,10 +434,7 @@ func strip(s *Schema, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			p := s.Properties[k]
-			if p == nil {
-				p = s.AdditionalProperties
-			}
+			p := property(s, k)
 			switch {
 			case p == nil:
 			case p.OutputOnly:
@@ -468,10 +468,7 @@ func rewriteRefs(s *Schema, v any, rewrite func(string) string) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			p := s.Properties[k]
-			if p == nil {
-				p = s.AdditionalProperties
-			}
+			p := property(s, k)
 			if str, ok := val.(string); ok && p != nil && p.Reference {
 				v[k] = rewrite(str)
 				continue
@@ -510,14 +507,8 @@ func dropUnsetValues(s *Schema, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			p := s.Properties[k]
-			if p == nil {
-				p = s.AdditionalProperties
-			}
-			if p == nil {
-				continue
-			}
-			if p.Ref != "" {
+			p := property(s, k)
+			if p != nil && p.Ref != "" {
 				p = schemas[p.Ref]
 			}
 			if p == nil {
