@@ -59,47 +59,8 @@ step() { # step NAME COMMAND...: run, report
 tf() { terraform -chdir="$1" "$2" -no-color -input=false -var "emulator=http://127.0.0.1:$port" "${@:3}"; }
 empty_plan() { tf "$1" plan -detailed-exitcode; }
 
-# Attributes a plan after import may change with the emulator as with the
-# cloud, because terraform-provider-google cannot import them:
-# terraform_labels (it adds goog-terraform-provisioned again,
-# hashicorp/terraform-provider-google#20063), labels (non-authoritative: the
-# provider reads back only the keys its state already has, none after an
-# import; effective_labels has them all), iap (the API never returns
-# oauth2ClientSecret, input only) and delete_bgp_always_compare_med (the
-# provider reads it from its state, never from the API).
-not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med"]'
-# Attributes whose absence after an import plans a replacement, with the
-# emulator as with the cloud (the provider's own import tests ignore them):
-# an SSL certificate's private_key and private_key_wo_version (the API
-# never returns the key) and name_prefix (the provider's, never sent).
-replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix"]'
-
-# plan_after_import DIR: a plan that changes nothing but not_importable,
-# and what follows from such a replacement (an attribute known only after
-# the replaced resource is applied).
-plan_after_import() {
-	tf "$1" plan -out=import.plan || return 1
-	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" --argjson replaced "$replaced_not_importable" '
-		[.resource_changes[]? | select(.change.actions != ["no-op"]) |
-			if (.change.actions | sort) == ["create", "delete"] and (.change.replace_paths // [] | length > 0) and
-				([.change.replace_paths[][0]] - $replaced | length == 0) then empty
-			elif .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
-			else .address as $address | .change.before as $b | .change.after as $a |
-				[.change.after_unknown // {} | to_entries[] | select(.value == true) | .key] as $follows |
-				([($b | keys[]), ($a | keys[])] | unique | map(select($b[.] != $a[.]))) - $skip - $follows |
-				if length > 0 then "\($address) changes \(join(", "))" else empty end
-			end] | if length > 0 then (.[] | stderr) | false else true end'
-}
-
-# import_all DIR FRESH: import every resource of DIR's state into FRESH.
-import_all() {
-	local dir=$1 fresh=$2
-	terraform -chdir="$dir" show -json |
-		jq -r '.values.root_module.resources[] | select(.mode == "managed") | "\(.address) \(.values.id)"' |
-		while read -r address id; do
-			tf "$fresh" import "$address" "$id" || return 1
-		done
-}
+# import_all and plan_after_import (they call tf, above).
+. scripts/import-lib.sh
 
 # change_endpoints DIR: drop the last endpoint of the network_endpoints block.
 change_endpoints() {

@@ -225,6 +225,11 @@ def health(emu):
     return states
 
 
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args):
+        return None
+
+
 def ask(rule):
     """What a forwarding rule answers to GET /, in one short line."""
     ip = rule.get("IPAddress", "")
@@ -234,9 +239,11 @@ def ask(rule):
     port = ports[0] if rule.get("ports") else rule.get("portRange", "80").split("-")[0]
     scheme = "https" if "targetHttpsProxies" in rule.get("target", "") or "targetSslProxies" in rule.get("target", "") else "http"
     url = f"{scheme}://{ip}:{port}/"
-    ctx = ssl._create_unverified_context()
+    # A redirect (a rule that redirects HTTP to HTTPS) is an answer: it is
+    # reported, not followed.
+    opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=ssl._create_unverified_context()))
     try:
-        with urllib.request.urlopen(url, timeout=10, context=ctx) as r:
+        with opener.open(url, timeout=10) as r:
             first = r.read(200).decode(errors="replace").splitlines()[:1]
             return f"{rule['name']}={r.status} {first[0] if first else ''}".strip()
     except urllib.error.HTTPError as e:

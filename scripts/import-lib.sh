@@ -1,0 +1,55 @@
+# import-lib.sh: what scripts/google-examples.sh and
+# scripts/module-examples.sh share to import a configuration's resources
+# into a fresh state and judge the plan after it. The caller defines
+# tf DIR COMMAND ARGS... (terraform COMMAND in DIR against its emulator).
+
+# Resource types that cannot be imported: they live in the state alone, and
+# a plan after an import makes them again.
+skip_import='["tls_private_key", "tls_self_signed_cert", "tls_locally_signed_cert", "null_resource", "terraform_data"]'
+
+# Attributes a plan after import may change with the emulator as with the
+# cloud, because terraform-provider-google cannot import them:
+# terraform_labels (it adds goog-terraform-provisioned again,
+# hashicorp/terraform-provider-google#20063), labels (non-authoritative: the
+# provider reads back only the keys its state already has, none after an
+# import; effective_labels has them all), iap (the API never returns
+# oauth2ClientSecret, input only) and delete_bgp_always_compare_med (the
+# provider reads it from its state, never from the API).
+not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med"]'
+# Attributes whose absence after an import plans a replacement, with the
+# emulator as with the cloud (the provider's own import tests ignore them):
+# an SSL certificate's private_key and private_key_wo_version (the API
+# never returns the key) and name_prefix (the provider's, never sent).
+replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix"]'
+
+# plan_after_import DIR: a plan that changes nothing but not_importable,
+# and what follows from such a replacement (an attribute known only after
+# the replaced resource is applied).
+plan_after_import() {
+	tf "$1" plan -out=import.plan || return 1
+	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" --argjson replaced "$replaced_not_importable" \
+		--argjson unimportable "$skip_import" '
+		[.resource_changes[]? | select(.change.actions != ["no-op"]) |
+			select(.change.actions != ["create"] or (.type | IN($unimportable[]) | not)) |
+			if (.change.actions | sort) == ["create", "delete"] and (.change.replace_paths // [] | length > 0) and
+				([.change.replace_paths[][0]] - $replaced | length == 0) then empty
+			elif .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
+			else .address as $address | .change.before as $b | .change.after as $a |
+				[.change.after_unknown // {} | to_entries[] | select(.value == true) | .key] as $follows |
+				([($b | keys[]), ($a | keys[])] | unique | map(select($b[.] != $a[.]))) - $skip - $follows |
+				if length > 0 then "\($address) changes \(join(", "))" else empty end
+			end] | if length > 0 then (.[] | stderr) | false else true end'
+}
+
+# import_all DIR FRESH: import every resource of DIR's state, in its modules
+# too, into FRESH, but for those nothing can import (skip_import).
+import_all() {
+	local dir=$1 fresh=$2
+	terraform -chdir="$dir" show -json |
+		jq -r --argjson skip "$skip_import" '.values.root_module | .. | .resources? // empty | .[] |
+			select(.mode == "managed" and (.type | IN($skip[]) | not)) | "\(.address) \(.values.id)"' |
+		while read -r address id; do
+			tf "$fresh" import "$address" "$id" || return 1
+		done
+}
+
