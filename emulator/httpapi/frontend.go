@@ -319,7 +319,7 @@ func (s *Server) sslCertificates() *collection[api.SSLCertificate, *api.SSLCerti
 	}
 	c.attach = func(ctx context.Context, cert *api.SSLCertificate, sc scope) error {
 		if cert.Type == api.CertificateManaged {
-			s.provision(sc.key(api.CollectionSSLCertificates, cert.Name))
+			s.certs.Provision(sc.key(api.CollectionSSLCertificates, cert.Name))
 		}
 		return nil
 	}

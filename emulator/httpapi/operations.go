@@ -56,7 +56,7 @@ func (s *Server) setOperationRetention(ttl time.Duration, limit int) {
 // before closing the store.
 func (s *Server) Close() {
 	s.StopStreams()
-	s.stopProvisioning()
+	s.certs.Close()
 	s.ops.mu.Lock()
 	defer s.ops.mu.Unlock()
 	s.ops.closed = true

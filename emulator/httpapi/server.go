@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -74,7 +75,7 @@ type Server struct {
 	managedPool ipPool
 	healer      healer
 	// certs turns managed certificates ACTIVE.
-	certs provisioner
+	certs *control.Certificates
 
 	// Access checks (guard.go): names accepted in the Host header besides
 	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
@@ -198,10 +199,7 @@ func New(st store.Store, o Options) *Server {
 		s.now = time.Now
 	}
 	s.managedPool = managedPool(o.ManagedInstanceRange)
-	s.certs.delay = o.CertificateProvisioning
-	if s.certs.delay == 0 {
-		s.certs.delay = DefaultCertificateProvisioning
-	}
+	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
