@@ -8,6 +8,9 @@
 # data plane on). For each example it reports, on one line:
 #   apply        terraform apply succeeded;
 #   plan         the next plan is empty;
+#   import       every resource imported into a fresh state, and the plan
+#                after it empty but for what cannot be imported (as
+#                scripts/google-examples.sh judges it);
 #   healthy N/M  backends HEALTHY within 30 s of the apply (getHealth of
 #                every backend service and target pool);
 #   lb           what each forwarding rule answered to `curl /` (its first
@@ -68,9 +71,20 @@ export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_pr
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
 	for m in terraform-google-lb-http terraform-google-lb terraform-google-lb-internal; do
-		for d in $(git -C "$modules/$m" ls-tree --name-only HEAD examples/); do examples+=("$m/$d"); done
+		for d in $(git -C "$modules/$m" ls-tree HEAD examples/ | awk '$2 == "tree" {print $4}'); do examples+=("$m/$d"); done
 	done
 fi
+
+# tf DIR COMMAND ARGS...: terraform COMMAND in DIR (import-lib.sh calls it).
+tf() { terraform -chdir="$1" "$2" -no-color -input=false "${@:3}"; }
+. scripts/import-lib.sh
+# import_and_plan DIR: DIR's resources imported into a copy of its
+# configuration with no state, and the plan after it judged.
+import_and_plan() {
+	local fresh="$1-import"
+	rm -rf "$fresh" && cp -r "$1" "$fresh" && rm -rf "$fresh"/terraform.tfstate* "$fresh"/import.plan
+	import_all "$1" "$fresh" && plan_after_import "$fresh"
+}
 
 passed=0 failed=0
 for ex in "${examples[@]}"; do
@@ -93,7 +107,9 @@ for ex in "${examples[@]}"; do
 		if "${@:2}" >"$log" 2>&1; then
 			line+=" $1 ok"
 		else
-			line+=" $1 FAILED ($(grep -A3 -E '^[│ ]*Error' "$log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4 | tr '\n' ' ' | cut -c1-400))"
+			why="$(grep -A3 -E '^[│ ]*Error' "$log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4)"
+			[ -n "$why" ] || why="$(grep -v '^$' "$log" | tail -4)" # a judge's own lines (plan_after_import)
+			line+=" $1 FAILED ($(echo "$why" | tr '\n' ' ' | cut -c1-400))"
 			ok=false
 			return 1
 		fi
@@ -101,6 +117,7 @@ for ex in "${examples[@]}"; do
 	if step init terraform -chdir="$dir" init -no-color -input=false &&
 		step apply terraform -chdir="$dir" apply -no-color -input=false -auto-approve; then
 		step plan terraform -chdir="$dir" plan -no-color -input=false -detailed-exitcode || true
+		step import import_and_plan "$dir" || true
 		line+=" $(python3 scripts/module-examples-rewrite.py alive "$emu" 30)"
 		step destroy terraform -chdir="$dir" destroy -no-color -input=false -auto-approve || true
 	fi
