@@ -33,9 +33,17 @@ import (
 // not (status-500 on a gRPC port) resets its connections instead.
 const ModeStop targets.Mode = "stop"
 
+// ModeFlap is the other mode of the workloads' own: the instance's workload
+// serves for FlapPeriod, then is stopped for FlapPeriod, and so on, from
+// when the mode was set (an instance whose checks pass and fail in turn).
+const ModeFlap targets.Mode = "flap"
+
+// FlapPeriod is how long a flapping workload serves, then stops.
+const FlapPeriod = 10 * time.Second
+
 // WorkloadModes are the modes SetMode takes, ModeOK first.
-var WorkloadModes = []targets.Mode{targets.ModeOK, ModeStop, targets.ModeRefuse, targets.ModeReset, targets.ModeHang,
-	targets.ModeStatus500, targets.ModeStatus301, targets.ModeWrongBody, targets.ModeNotServing}
+var WorkloadModes = []targets.Mode{targets.ModeOK, ModeStop, ModeFlap, targets.ModeRefuse, targets.ModeReset, targets.ModeHang,
+	targets.ModeSlow, targets.ModeStatus500, targets.ModeStatus301, targets.ModeWrongBody, targets.ModeNotServing}
 
 // WorkloadConfig says where workloads run and how instances boot.
 type WorkloadConfig struct {
@@ -80,6 +88,28 @@ type instance struct {
 	boot     time.Duration
 	off      bool
 	mode     targets.Mode
+	modeAt   time.Time // when mode was set: a flap's phases count from it
+}
+
+// stopped reports whether the instance's workload is stopped at now (ModeStop,
+// or a flap's stopped phase), and when that next changes (zero: never).
+func (in *instance) stopped(now time.Time) (bool, time.Time) {
+	switch in.mode {
+	case ModeStop:
+		return true, time.Time{}
+	case ModeFlap:
+		phase := now.Sub(in.modeAt) / FlapPeriod
+		return phase%2 == 1, in.modeAt.Add((phase + 1) * FlapPeriod)
+	}
+	return false, time.Time{}
+}
+
+// served is the mode the instance's ports run in: a flap serves as ok.
+func (in *instance) served() targets.Mode {
+	if in.mode == ModeFlap {
+		return targets.ModeOK
+	}
+	return in.mode
 }
 
 func (in *instance) readyAt() time.Time { return in.since.Add(in.boot) }
@@ -128,7 +158,7 @@ func (w *Workloads) SetInstance(path string, in *api.Instance) {
 	prior := w.insts[path]
 	cur := &instance{name: in.Name, ip: in.PrimaryIP(), id: in.ID, since: w.cfg.Now(), boot: w.cfg.Boot, mode: targets.ModeOK}
 	if prior != nil && prior.id == in.ID {
-		cur.since, cur.mode = prior.since, prior.mode
+		cur.since, cur.mode, cur.modeAt = prior.since, prior.mode, prior.modeAt
 	}
 	if v, ok := in.Metadata.Value(api.MetadataBootSeconds); ok {
 		if secs, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && secs >= 0 && secs <= 3600 {
@@ -169,7 +199,12 @@ func (w *Workloads) Reconcile() {
 		return
 	}
 	now := w.cfg.Now()
-	var nextBoot time.Time
+	var next time.Time // when to reconcile again: a boot ends, a flap turns
+	wake := func(at time.Time) {
+		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
 	want := map[socket]demand{}
 	add := func(s socket, d demand) {
 		if cur, ok := want[s]; ok && !cur.fromHTTP {
@@ -181,13 +216,16 @@ func (w *Workloads) Reconcile() {
 		for _, t := range w.owners[owner] {
 			path := api.PathOf(t.Endpoint.Instance)
 			in, ok := w.insts[path]
-			if !ok || in.off || in.mode == ModeStop || !w.eligible(in.ip) {
+			if !ok || in.off || !w.eligible(in.ip) {
 				continue
 			}
 			if ready := in.readyAt(); now.Before(ready) {
-				if nextBoot.IsZero() || ready.Before(nextBoot) {
-					nextBoot = ready
-				}
+				wake(ready)
+				continue
+			}
+			stopped, turns := in.stopped(now)
+			wake(turns)
+			if stopped {
 				continue
 			}
 			if kind, udp, ok := kindOf(t.Check.Probe.Protocol); ok && t.Check.Port != 0 && t.Check.Address == "" {
@@ -217,7 +255,7 @@ func (w *Workloads) Reconcile() {
 		}
 		w.start(s, want[s])
 	}
-	w.wakeAt(nextBoot, now)
+	w.wakeAt(next, now)
 }
 
 // start listens on s for d's instance.
@@ -249,10 +287,10 @@ func (w *Workloads) start(s socket, d demand) {
 func (w *Workloads) applyMode(s socket) {
 	r := w.running[s]
 	in := w.insts[r.instance]
-	if in == nil || r.target.Mode() == in.mode {
+	if in == nil || r.target.Mode() == in.served() {
 		return
 	}
-	m := in.mode
+	m := in.served()
 	if !slices.Contains(r.target.Modes(), m) {
 		m = targets.ModeReset
 		if r.target.Mode() == m || !slices.Contains(r.target.Modes(), m) {
@@ -317,7 +355,7 @@ func (w *Workloads) SetMode(path string, m targets.Mode) error {
 	w.mu.Lock()
 	in, ok := w.insts[path]
 	if ok {
-		in.mode = m
+		in.mode, in.modeAt = m, w.cfg.Now()
 	}
 	w.mu.Unlock()
 	if !ok {
@@ -371,7 +409,7 @@ func (w *Workloads) List() []Status {
 			st.State = "OFF"
 		case !w.eligible(in.ip):
 			st.State = "NOT_SERVED"
-		case in.mode == ModeStop:
+		case in.mode == ModeStop || in.mode == ModeFlap && len(st.Ports) == 0:
 			st.State = "STOPPED"
 		case now.Before(in.readyAt()):
 			st.State = "BOOTING"

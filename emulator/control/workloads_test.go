@@ -189,3 +189,39 @@ func TestWorkloads_PortsProtocolsAndMetadata(t *testing.T) {
 	}
 	refused(t, net.JoinHostPort(offIP, strconv.Itoa(serving)))
 }
+
+// A flapping workload serves for FlapPeriod, then is stopped for as long,
+// from when the mode was set; a slow one answers after the checks' default
+// timeout.
+func TestWorkloads_FlapAndSlow(t *testing.T) {
+	const ip, path = "127.1.201.5", "projects/p/zones/z/instances/web-5"
+	port := freePort(t, ip)
+	addr := net.JoinHostPort(ip, strconv.Itoa(port))
+	clock := &fakeClock{now: time.Unix(1_000_000, 0)}
+	w := NewWorkloads(WorkloadConfig{Eligible: func(netip.Addr) bool { return true }, Now: clock.Now})
+	t.Cleanup(w.Close)
+	w.SetInstance(path, newInstance("web-5", ip, 1))
+	w.SetOwner("projects/p/global/backendServices/bs", []health.Target{probed(path, "HTTP", port, port)})
+	w.Reconcile()
+
+	if err := w.SetMode(path, ModeFlap); err != nil {
+		t.Fatal(err)
+	}
+	for i, serving := range []bool{true, false, true, false} {
+		w.Reconcile()
+		code, _, err := get(addr)
+		if serving && code != 200 || !serving && !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Errorf("flap phase %d: %d %v, want serving %v", i, code, err, serving)
+		}
+		clock.add(FlapPeriod)
+	}
+
+	if err := w.SetMode(path, targets.ModeSlow); err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 50 * time.Millisecond}
+	if resp, err := c.Get("http://" + addr + "/"); err == nil {
+		resp.Body.Close()
+		t.Errorf("slow: answered %s within 50ms, want no answer before %v", resp.Status, targets.SlowDelay)
+	}
+}

@@ -69,6 +69,12 @@ func (h *httpServer) handle(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "moved to /elsewhere\n")
 	case ModeWrongBody:
 		io.WriteString(w, "maintenance\n")
+	case ModeSlow:
+		select {
+		case <-time.After(SlowDelay):
+			io.WriteString(w, "ok "+h.st.name+at+" (slow)\n")
+		case <-r.Context().Done():
+		}
 	default:
 		io.WriteString(w, "ok "+h.st.name+at+"\n")
 	}

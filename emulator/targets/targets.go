@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Kinds of target, named like the health-check protocols that probe them.
@@ -58,6 +59,7 @@ const (
 	ModeStatus500  Mode = "status-500"  // HTTP kinds: 500
 	ModeStatus301  Mode = "status-301"  // HTTP kinds: 301 to /elsewhere
 	ModeWrongBody  Mode = "wrong-body"  // HTTP kinds: 200 "maintenance"; TCP and UDP: "-ERR"; DNS: a wrong address; LDAP kinds: searches find nothing; POSTGRES: queries return no row
+	ModeSlow       Mode = "slow"        // HTTP kinds: 200, after SlowDelay
 	ModeNotServing Mode = "not-serving" // gRPC: health NOT_SERVING
 	ModeServfail   Mode = "servfail"    // DNS: SERVFAIL to every query
 	ModeReject     Mode = "reject"      // SMTP kinds: 554 to the client's EHLO; FTP kinds: 530 to every login; LDAP kinds: 49 to every bind; POSTGRES: 28P01 to every login
@@ -71,7 +73,7 @@ var (
 )
 
 var (
-	httpModes = []Mode{ModeOK, ModeRefuse, ModeHang, ModeReset, ModeStatus500, ModeStatus301, ModeWrongBody}
+	httpModes = []Mode{ModeOK, ModeRefuse, ModeHang, ModeReset, ModeStatus500, ModeStatus301, ModeWrongBody, ModeSlow}
 	kindModes = map[string][]Mode{
 		KindHTTP:     httpModes,
 		KindHTTPS:    httpModes,
@@ -91,6 +93,11 @@ var (
 	// kindOrder is the stable order of Targets() and of the port blocks.
 	kindOrder = []string{KindHTTP, KindHTTPS, KindTCP, KindGRPC, KindHTTP2, KindUDP, KindDNS, KindSMTP, KindSMTPS, KindFTP, KindFTPS, KindLDAP, KindLDAPS, KindPostgres}
 )
+
+// SlowDelay is how long a slow target takes to answer: longer than the
+// default timeout of a health check (5 s), so that a check with it fails
+// (TIMEOUT) while a client that waits gets its answer.
+var SlowDelay = 6 * time.Second
 
 // ModesFor lists the modes a kind of target takes, ModeOK first.
 func ModesFor(kind string) []Mode {

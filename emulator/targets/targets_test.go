@@ -206,7 +206,7 @@ func want(tg Target, m Mode) string {
 	switch m {
 	case ModeRefuse:
 		return "refused"
-	case ModeHang:
+	case ModeHang, ModeSlow: // slow answers after the observer has given up
 		return "timeout"
 	case ModeReset:
 		return "reset"
@@ -739,5 +739,38 @@ func TestControlAPIErrors(t *testing.T) {
 		if tg.Mode() != ModeOK {
 			t.Errorf("%s changed to %s by a bad request", tg.Name, tg.Mode())
 		}
+	}
+}
+
+// TestSlow: a slow HTTP target answers, but only after SlowDelay: a client
+// (a check) that waits less times out, one that waits gets 200.
+func TestSlow(t *testing.T) {
+	old := SlowDelay
+	SlowDelay = 300 * time.Millisecond
+	t.Cleanup(func() { SlowDelay = old })
+	tg, err := StartOne(context.Background(), "slow-1", KindHTTP, "127.0.0.1:0", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	if err := tg.SetMode(ModeSlow); err != nil {
+		t.Fatal(err)
+	}
+	impatient := &http.Client{Timeout: 50 * time.Millisecond}
+	if resp, err := impatient.Get("http://" + tg.Addr() + "/"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a client waiting 50ms got %s from a target that takes %v", resp.Status, SlowDelay)
+	}
+	resp, err := http.Get("http://" + tg.Addr() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "(slow)") {
+		t.Errorf("a patient client: %s %q, want 200 (slow)", resp.Status, body)
+	}
+	if slices.Contains(ModesFor(KindTCP), ModeSlow) || !slices.Contains(ModesFor(KindHTTPS), ModeSlow) {
+		t.Errorf("slow is the HTTP kinds' mode only")
 	}
 }
