@@ -162,10 +162,11 @@ def point_providers(root, emu):
     lines = (f'  access_token            = "x"\n'
              f'  universe_domain         = "emulator.invalid"\n'
              f'  compute_custom_endpoint = "{emu}/compute/v1/"\n')
+    names = [f for f in os.listdir(root) if f.endswith(".tf")]
+    if any("compute_custom_endpoint" in open(os.path.join(root, f)).read() for f in names):
+        return  # it points at an emulator already (var.emulator: TF_VAR_emulator)
     seen = set()
-    for f in os.listdir(root):
-        if not f.endswith(".tf"):
-            continue
+    for f in names:
         path = os.path.join(root, f)
         text = open(path).read()
         new = re.sub(r'(?m)^(provider\s+"(google|google-beta)"\s*\{[^\n]*\n)',

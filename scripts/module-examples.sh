@@ -66,7 +66,8 @@ export TF_CLI_CONFIG_FILE="$work/rc" TF_IN_AUTOMATION=1
 # The variables the examples ask for without a default.
 export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_project=demo-project \
 	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com \
-	TF_VAR_project_id_1=demo-project TF_VAR_project_id_2=demo-service
+	TF_VAR_project_id_1=demo-project TF_VAR_project_id_2=demo-service TF_VAR_region=us-central1 \
+	TF_VAR_network=default TF_VAR_subnetwork=default
 
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then
@@ -100,6 +101,7 @@ for ex in "${examples[@]}"; do
 	echo $! >"$work/emulator.pid"
 	for _ in $(seq 100); do curl -fsS "$emu/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 	python3 scripts/module-examples-rewrite.py providers "$dir" "$emu"
+	export TF_VAR_emulator="$emu" # for a configuration that points at an emulator itself
 	line="$ex:"
 	ok=true
 	step() { # step NAME COMMAND...: run it (its log kept as $work/NAME_OF_EXAMPLE.STEP.log); on failure, note its first error
