@@ -15,18 +15,22 @@ state_only='["random_id", "random_string", "random_password", "random_integer", 
 # hashicorp/terraform-provider-google#20063), labels (non-authoritative: the
 # provider reads back only the keys its state already has, none after an
 # import; effective_labels has them all), iap (the API never returns
-# oauth2ClientSecret, input only) and delete_bgp_always_compare_med (the
-# provider reads it from its state, never from the API).
-not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med"]'
+# oauth2ClientSecret, input only), delete_bgp_always_compare_med (the
+# provider reads it from its state, never from the API) and timeouts (the
+# provider's own settings, never sent).
+not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med", "timeouts"]'
 # Attributes whose absence after an import plans a replacement, with the
 # emulator as with the cloud (the provider's own import tests ignore them):
 # an SSL certificate's private_key and private_key_wo_version (the API
-# never returns the key) and name_prefix (the provider's, never sent).
-replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix"]'
+# never returns the key), name_prefix (the provider's, never sent), and an
+# instance template's metadata and metadata_startup_script (the provider
+# moves the startup-script key of the API's metadata into
+# metadata_startup_script only when its state already has one).
+replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix", "metadata", "metadata_startup_script"]'
 
 # plan_after_import DIR: a plan that changes nothing but not_importable,
-# and what follows from such a replacement (an attribute known only after
-# the replaced resource is applied).
+# and what follows from such a replacement (an attribute, or a block with
+# a value in it, known only after the replaced resource is applied).
 plan_after_import() {
 	tf "$1" plan -out=import.plan || return 1
 	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" --argjson replaced "$replaced_not_importable" \
@@ -36,7 +40,7 @@ plan_after_import() {
 				([.change.replace_paths[][0]] - $replaced | length == 0) then empty
 			elif .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
 			else .address as $address | .change.before as $b | .change.after as $a |
-				[.change.after_unknown // {} | to_entries[] | select(.value == true) | .key] as $follows |
+				[.change.after_unknown // {} | to_entries[] | select([.value | .. | select(. == true)] | length > 0) | .key] as $follows |
 				([($b | keys[]), ($a | keys[])] | unique | map(select($b[.] != $a[.]))) - $skip - $follows |
 				if length > 0 then "\($address) changes \(join(", "))" else empty end
 			end] | if length > 0 then (.[] | stderr) | false else true end'

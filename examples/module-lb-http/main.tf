@@ -139,6 +139,7 @@ module "lb" {
       enable_cdn  = false
       health_check = {
         check_interval_sec = 2
+        timeout_sec        = 1
         request_path       = "/"
         port               = 80
       }
