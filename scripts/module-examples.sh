@@ -63,6 +63,9 @@ provider_installation {
 }
 EOF
 export TF_CLI_CONFIG_FILE="$work/rc" TF_IN_AUTOMATION=1
+# The region a provider block without one takes, as a user's shell or
+# gcloud configuration would give it.
+export GOOGLE_REGION=us-central1
 # The variables the examples ask for without a default.
 export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_project=demo-project \
 	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com \
