@@ -139,6 +139,11 @@ type Config struct {
 	// answers, unless its metadata says otherwise
 	// (api.MetadataBootSeconds); zero answers at once.
 	WorkloadBoot time.Duration
+	// WorkloadCommands runs an instance's metadata
+	// lbhealth-workload-command as its workload, instead of the simulated
+	// servers. Off by default: whoever can call the API can then run
+	// commands on this machine.
+	WorkloadCommands bool
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -414,7 +419,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			EventLoop: cfg.DataPlaneEventLoop})
 	}
 	if cfg.Workloads {
-		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log})
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log,
+			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	health.RegisterStateGauge(reg, e.engine)

@@ -59,6 +59,11 @@ type WorkloadConfig struct {
 	// Log receives workloads started and stopped, and ports that could not
 	// be listened on; nil discards.
 	Log *slog.Logger
+	// Commands runs the command line of an instance's metadata
+	// api.MetadataWorkloadCommand as its workload (commands.go); without
+	// it, such an instance runs the simulated servers, and its status says
+	// why.
+	Commands bool
 }
 
 // Workloads runs the simulated workloads. Sync hands it every instance
@@ -70,14 +75,15 @@ type WorkloadConfig struct {
 type Workloads struct {
 	cfg WorkloadConfig
 
-	mu      sync.Mutex
-	owners  map[string][]health.Target // by owner path
-	insts   map[string]*instance       // by instance path
-	running map[socket]*served
-	failed  map[socket]string // why a port could not be listened on, logged once
-	cert    *tls.Certificate
-	timer   *time.Timer
-	closed  bool
+	mu       sync.Mutex
+	owners   map[string][]health.Target // by owner path
+	insts    map[string]*instance       // by instance path
+	running  map[socket]*served
+	failed   map[socket]string   // why a port could not be listened on, logged once
+	commands map[string]*command // by instance path
+	cert     *tls.Certificate
+	timer    *time.Timer
+	closed   bool
 }
 
 // instance is what a workload needs of one instance.
@@ -87,6 +93,7 @@ type instance struct {
 	since    time.Time // when this generation appeared: its boot starts then
 	boot     time.Duration
 	off      bool
+	command  string // a user's command line to run instead (metadata)
 	mode     targets.Mode
 	modeAt   time.Time // when mode was set: a flap's phases count from it
 }
@@ -142,7 +149,7 @@ func NewWorkloads(cfg WorkloadConfig) *Workloads {
 		cfg.Eligible = func(netip.Addr) bool { return false }
 	}
 	return &Workloads{cfg: cfg, owners: map[string][]health.Target{}, insts: map[string]*instance{},
-		running: map[socket]*served{}, failed: map[socket]string{}}
+		running: map[socket]*served{}, failed: map[socket]string{}, commands: map[string]*command{}}
 }
 
 // SetInstance records instance path as stored (nil: deleted). A new
@@ -167,6 +174,9 @@ func (w *Workloads) SetInstance(path string, in *api.Instance) {
 	}
 	if v, ok := in.Metadata.Value(api.MetadataWorkload); ok && strings.EqualFold(strings.TrimSpace(v), "off") {
 		cur.off = true
+	}
+	if v, ok := in.Metadata.Value(api.MetadataWorkloadCommand); ok {
+		cur.command = strings.TrimSpace(v)
 	}
 	w.insts[path] = cur
 }
@@ -206,6 +216,7 @@ func (w *Workloads) Reconcile() {
 		}
 	}
 	want := map[socket]demand{}
+	commands := map[string][]int{} // the ports asked of each instance that runs a command
 	add := func(s socket, d demand) {
 		if cur, ok := want[s]; ok && !cur.fromHTTP {
 			return // the first check's protocol stands
@@ -226,6 +237,14 @@ func (w *Workloads) Reconcile() {
 			stopped, turns := in.stopped(now)
 			wake(turns)
 			if stopped {
+				continue
+			}
+			if in.command != "" && w.cfg.Commands {
+				for _, p := range []int{t.Check.Port, t.Endpoint.Port} {
+					if p != 0 {
+						commands[path] = append(commands[path], p)
+					}
+				}
 				continue
 			}
 			if kind, udp, ok := kindOf(t.Check.Probe.Protocol); ok && t.Check.Port != 0 && t.Check.Address == "" {
@@ -255,6 +274,7 @@ func (w *Workloads) Reconcile() {
 		}
 		w.start(s, want[s])
 	}
+	w.reconcileCommands(commands)
 	w.wakeAt(next, now)
 }
 
@@ -374,6 +394,13 @@ type Status struct {
 	State    string       `json:"state"` // BOOTING, SERVING, STOPPED, OFF (metadata), NOT_SERVED (address not eligible), IDLE (nothing asks for a port)
 	Mode     targets.Mode `json:"mode"`
 	Ports    []PortStatus `json:"ports,omitempty"`
+	// Command is the user's command line the instance runs instead of the
+	// simulated servers, and CommandState whether it runs ("running, pid
+	// N") or how it ended; Note says why a command of the metadata does
+	// not run.
+	Command      string `json:"command,omitempty"`
+	CommandState string `json:"commandState,omitempty"`
+	Note         string `json:"note,omitempty"`
 }
 
 // PortStatus is one port of a workload.
@@ -403,6 +430,18 @@ func (w *Workloads) List() []Status {
 	for _, path := range slices.Sorted(maps.Keys(w.insts)) {
 		in := w.insts[path]
 		st := Status{Instance: path, Name: in.name, Address: in.ip, Mode: in.mode, Ports: ports[path]}
+		if c, ok := w.commands[path]; ok {
+			st.Command = c.line
+			st.CommandState = fmt.Sprintf("running, pid %d", c.cmd.Process.Pid)
+			if c.ended != "" {
+				st.CommandState = c.ended
+			}
+			for _, p := range c.ports {
+				st.Ports = append(st.Ports, PortStatus{Port: p, Protocol: "command"})
+			}
+		} else if in.command != "" && !w.cfg.Commands {
+			st.Note = "the metadata's " + api.MetadataWorkloadCommand + " does not run: the emulator was started without --workload-commands"
+		}
 		slices.SortFunc(st.Ports, func(a, b PortStatus) int { return a.Port - b.Port })
 		switch {
 		case in.off:
@@ -413,6 +452,8 @@ func (w *Workloads) List() []Status {
 			st.State = "STOPPED"
 		case now.Before(in.readyAt()):
 			st.State = "BOOTING"
+		case st.Command != "" && !strings.HasPrefix(st.CommandState, "running"):
+			st.State = "EXITED"
 		case len(st.Ports) == 0:
 			st.State = "IDLE"
 		default:
@@ -435,6 +476,16 @@ func (w *Workloads) Close() {
 		r.target.Close()
 		delete(w.running, s)
 	}
+	var ends []chan struct{}
+	for path, c := range w.commands {
+		ends = append(ends, c.done)
+		w.stopCommand(path, c)
+	}
+	w.mu.Unlock()
+	for _, done := range ends { // bounded: stopCommand kills after commandStop
+		<-done
+	}
+	w.mu.Lock()
 }
 
 // kindOf is the kind of server that answers a check's protocol, and

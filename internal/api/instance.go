@@ -41,12 +41,15 @@ type MetadataItem struct {
 }
 
 // Metadata keys the emulator reads: how long an instance takes to boot
-// before its simulated workload answers (seconds, "0" for at once), and
-// "off" to run no simulated workload on it (a server of the user's own
-// listens at its address instead).
+// before its simulated workload answers (seconds, "0" for at once); "off"
+// to run no simulated workload on it (a server of the user's own listens
+// at its address instead); a shell command line to run as its workload
+// instead of the simulated servers (only when the emulator runs with
+// --workload-commands).
 const (
-	MetadataBootSeconds = "lbhealth-boot-seconds"
-	MetadataWorkload    = "lbhealth-workload"
+	MetadataBootSeconds     = "lbhealth-boot-seconds"
+	MetadataWorkload        = "lbhealth-workload"
+	MetadataWorkloadCommand = "lbhealth-workload-command"
 )
 
 // Value returns the value of key, and whether the metadata has it.

@@ -280,6 +280,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	workloadBoot := fs.Duration("workload-boot", envDuration("LBHEALTH_WORKLOAD_BOOT", DefaultWorkloadBoot),
 		"how long an instance boots before its workload answers, unless its metadata "+api.MetadataBootSeconds+" says otherwise "+
 			"(env LBHEALTH_WORKLOAD_BOOT)")
+	workloadCommands := fs.Bool("workload-commands", envBool("LBHEALTH_WORKLOAD_COMMANDS"),
+		"run an instance's metadata "+api.MetadataWorkloadCommand+" (a shell command line, told its address and ports in "+
+			"LBHEALTH_ADDRESS, LBHEALTH_PORT and LBHEALTH_PORTS) as its workload instead of the simulated servers. Whoever can call "+
+			"the API can then run commands on this machine: keep the API on loopback, or set --token (env LBHEALTH_WORKLOAD_COMMANDS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
@@ -334,7 +338,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 		DataPlane: plane, NoBackendHeader: !header, DataPlaneEventLoop: loop,
-		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, SelfLinkRoot: *selfLinkRoot,
+		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
 	}
 	if *selfLinkRoot == "emulator" {
 		cfg.SelfLinkRoot = ""
