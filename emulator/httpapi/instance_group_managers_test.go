@@ -247,3 +247,14 @@ func TestInstanceTemplates_BlockNoDelete(t *testing.T) {
 	e.ok("DELETE", networksPath+"/net", "", nil)
 	e.ok("GET", templatesPath+"/web", "", nil)
 }
+
+// The metadata keys of the simulated workloads are checked on write,
+// naming the key and the value, and nothing is stored.
+func TestInstanceTemplates_WorkloadMetadata(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	wantMessage(t, e.fail("POST", templatesPath, `{"name": "web", "properties": {"networkInterfaces": [{"network": "global/networks/net"}],
+		"metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "soon"}]}}}`, 400, api.ReasonInvalid),
+		`properties.metadata.items[0].value ("soon") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600`)
+	e.fail("GET", templatesPath+"/web", "", 404, api.ReasonNotFound)
+}

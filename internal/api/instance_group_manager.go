@@ -34,6 +34,7 @@ type InstanceProperties struct {
 	MachineType       string             `json:"machineType,omitempty"`
 	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
 	Disks             []AttachedDisk     `json:"disks,omitempty"`
+	Metadata          *Metadata          `json:"metadata,omitempty"`
 }
 
 // InstanceGroupManager is a zonal managed instance group (collection

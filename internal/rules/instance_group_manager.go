@@ -32,7 +32,7 @@ func InstanceTemplate(t *api.InstanceTemplate) Violations {
 		return vs
 	}
 	vs = append(vs, AttachedDisks(t.Properties.Disks)...)
-	return vs
+	return append(vs, WorkloadMetadata("properties.metadata", t.Properties.Metadata)...)
 }
 
 // InstanceGroupManager checks a managed instance group as a client sent it;

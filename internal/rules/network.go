@@ -278,6 +278,40 @@ func Instance(in *api.Instance) Violations {
 		}
 	}
 	vs = append(vs, AttachedDisks(in.Disks)...)
+	return append(vs, WorkloadMetadata("metadata", in.Metadata)...)
+}
+
+// MaxBootSeconds is the longest boot an instance's metadata may ask for.
+const MaxBootSeconds = 3600
+
+// WorkloadMetadata checks the metadata keys that shape an instance's
+// simulated workload (the emulator's own; the API stores any key):
+// lbhealth-boot-seconds, a number of seconds, and lbhealth-workload, on or
+// off. field is the metadata's path.
+func WorkloadMetadata(field string, md *api.Metadata) Violations {
+	if md == nil {
+		return nil
+	}
+	var vs Violations
+	for i, it := range md.Items {
+		if it.Value == nil {
+			continue
+		}
+		vf := fmt.Sprintf("%s.items[%d].value", field, i)
+		v := strings.TrimSpace(*it.Value)
+		switch it.Key {
+		case api.MetadataBootSeconds:
+			if secs, err := strconv.ParseFloat(v, 64); err != nil || secs < 0 || secs > MaxBootSeconds {
+				vs = append(vs, violation(vf, "%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.",
+					f(vf), *it.Value, api.MetadataBootSeconds, MaxBootSeconds))
+			}
+		case api.MetadataWorkload:
+			if !strings.EqualFold(v, "on") && !strings.EqualFold(v, "off") {
+				vs = append(vs, violation(vf, "%s (%q) of %s must be on or off: off runs no simulated workload on the instance.",
+					f(vf), *it.Value, api.MetadataWorkload))
+			}
+		}
+	}
 	return vs
 }
 

@@ -104,6 +104,27 @@ func TestInstance(t *testing.T) {
 			want: `networkInterfaces[0].networkIP ("::1") must be an IPv4 address.`},
 		{name: "nine interfaces", body: `{"name": "vm", "networkInterfaces": [{},{},{},{},{},{},{},{},{}]}`, field: "networkInterfaces",
 			want: "networkInterfaces lists 9 interfaces: an instance has at most 8."},
+		{name: "workload metadata", body: `{"name": "vm", "metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "0.5"},
+			{"key": "lbhealth-workload", "value": "Off"}, {"key": "startup-script", "value": "anything"}]}}`},
+		{name: "boot not a number", body: `{"name": "vm", "metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "soon"}]}}`,
+			field: "metadata.items[0].value",
+			want: `metadata.items[0].value ("soon") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
+		{name: "boot too long", body: `{"name": "vm", "metadata": {"items": [{"key": "x", "value": "y"}, {"key": "lbhealth-boot-seconds", "value": "7200"}]}}`,
+			field: "metadata.items[1].value",
+			want: `metadata.items[1].value ("7200") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
+		{name: "workload neither on nor off", body: `{"name": "vm", "metadata": {"items": [{"key": "lbhealth-workload", "value": "maybe"}]}}`,
+			field: "metadata.items[0].value",
+			want: `metadata.items[0].value ("maybe") of lbhealth-workload must be on or off: off runs no simulated workload on the instance.`},
+	})
+}
+
+// A template's metadata is checked as an instance's, at its own path.
+func TestInstanceTemplateWorkloadMetadata(t *testing.T) {
+	checkCases(t, InstanceTemplate, []struct{ name, body, want, field string }{
+		{name: "valid", body: `{"name": "t", "properties": {"metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "2"}]}}}`},
+		{name: "bad boot", body: `{"name": "t", "properties": {"metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "-1"}]}}}`,
+			field: "properties.metadata.items[0].value",
+			want: `properties.metadata.items[0].value ("-1") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
 	})
 }
 

@@ -404,6 +404,10 @@ var messageSources = map[string]source{
 		"method returns the set of features that can be\nspecified in this list."),
 	"%s is TLS_1_3, so %s must be RESTRICTED.": apiDoc("SslPolicy.minTlsVersion", "When set to TLS_1_3, the profile field\nmust be set to RESTRICTED."),
 
+	// The metadata keys of the emulator's simulated workloads.
+	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
+	"%s (%q) of %s must be on or off: off runs no simulated workload on the instance.":                                 own("lbhealth-workload is the emulator's key: a workload runs, or not."),
+
 	// Cloud Routers and their NATs.
 	"%s is required: the network the router serves.":             apiDoc("Router.network", "URI of the network to which this router belongs."),
 	"%s is required: the router's own autonomous system number.": apiDoc("RouterBgp.asn", "Local BGP Autonomous System Number (ASN)."),
@@ -440,6 +444,7 @@ var messageSources = map[string]source{
 
 // limitSources cites the source of each limit and default, by constant.
 var limitSources = map[string]source{
+	"MaxBootSeconds":                 own("an instance's simulated boot is bounded by an hour, what a test could wait for at most."),
 	"MinKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
 	"MaxKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
 	"MaxRoutePriority":               cloud("a BGP peer's advertised route priority is 0 to 65535 (the Cloud Router's documentation)."),
