@@ -108,13 +108,13 @@ func TestInstance(t *testing.T) {
 			{"key": "lbhealth-workload", "value": "Off"}, {"key": "startup-script", "value": "anything"}]}}`},
 		{name: "boot not a number", body: `{"name": "vm", "metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "soon"}]}}`,
 			field: "metadata.items[0].value",
-			want: `metadata.items[0].value ("soon") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
+			want:  `metadata.items[0].value ("soon") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
 		{name: "boot too long", body: `{"name": "vm", "metadata": {"items": [{"key": "x", "value": "y"}, {"key": "lbhealth-boot-seconds", "value": "7200"}]}}`,
 			field: "metadata.items[1].value",
-			want: `metadata.items[1].value ("7200") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
+			want:  `metadata.items[1].value ("7200") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
 		{name: "workload neither on nor off", body: `{"name": "vm", "metadata": {"items": [{"key": "lbhealth-workload", "value": "maybe"}]}}`,
 			field: "metadata.items[0].value",
-			want: `metadata.items[0].value ("maybe") of lbhealth-workload must be on or off: off runs no simulated workload on the instance.`},
+			want:  `metadata.items[0].value ("maybe") of lbhealth-workload must be on or off: off runs no simulated workload on the instance.`},
 	})
 }
 
@@ -124,7 +124,7 @@ func TestInstanceTemplateWorkloadMetadata(t *testing.T) {
 		{name: "valid", body: `{"name": "t", "properties": {"metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "2"}]}}}`},
 		{name: "bad boot", body: `{"name": "t", "properties": {"metadata": {"items": [{"key": "lbhealth-boot-seconds", "value": "-1"}]}}}`,
 			field: "properties.metadata.items[0].value",
-			want: `properties.metadata.items[0].value ("-1") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
+			want:  `properties.metadata.items[0].value ("-1") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600: how long the instance boots before its workload answers.`},
 	})
 }
 
