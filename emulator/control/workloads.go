@@ -68,7 +68,8 @@ type WorkloadConfig struct {
 
 // Workloads runs the simulated workloads. Sync hands it every instance
 // (SetInstance) and every probe owner's targets (SetOwner), then
-// Reconcile: each eligible, booted instance then serves, at its address,
+// Reconcile: each eligible, booted instance then serves, at its address
+// (or where a probe map moves it),
 // every port a health check probes it on (in the check's protocol) and the
 // port its load balancers send traffic to (HTTP, unless a check probes
 // that port in another protocol). A page served names the instance.
@@ -79,7 +80,7 @@ type Workloads struct {
 	owners   map[string][]health.Target // by owner path
 	insts    map[string]*instance       // by instance path
 	running  map[socket]*served
-	failed   map[socket]string   // why a port could not be listened on, logged once
+	failed   map[socket]failure  // ports that could not be listened on, each logged once
 	commands map[string]*command // by instance path
 	cert     *tls.Certificate
 	timer    *time.Timer
@@ -130,6 +131,10 @@ type socket struct {
 
 func (s socket) addr() string { return net.JoinHostPort(s.ip, strconv.Itoa(s.port)) }
 
+// failure is a port of an instance's workload that could not be listened
+// on, and why.
+type failure struct{ instance, why string }
+
 // served is a running port of an instance's workload.
 type served struct {
 	instance string
@@ -149,7 +154,7 @@ func NewWorkloads(cfg WorkloadConfig) *Workloads {
 		cfg.Eligible = func(netip.Addr) bool { return false }
 	}
 	return &Workloads{cfg: cfg, owners: map[string][]health.Target{}, insts: map[string]*instance{},
-		running: map[socket]*served{}, failed: map[socket]string{}, commands: map[string]*command{}}
+		running: map[socket]*served{}, failed: map[socket]failure{}, commands: map[string]*command{}}
 }
 
 // SetInstance records instance path as stored (nil: deleted). A new
@@ -227,7 +232,17 @@ func (w *Workloads) Reconcile() {
 		for _, t := range w.owners[owner] {
 			path := api.PathOf(t.Endpoint.Instance)
 			in, ok := w.insts[path]
-			if !ok || in.off || !w.eligible(in.ip) {
+			if !ok || in.off {
+				continue
+			}
+			// Where the instance is reached: its address, or where a probe
+			// map (--probe-map) moves it (Check.Address), as the data
+			// plane's traffic is moved too.
+			ip := in.ip
+			if t.Check.Address != "" {
+				ip = t.Check.Address
+			}
+			if !w.eligible(ip) {
 				continue
 			}
 			if ready := in.readyAt(); now.Before(ready) {
@@ -247,11 +262,11 @@ func (w *Workloads) Reconcile() {
 				}
 				continue
 			}
-			if kind, udp, ok := kindOf(t.Check.Probe.Protocol); ok && t.Check.Port != 0 && t.Check.Address == "" {
-				add(socket{in.ip, t.Check.Port, udp}, demand{instance: path, kind: kind})
+			if kind, udp, ok := kindOf(t.Check.Probe.Protocol); ok && t.Check.Port != 0 {
+				add(socket{ip, t.Check.Port, udp}, demand{instance: path, kind: kind})
 			}
 			if t.Endpoint.Port != 0 {
-				add(socket{in.ip, t.Endpoint.Port, false}, demand{instance: path, kind: targets.KindHTTP, fromHTTP: true})
+				add(socket{ip, t.Endpoint.Port, false}, demand{instance: path, kind: targets.KindHTTP, fromHTTP: true})
 			}
 		}
 	}
@@ -297,8 +312,8 @@ func (w *Workloads) start(s socket, d demand) {
 	if errors.Is(err, fs.ErrPermission) {
 		why += " (ports below 1024 need root, CAP_NET_BIND_SERVICE or sysctl net.ipv4.ip_unprivileged_port_start)"
 	}
-	if w.failed[s] != why {
-		w.failed[s] = why
+	if w.failed[s].why != why {
+		w.failed[s] = failure{instance: d.instance, why: why}
 		w.cfg.Log.Warn("workload port not served", "instance", in.name, "addr", s.addr(), "kind", kind, "error", why)
 	}
 }
@@ -419,12 +434,8 @@ func (w *Workloads) List() []Status {
 	for s, r := range w.running {
 		ports[r.instance] = append(ports[r.instance], PortStatus{Port: s.port, Protocol: r.kind})
 	}
-	for s, why := range w.failed {
-		for path, in := range w.insts {
-			if in.ip == s.ip {
-				ports[path] = append(ports[path], PortStatus{Port: s.port, Error: why})
-			}
-		}
+	for s, f := range w.failed {
+		ports[f.instance] = append(ports[f.instance], PortStatus{Port: s.port, Error: f.why})
 	}
 	out := make([]Status, 0, len(w.insts))
 	for _, path := range slices.Sorted(maps.Keys(w.insts)) {
@@ -446,7 +457,7 @@ func (w *Workloads) List() []Status {
 		switch {
 		case in.off:
 			st.State = "OFF"
-		case !w.eligible(in.ip):
+		case !w.eligible(in.ip) && len(st.Ports) == 0:
 			st.State = "NOT_SERVED"
 		case in.mode == ModeStop || in.mode == ModeFlap && len(st.Ports) == 0:
 			st.State = "STOPPED"

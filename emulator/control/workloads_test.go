@@ -225,3 +225,23 @@ func TestWorkloads_FlapAndSlow(t *testing.T) {
 		t.Errorf("slow: answered %s within 50ms, want no answer before %v", resp.Status, targets.SlowDelay)
 	}
 }
+
+// An instance of a real configuration's private address is served where a
+// probe map moves it (Check.Address), as its probes and traffic go there.
+func TestWorkloads_AtTheProbeMapsAddress(t *testing.T) {
+	const mapped, path = "127.128.0.2", "projects/p/zones/z/instances/vm-1"
+	port := freePort(t, mapped)
+	w := NewWorkloads(WorkloadConfig{Eligible: func(a netip.Addr) bool { return a.IsLoopback() }})
+	t.Cleanup(w.Close)
+	w.SetInstance(path, newInstance("vm-1", "10.128.0.2", 1))
+	target := probed(path, "HTTP", port, port)
+	target.Check.Address = mapped
+	w.SetOwner("projects/p/global/backendServices/bs", []health.Target{target})
+	w.Reconcile()
+	if code, body, err := get(net.JoinHostPort(mapped, strconv.Itoa(port))); code != 200 || !strings.Contains(body, "vm-1") {
+		t.Errorf("at the mapped address: %d %q %v, want the instance's page", code, body, err)
+	}
+	if st := state(t, w, path); st.State != "SERVING" {
+		t.Errorf("status %+v, want SERVING", st)
+	}
+}
