@@ -2892,3 +2892,32 @@ func TestComputeSelfLinks_BeginWithTheServiceRootOfTheAPI(t *testing.T) {
 		t.Errorf("operation %s, want its links under %s", ccJSON(op), emulator.GoogleSelfLinkRoot)
 	}
 }
+
+// A dual-stack subnetwork gets an IPv6 /64 of its own (of the
+// documentation range), and IPv6 addresses, external or internal, are
+// reserved in it; an IPv6 address in an IPv4-only subnetwork is refused,
+// saying why.
+func TestComputeSubnetworks_DualStackAndItsIPv6Addresses(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	network, v4only := c.insertNetwork()
+	sn := ccSubnetwork("dual", network, "10.20.0.0/24")
+	sn.StackType, sn.Ipv6AccessType = "IPV4_IPV6", "EXTERNAL"
+	c.done("insert dual-stack subnetwork", ccR(c.svc.Subnetworks.Insert(ccProject, ccRegion, sn).Context(c.ctx).Do()))
+	got := ccMust(t, "get", ccR(c.svc.Subnetworks.Get(ccProject, ccRegion, "dual").Context(c.ctx).Do()))
+	prefix, err := netip.ParsePrefix(got.ExternalIpv6Prefix)
+	if err != nil || prefix.Bits() != 64 || !netip.MustParsePrefix("2001:db8::/32").Contains(prefix.Addr()) || got.Ipv6CidrRange != got.ExternalIpv6Prefix {
+		t.Fatalf("subnetwork %s, want an external IPv6 /64 of 2001:db8::/32", ccJSON(got))
+	}
+	c.done("reserve external IPv6", ccR(c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{
+		Name: "v6", IpVersion: "IPV6", Ipv6EndpointType: "NETLB", Subnetwork: got.SelfLink}).Context(c.ctx).Do()))
+	a := ccMust(t, "get address", ccR(c.svc.Addresses.Get(ccProject, ccRegion, "v6").Context(c.ctx).Do()))
+	if ip, err := netip.ParseAddr(a.Address); err != nil || !prefix.Contains(ip) {
+		t.Errorf("address %s, want one of %s", ccJSON(a), prefix)
+	}
+	_, err = c.svc.Addresses.Insert(ccProject, ccRegion, &compute.Address{Name: "v6-bad", IpVersion: "IPV6", AddressType: "INTERNAL",
+		Subnetwork: v4only}).Context(c.ctx).Do()
+	if e := ccWantError(t, "IPv6 in an IPv4-only subnetwork", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "has no IPv6 range (its stackType is IPV4_ONLY)") {
+		t.Errorf("message %q", e.Message)
+	}
+}

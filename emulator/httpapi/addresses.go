@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"net/netip"
 
@@ -32,7 +33,7 @@ func (s *Server) addresses() *collection[api.Address, *api.Address] {
 func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
 	pool := loopbackPool
 	if a.IPVersion == api.IPv6 {
-		pool = ipv6Pool // the rules refuse IPv6 in a subnetwork
+		pool = ipv6Pool
 	}
 	if a.Subnetwork != "" {
 		var sn api.Subnetwork
@@ -43,12 +44,28 @@ func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) e
 		if k.Scope != sc.path() {
 			return invalid("subnetwork (%q) is in %s: an address takes a subnetwork of its own region (%s).", a.Subnetwork, k.Scope, sc.region)
 		}
-		if a.Address != "" {
+		switch {
+		case a.IPVersion == api.IPv6 && sn.IPv6CIDRRange == "":
+			return invalid("subnetwork (%q) has no IPv6 range (its stackType is %s): an IPv6 address is reserved in a dual-stack subnetwork, stackType IPV4_IPV6.",
+				a.Subnetwork, cmp.Or(sn.StackType, "IPV4_ONLY"))
+		case a.IPVersion == api.IPv6:
+			prefix, err := netip.ParsePrefix(sn.IPv6CIDRRange)
+			if err != nil || !prefix.Addr().Is6() {
+				return invalid("subnetwork (%q) has an IPv6 range (%q) that is not an IPv6 range in CIDR form.", a.Subnetwork, sn.IPv6CIDRRange)
+			}
+			pool = subnetwork6Pool(k, &sn, prefix)
+			if ip, err := netip.ParseAddr(a.Address); a.Address != "" && (err != nil || !prefix.Contains(ip)) {
+				return invalid("address (%q) is not in subnetwork %s's IPv6 range (%s).", a.Address, k.Name, sn.IPv6CIDRRange)
+			}
+		case a.Address != "":
 			if v := rules.AddressInSubnetwork("address", a.Address, k.Name, sn.IPCIDRRange); v != nil {
 				return invalid("%s", v.Error())
 			}
+			pool = subnetworkPool(k, &sn)
+		default:
+			pool = subnetworkPool(k, &sn)
 		}
-		a.Subnetwork, pool = s.link(k.Path()), subnetworkPool(k, &sn)
+		a.Subnetwork = s.link(k.Path())
 	}
 	if a.Network != "" {
 		k, err := s.lookup(ctx, "network", a.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))

@@ -170,7 +170,7 @@ func TestAddresses(t *testing.T) {
 		`address ("10.0.0.2") is already used by projects/p/regions/us-east1/addresses/in1`)
 	wantMessage(t, e.fail("POST", addressesPath, `{"name": "out", "addressType": "INTERNAL", "subnetwork": "sub", "address": "10.0.1.2"}`, 400, api.ReasonInvalid),
 		"is not in the range of subnetwork sub")
-	wantMessage(t, e.fail("POST", addressesPath, `{"name": "ext2", "subnetwork": "sub"}`, 400, api.ReasonInvalid), "subnetwork is set on an EXTERNAL address")
+	wantMessage(t, e.fail("POST", addressesPath, `{"name": "ext2", "subnetwork": "sub"}`, 400, api.ReasonInvalid), "subnetwork is set on an EXTERNAL IPv4 address")
 	wantMessage(t, e.fail("POST", globalAddrPath, `{"name": "g2", "addressType": "INTERNAL", "subnetwork": "sub"}`, 400, api.ReasonInvalid),
 		"must not be set on a global address")
 	e.fail("POST", addressesPath, `{"name": "ext"}`, 409, api.ReasonAlreadyExists)

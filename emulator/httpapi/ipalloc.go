@@ -87,6 +87,19 @@ func subnetworkPool(k store.Key, sn *api.Subnetwork) ipPool {
 		label: fmt.Sprintf("subnetwork %s (%s)", k.Name, sn.IPCIDRRange)}
 }
 
+// subnetwork6Pool holds the IPv6 addresses of a dual-stack subnetwork's
+// range (its ::1 and up).
+func subnetwork6Pool(k store.Key, sn *api.Subnetwork, p netip.Prefix) ipPool {
+	p = p.Masked()
+	last := p.Addr().As16()
+	for bit := p.Bits(); bit < 128; bit++ {
+		last[bit/8] |= 0x80 >> (bit % 8)
+	}
+	return ipPool{project: k.Project, scope: k.Scope, prefix: "subnetworks6/" + k.Name + "/",
+		first: p.Addr().Next(), last: netip.AddrFrom16(last).Prev(), skip: func(netip.Addr) bool { return false },
+		label: fmt.Sprintf("subnetwork %s (%s)", k.Name, sn.IPv6CIDRRange)}
+}
+
 func (p ipPool) key(name string) store.Key {
 	return store.Key{Project: p.project, Scope: p.scope, Collection: allocations, Name: p.prefix + name}
 }

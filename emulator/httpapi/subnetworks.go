@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -17,6 +19,29 @@ func (s *Server) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 	c.resolve = s.resolveSubnetwork
 	c.refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
 	c.fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
+	c.outputs = func(sn, prior *api.Subnetwork) {
+		if sn.StackType != api.StackIPv4IPv6 && sn.StackType != api.StackIPv6Only {
+			return
+		}
+		// The API gives a dual-stack subnetwork a /64 of its own; here one
+		// of the documentation range, which no network routes, from its id.
+		switch {
+		case sn.IPv6CIDRRange != "":
+		case prior != nil && prior.IPv6CIDRRange != "":
+			sn.IPv6CIDRRange = prior.IPv6CIDRRange
+		case sn.ExternalIPv6Prefix != "":
+			sn.IPv6CIDRRange = sn.ExternalIPv6Prefix
+		case sn.InternalIPv6Prefix != "":
+			sn.IPv6CIDRRange = sn.InternalIPv6Prefix
+		default:
+			sn.IPv6CIDRRange = fmt.Sprintf("2001:db8:1c:%x::/64", sn.ID&0xffff)
+		}
+		if sn.IPv6AccessType == api.AddressInternal {
+			sn.InternalIPv6Prefix = cmp.Or(sn.InternalIPv6Prefix, sn.IPv6CIDRRange)
+		} else {
+			sn.ExternalIPv6Prefix = cmp.Or(sn.ExternalIPv6Prefix, sn.IPv6CIDRRange)
+		}
+	}
 	c.immutable = func(prior, sn *api.Subnetwork) error {
 		if lastSegment(prior.Network) != lastSegment(sn.Network) {
 			return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)

@@ -13,6 +13,12 @@ const (
 	KindAddressList    = "compute#addressList"
 )
 
+// Stack types of a subnetwork that have IPv6.
+const (
+	StackIPv4IPv6 = "IPV4_IPV6"
+	StackIPv6Only = "IPV6_ONLY"
+)
+
 // Values of the output status fields.
 const (
 	InstanceRunning = "RUNNING"
@@ -50,6 +56,13 @@ type Subnetwork struct {
 	IPCIDRRange    string `json:"ipCidrRange,omitempty"`
 	GatewayAddress string `json:"gatewayAddress,omitempty"`
 	StackType      string `json:"stackType,omitempty"`
+	// A dual-stack subnetwork (stackType IPV4_IPV6 or IPV6_ONLY) has an
+	// IPv6 /64, external or internal by ipv6AccessType; the emulator gives
+	// one of the documentation range 2001:db8:1c::/48 when none is sent.
+	IPv6AccessType     string `json:"ipv6AccessType,omitempty"`
+	IPv6CIDRRange      string `json:"ipv6CidrRange,omitempty"`
+	ExternalIPv6Prefix string `json:"externalIpv6Prefix,omitempty"`
+	InternalIPv6Prefix string `json:"internalIpv6Prefix,omitempty"`
 	// Purpose REGIONAL_MANAGED_PROXY or GLOBAL_MANAGED_PROXY makes it a
 	// proxy-only subnet: where Envoy-based load balancers' proxies, and
 	// their probes of hybrid and internet backends, come from.

@@ -61,6 +61,11 @@ func Subnetwork(sn *api.Subnetwork) Violations {
 	}
 	vs.add(SubnetworkRange("ipCidrRange", sn.IPCIDRRange))
 	vs.add(oneOf("stackType", sn.StackType, "IPV4_ONLY", "IPV4_IPV6", "IPV6_ONLY"))
+	for _, p := range []struct{ field, value string }{{"externalIpv6Prefix", sn.ExternalIPv6Prefix}, {"internalIpv6Prefix", sn.InternalIPv6Prefix}} {
+		if pf, err := netip.ParsePrefix(p.value); p.value != "" && (err != nil || !pf.Addr().Is6()) {
+			vs = append(vs, violation(p.field, "%s (%q) must be an IPv6 range in CIDR form, such as \"2600:1900:4000:1::/64\".", f(p.field), p.value))
+		}
+	}
 	return vs
 }
 
@@ -236,13 +241,11 @@ func Address(a *api.Address) Violations {
 			vs = append(vs, violation("address", "%s (%q) is not an %s address, as %s says.", f("address"), a.Address, a.IPVersion, f("ipVersion")))
 		}
 	}
-	if a.IPVersion == api.IPv6 && a.Subnetwork != "" {
-		vs = append(vs, violation("ipVersion", "%s IPV6 cannot be set with %s: the emulator's subnetworks have IPv4 ranges only; leave %s out, or use IPV4.",
-			f("ipVersion"), f("subnetwork"), f("subnetwork")))
-	}
 	internal := a.AddressType == api.AddressInternal
-	if a.Subnetwork != "" && !internal {
-		vs = append(vs, violation("subnetwork", "%s is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set %s to INTERNAL.",
+	// An external IPv6 address is reserved in a dual-stack subnetwork's
+	// external range; an external IPv4 one in none.
+	if a.Subnetwork != "" && !internal && a.IPVersion != api.IPv6 {
+		vs = append(vs, violation("subnetwork", "%s is set on an EXTERNAL IPv4 address: only INTERNAL addresses, and external IPv6 ones, are in a subnetwork; set %s to INTERNAL.",
 			f("subnetwork"), f("addressType")))
 	}
 	if a.Network != "" && !internal {

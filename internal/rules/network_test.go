@@ -88,10 +88,10 @@ func TestAddress(t *testing.T) {
 		{name: "IPv6 given", body: `{"name": "ip", "ipVersion": "IPV6", "address": "2001:db8::5"}`},
 		{name: "IPv6 with an IPv4 address", body: `{"name": "ip", "ipVersion": "IPV6", "address": "10.0.0.5"}`, field: "address",
 			want: `address ("10.0.0.5") is not an IPV6 address, as ipVersion says.`},
-		{name: "IPv6 in a subnetwork", body: `{"name": "ip", "addressType": "INTERNAL", "ipVersion": "IPV6", "subnetwork": "sub"}`, field: "ipVersion",
-			want: "ipVersion IPV6 cannot be set with subnetwork: the emulator's subnetworks have IPv4 ranges only; leave subnetwork out, or use IPV4."},
+		{name: "internal IPv6 in a subnetwork", body: `{"name": "ip", "addressType": "INTERNAL", "ipVersion": "IPV6", "subnetwork": "sub"}`},
+		{name: "external IPv6 in a subnetwork", body: `{"name": "ip", "ipVersion": "IPV6", "subnetwork": "sub", "ipv6EndpointType": "NETLB"}`},
 		{name: "external in a subnetwork", body: `{"name": "ip", "subnetwork": "sub"}`, field: "subnetwork",
-			want: "subnetwork is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set addressType to INTERNAL."},
+			want: "subnetwork is set on an EXTERNAL IPv4 address: only INTERNAL addresses, and external IPv6 ones, are in a subnetwork; set addressType to INTERNAL."},
 		{name: "type", body: `{"name": "ip", "addressType": "PUBLIC"}`, field: "addressType", want: `addressType ("PUBLIC") must be one of EXTERNAL, INTERNAL.`},
 	})
 }
@@ -220,4 +220,13 @@ func TestFirewall_ProtocolsAndPorts(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tc.fw.Allowed, vs, tc.want)
 		}
 	}
+}
+
+func TestSubnetworkIPv6(t *testing.T) {
+	checkCases(t, Subnetwork, []struct{ name, body, want, field string }{
+		{name: "dual stack", body: `{"name": "s", "network": "n", "ipCidrRange": "10.0.0.0/24", "stackType": "IPV4_IPV6", "ipv6AccessType": "EXTERNAL"}`},
+		{name: "own external prefix", body: `{"name": "s", "network": "n", "ipCidrRange": "10.0.0.0/24", "stackType": "IPV4_IPV6", "externalIpv6Prefix": "2600:1900:4000:1::/64"}`},
+		{name: "IPv4 prefix", body: `{"name": "s", "network": "n", "ipCidrRange": "10.0.0.0/24", "stackType": "IPV4_IPV6", "internalIpv6Prefix": "10.1.0.0/16"}`,
+			field: "internalIpv6Prefix", want: `internalIpv6Prefix ("10.1.0.0/16") must be an IPv6 range in CIDR form, such as "2600:1900:4000:1::/64".`},
+	})
 }

@@ -213,9 +213,7 @@ var messageSources = map[string]source{
 		"This\nrange is aCIDR specification, for example:192.168.0.0/16."),
 	`%s (%q) must be one of %s, or a protocol number (0-255).`: apiDoc("Firewall.allowed",
 		"(tcp, udp,icmp, esp, ah, ipip,sctp) or the IP protocol number."),
-	`%s (%q) must have a prefix length between /%d and /%d.`: cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
-	`%s IPV6 cannot be set with %s: the emulator's subnetworks have IPv4 ranges only; leave %s out, or use IPV4.`: own(
-		"subnetworks here have IPv4 ranges only, so an IPv6 address cannot be taken from one."),
+	`%s (%q) must have a prefix length between /%d and /%d.`:                           cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
 	`%s and %s are both set: a firewall rule either allows or denies; make two rules.`: cloud("a firewall rule has allowed or denied entries, never both."),
 	`%s is required: a protocol name (tcp, udp, icmp, ...), all, or a protocol number.`: apiDoc("Firewall.allowed",
 		"The protocol type is\nrequired when creating a firewall rule."),
@@ -224,7 +222,7 @@ var messageSources = map[string]source{
 		"Provide this property when you create the subnetwork."),
 	`%s is set on an EXTERNAL address: only INTERNAL addresses are in a network; set %s to INTERNAL.`: apiDoc("Address.network",
 		"This field can\nonly be used with INTERNAL type"),
-	`%s is set on an EXTERNAL address: only INTERNAL addresses are in a subnetwork; set %s to INTERNAL.`: apiDoc("Address.subnetwork",
+	`%s is set on an EXTERNAL IPv4 address: only INTERNAL addresses, and external IPv6 ones, are in a subnetwork; set %s to INTERNAL.`: apiDoc("Address.subnetwork",
 		"This field can\nonly be used with INTERNAL type"),
 	`%s is set, and so is %s: a legacy network (%s) has no subnetworks; remove one of them.`: apiDoc("Network.autoCreateSubnetworks",
 		"If not set, a legacy network is\ncreated."),
@@ -403,6 +401,9 @@ var messageSources = map[string]source{
 	"%s (%q) is not an SSL feature: one of %s.": apiDoc("SslPolicy.customFeatures",
 		"method returns the set of features that can be\nspecified in this list."),
 	"%s is TLS_1_3, so %s must be RESTRICTED.": apiDoc("SslPolicy.minTlsVersion", "When set to TLS_1_3, the profile field\nmust be set to RESTRICTED."),
+
+	`%s (%q) must be an IPv6 range in CIDR form, such as "2600:1900:4000:1::/64".`: apiDoc("Subnetwork.externalIpv6Prefix",
+		"The external IPv6 address range that is owned by this\nsubnetwork."),
 
 	// The metadata keys of the emulator's simulated workloads.
 	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
