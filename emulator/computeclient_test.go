@@ -2921,3 +2921,34 @@ func TestComputeSubnetworks_DualStackAndItsIPv6Addresses(t *testing.T) {
 		t.Errorf("message %q", e.Message)
 	}
 }
+
+// A managed group's instances are kept in the target pools it names, as
+// the API does (terraform-google-modules/lb puts its group's instances
+// behind a network load balancer so): made ones are added, removed ones
+// taken out, and a deleted group's all leave.
+func TestComputeInstanceGroupManagers_KeepTheirInstancesInTheirTargetPools(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	c.done("insert pool", ccR(c.svc.TargetPools.Insert(ccProject, ccRegion, &compute.TargetPool{Name: "pool"}).Context(c.ctx).Do()))
+	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
+		Properties: &compute.InstanceProperties{NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
+	c.done("insert group", ccR(c.svc.RegionInstanceGroupManagers.Insert(ccProject, ccRegion, &compute.InstanceGroupManager{Name: "web",
+		BaseInstanceName: "web", InstanceTemplate: c.link(ccGlobal("instanceTemplates", "web-template")), TargetSize: 2,
+		TargetPools: []string{c.link(ccRegional("targetPools", "pool"))}}).Context(c.ctx).Do()))
+	members := func() []string {
+		tp := ccMust(t, "get pool", ccR(c.svc.TargetPools.Get(ccProject, ccRegion, "pool").Context(c.ctx).Do()))
+		return tp.Instances
+	}
+	list := ccMust(t, "list", ccR(c.svc.RegionInstanceGroupManagers.ListManagedInstances(ccProject, ccRegion, "web").Context(c.ctx).Do()))
+	if got := members(); len(got) != 2 || !slices.Contains(got, list.ManagedInstances[0].Instance) || !slices.Contains(got, list.ManagedInstances[1].Instance) {
+		t.Fatalf("pool instances %v, want the group's two %s", got, ccJSON(list))
+	}
+	c.done("resize", ccR(c.svc.RegionInstanceGroupManagers.Resize(ccProject, ccRegion, "web", 1).Context(c.ctx).Do()))
+	if got := members(); len(got) != 1 {
+		t.Errorf("after resizing to 1: pool instances %v, want one", got)
+	}
+	c.done("delete group", ccR(c.svc.RegionInstanceGroupManagers.Delete(ccProject, ccRegion, "web").Context(c.ctx).Do()))
+	if got := members(); len(got) != 0 {
+		t.Errorf("after deleting the group: pool instances %v, want none", got)
+	}
+}

@@ -71,7 +71,7 @@ export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_pr
 	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com \
 	TF_VAR_project_id_1=demo-project TF_VAR_project_id_2=demo-service TF_VAR_region=us-central1 \
 	TF_VAR_network=default TF_VAR_subnetwork=default TF_VAR_subnetwork_project=demo-project \
-	TF_VAR_service_account='{"email": "", "scopes": ["cloud-platform"]}'
+	TF_VAR_service_account='{"email": "", "scopes": ["cloud-platform"]}' TF_VAR_sa_email=default
 
 examples=("$@")
 if [ ${#examples[@]} -eq 0 ]; then

@@ -201,12 +201,14 @@ func (s *Server) reconcileManager(ctx context.Context, m *api.InstanceGroupManag
 		}
 	}
 	target := int(*m.TargetSize)
+	var removed []string
 	for len(g.Instances) > target {
 		last := g.Instances[len(g.Instances)-1]
 		if err := s.deleteManagedInstance(ctx, keyOfPath(api.PathOf(last))); err != nil {
 			return err
 		}
 		g.Instances = g.Instances[:len(g.Instances)-1]
+		removed = append(removed, last)
 	}
 	for n := len(g.Instances); n < target; n++ {
 		link, err := s.makeManagedInstance(ctx, m, n+1, sc)
@@ -216,7 +218,56 @@ func (s *Server) reconcileManager(ctx context.Context, m *api.InstanceGroupManag
 		g.Instances = append(g.Instances, link)
 	}
 	g.NamedPorts = m.NamedPorts
-	return s.storeManagedGroup(ctx, gk, &g, sc)
+	if err := s.storeManagedGroup(ctx, gk, &g, sc); err != nil {
+		return err
+	}
+	return s.syncManagerPools(ctx, m, sc, g.Instances, removed)
+}
+
+// syncManagerPools keeps the instances of a managed group in the target
+// pools it names (targetPools), as the API does: those it has are added,
+// those it removed are taken out. A pool that is gone is skipped.
+func (s *Server) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
+	for i, ref := range m.TargetPools {
+		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
+		if err != nil {
+			continue
+		}
+		o, err := s.store.Get(ctx, k)
+		if err != nil {
+			continue
+		}
+		var doc document
+		if json.Unmarshal(o.Body, &doc) != nil {
+			continue
+		}
+		members, _ := doc["instances"].([]any)
+		has := map[string]bool{}
+		kept := members[:0:0]
+		for _, mb := range members {
+			ref, _ := mb.(string)
+			if slices.ContainsFunc(removed, func(r string) bool { return api.PathOf(r) == api.PathOf(ref) }) {
+				continue
+			}
+			has[api.PathOf(ref)] = true
+			kept = append(kept, mb)
+		}
+		for _, inst := range instances {
+			if !has[api.PathOf(inst)] {
+				kept = append(kept, inst)
+			}
+		}
+		if len(kept) == len(members) && len(removed) == 0 && len(instances) == len(has) {
+			continue
+		}
+		doc["instances"] = kept
+		o.Body = mustJSON(doc)
+		if err := s.store.Update(ctx, o); err != nil {
+			return err
+		}
+		s.written(ctx, k)
+	}
+	return nil
 }
 
 // storeManagedGroup writes a manager's instance group.
@@ -364,7 +415,7 @@ func (s *Server) releaseManager(ctx context.Context, m *api.InstanceGroupManager
 		return err
 	}
 	s.written(ctx, gk)
-	return nil
+	return s.syncManagerPools(ctx, m, sc, nil, g.Instances)
 }
 
 // managerResize answers instanceGroupManagers.resize?size=N.
