@@ -369,9 +369,10 @@ func (e *Emulator) workloadControl() httpapi.WorkloadControl {
 }
 
 // workloadEligible says which instance addresses get a simulated
-// workload: those the emulator gives out on loopback (127.0.1.1 and up for
-// instances outside a subnetwork, the managed-instance range), never
-// 127.0.0.0/24, where the emulator and the user's own servers listen.
+// workload: IPv4 loopback ones, which the emulator gives out (127.0.1.1 and
+// up for instances outside a subnetwork, the managed-instance range) or a
+// probe map moves addresses to, never 127.0.0.0/24, where the emulator and
+// the user's own servers listen.
 func workloadEligible(a netip.Addr) bool {
 	return a.Is4() && a.IsLoopback() && !userLoopback.Contains(a)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -100,9 +101,9 @@ func TestWorkloads_ManagedGroupServesThroughTheLoadBalancer(t *testing.T) {
 	e, lb, _ := workloadLB(t, "127.1.202.0/29", false)
 	waitFor(t, "both instances HEALTHY", func() bool {
 		h := groupHealth(t, e)
-		return len(h) == 2 && h[names(h)[0]] == "HEALTHY" && h[names(h)[1]] == "HEALTHY"
+		return len(h) == 2 && h[slices.Sorted(maps.Keys(h))[0]] == "HEALTHY" && h[slices.Sorted(maps.Keys(h))[1]] == "HEALTHY"
 	})
-	instances := names(groupHealth(t, e))
+	instances := slices.Sorted(maps.Keys(groupHealth(t, e)))
 	got := served(t, lb, 20)
 	if got[instances[0]] == 0 || got[instances[1]] == 0 || got[instances[0]]+got[instances[1]] != 20 {
 		t.Fatalf("answers %v, want all 20 from the two instances %v", got, instances)
@@ -147,7 +148,7 @@ func TestWorkloads_AutohealingReplacesAStoppedWorkload(t *testing.T) {
 	e, _, mig := workloadLB(t, "127.1.202.8/29", true)
 	waitFor(t, "both instances HEALTHY", func() bool {
 		h := groupHealth(t, e)
-		return len(h) == 2 && h[names(h)[0]] == "HEALTHY" && h[names(h)[1]] == "HEALTHY"
+		return len(h) == 2 && h[slices.Sorted(maps.Keys(h))[0]] == "HEALTHY" && h[slices.Sorted(maps.Keys(h))[1]] == "HEALTHY"
 	})
 	var before api.ListManagedInstancesResponse
 	apiCall(t, e, "POST", mig+"/listManagedInstances", "", &before)
@@ -165,13 +166,4 @@ func TestWorkloads_AutohealingReplacesAStoppedWorkload(t *testing.T) {
 		}
 		return false
 	})
-}
-
-func names(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -19,6 +19,7 @@ what it asks the emulator afterwards.
   alive EMU SECONDS   wait up to SECONDS for every backend to be HEALTHY,
                       then ask each forwarding rule for /; print a summary
 """
+import functools
 import json
 import subprocess
 import os
@@ -52,7 +53,9 @@ def tf_files(root):
                 yield os.path.join(d, f)
 
 
+@functools.cache
 def tags(repo):
+    """The release tags of repo, oldest first (read once per repository)."""
     out = subprocess.run(["git", "-C", repo, "tag"], capture_output=True, text=True, check=True).stdout.split()
     versions = []
     for t in out:

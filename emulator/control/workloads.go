@@ -24,6 +24,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // ModeStop is a workload mode of its own: the instance's workload is
@@ -44,6 +45,15 @@ const FlapPeriod = 10 * time.Second
 // WorkloadModes are the modes SetMode takes, ModeOK first.
 var WorkloadModes = []targets.Mode{targets.ModeOK, ModeStop, ModeFlap, targets.ModeRefuse, targets.ModeReset, targets.ModeHang,
 	targets.ModeSlow, targets.ModeStatus500, targets.ModeStatus301, targets.ModeWrongBody, targets.ModeNotServing}
+
+// ModeNames lists WorkloadModes for messages: "ok", "stop", ...
+func ModeNames() string {
+	names := make([]string, len(WorkloadModes))
+	for i, m := range WorkloadModes {
+		names[i] = strconv.Quote(string(m))
+	}
+	return strings.Join(names, ", ")
+}
 
 // WorkloadConfig says where workloads run and how instances boot.
 type WorkloadConfig struct {
@@ -173,11 +183,11 @@ func (w *Workloads) SetInstance(path string, in *api.Instance) {
 		cur.since, cur.mode, cur.modeAt = prior.since, prior.mode, prior.modeAt
 	}
 	if v, ok := in.Metadata.Value(api.MetadataBootSeconds); ok {
-		if secs, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && secs >= 0 && secs <= 3600 {
-			cur.boot = time.Duration(secs * float64(time.Second))
+		if boot, ok := rules.BootTime(v); ok {
+			cur.boot = boot
 		}
 	}
-	if v, ok := in.Metadata.Value(api.MetadataWorkload); ok && strings.EqualFold(strings.TrimSpace(v), "off") {
+	if v, ok := in.Metadata.Value(api.MetadataWorkload); ok && rules.WorkloadOff(v) {
 		cur.off = true
 	}
 	if v, ok := in.Metadata.Value(api.MetadataWorkloadCommand); ok {
@@ -189,6 +199,7 @@ func (w *Workloads) SetInstance(path string, in *api.Instance) {
 // SetOwner records what owner's probes reach, replacing what it reached
 // before (none: the owner is gone).
 func (w *Workloads) SetOwner(owner string, ts []health.Target) {
+	ts = ofInstances(ts)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(ts) == 0 {
@@ -196,6 +207,13 @@ func (w *Workloads) SetOwner(owner string, ts []health.Target) {
 		return
 	}
 	w.owners[owner] = ts
+}
+
+// ofInstances keeps the targets that are instances: an endpoint given by
+// its address alone (most NEGs') has no workload, and keeping it would
+// make every Reconcile walk it.
+func ofInstances(ts []health.Target) []health.Target {
+	return slices.DeleteFunc(slices.Clone(ts), func(t health.Target) bool { return api.PathOf(t.Endpoint.Instance) == "" })
 }
 
 // demand is what one socket should serve, and for which instance.
@@ -339,8 +357,7 @@ func (w *Workloads) applyMode(s socket) {
 
 // certificate is the one certificate of the TLS kinds, made at first use.
 func (w *Workloads) certificate(kind string) (*tls.Certificate, error) {
-	if kind != targets.KindHTTPS && kind != targets.KindHTTP2 && kind != targets.KindSMTPS && kind != targets.KindFTPS && kind != targets.KindLDAPS &&
-		kind != targets.KindSMTP && kind != targets.KindFTP {
+	if !targets.NeedsCertificate(kind) {
 		return nil, nil
 	}
 	if w.cert == nil {
@@ -381,11 +398,7 @@ func (w *Workloads) nameOf(path string) string {
 // A recreated instance starts healed.
 func (w *Workloads) SetMode(path string, m targets.Mode) error {
 	if !slices.Contains(WorkloadModes, m) {
-		names := make([]string, len(WorkloadModes))
-		for i, m := range WorkloadModes {
-			names[i] = string(m)
-		}
-		return fmt.Errorf("mode %q is not a workload mode: one of %s", m, strings.Join(names, ", "))
+		return fmt.Errorf("mode %q is not a workload mode: one of %s", m, ModeNames())
 	}
 	w.mu.Lock()
 	in, ok := w.insts[path]
@@ -429,7 +442,27 @@ type PortStatus struct {
 func (w *Workloads) List() []Status {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.cfg.Now()
+	now, ports := w.cfg.Now(), w.ports()
+	out := make([]Status, 0, len(w.insts))
+	for _, path := range slices.Sorted(maps.Keys(w.insts)) {
+		out = append(out, w.statusOf(path, now, ports[path]))
+	}
+	return out
+}
+
+// Status reports the workload of instance path, if there is that instance.
+func (w *Workloads) Status(path string) (Status, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.insts[path]; !ok {
+		return Status{}, false
+	}
+	return w.statusOf(path, w.cfg.Now(), w.ports()[path]), true
+}
+
+// ports are the ports listened on (or that could not be), by instance.
+// It runs under w.mu.
+func (w *Workloads) ports() map[string][]PortStatus {
 	ports := map[string][]PortStatus{}
 	for s, r := range w.running {
 		ports[r.instance] = append(ports[r.instance], PortStatus{Port: s.port, Protocol: r.kind})
@@ -437,48 +470,51 @@ func (w *Workloads) List() []Status {
 	for s, f := range w.failed {
 		ports[f.instance] = append(ports[f.instance], PortStatus{Port: s.port, Error: f.why})
 	}
-	out := make([]Status, 0, len(w.insts))
-	for _, path := range slices.Sorted(maps.Keys(w.insts)) {
-		in := w.insts[path]
-		st := Status{Instance: path, Name: in.name, Address: in.ip, Mode: in.mode, Ports: ports[path]}
-		if c, ok := w.commands[path]; ok {
-			st.Command = c.line
-			st.CommandState = fmt.Sprintf("running, pid %d", c.cmd.Process.Pid)
-			if c.ended != "" {
-				st.CommandState = c.ended
-			}
-			for _, p := range c.ports {
-				st.Ports = append(st.Ports, PortStatus{Port: p, Protocol: "command"})
-			}
-		} else if in.command != "" && !w.cfg.Commands {
-			st.Note = "the metadata's " + api.MetadataWorkloadCommand + " does not run: the emulator was started without --workload-commands"
-		}
-		slices.SortFunc(st.Ports, func(a, b PortStatus) int { return a.Port - b.Port })
-		switch {
-		case in.off:
-			st.State = "OFF"
-		case !w.eligible(in.ip) && len(st.Ports) == 0:
-			st.State = "NOT_SERVED"
-		case in.mode == ModeStop || in.mode == ModeFlap && len(st.Ports) == 0:
-			st.State = "STOPPED"
-		case now.Before(in.readyAt()):
-			st.State = "BOOTING"
-		case st.Command != "" && !strings.HasPrefix(st.CommandState, "running"):
-			st.State = "EXITED"
-		case len(st.Ports) == 0:
-			st.State = "IDLE"
-		default:
-			st.State = "SERVING"
-		}
-		out = append(out, st)
-	}
-	return out
+	return ports
 }
 
-// Close stops every workload.
+// statusOf is the status of instance path, whose simulated servers' ports
+// are ports. It runs under w.mu.
+func (w *Workloads) statusOf(path string, now time.Time, ports []PortStatus) Status {
+	in := w.insts[path]
+	st := Status{Instance: path, Name: in.name, Address: in.ip, Mode: in.mode, Ports: ports}
+	c, runsCommand := w.commands[path]
+	switch {
+	case runsCommand:
+		st.Command = c.line
+		st.CommandState = fmt.Sprintf("running, pid %d", c.cmd.Process.Pid)
+		if c.ended != "" {
+			st.CommandState = c.ended
+		}
+		for _, p := range c.ports {
+			st.Ports = append(st.Ports, PortStatus{Port: p, Protocol: "command"})
+		}
+	case in.command != "" && !w.cfg.Commands:
+		st.Note = "the metadata's " + api.MetadataWorkloadCommand + " does not run: the emulator was started without --workload-commands"
+	}
+	slices.SortFunc(st.Ports, func(a, b PortStatus) int { return a.Port - b.Port })
+	switch {
+	case in.off:
+		st.State = "OFF"
+	case !w.eligible(in.ip) && len(st.Ports) == 0:
+		st.State = "NOT_SERVED"
+	case in.mode == ModeStop || in.mode == ModeFlap && len(st.Ports) == 0:
+		st.State = "STOPPED"
+	case now.Before(in.readyAt()):
+		st.State = "BOOTING"
+	case runsCommand && c.ended != "":
+		st.State = "EXITED"
+	case len(st.Ports) == 0:
+		st.State = "IDLE"
+	default:
+		st.State = "SERVING"
+	}
+	return st
+}
+
+// Close stops every workload, and waits for the commands to end.
 func (w *Workloads) Close() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.closed = true
 	if w.timer != nil {
 		w.timer.Stop()
@@ -496,7 +532,6 @@ func (w *Workloads) Close() {
 	for _, done := range ends { // bounded: stopCommand kills after commandStop
 		<-done
 	}
-	w.mu.Lock()
 }
 
 // kindOf is the kind of server that answers a check's protocol, and
@@ -542,7 +577,7 @@ func compareSockets(a, b socket) int {
 // their owners: at start, and after a reset.
 func (w *Workloads) SetOwners(ts []health.Target) {
 	by := map[string][]health.Target{}
-	for _, t := range ts {
+	for _, t := range ofInstances(ts) {
 		by[t.Owner] = append(by[t.Owner], t)
 	}
 	w.mu.Lock()

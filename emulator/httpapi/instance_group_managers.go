@@ -228,44 +228,38 @@ func (s *Server) reconcileManager(ctx context.Context, m *api.InstanceGroupManag
 // pools it names (targetPools), as the API does: those it has are added,
 // those it removed are taken out. A pool that is gone is skipped.
 func (s *Server) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
+	gone := func(ref string) bool {
+		return slices.ContainsFunc(removed, func(r string) bool { return api.PathOf(r) == api.PathOf(ref) })
+	}
 	for i, ref := range m.TargetPools {
 		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
 		if err != nil {
 			continue
 		}
-		o, err := s.store.Get(ctx, k)
+		changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+			members, _ := doc["instances"].([]any)
+			has := map[string]bool{}
+			kept := members[:0:0]
+			for _, mb := range members {
+				if ref, _ := mb.(string); !gone(ref) {
+					has[api.PathOf(ref)] = true
+					kept = append(kept, mb)
+				}
+			}
+			for _, inst := range instances {
+				if !has[api.PathOf(inst)] {
+					kept = append(kept, inst)
+				}
+			}
+			doc["instances"] = kept
+			return len(kept) != len(members) || len(kept) != len(has)
+		})
 		if err != nil {
-			continue
-		}
-		var doc document
-		if json.Unmarshal(o.Body, &doc) != nil {
-			continue
-		}
-		members, _ := doc["instances"].([]any)
-		has := map[string]bool{}
-		kept := members[:0:0]
-		for _, mb := range members {
-			ref, _ := mb.(string)
-			if slices.ContainsFunc(removed, func(r string) bool { return api.PathOf(r) == api.PathOf(ref) }) {
-				continue
-			}
-			has[api.PathOf(ref)] = true
-			kept = append(kept, mb)
-		}
-		for _, inst := range instances {
-			if !has[api.PathOf(inst)] {
-				kept = append(kept, inst)
-			}
-		}
-		if len(kept) == len(members) && len(removed) == 0 && len(instances) == len(has) {
-			continue
-		}
-		doc["instances"] = kept
-		o.Body = mustJSON(doc)
-		if err := s.store.Update(ctx, o); err != nil {
 			return err
 		}
-		s.written(ctx, k)
+		if changed {
+			s.written(ctx, k)
+		}
 	}
 	return nil
 }

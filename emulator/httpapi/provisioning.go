@@ -19,22 +19,31 @@ const DefaultCertificateProvisioning = control.DefaultCertificateProvisioning
 func (s *Server) update(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	_, err := s.updateLocked(ctx, k, change)
+	return err
+}
+
+// updateLocked changes the stored object at k, under the write lock its
+// caller holds: change gets its JSON document and says whether it changed
+// it, and only then is it stored; the result says so. An object that is
+// not there is left alone.
+func (s *Server) updateLocked(ctx context.Context, k store.Key, change func(doc map[string]any) bool) (bool, error) {
 	o, err := s.store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(o.Body, &doc); err != nil {
-		return err
+		return false, err
 	}
 	if !change(doc) {
-		return nil
+		return false, nil
 	}
 	o.Body = mustJSON(doc)
-	return s.store.Update(ctx, o)
+	return true, s.store.Update(ctx, o)
 }
 
 // resumeProvisioning provisions, at start, the managed certificates a

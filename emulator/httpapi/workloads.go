@@ -1,9 +1,8 @@
 package httpapi
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
@@ -19,6 +18,7 @@ const workloadsPath = "/_emulator/workloads"
 // workloads (control.Workloads).
 type WorkloadControl interface {
 	List() []control.Status
+	Status(instance string) (control.Status, bool)
 	SetMode(instance string, m targets.Mode) error
 }
 
@@ -51,7 +51,10 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 	}
 	mode, ok := doc["mode"].(string)
 	if !ok || len(doc) != 1 {
-		return nil, invalid("The body must be {\"mode\": \"...\"}: one of %s.", modeNames())
+		return nil, invalid("The body must be {\"mode\": \"...\"}: one of %s.", control.ModeNames())
+	}
+	if !slices.Contains(control.WorkloadModes, targets.Mode(mode)) {
+		return nil, invalid("mode (%q) is not a workload mode: one of %s.", mode, control.ModeNames())
 	}
 	sc := scope{project: r.PathValue("project"), zone: r.PathValue("zone")}
 	k := sc.key(api.CollectionInstances, r.PathValue("name"))
@@ -59,40 +62,13 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 		return nil, storeError(k, err)
 	}
 	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
-		if !isMode(targets.Mode(mode)) {
-			return nil, invalid("mode (%q) is not a workload mode: one of %s.", mode, modeNames())
-		}
 		return nil, &apiError{http.StatusNotFound, api.ReasonNotFound, err.Error()}
 	}
-	for _, st := range s.workloads.List() {
-		if st.Instance == k.Path() {
-			return st, nil
-		}
-	}
-	return nil, errors.New("workload not listed after its change") // a bug of ours
+	st, _ := s.workloads.Status(k.Path())
+	return st, nil
 }
 
 func workloadsOff() *apiError {
 	return &apiError{http.StatusNotFound, api.ReasonNotFound,
 		"Simulated workloads are off: start the emulator with --workloads on to run one at each instance's address."}
-}
-
-func isMode(m targets.Mode) bool {
-	for _, w := range control.WorkloadModes {
-		if w == m {
-			return true
-		}
-	}
-	return false
-}
-
-func modeNames() string {
-	out := ""
-	for i, m := range control.WorkloadModes {
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprintf("%q", m)
-	}
-	return out
 }

@@ -345,7 +345,7 @@ func StartOne(ctx context.Context, name, kind, addr string, cert *tls.Certificat
 	if _, err := loopbackIP(host); err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
-	if cert == nil && tlsKinds[kind] {
+	if cert == nil && NeedsCertificate(kind) {
 		return nil, fmt.Errorf("target %s: a %s target needs a certificate", name, kind)
 	}
 	if log == nil {
@@ -354,8 +354,15 @@ func StartOne(ctx context.Context, name, kind, addr string, cert *tls.Certificat
 	return startTarget(ctx, name, kind, addr, cert, log)
 }
 
-// tlsKinds are the kinds whose servers need a certificate.
-var tlsKinds = map[string]bool{KindHTTPS: true, KindHTTP2: true, KindSMTP: true, KindSMTPS: true, KindFTP: true, KindFTPS: true, KindLDAPS: true}
+// NeedsCertificate reports whether a target of kind needs a certificate
+// (it speaks TLS, or offers STARTTLS).
+func NeedsCertificate(kind string) bool {
+	switch kind {
+	case KindHTTPS, KindHTTP2, KindSMTP, KindSMTPS, KindFTP, KindFTPS, KindLDAPS:
+		return true
+	}
+	return false
+}
 
 // SetMode changes how the target behaves, as Set.SetMode does.
 func (t *Target) SetMode(m Mode) error { return t.st.setMode(m) }

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -269,7 +270,7 @@ func checkControlListen(addr string) error {
 // only when a TLS kind needs it.
 func (s *Set) startTargets(ctx context.Context, cfg Config) error {
 	var cert *tls.Certificate
-	if cfg.HTTPS > 0 || cfg.HTTP2 > 0 || cfg.SMTP > 0 || cfg.SMTPS > 0 || cfg.FTP > 0 || cfg.FTPS > 0 || cfg.LDAPS > 0 {
+	if slices.ContainsFunc(kindOrder, func(k string) bool { return NeedsCertificate(k) && cfg.count(k) > 0 }) {
 		c, err := SelfSignedCert(cfg.Host)
 		if err != nil {
 			return err

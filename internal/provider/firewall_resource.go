@@ -128,12 +128,9 @@ func flattenFirewall(fw *api.Firewall, scope client.Scope, prior firewallModel) 
 func flattenFirewallRules(rs []api.FirewallRule) (types.List, diag.Diagnostics) {
 	elems := make([]attr.Value, 0, len(rs))
 	for _, r := range rs {
-		ports := types.ListNull(types.StringType)
-		if len(r.Ports) > 0 {
-			var err error
-			if ports, err = flattenStrings(r.Ports, types.ListNull(types.StringType)); err != nil {
-				return types.ListNull(firewallRuleType), diag.Diagnostics{diag.NewErrorDiagnostic("Cannot map ports", err.Error())}
-			}
+		ports, err := flattenStrings(r.Ports, types.ListNull(types.StringType)) // none: null
+		if err != nil {
+			return types.ListNull(firewallRuleType), diag.Diagnostics{diag.NewErrorDiagnostic("Cannot map ports", err.Error())}
 		}
 		obj, diags := types.ObjectValue(firewallRuleAttrTypes, map[string]attr.Value{"protocol": types.StringValue(r.IPProtocol), "ports": ports})
 		if diags.HasError() {

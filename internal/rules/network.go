@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -301,15 +302,14 @@ func WorkloadMetadata(field string, md *api.Metadata) Violations {
 			continue
 		}
 		vf := fmt.Sprintf("%s.items[%d].value", field, i)
-		v := strings.TrimSpace(*it.Value)
 		switch it.Key {
 		case api.MetadataBootSeconds:
-			if secs, err := strconv.ParseFloat(v, 64); err != nil || secs < 0 || secs > MaxBootSeconds {
+			if _, ok := BootTime(*it.Value); !ok {
 				vs = append(vs, violation(vf, "%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.",
 					f(vf), *it.Value, api.MetadataBootSeconds, MaxBootSeconds))
 			}
 		case api.MetadataWorkload:
-			if !strings.EqualFold(v, "on") && !strings.EqualFold(v, "off") {
+			if v := strings.TrimSpace(*it.Value); !strings.EqualFold(v, "on") && !WorkloadOff(v) {
 				vs = append(vs, violation(vf, "%s (%q) of %s must be on or off: off runs no simulated workload on the instance.",
 					f(vf), *it.Value, api.MetadataWorkload))
 			}
@@ -317,6 +317,19 @@ func WorkloadMetadata(field string, md *api.Metadata) Violations {
 	}
 	return vs
 }
+
+// BootTime reads a value of lbhealth-boot-seconds; false when it is not a
+// number of seconds from 0 to MaxBootSeconds.
+func BootTime(v string) (time.Duration, bool) {
+	secs, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || secs < 0 || secs > MaxBootSeconds {
+		return 0, false
+	}
+	return time.Duration(secs * float64(time.Second)), true
+}
+
+// WorkloadOff reads a value of lbhealth-workload: whether it is off.
+func WorkloadOff(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "off") }
 
 // ApplyInstanceDefaults fills the output fields of a valid instance: it
 // runs as soon as it exists, its interfaces are named nic0, nic1, ... and
