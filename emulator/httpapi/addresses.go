@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/netip"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -31,9 +32,9 @@ func (s *Server) addresses() *collection[api.Address, *api.Address] {
 // resolveAddress checks the address's subnetwork and network and gives it
 // its value.
 func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
-	pool := loopbackPool
+	pool := control.LoopbackPool
 	if a.IPVersion == api.IPv6 {
-		pool = ipv6Pool
+		pool = control.IPv6Pool
 	}
 	if a.Subnetwork != "" {
 		var sn api.Subnetwork
@@ -53,7 +54,7 @@ func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) e
 			if err != nil || !prefix.Addr().Is6() {
 				return invalid("subnetwork (%q) has an IPv6 range (%q) that is not an IPv6 range in CIDR form.", a.Subnetwork, sn.IPv6CIDRRange)
 			}
-			pool = subnetwork6Pool(k, &sn, prefix)
+			pool = control.Subnetwork6Pool(k.Project, k.Scope, k.Name, prefix)
 			if ip, err := netip.ParseAddr(a.Address); a.Address != "" && (err != nil || !prefix.Contains(ip)) {
 				return invalid("address (%q) is not in subnetwork %s's IPv6 range (%s).", a.Address, k.Name, sn.IPv6CIDRRange)
 			}
@@ -61,9 +62,9 @@ func (s *Server) resolveAddress(ctx context.Context, a *api.Address, sc scope) e
 			if v := rules.AddressInSubnetwork("address", a.Address, k.Name, sn.IPCIDRRange); v != nil {
 				return invalid("%s", v.Error())
 			}
-			pool = subnetworkPool(k, &sn)
+			pool = control.SubnetworkPool(k.Project, k.Scope, k.Name, sn.IPCIDRRange)
 		default:
-			pool = subnetworkPool(k, &sn)
+			pool = control.SubnetworkPool(k.Project, k.Scope, k.Name, sn.IPCIDRRange)
 		}
 		a.Subnetwork = s.link(k.Path())
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -18,36 +16,6 @@ import (
 // its default network, so that a default network the user deletes stays
 // deleted. It is not an API collection: no route serves it.
 const projectsCollection = "lbhealthProjects"
-
-// autoModeRanges are the subnetworks of an auto-mode network: the cloud's
-// range in each region (a /20 per region, from 10.128.0.0/9). A region not
-// listed gets none: create one there.
-var autoModeRanges = map[string]string{
-	"us-central1": "10.128.0.0/20", "europe-west1": "10.132.0.0/20", "us-west1": "10.138.0.0/20",
-	"asia-east1": "10.140.0.0/20", "us-east1": "10.142.0.0/20", "asia-northeast1": "10.146.0.0/20",
-	"asia-southeast1": "10.148.0.0/20", "us-east4": "10.150.0.0/20", "australia-southeast1": "10.152.0.0/20",
-	"europe-west2": "10.154.0.0/20", "europe-west3": "10.156.0.0/20", "southamerica-east1": "10.158.0.0/20",
-	"asia-south1": "10.160.0.0/20", "northamerica-northeast1": "10.162.0.0/20", "europe-west4": "10.164.0.0/20",
-	"europe-north1": "10.166.0.0/20", "us-west2": "10.168.0.0/20", "asia-east2": "10.170.0.0/20",
-	"europe-west6": "10.172.0.0/20", "asia-northeast2": "10.174.0.0/20", "asia-northeast3": "10.178.0.0/20",
-	"us-west3": "10.180.0.0/20", "us-west4": "10.182.0.0/20", "asia-southeast2": "10.184.0.0/20",
-	"europe-central2": "10.186.0.0/20", "northamerica-northeast2": "10.188.0.0/20", "asia-south2": "10.190.0.0/20",
-	"australia-southeast2": "10.192.0.0/20", "southamerica-west1": "10.194.0.0/20",
-}
-
-// defaultFirewalls are the rules the cloud gives a project's default
-// network: everything between its own addresses, and SSH, RDP and ICMP
-// from anywhere.
-var defaultFirewalls = []string{
-	`{"name":"default-allow-internal","description":"Allow internal traffic on the default network","priority":65534,
-	  "sourceRanges":["10.128.0.0/9"],"allowed":[{"IPProtocol":"tcp","ports":["0-65535"]},{"IPProtocol":"udp","ports":["0-65535"]},{"IPProtocol":"icmp"}]}`,
-	`{"name":"default-allow-ssh","description":"Allow SSH from anywhere","priority":65534,
-	  "sourceRanges":["0.0.0.0/0"],"allowed":[{"IPProtocol":"tcp","ports":["22"]}]}`,
-	`{"name":"default-allow-rdp","description":"Allow RDP from anywhere","priority":65534,
-	  "sourceRanges":["0.0.0.0/0"],"allowed":[{"IPProtocol":"tcp","ports":["3389"]}]}`,
-	`{"name":"default-allow-icmp","description":"Allow ICMP from anywhere","priority":65534,
-	  "sourceRanges":["0.0.0.0/0"],"allowed":[{"IPProtocol":"icmp"}]}`,
-}
 
 // provisionProject gives the project the request names, the first time
 // any request names it, what the cloud gives a new project: the auto-mode
@@ -107,17 +75,21 @@ func (s *Server) createDefaultNetwork(ctx context.Context, sc scope) []store.Key
 		created = append(created, k)
 		return true
 	}
-	network := fmt.Sprintf(`{"name":%q,"description":"Default network for the project","autoCreateSubnetworks":true}`, api.DefaultNetwork)
-	if !add(createResource(ctx, s.networks(), sc, network)) {
-		return nil // a network default of the user's own: nothing is added to it
-	}
-	link := s.link(sc.key(api.CollectionNetworks, api.DefaultNetwork).Path())
-	for _, region := range slices.Sorted(maps.Keys(autoModeRanges)) {
-		sn := fmt.Sprintf(`{"name":%q,"network":%q,"ipCidrRange":%q}`, api.DefaultNetwork, link, autoModeRanges[region])
-		add(createResource(ctx, s.subnetworks(), scope{project: sc.project, region: region}, sn))
-	}
-	for _, fw := range defaultFirewalls {
-		add(createResource(ctx, s.firewalls(), sc, fw))
+	network := sc.key(api.CollectionNetworks, api.DefaultNetwork)
+	for i, r := range control.DefaultNetwork(s.link(network.Path())) {
+		var k store.Key
+		var err error
+		switch r.Collection {
+		case api.CollectionNetworks:
+			k, err = createResource(ctx, s.networks(), sc, r.Body)
+		case api.CollectionSubnetworks:
+			k, err = createResource(ctx, s.subnetworks(), scope{project: sc.project, region: r.Region}, r.Body)
+		case api.CollectionFirewalls:
+			k, err = createResource(ctx, s.firewalls(), sc, r.Body)
+		}
+		if !add(k, err) && i == 0 {
+			return nil // a network default of the user's own: nothing is added to it
+		}
 	}
 	return created
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -161,23 +162,6 @@ func managerRegion(sc scope) string {
 	return rules.ZoneRegion(sc.zone)
 }
 
-// instanceZone is the zone of the n-th instance (from 1) of manager m in
-// sc: its zone, or, for a regional group, its distribution policy's zones
-// (the region's zones a, b and c when it names none) in turn.
-func instanceZone(m *api.InstanceGroupManager, n int, sc scope) string {
-	if sc.zone != "" {
-		return sc.zone
-	}
-	zones := []string{sc.region + "-a", sc.region + "-b", sc.region + "-c"}
-	if m.DistributionPolicy != nil && len(m.DistributionPolicy.Zones) > 0 {
-		zones = zones[:0]
-		for _, z := range m.DistributionPolicy.Zones {
-			zones = append(zones, lastSegment(z.Zone))
-		}
-	}
-	return zones[(n-1)%len(zones)]
-}
-
 // groupOf is the key of the instance group a manager keeps its instances in.
 func groupOf(m *api.InstanceGroupManager, sc scope) store.Key {
 	return sc.key(api.CollectionInstanceGroups, m.Name)
@@ -200,23 +184,11 @@ func (s *Server) reconcileManager(ctx context.Context, m *api.InstanceGroupManag
 			return err
 		}
 	}
-	target := int(*m.TargetSize)
-	var removed []string
-	for len(g.Instances) > target {
-		last := g.Instances[len(g.Instances)-1]
-		if err := s.deleteManagedInstance(ctx, keyOfPath(api.PathOf(last))); err != nil {
-			return err
-		}
-		g.Instances = g.Instances[:len(g.Instances)-1]
-		removed = append(removed, last)
+	instances, removed, err := control.Reconcile(ctx, managedInstances{s, sc}, m, sc.zone, sc.region, g.Instances)
+	if err != nil {
+		return err
 	}
-	for n := len(g.Instances); n < target; n++ {
-		link, err := s.makeManagedInstance(ctx, m, n+1, sc)
-		if err != nil {
-			return err
-		}
-		g.Instances = append(g.Instances, link)
-	}
+	g.Instances = instances
 	g.NamedPorts = m.NamedPorts
 	if err := s.storeManagedGroup(ctx, gk, &g, sc); err != nil {
 		return err
@@ -228,9 +200,6 @@ func (s *Server) reconcileManager(ctx context.Context, m *api.InstanceGroupManag
 // pools it names (targetPools), as the API does: those it has are added,
 // those it removed are taken out. A pool that is gone is skipped.
 func (s *Server) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
-	gone := func(ref string) bool {
-		return slices.ContainsFunc(removed, func(r string) bool { return api.PathOf(r) == api.PathOf(ref) })
-	}
 	for i, ref := range m.TargetPools {
 		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
 		if err != nil {
@@ -238,21 +207,9 @@ func (s *Server) syncManagerPools(ctx context.Context, m *api.InstanceGroupManag
 		}
 		changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
 			members, _ := doc["instances"].([]any)
-			has := map[string]bool{}
-			kept := members[:0:0]
-			for _, mb := range members {
-				if ref, _ := mb.(string); !gone(ref) {
-					has[api.PathOf(ref)] = true
-					kept = append(kept, mb)
-				}
-			}
-			for _, inst := range instances {
-				if !has[api.PathOf(inst)] {
-					kept = append(kept, inst)
-				}
-			}
+			kept, changed := control.PoolMembers(members, instances, removed)
 			doc["instances"] = kept
-			return len(kept) != len(members) || len(kept) != len(has)
+			return changed
 		})
 		if err != nil {
 			return err
@@ -305,9 +262,17 @@ func (s *Server) written(ctx context.Context, keys ...store.Key) {
 	}
 }
 
-// makeManagedInstance makes the n-th instance of manager m from its
-// template and returns its URL.
-func (s *Server) makeManagedInstance(ctx context.Context, m *api.InstanceGroupManager, n int, sc scope) (string, error) {
+// managedInstances makes and deletes the instances of managed groups in
+// the scope sc (control.Instances).
+type managedInstances struct {
+	s  *Server
+	sc scope
+}
+
+// Make makes the n-th instance of manager m in zone from its template and
+// returns its URL.
+func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager, n int, zone string) (string, error) {
+	s, sc := mi.s, mi.sc
 	var t struct {
 		Properties document `json:"properties"`
 	}
@@ -316,7 +281,7 @@ func (s *Server) makeManagedInstance(ctx context.Context, m *api.InstanceGroupMa
 		return "", err
 	}
 	instances := s.instances()
-	sc = scope{project: sc.project, zone: instanceZone(m, n, sc)}
+	sc = scope{project: sc.project, zone: zone}
 	var name string
 	for range 100 {
 		var b [2]byte
@@ -356,9 +321,10 @@ func (s *Server) makeManagedInstance(ctx context.Context, m *api.InstanceGroupMa
 	return s.link(k.Path()), nil
 }
 
-// deleteManagedInstance deletes an instance of a managed group, with its
-// auto-delete disks.
-func (s *Server) deleteManagedInstance(ctx context.Context, k store.Key) error {
+// Delete deletes an instance of a managed group, with its auto-delete
+// disks.
+func (mi managedInstances) Delete(ctx context.Context, link string) error {
+	s, k := mi.s, keyOfPath(api.PathOf(link))
 	o, err := s.store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by hand meanwhile
@@ -401,7 +367,7 @@ func (s *Server) releaseManager(ctx context.Context, m *api.InstanceGroupManager
 		return nil // already gone
 	}
 	for _, inst := range g.Instances {
-		if err := s.deleteManagedInstance(ctx, keyOfPath(api.PathOf(inst))); err != nil {
+		if err := (managedInstances{s, sc}).Delete(ctx, inst); err != nil {
 			return err
 		}
 	}
@@ -449,7 +415,7 @@ func (s *Server) managerListInstances(r *http.Request) (any, error) {
 		}
 		path := api.PathOf(inst)
 		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
-			CurrentAction: s.healer.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+			CurrentAction: s.healer.Action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
 		for _, p := range m.AutoHealingPolicies {
 			state := rules.StateUnknown
 			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {

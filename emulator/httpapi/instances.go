@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -71,14 +72,14 @@ func (s *Server) resolveInstance(ctx context.Context, in *api.Instance, sc scope
 // subnetwork the interface is in the project's default network, as in the
 // Compute API, if the project has one; else (an lbhealth simplification)
 // in none, with a loopback address.
-func (s *Server) resolveInterface(ctx context.Context, field string, ni *api.NetworkInterface, sc scope) (ipPool, error) {
+func (s *Server) resolveInterface(ctx context.Context, field string, ni *api.NetworkInterface, sc scope) (control.Pool, error) {
 	global := scope{project: sc.project}
 	if ni.Subnetwork == "" {
 		switch {
 		case ni.Network != "":
 			k, err := s.lookup(ctx, field+".network", ni.Network, global, api.CollectionNetworks, new(api.Network))
 			if err != nil {
-				return ipPool{}, err
+				return control.Pool{}, err
 			}
 			ni.Network = s.link(k.Path())
 		default:
@@ -86,33 +87,33 @@ func (s *Server) resolveInterface(ctx context.Context, field string, ni *api.Net
 			if _, err := s.store.Get(ctx, k); err == nil {
 				ni.Network = s.link(k.Path())
 			} else if !errors.Is(err, store.ErrNotFound) {
-				return ipPool{}, err
+				return control.Pool{}, err
 			}
 		}
-		return loopbackPool, nil
+		return control.LoopbackPool, nil
 	}
 	k, sn, err := s.subnetworkOf(ctx, field+".subnetwork", ni.Subnetwork, sc)
 	if err != nil {
-		return ipPool{}, err
+		return control.Pool{}, err
 	}
 	ni.Subnetwork = s.link(k.Path())
 	if ni.Network != "" {
 		nk, err := s.lookup(ctx, field+".network", ni.Network, global, api.CollectionNetworks, new(api.Network))
 		if err != nil {
-			return ipPool{}, err
+			return control.Pool{}, err
 		}
 		if nk.Path() != api.PathOf(sn.Network) {
-			return ipPool{}, invalid("%s.network (%q) is not the network of %s.subnetwork (%s is a range of %s).",
+			return control.Pool{}, invalid("%s.network (%q) is not the network of %s.subnetwork (%s is a range of %s).",
 				field, ni.Network, field, k.Name, api.PathOf(sn.Network))
 		}
 	}
 	ni.Network = sn.Network
 	if ni.NetworkIP != "" {
 		if v := rules.AddressInSubnetwork(field+".networkIP", ni.NetworkIP, k.Name, sn.IPCIDRRange); v != nil {
-			return ipPool{}, invalid("%s", v.Error())
+			return control.Pool{}, invalid("%s", v.Error())
 		}
 	}
-	return subnetworkPool(k, sn), nil
+	return control.SubnetworkPool(k.Project, k.Scope, k.Name, sn.IPCIDRRange), nil
 }
 
 // subnetworkOf loads the subnetwork ref names for an instance in zone.

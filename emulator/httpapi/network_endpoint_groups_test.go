@@ -146,6 +146,16 @@ func TestDetachNetworkEndpoints(t *testing.T) {
 		t.Errorf("after detaching port 82 alone: %+v", g.Endpoints)
 	}
 	e.fail("POST", zonalNEGs+"/nope/detachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1"}]}`, 404, api.ReasonNotFound)
+	// Replacing google_compute_network_endpoints whose endpoints name
+	// instances alone: its delete sends ipAddress "" beside the instance,
+	// its create the same endpoint again; both find their endpoint.
+	e.ok("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-2", "port": 80, "ipAddress": ""}]}`, nil)
+	e.ok("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-2", "port": 80, "ipAddress": ""}]}`, nil)
+	if g := e.group(neg); g.Size != 3 || !slices.ContainsFunc(g.Endpoints, func(ep api.NetworkEndpoint) bool {
+		return ep.Instance == "vm-2" && *ep.Port == 80 && ep.IPAddress == "10.0.0.3"
+	}) {
+		t.Errorf("after replacing vm-2:80 named by instance alone: %+v", g.Endpoints)
+	}
 }
 
 func TestListNetworkEndpoints(t *testing.T) {

@@ -71,9 +71,9 @@ type Server struct {
 	provisioned    sync.Map // project name → true
 
 	// managedPool is where the instances of managed groups get their
-	// addresses; healer keeps their autohealing state.
-	managedPool ipPool
-	healer      healer
+	// addresses; healer keeps them whole and heals them.
+	managedPool control.Pool
+	healer      *control.Autohealer
 	// certs turns managed certificates ACTIVE.
 	certs *control.Certificates
 
@@ -198,8 +198,9 @@ func New(st store.Store, o Options) *Server {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.managedPool = managedPool(o.ManagedInstanceRange)
+	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
+	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
