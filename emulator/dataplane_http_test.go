@@ -166,7 +166,7 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 
 	// A body larger than the listener buffers reaches the backend whole,
 	// and the same connection carries the next request.
-	body := bytes.Repeat([]byte("lbhealth"), 768<<10) // 6 MiB: more than fasthttp holds (4 MiB)
+	body := bytes.Repeat([]byte("lbhealth"), 768<<10) // 6 MiB
 	sum := sha256.Sum256(body)
 	for i := range 2 {
 		resp, err := client.Post(lb+"/upload", "application/octet-stream", bytes.NewReader(body))
@@ -284,8 +284,9 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 		// HTTP/1.0 without keep-alive closes too.
 		conn := dialLB(t, lb, 10*time.Second)
 		io.WriteString(conn, "GET /old HTTP/1.0\r\nHost: lb\r\n\r\n")
-		if all, err := io.ReadAll(conn); err != nil || !bytes.HasPrefix(all, []byte("HTTP/1.1 200")) || !bytes.HasSuffix(all, []byte("\r\n\r\nok")) {
-			t.Fatalf("an HTTP/1.0 request got %q (%v), want HTTP/1.1 200 and ok, then the connection closed", all, err)
+		// net/http answers an HTTP/1.0 request in HTTP/1.0.
+		if all, err := io.ReadAll(conn); err != nil || !bytes.HasPrefix(all, []byte("HTTP/1.0 200")) || !bytes.HasSuffix(all, []byte("\r\n\r\nok")) {
+			t.Fatalf("an HTTP/1.0 request got %q (%v), want HTTP/1.0 200 and ok, then the connection closed", all, err)
 		}
 	}
 	count := func() int {
@@ -293,14 +294,14 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 		defer mu.Unlock()
 		return len(carried)
 	}
-	// The first six may open a connection per front end (the event loop's
-	// hands HTTP/1.0 to fasthttp's); the next six reuse them.
+	// The first six open one connection to the backend; the next six
+	// reuse it.
 	requests()
 	first := count()
 	requests()
-	if n := count(); first > 2 || n != first {
+	if n := count(); first != 1 || n != first {
 		t.Fatalf("six requests in turn, each from a client that closed its connection after it, reached the backend "+
-			"on %d connections of the data plane, and six more on %d in all; want at most 2, kept across them", first, n)
+			"on %d connections of the data plane, and six more on %d in all; want 1, kept across them", first, n)
 	}
 }
 
@@ -806,106 +807,17 @@ func TestDataPlane_RequestMirrorPolicy(t *testing.T) {
 	}
 }
 
-// TestDataPlane_EventLoop runs the tests of plain-HTTP listeners again with
-// the data plane's event loop serving them (startEmulator reads the name),
-// and checks that it carried requests itself and handed the connections
-// of the rest (an Upgrade, a chunked upload, HTTP/1.0) to fasthttp.
-func TestDataPlane_EventLoop(t *testing.T) {
-	t.Parallel()
-	for name, test := range map[string]func(*testing.T){
-		"TrafficLeavesABrokenBackendAndComesBack":    TestDataPlane_TrafficLeavesABrokenBackendAndComesBack,
-		"RoutesByTheURLMap":                          TestDataPlane_RoutesByTheURLMap,
-		"SessionAffinity":                            TestDataPlane_SessionAffinity,
-		"ListenersComeAndGoWithTheirRules":           TestDataPlane_ListenersComeAndGoWithTheirRules,
-		"BackendCapacityDividesTraffic":              TestDataPlane_BackendCapacityDividesTraffic,
-		"HTTPCarriesBodiesStreamsAndHeaders":         TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders,
-		"HTTPClientsThatClose":                       TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection,
-		"HTTPUpgradeReachesTheBackend":               TestDataPlane_HTTPUpgradeReachesTheBackend,
-		"HTTPToServicesOverTLSAndHTTP2":              TestDataPlane_HTTPToServicesOverTLSAndHTTP2,
-		"OutlierDetection":                           TestDataPlane_OutlierDetectionEjectsAnEndpointThatFailsInARow,
-		"URLMapTemplatesAndHeaderActions":            TestDataPlane_URLMapTemplatesAndHeaderActions,
-		"RouteActionRetriesTimesOutAndInjectsFaults": TestDataPlane_RouteActionRetriesTimesOutAndInjectsFaults,
-		"HTTPDrainsABackendThatTurnsUnhealthy":       TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy,
-		"CORSPolicy":                                 TestDataPlane_CORSPolicy,
-		"RequestMirrorPolicy":                        TestDataPlane_RequestMirrorPolicy,
-		"Counted":                                    eventLoopCounted,
-		"SlowClient":                                 eventLoopSlowClient,
-		"PipelinedHandOff":                           eventLoopPipelinedHandOff,
-	} {
-		t.Run(name, test)
-	}
-}
-
-// eventLoopCounted: simple requests are the loop's, and each connection
-// whose request is not goes to fasthttp, as lbhealth_dataplane_event_loop_total
-// counts.
-func eventLoopCounted(t *testing.T) {
-	t.Parallel()
-	backend, _ := wireBackend(t, false)
-	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-	lb := wireLB(t, e, backend, "HTTP", "")
-	before := eventLoopMetric(t, e, "requests")
-	client := &http.Client{}
-	for range 20 {
-		resp, err := client.Get(lb + "/download")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || n != 6<<20 || resp.Header.Get("X-Lbhealth-Backend") == "" {
-			t.Fatalf("GET /download through the loop: %d, %d bytes, backend %q", resp.StatusCode, n, resp.Header.Get("X-Lbhealth-Backend"))
-		}
-	}
-	if got := eventLoopMetric(t, e, "requests") - before; got != 20 {
-		t.Errorf("the loop carried %v of 20 simple requests", got)
-	}
-	handoffs := eventLoopMetric(t, e, "handoffs")
-	req, _ := http.NewRequest("POST", lb+"/upload", io.MultiReader(strings.NewReader("abc"))) // no length: chunked
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), "3 ") {
-		t.Fatalf("a chunked upload: %d %q", resp.StatusCode, body)
-	}
-	if got := eventLoopMetric(t, e, "handoffs") - handoffs; got != 1 {
-		t.Errorf("a chunked upload: %v connections handed to fasthttp, want 1", got)
-	}
-}
-
-// eventLoopMetric reads lbhealth_dataplane_event_loop_total{what=...}.
-func eventLoopMetric(t *testing.T, e *emulator.Emulator, what string) float64 {
-	t.Helper()
-	resp, err := http.Get(e.URL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	prefix := `lbhealth_dataplane_event_loop_total{what="` + what + `"} `
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	return 0
-}
-
-// eventLoopSlowClient: an answer larger than what the loop keeps for a
-// client that does not read (it stops reading the backend meanwhile)
-// arrives whole once the client reads.
-func eventLoopSlowClient(t *testing.T) {
+// A client that does not read a large answer for a while (the data plane
+// stops reading the backend meanwhile) gets it whole once it reads, and
+// its next answer on the same connection too.
+func TestDataPlane_ASlowClientGetsTheWholeAnswer(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 	conn := dialLB(t, lb, 20*time.Second)
-	conn.SetReadBuffer(16 << 10)
-	for range 2 { // the second on the same connection, after the first's end
+	conn.SetReadBuffer(128 << 10) // far less than the answer, which waits in the data plane
+	for range 2 {                 // the second on the same connection, after the first's end
 		io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n")
 		time.Sleep(300 * time.Millisecond) // not reading: the answer piles up
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -921,18 +833,18 @@ func eventLoopSlowClient(t *testing.T) {
 	}
 }
 
-// eventLoopPipelinedHandOff: a request the loop carries, then in the same
-// write one it hands to fasthttp (an Upgrade): both answers come, in order.
-func eventLoopPipelinedHandOff(t *testing.T) {
+// Two requests in one write, a download then an Upgrade: both answers
+// come, in order, and the upgraded connection carries bytes both ways.
+func TestDataPlane_PipelinedRequestsThenAnUpgrade(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 	conn := dialLB(t, lb, 10*time.Second)
-	conn.SetReadBuffer(16 << 10)
+	conn.SetReadBuffer(128 << 10) // far less than the answer, which waits in the data plane
 	io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n"+
 		"GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
-	time.Sleep(300 * time.Millisecond) // not reading: the first answer waits in the loop when the second comes up
+	time.Sleep(300 * time.Millisecond) // not reading: the first answer waits when the second comes up
 	br := bufio.NewReader(conn)
 	first, err := http.ReadResponse(br, nil)
 	if err != nil {

@@ -121,9 +121,6 @@ type Config struct {
 	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
 	// plane's answers.
 	NoBackendHeader bool
-	// DataPlaneEventLoop serves plain-HTTP listeners from the data plane's
-	// event loop (dataplane.Options.EventLoop).
-	DataPlaneEventLoop bool
 	// SelfLinkRoot starts the self links and references the API answers
 	// with, as the Compute API's own service root does
 	// (GoogleSelfLinkRoot); empty: the emulator's own URL
@@ -416,8 +413,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
-			EventLoop: cfg.DataPlaneEventLoop})
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader})
 	}
 	if cfg.Workloads {
 		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log,

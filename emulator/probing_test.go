@@ -118,9 +118,6 @@ func emulator0() emulator.Config { return emulator.Config{InMemory: true} }
 func startEmulator(t *testing.T, cfg emulator.Config) *emulator.Emulator {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
-	if strings.HasPrefix(t.Name(), "TestDataPlane_EventLoop/") {
-		cfg.DataPlaneEventLoop = true
-	}
 	e, err := emulator.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -51,15 +49,7 @@ type backend struct {
 	conns    conns // the connections carried to it (TCP)
 	outlier  outlier
 	retired  atomic.Bool // out of its pool, its HTTP connections drained
-	http     openConns   // its connections from the fasthttp front end
-	// loopConns are its connections from the event loop, which loop
-	// (the plane's, once it has made one) drains.
-	loopConns atomic.Int64
-	loop      atomic.Pointer[eventLoop]
-	// fast are its connection pools for the fasthttp front end, plain
-	// and over TLS, made at first use.
-	fastOnce [2]sync.Once
-	fast     [2]*fasthttp.HostClient
+	http     openConns   // the reverse proxy's connections to it
 }
 
 // pool is a service's healthy backends at one moment, and how it chooses
@@ -275,7 +265,7 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 		if !b.retired.Swap(true) {
 			b.drainHTTP(cmp.Or(p.draining, p.timeout))
 		}
-		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 && b.loopConns.Load() == 0 &&
+		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 &&
 			!b.outlier.ejected(now) {
 			delete(e.backends, addr) // made again (same id) if it comes back
 		}
@@ -505,7 +495,7 @@ func (e *poolEntry) carries() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, b := range e.backends {
-		if b.conns.count() > 0 || b.http.count() > 0 || b.loopConns.Load() > 0 {
+		if b.conns.count() > 0 || b.http.count() > 0 {
 			return true
 		}
 	}

@@ -15,14 +15,14 @@ func testPool(policy, affinity string) *pool {
 	return p
 }
 
-func testRequest(remote string, header ...string) request {
-	return stdTestRequest(nil, remote, "http://lb/", header...)
+func clientRequest(remote string, header ...string) request {
+	return testRequest(nil, remote, "http://lb/", header...)
 }
 
 func TestPool_PoliciesWithoutAffinity(t *testing.T) {
 	rr := testPool(PolicyRoundRobin, AffinityNone)
 	for i := range 8 {
-		if got := rr.choose(testRequest("127.0.0.9:1")).b; got != rr.healthy[i%4] {
+		if got := rr.choose(clientRequest("127.0.0.9:1")).b; got != rr.healthy[i%4] {
 			t.Fatalf("ROUND_ROBIN request %d went to %s, want %s", i, got.addr, rr.healthy[i%4].addr)
 		}
 	}
@@ -32,7 +32,7 @@ func TestPool_PoliciesWithoutAffinity(t *testing.T) {
 	}
 	picked := 0
 	for range 1000 {
-		if lr.choose(testRequest("127.0.0.9:1")).b == lr.healthy[0] {
+		if lr.choose(clientRequest("127.0.0.9:1")).b == lr.healthy[0] {
 			picked++
 		}
 	}
@@ -45,7 +45,7 @@ func TestPool_PoliciesWithoutAffinity(t *testing.T) {
 		seen := map[*backend]bool{}
 		p := testPool(policy, "")
 		for range 100 {
-			seen[p.choose(testRequest("127.0.0.9:1")).b] = true
+			seen[p.choose(clientRequest("127.0.0.9:1")).b] = true
 		}
 		if len(seen) != 4 {
 			t.Errorf("%s without a key reached %d of 4 backends in 100 requests", policy, len(seen))
@@ -55,32 +55,32 @@ func TestPool_PoliciesWithoutAffinity(t *testing.T) {
 
 func TestPool_Affinities(t *testing.T) {
 	ip := testPool(PolicyRoundRobin, AffinityClientIP)
-	first := ip.choose(testRequest("10.0.0.1:1000")).b
+	first := ip.choose(clientRequest("10.0.0.1:1000")).b
 	for port := range 10 {
-		if got := ip.choose(testRequest("10.0.0.1:" + strconv.Itoa(2000+port))).b; got != first {
+		if got := ip.choose(clientRequest("10.0.0.1:" + strconv.Itoa(2000+port))).b; got != first {
 			t.Fatalf("CLIENT_IP: one client went to %s, then %s", first.addr, got.addr)
 		}
 	}
 
 	cookie := testPool(PolicyRoundRobin, AffinityHTTPCookie)
-	c := cookie.choose(testRequest("10.0.0.1:1"))
+	c := cookie.choose(clientRequest("10.0.0.1:1"))
 	if c.cookie == nil || c.cookie.Name != "session" {
 		t.Fatalf("HTTP_COOKIE: the first answer sets %v, want the cookie named by consistentHash", c.cookie)
 	}
 	for range 5 {
-		if got := cookie.choose(testRequest("10.0.0.2:1", "Cookie", "session="+c.cookie.Value)); got.b != c.b || got.cookie != nil {
+		if got := cookie.choose(clientRequest("10.0.0.2:1", "Cookie", "session="+c.cookie.Value)); got.b != c.b || got.cookie != nil {
 			t.Fatalf("HTTP_COOKIE: with its cookie a client went to %s (cookie %v), want %s", got.b.addr, got.cookie, c.b.addr)
 		}
 	}
 
 	gen := testPool(PolicyRoundRobin, AffinityGeneratedCookie)
 	gen.cookie.Name = generatedCookie
-	g := gen.choose(testRequest("10.0.0.1:1"))
+	g := gen.choose(clientRequest("10.0.0.1:1"))
 	if g.cookie == nil || g.cookie.Name != generatedCookie || g.cookie.Value != g.b.id {
 		t.Fatalf("GENERATED_COOKIE: set %v for %s", g.cookie, g.b.addr)
 	}
 	// A cookie naming a backend that is gone picks anew and sets it again.
-	again := gen.choose(testRequest("10.0.0.1:1", "Cookie", generatedCookie+"=gone"))
+	again := gen.choose(clientRequest("10.0.0.1:1", "Cookie", generatedCookie+"=gone"))
 	if again.cookie == nil {
 		t.Fatal("GENERATED_COOKIE: a cookie of a backend that left was kept")
 	}
@@ -88,11 +88,11 @@ func TestPool_Affinities(t *testing.T) {
 	// STRONG_COOKIE_AFFINITY: the client stays with its backend while
 	// others join and leave, and moves (with a new cookie) when it leaves.
 	strong := testPool(PolicyRoundRobin, AffinityStrongCookie)
-	st := strong.choose(testRequest("10.0.0.1:1"))
+	st := strong.choose(clientRequest("10.0.0.1:1"))
 	if st.cookie == nil || st.cookie.Name != "session" || st.cookie.Value != st.b.id {
 		t.Fatalf("STRONG_COOKIE_AFFINITY: set %v for %s", st.cookie, st.b.addr)
 	}
-	withCookie := testRequest("10.0.0.7:1", "Cookie", "session="+st.cookie.Value)
+	withCookie := clientRequest("10.0.0.7:1", "Cookie", "session="+st.cookie.Value)
 	strong.healthy = append(strong.healthy[1:], &backend{addr: "127.0.0.1:9100", id: "new"}) // st.b was healthy[0]
 	if got := strong.choose(withCookie); got.b == st.b || got.cookie == nil {
 		t.Fatalf("STRONG_COOKIE_AFFINITY: the cookie of a backend that left chose %v, cookie %v", got.b, got.cookie)
@@ -109,12 +109,12 @@ func TestPool_Affinities(t *testing.T) {
 	before := map[string]*backend{}
 	for i := range 200 {
 		user := strconv.Itoa(i)
-		before[user] = h.choose(testRequest("10.0.0.1:1", "X-User", user)).b
+		before[user] = h.choose(clientRequest("10.0.0.1:1", "X-User", user)).b
 	}
 	gone := h.healthy[2]
 	h.healthy = append(h.healthy[:2:2], h.healthy[3:]...)
 	for user, b := range before {
-		got := h.choose(testRequest("10.0.0.1:1", "X-User", user)).b
+		got := h.choose(clientRequest("10.0.0.1:1", "X-User", user)).b
 		if b != gone && got != b {
 			t.Fatalf("user %s moved from %s to %s when another backend left", user, b.addr, got.addr)
 		}
@@ -123,7 +123,7 @@ func TestPool_Affinities(t *testing.T) {
 
 func TestPool_NoneHealthyChoosesNothing(t *testing.T) {
 	p := &pool{}
-	if c := p.choose(testRequest("10.0.0.1:1")); c.b != nil {
+	if c := p.choose(clientRequest("10.0.0.1:1")); c.b != nil {
 		t.Fatalf("an empty pool chose %v", c.b)
 	}
 	if b := p.chooseFlow(&fakeAddr{"10.0.0.1:1"}, "TCP", true); b != nil {

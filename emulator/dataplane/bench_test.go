@@ -22,12 +22,10 @@ package dataplane_test
 // alone: the emulator (built from ../cmd/lbhealth-emulator), HAProxy, the
 // backends (this test binary, started again as benchBackendEnv says), and
 // the load in this process. A third proxy, for reference in throughput
-// alone, is fasthttp with nothing around it (this binary again, as
-// benchBareEnv says): a round-robin proxy to the two backends, without
-// routing, health or metrics, which shows what of the gap to HAProxy is
-// the data plane's own and what is its HTTP library's and Go's. A fourth
-// is one goroutine on epoll that forwards just what the bench sends
-// (benchLoopEnv, serveLoop): what an event loop, as HAProxy's, costs in Go.
+// alone, is net/http's reverse proxy with nothing around it (this binary
+// again, as benchBareEnv says): a round-robin proxy to the two backends,
+// without routing, health or metrics, which shows what of the gap to
+// HAProxy is the data plane's own and what is its HTTP library's and Go's.
 
 import (
 	"bufio"
@@ -38,6 +36,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,15 +49,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/procstat"
 )
 
 const (
 	benchBackendEnv = "LBHEALTH_BENCH_BACKENDS" // set: this process is the backends
 	benchBareEnv    = "LBHEALTH_BENCH_BARE"     // the backends' addresses: this process is the bare proxy
-	benchLoopEnv    = "LBHEALTH_BENCH_LOOP"     // the backends' addresses: this process is the event loop
 	benchClients    = 32
 	benchRate       = 1000 // requests a second, for latency
 )
@@ -69,10 +66,6 @@ func TestMain(m *testing.M) {
 	}
 	if addrs := os.Getenv(benchBareEnv); addrs != "" {
 		serveBare(strings.Split(addrs, ","))
-		return
-	}
-	if addrs := os.Getenv(benchLoopEnv); addrs != "" {
-		serveLoop(strings.Split(addrs, ","))
 		return
 	}
 	os.Exit(m.Run())
@@ -111,30 +104,24 @@ func serveBackends() {
 	}
 }
 
-// serveBare is the bare proxy's process: fasthttp's server and one
-// HostClient per backend, in turn, on a loopback address it prints. It
+// serveBare is the bare proxy's process: net/http's server and reverse
+// proxy, to each backend in turn, on a loopback address it prints. It
 // exits when stdin closes.
 func serveBare(addrs []string) {
-	var clients []*fasthttp.HostClient
-	for _, a := range addrs {
-		clients = append(clients, &fasthttp.HostClient{Addr: a, NoDefaultUserAgentHeader: true,
-			DisableHeaderNamesNormalizing: true, DisablePathNormalizing: true, MaxConns: 1024})
-	}
 	var turn atomic.Uint64
-	srv := &fasthttp.Server{NoDefaultServerHeader: true, NoDefaultContentType: true,
-		Handler: func(ctx *fasthttp.RequestCtx) {
-			c := clients[turn.Add(1)%uint64(len(clients))]
-			if err := c.Do(&ctx.Request, &ctx.Response); err != nil {
-				ctx.Error(err.Error(), http.StatusBadGateway)
-			}
-		}}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(&url.URL{Scheme: "http", Host: addrs[turn.Add(1)%uint64(len(addrs))]})
+		},
+		Transport: &http.Transport{MaxIdleConnsPerHost: 256},
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Println(ln.Addr())
-	go srv.Serve(ln)
+	go http.Serve(ln, rp)
 	io.Copy(io.Discard, os.Stdin)
 }
 
@@ -155,7 +142,7 @@ func startSelf(b *testing.B, env string) (int, io.WriteCloser, *bufio.Reader) {
 }
 
 // startReference runs a reference proxy over bk, this binary again as
-// env (benchBareEnv, benchLoopEnv) says.
+// env (benchBareEnv) says.
 func startReference(b *testing.B, bk *backends, env, name string) proxy {
 	b.Helper()
 	pid, _, out := startSelf(b, env+"="+strings.Join(bk.addrs, ","))
@@ -497,7 +484,7 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	bk := startBackends(b)
 	ours, theirs := startEmulator(b, bk), startHAProxy(b, haproxy, bk)
 	proxies := []proxy{ours, theirs}
-	references := []proxy{startReference(b, bk, benchBareEnv, "fasthttp alone"), startReference(b, bk, benchLoopEnv, "an event loop alone")}
+	references := []proxy{startReference(b, bk, benchBareEnv, "net/http alone")}
 	for _, p := range append(proxies, references...) {
 		bothServing(b, p)
 	}
@@ -554,8 +541,7 @@ func BenchmarkDataPlaneVsHAProxy(b *testing.B) {
 	b.ReportMetric(o.perCPU/max(h.perCPU, 1), "per-core-ratio")
 	if h.ownPerCPU > 0 {
 		b.ReportMetric(o.ownPerCPU/h.ownPerCPU, "own-core-ratio")
-		b.ReportMetric(rows["fasthttp alone"].ownPerCPU/h.ownPerCPU, "bare-own-core-ratio")
-		b.ReportMetric(rows["an event loop alone"].ownPerCPU/h.ownPerCPU, "loop-own-core-ratio")
+		b.ReportMetric(rows["net/http alone"].ownPerCPU/h.ownPerCPU, "bare-own-core-ratio")
 	}
 	b.ReportMetric(float64(o.p99.Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(h.p99.Microseconds())/1000, "haproxy-p99-ms")

@@ -72,7 +72,7 @@ func TestPool_WeightsDivideTraffic(t *testing.T) {
 	}
 
 	// ROUND_ROBIN: exactly by weight over its cycle.
-	req := testRequest("10.0.0.1:1")
+	req := clientRequest("10.0.0.1:1")
 	rr := weightedPool(PolicyRoundRobin, "")
 	cycle := len(rr.order)
 	if got := share(rr, cycle, func(int) *backend { return rr.choose(req).b }); !slices.Equal(got, []int{cycle / 8, cycle / 8, cycle / 4, cycle / 2}) {
@@ -86,13 +86,13 @@ func TestPool_WeightsDivideTraffic(t *testing.T) {
 	}
 	// Affinity keys spread by weight too, and each key sticks.
 	h := weightedPool(PolicyRingHash, AffinityHeaderField)
-	got := share(h, 8000, func(i int) *backend { return h.choose(testRequest("10.0.0.1:1", "X-User", strconv.Itoa(i))).b })
+	got := share(h, 8000, func(i int) *backend { return h.choose(clientRequest("10.0.0.1:1", "X-User", strconv.Itoa(i))).b })
 	if !near(got, 8000, 0.15) {
 		t.Errorf("HEADER_FIELD keys: %v of 8000, want about 1000:1000:2000:4000", got)
 	}
 	// Without weights, keys spread evenly.
 	even := testPool(PolicyRingHash, AffinityHeaderField)
-	got = share(even, 8000, func(i int) *backend { return even.choose(testRequest("10.0.0.1:1", "X-User", strconv.Itoa(i))).b })
+	got = share(even, 8000, func(i int) *backend { return even.choose(clientRequest("10.0.0.1:1", "X-User", strconv.Itoa(i))).b })
 	for i, n := range got {
 		if n < 1700 || n > 2300 {
 			t.Errorf("HEADER_FIELD keys without weights: %v of 8000, want about 2000 each (backend %d)", got, i)
@@ -101,7 +101,7 @@ func TestPool_WeightsDivideTraffic(t *testing.T) {
 	}
 	for i := range 50 {
 		user := fmt.Sprint(i)
-		if a, b := h.choose(testRequest("10.0.0.1:1", "X-User", user)).b, h.choose(testRequest("10.0.0.2:1", "X-User", user)).b; a != b {
+		if a, b := h.choose(clientRequest("10.0.0.1:1", "X-User", user)).b, h.choose(clientRequest("10.0.0.2:1", "X-User", user)).b; a != b {
 			t.Fatalf("user %s went to %s, then %s", user, a.addr, b.addr)
 		}
 	}

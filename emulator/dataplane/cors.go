@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (rt *router) originAllowed(p *corsPolicy, origin string) bool {
 
 // answer sets, on an answer's headers (the proxy's own to a preflight),
 // what c owes the request's origin.
-func (c *cors) answer(h headerEditor) {
+func (c *cors) answer(h http.Header) {
 	if c == nil {
 		return
 	}
@@ -76,7 +77,7 @@ func (c *cors) answer(h headerEditor) {
 
 // strip removes from a backend's answer the headers answer sets, for an
 // answer whose headers the proxy has set already.
-func (c *cors) strip(h headerEditor) {
+func (c *cors) strip(h http.Header) {
 	if c == nil {
 		return
 	}

@@ -41,7 +41,7 @@ type sentKey struct{}
 
 func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := h.l.binding.Load()
-	d := b.router.route(stdRequest{r})
+	d := b.router.route(request{r})
 	m := h.plane.metrics
 	if d.redirect != nil {
 		code := redirectCode(d.redirect.RedirectResponseCode)
@@ -82,7 +82,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // forward sends r to a healthy backend of bs, the service d chose.
 func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string, d decision, bs *backendService) {
-	c := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy}).choose(stdRequest{r})
+	c := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy}).choose(request{r})
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
 		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")
@@ -93,7 +93,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 		http.SetCookie(w, c.cookie)
 	}
 	if d.mirror.roll() && r.Header.Get("Upgrade") == "" {
-		if sh := stdShadow(r, &d); sh != nil {
+		if sh := shadowOf(r, &d); sh != nil {
 			h.plane.mirror(rule, d.mirror, sh)
 		}
 	}
@@ -112,10 +112,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 // retrying is the reverse proxy's transport: it tries a request again on
 // a backend chosen anew while the route's retry policy says so, each
 // attempt within its perTryTimeout.
-type retrying struct {
-	plane *Plane
-	next  http.RoundTripper
-}
+type retrying struct{ plane *Plane }
 
 func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 	s := r.Context().Value(sentKey{}).(*sent)
@@ -124,7 +121,7 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 		retries = s.d.retry.retries()
 	}
 	for attempt := 0; ; attempt++ {
-		res, err := rt.attempt(r, s.perTry)
+		res, err := rt.attempt(r, s)
 		failure, code, grpc := answeredAttempt, 0, ""
 		switch {
 		case err == nil:
@@ -156,15 +153,16 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 }
 
-// attempt sends r once, within perTry when that is set: the attempt's
+// attempt sends r once, within s.perTry when that is set: the attempt's
 // time covers reading the answer's body too, so its context ends when the
 // body is closed.
-func (rt retrying) attempt(r *http.Request, perTry time.Duration) (*http.Response, error) {
-	if perTry <= 0 {
-		return rt.next.RoundTrip(r)
+func (rt retrying) attempt(r *http.Request, s *sent) (*http.Response, error) {
+	next := rt.plane.transportFor(s.bs)
+	if s.perTry <= 0 {
+		return next.RoundTrip(r)
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), perTry)
-	res, err := rt.next.RoundTrip(r.WithContext(ctx))
+	ctx, cancel := context.WithTimeout(r.Context(), s.perTry)
+	res, err := next.RoundTrip(r.WithContext(ctx))
 	if res == nil {
 		cancel()
 	} else if rw, ok := res.Body.(io.ReadWriteCloser); ok && res.StatusCode == http.StatusSwitchingProtocols {
@@ -230,28 +228,124 @@ func backendTimeout(bs *backendService) time.Duration {
 }
 
 // proxy is the one reverse proxy every listener hands its requests to,
-// with one pool of connections to the backends.
+// with its pools of connections to the backends.
 func (p *Plane) proxy() *httputil.ReverseProxy {
 	p.proxyOnce.Do(func() {
-		p.transport = &http.Transport{
-			Proxy:                 nil, // never the environment's proxy: backends are local
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConns:          1024,
-			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			ForceAttemptHTTP2:     true,
-			TLSClientConfig:       &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the cloud's proxies do not validate backends' certificates
-			ExpectContinueTimeout: time.Second,
-		}
+		p.http1, p.http2 = newTransport(false), newTransport(true)
 		p.rp = &httputil.ReverseProxy{
 			Rewrite:        rewrite,
-			Transport:      retrying{plane: p, next: p.transport},
+			Transport:      retrying{plane: p},
 			BufferPool:     copyBuffers{},
 			ModifyResponse: p.answered,
 			ErrorHandler:   p.failed,
 		}
 	})
 	return p.rp
+}
+
+// maxHeaderBytes bounds the headers of a request a client sends and of an
+// answer a backend gives (net/http reads 4 KB past it before it refuses a
+// request).
+const maxHeaderBytes = 64 << 10
+
+// newTransport is a pool of connections to backends that speaks HTTP/1.1,
+// over TLS or not, and, when http2 says so, HTTP/2 over TLS.
+func newTransport(http2 bool) *http.Transport {
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(http2)
+	return &http.Transport{
+		Proxy: nil, // never the environment's proxy: backends are local
+		// Each connection is the chosen backend's, which draining closes;
+		// a dial for the mirror has none.
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if s, ok := ctx.Value(sentKey{}).(*sent); ok && err == nil {
+				return s.b.http.add(c), nil
+			}
+			return c, err
+		},
+		Protocols:              &protocols,
+		MaxResponseHeaderBytes: maxHeaderBytes,
+		MaxIdleConns:           1024,
+		MaxIdleConnsPerHost:    256,
+		IdleConnTimeout:        90 * time.Second,
+		TLSClientConfig:        &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the cloud's proxies do not validate backends' certificates
+		ExpectContinueTimeout:  time.Second,
+	}
+}
+
+// transportFor is how the data plane speaks to bs's backends: HTTP/2 to
+// a service of protocol HTTP2, else HTTP/1.1 (over TLS for HTTPS), as the
+// cloud's proxies do.
+func (p *Plane) transportFor(bs *backendService) *http.Transport {
+	p.proxy() // makes the transports
+	if bs.Protocol == "HTTP2" {
+		return p.http2
+	}
+	return p.http1
+}
+
+// openConns are the connections the reverse proxy opened to one backend.
+type openConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// add tracks c until it is closed.
+func (o *openConns) add(c net.Conn) net.Conn {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.conns == nil {
+		o.conns = map[net.Conn]struct{}{}
+	}
+	o.conns[c] = struct{}{}
+	return &trackedConn{Conn: c, o: o}
+}
+
+// list is the connections open now.
+func (o *openConns) list() []net.Conn {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]net.Conn, 0, len(o.conns))
+	for c := range o.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (o *openConns) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.conns)
+}
+
+// trackedConn leaves its openConns when closed.
+type trackedConn struct {
+	net.Conn
+	o *openConns
+}
+
+func (c *trackedConn) Close() error {
+	c.o.mu.Lock()
+	delete(c.o.conns, c.Conn)
+	c.o.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// drainHTTP ends the reverse proxy's connections to b, which gets no new
+// requests, after timeout (the service's connectionDraining, or else its
+// timeoutSec, by which their requests have ended anyway). Connections
+// made after this are not.
+func (b *backend) drainHTTP(timeout time.Duration) {
+	if open := b.http.list(); len(open) > 0 {
+		time.AfterFunc(timeout, func() {
+			for _, c := range open {
+				c.Close()
+			}
+		})
+	}
 }
 
 // copyBuffers lends the reverse proxy its copy buffers: without them it
@@ -277,7 +371,7 @@ func rewrite(pr *httputil.ProxyRequest) {
 
 // outgoing makes pr.Out what a backend gets of pr.In under d: the Host
 // and path the URL map rewrites, the X-Forwarded headers a proxy adds,
-// the header actions; the backend's own mirror's too (stdShadow).
+// the header actions; the backend's own mirror's too (shadowOf).
 func (d *decision) outgoing(pr *httputil.ProxyRequest) {
 	pr.Out.Host = pr.In.Host
 	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
@@ -359,9 +453,6 @@ type metrics struct {
 	requests    *prometheus.CounterVec
 	connections *prometheus.CounterVec
 	ejections   *prometheus.CounterVec
-	// loop is what the event loop did: requests it carried, and client
-	// connections it handed to fasthttp.
-	loop *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -376,13 +467,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_ejections_total",
 			Help: "Times outlier detection took a backend out of its backend service's traffic, by backend service and backend.",
-		}, []string{"backend_service", "backend"}),
-		loop: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "lbhealth_dataplane_event_loop_total",
-			Help: "What the data plane's event loop (--data-plane-event-loop) did, by what: requests it carried itself, or client connections it handed to the usual front end (handoffs).",
-		}, []string{"what"})}
+		}, []string{"backend_service", "backend"})}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.connections, m.ejections, m.loop)
+		reg.MustRegister(m.requests, m.connections, m.ejections)
 	}
 	return m
 }

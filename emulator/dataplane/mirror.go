@@ -10,8 +10,6 @@ import (
 	"net/http/httputil"
 	"sync/atomic"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -99,7 +97,6 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 	if speaksTLS(bs) {
 		scheme = "https"
 	}
-	p.proxy() // makes the transport
 	c.b.inFlight.Add(1)
 	go func() {
 		defer p.mirrors.give()
@@ -112,7 +109,7 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 		}
 		req.Header, req.Host = s.header, shadowHost(s.host)
 		code := http.StatusBadGateway
-		if res, err := p.transport.RoundTrip(req); err == nil {
+		if res, err := p.transportFor(bs).RoundTrip(req); err == nil {
 			io.Copy(io.Discard, res.Body)
 			res.Body.Close()
 			code = res.StatusCode
@@ -121,32 +118,10 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 	}()
 }
 
-// fastShadow is the copy of a prepared fasthttp request for the mirror;
-// nil when its body is too long or of unknown length.
-func fastShadow(req *fasthttp.Request) *shadow {
-	s := &shadow{method: string(req.Header.Method()), uri: string(req.URI().RequestURI()),
-		host: string(req.Header.Host()), header: http.Header{}}
-	switch n := req.Header.ContentLength(); {
-	case n == 0 || n == -2: // empty, or no body at all
-	case n > 0 && n <= mirrorBodyLimit:
-		s.body = bytes.Clone(req.Body()) // reads a streamed body in full
-	default:
-		return nil
-	}
-	for k, v := range req.Header.All() {
-		switch name := string(k); {
-		case isHostHeader(name), http.CanonicalHeaderKey(name) == "Content-Length", http.CanonicalHeaderKey(name) == "Connection":
-		default:
-			s.header.Add(name, string(v))
-		}
-	}
-	return s
-}
-
-// stdShadow is the copy of r, as the backend is to get it after d, for
+// shadowOf is the copy of r, as the backend is to get it after d, for
 // the mirror; nil when its body is too long or of unknown length. A body
 // it copies, it reads: r reads it again from the copy.
-func stdShadow(r *http.Request, d *decision) *shadow {
+func shadowOf(r *http.Request, d *decision) *shadow {
 	var body []byte
 	switch n := r.ContentLength; {
 	case r.Body == nil || r.Body == http.NoBody || n == 0:
@@ -160,8 +135,10 @@ func stdShadow(r *http.Request, d *decision) *shadow {
 		return nil
 	}
 	out := r.Clone(context.Background())
-	// What the reverse proxy drops before its Rewrite (outgoing) runs.
-	for _, h := range append([]string{"Connection", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}, hopHeaders...) {
+	// What the reverse proxy drops before its Rewrite (outgoing) runs:
+	// the X-Forwarded headers and the hop-by-hop ones.
+	for _, h := range []string{"Connection", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto",
+		"Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"} {
 		out.Header.Del(h)
 	}
 	d.outgoing(&httputil.ProxyRequest{In: r, Out: out})

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/valyala/fasthttp"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -59,10 +58,6 @@ type Options struct {
 	MapAddr func(netip.Addr) netip.Addr
 	// NoBackendHeader leaves BackendHeader out of answers.
 	NoBackendHeader bool
-	// EventLoop serves plain-HTTP listeners from one goroutine on epoll
-	// (Linux), which hands fasthttp the connections whose requests it does
-	// not carry itself: see eventLoop.
-	EventLoop bool
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -73,14 +68,13 @@ type Plane struct {
 	metrics *metrics
 	pools   pools
 	cfg     *config
-	// loop serves plain-HTTP listeners when Options.EventLoop asks.
-	loopOnce sync.Once
-	loop     *eventLoop
 	// rp is the reverse proxy of every HTTP listener, made at first use.
 	proxyOnce sync.Once
 	rp        *httputil.ReverseProxy
-	transport *http.Transport // rp's, and the mirrors'
-	mirrors   mirrorSlots     // the mirrored requests in flight
+	// http1 and http2 are the pools of connections to the backends, by
+	// what they speak (transportFor); rp's and the mirrors'.
+	http1, http2 *http.Transport
+	mirrors      mirrorSlots // the mirrored requests in flight
 
 	// The front end Set was given, by path (the owners are in cfg); Apply
 	// turns it into listeners.
@@ -551,21 +545,15 @@ func (p *Plane) Close() {
 		l.close()
 		delete(p.listeners, addr)
 	}
-	if p.loop != nil {
-		p.loop.stop()
-	}
 }
 
 // listener is one bound address of a forwarding rule.
 type listener struct {
 	key     string // network and address, as in Plane.listeners
 	kind    string
-	ln      net.Listener     // kindHTTP, kindTCP
-	pc      *net.UDPConn     // kindUDP
-	srv     *http.Server     // kindHTTPS
-	fast    *fasthttp.Server // kindHTTP
-	open    openConns        // kindHTTP: the connections fast serves
-	loop    *eventLoop       // kindHTTP: the loop that serves it, if one does
+	ln      net.Listener // kindHTTP, kindHTTPS, kindTCP, kindSSL
+	pc      *net.UDPConn // kindUDP
+	srv     *http.Server // kindHTTP, kindHTTPS
 	binding atomic.Pointer[binding]
 	done    chan struct{}
 	closing atomic.Bool
@@ -573,22 +561,6 @@ type listener struct {
 	// close ends.
 	flowsMu sync.Mutex
 	flows   map[*flow]struct{}
-}
-
-// eventLoop is the plane's event loop, started at first use when
-// Options.EventLoop asks for it; nil when it is not asked for or cannot run
-// here (the log says why, once).
-func (p *Plane) eventLoop() *eventLoop {
-	if !p.opts.EventLoop {
-		return nil
-	}
-	p.loopOnce.Do(func() {
-		var err error
-		if p.loop, err = newEventLoop(p); err != nil {
-			p.log.Warn("data plane: no event loop; fasthttp serves plain-HTTP listeners", "err", err)
-		}
-	})
-	return p.loop
 }
 
 // listen binds key ("tcp 127.0.0.1:80") and serves it as b says.
@@ -612,30 +584,20 @@ func (p *Plane) listen(key string, b *binding) (*listener, error) {
 		return nil, err
 	}
 	switch b.kind {
-	case kindHTTP:
-		l.fast = p.newFastServer(l)
-		if lp := p.eventLoop(); lp != nil {
-			if err := lp.add(l); err == nil {
-				l.loop = lp
-				break
-			} else {
-				p.log.Warn("data plane: the event loop cannot serve this listener; fasthttp does", "listener", key, "err", err)
-			}
-		}
-		go func() {
-			defer close(l.done)
-			_ = l.fast.Serve(l.ln)
-		}()
-	case kindHTTPS:
+	case kindHTTP, kindHTTPS:
 		l.srv = &http.Server{
 			Handler:           &httpProxy{plane: p, l: l},
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    maxHeaderBytes,
 			ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 		}
-		// The binding's TLS, read per connection: a change of
-		// certificate needs no new listener.
-		ln := tls.NewListener(l.ln, &tls.Config{GetConfigForClient: l.tlsConfig, NextProtos: []string{"h2", "http/1.1"}})
+		ln := l.ln
+		if b.kind == kindHTTPS {
+			// The binding's TLS, read per connection: a change of
+			// certificate needs no new listener.
+			ln = tls.NewListener(ln, &tls.Config{GetConfigForClient: l.tlsConfig, NextProtos: []string{"h2", "http/1.1"}})
+		}
 		go func() {
 			defer close(l.done)
 			_ = l.srv.Serve(ln)
@@ -671,14 +633,6 @@ func (l *listener) close() {
 	switch {
 	case l.srv != nil:
 		l.srv.Close()
-	case l.loop != nil:
-		l.loop.remove(l)
-		l.ln.Close()
-		l.open.closeAll()
-		close(l.done)
-	case l.fast != nil:
-		l.ln.Close()
-		l.open.closeAll()
 	case l.ln != nil:
 		l.ln.Close()
 	case l.pc != nil:

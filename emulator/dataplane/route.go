@@ -3,6 +3,7 @@ package dataplane
 import (
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -316,16 +317,8 @@ func (d decision) rewrittenPath(path string) (string, bool) {
 	return "", false
 }
 
-// headerEditor is what a header action changes: net/http's headers and
-// fasthttp's alike.
-type headerEditor interface {
-	Del(name string)
-	Set(name, value string)
-	Add(name, value string)
-}
-
 // editRequest applies the request half of d's header actions to h.
-func (d *decision) editRequest(h headerEditor) {
+func (d *decision) editRequest(h http.Header) {
 	for _, a := range d.headers {
 		if a != nil {
 			edit(h, a.RequestHeadersToRemove, a.RequestHeadersToAdd)
@@ -334,7 +327,7 @@ func (d *decision) editRequest(h headerEditor) {
 }
 
 // editResponse applies the answer half of d's header actions to h.
-func (d *decision) editResponse(h headerEditor) {
+func (d *decision) editResponse(h http.Header) {
 	for _, a := range d.headers {
 		if a != nil {
 			edit(h, a.ResponseHeadersToRemove, a.ResponseHeadersToAdd)
@@ -344,7 +337,7 @@ func (d *decision) editResponse(h headerEditor) {
 
 // edit removes the headers named, then adds each option: replacing the
 // header's values, or besides them.
-func edit(h headerEditor, remove []string, add []headerOption) {
+func edit(h http.Header, remove []string, add []headerOption) {
 	for _, name := range remove {
 		h.Del(name)
 	}

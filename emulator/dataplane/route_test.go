@@ -73,16 +73,14 @@ func TestRouter_PicksByHostPathHeadersAndPriority(t *testing.T) {
 		{"wildcard host", "www.example.com", "/", nil, "wild"},
 		{"the longer wildcard wins", "a.shop.example.com", "/", nil, "shop"},
 	}
-	for _, kind := range requestKinds {
-		for _, c := range cases {
-			var header []string
-			for k, v := range c.headers {
-				header = append(header, k, v)
-			}
-			d := rt.route(kind.make(t, "10.0.0.1:1", "http://"+c.host+c.target, header...))
-			if want := "projects/p/global/backendServices/" + c.want; d.service != want || d.redirect != nil {
-				t.Errorf("%s: %s: %s%s went to %q (redirect %v), want %q", kind.name, c.name, c.host, c.target, d.service, d.redirect, want)
-			}
+	for _, c := range cases {
+		var header []string
+		for k, v := range c.headers {
+			header = append(header, k, v)
+		}
+		d := rt.route(testRequest(t, "10.0.0.1:1", "http://"+c.host+c.target, header...))
+		if want := "projects/p/global/backendServices/" + c.want; d.service != want || d.redirect != nil {
+			t.Errorf("%s: %s%s went to %q (redirect %v), want %q", c.name, c.host, c.target, d.service, d.redirect, want)
 		}
 	}
 }
@@ -94,7 +92,7 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 	}
 	rt := newRouter(&m)
 
-	d := rt.route(stdTestRequest(t, "10.0.0.1:1", "http://api.example.com/legacy/a/b"))
+	d := rt.route(testRequest(t, "10.0.0.1:1", "http://api.example.com/legacy/a/b"))
 	if d.rewrite == nil || d.matched != "/legacy/" {
 		t.Fatalf("legacy path: %+v, want a rewrite of the matched prefix /legacy/", d)
 	}
@@ -109,7 +107,7 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := httptest.NewRequest("GET", c.target, nil)
-		d := rt.route(stdRequest{r})
+		d := rt.route(request{r})
 		if d.redirect == nil {
 			t.Fatalf("%s: no redirect: %+v", c.target, d)
 		}

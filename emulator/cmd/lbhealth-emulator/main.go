@@ -267,9 +267,6 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
 		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
 			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
-	eventLoop := fs.String("data-plane-event-loop", env("LBHEALTH_DATA_PLANE_EVENT_LOOP", "on"),
-		"on or off: serve plain-HTTP forwarding rules from one event loop on epoll (Linux; elsewhere off), which carries "+
-			"simple requests itself and hands the rest to fasthttp; off: fasthttp serves them all (env LBHEALTH_DATA_PLANE_EVENT_LOOP)")
 	selfLinkRoot := fs.String("self-link-root", env("LBHEALTH_SELF_LINK_ROOT", emulator.GoogleSelfLinkRoot),
 		"how the self links and references the API answers with begin, as the Compute API's own (terraform-provider-google "+
 			"expects them so); \"emulator\" for the emulator's own URL. Every form is accepted on input (env LBHEALTH_SELF_LINK_ROOT)")
@@ -319,10 +316,6 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	loop, err := onOff("--data-plane-event-loop", *eventLoop)
-	if err != nil {
-		return err
-	}
 	runWorkloads, err := onOff("--workloads", *workloads)
 	if err != nil {
 		return err
@@ -337,7 +330,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
-		DataPlane: plane, NoBackendHeader: !header, DataPlaneEventLoop: loop,
+		DataPlane: plane, NoBackendHeader: !header,
 		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
 	}
 	if *selfLinkRoot == "emulator" {
