@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// What the backend saw of the request, for the test to read.
 		for h, vs := range r.Header {
-			if strings.HasPrefix(h, "X-") || h == "Keep-Alive" {
+			if strings.HasPrefix(h, "X-") || h == "Keep-Alive" || h == "Via" {
 				w.Header().Set("Seen-"+h, strings.Join(vs, ","))
 			}
 		}
@@ -40,6 +41,10 @@ func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 		w.Header().Set("Seen-Tls", fmt.Sprint(r.TLS != nil))
 		w.Header().Set("Seen-Uri", r.RequestURI)
 		w.Header().Set("Seen-Host", r.Host)
+		io.WriteString(w, "ok")
+	})
+	mux.HandleFunc("/big-head", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Big", strings.Repeat("a", 70<<10))
 		io.WriteString(w, "ok")
 	})
 	mux.HandleFunc("/cors", func(w http.ResponseWriter, r *http.Request) {
@@ -120,7 +125,12 @@ func dialLB(t *testing.T, lb string, timeout time.Duration) *net.TCPConn {
 // listener's address.
 func wireLB(t *testing.T, e *emulator.Emulator, backend *httptest.Server, protocol, extra string) string {
 	t.Helper()
-	port := backend.URL[strings.LastIndex(backend.URL, ":")+1:]
+	return wireLBTo(t, e, backend.URL[strings.LastIndex(backend.URL, ":")+1:], protocol, extra)
+}
+
+// wireLBTo is wireLB for a backend on 127.0.0.1 at port.
+func wireLBTo(t *testing.T, e *emulator.Emulator, port, protocol, extra string) string {
+	t.Helper()
 	check := map[string]string{"HTTP": "httpHealthCheck", "HTTPS": "httpsHealthCheck", "HTTP2": "http2HealthCheck"}[protocol]
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
 		"`+check+`":{"portSpecification":"USE_SERVING_PORT"}}`)
@@ -144,8 +154,11 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 		"pathMatchers":[{"name":"m","defaultService":"global/backendServices/web","pathRules":[{"paths":["/slow"],"service":"global/backendServices/slow"}]}]}`)
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 
-	// Headers: the X-Forwarded ones added, hop-by-hop ones dropped, the
-	// rest and the request line kept as sent.
+	// Headers: those the cloud's proxies add (X-Forwarded-For after the
+	// client's own, the service's custom headers), hop-by-hop ones
+	// dropped, the rest and the request line kept as sent.
+	mustCall(t, e, "PATCH", "global/backendServices/web", `{"customRequestHeaders":["X-Encrypted: {client_encrypted}","X-Geo: {client_region},{client_city}"],
+		"customResponseHeaders":["X-Served-By: lb {client_encrypted}"]}`)
 	req, _ := http.NewRequest("GET", lb+"/a%2Fb/c%20d?q=1&q=2", nil)
 	req.Host = "shop.example.com"
 	req.Header.Set("Keep-Alive", "timeout=9")
@@ -156,13 +169,18 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	for h, want := range map[string]string{"Seen-X-Forwarded-For": "127.0.0.1", "Seen-X-Forwarded-Host": "shop.example.com",
+	for h, want := range map[string]string{"Seen-X-Forwarded-For": "203.0.113.9, 127.0.0.1, 127.0.0.1", "Seen-X-Forwarded-Host": "",
 		"Seen-X-Forwarded-Proto": "http", "Seen-Keep-Alive": "", "Seen-X-Custom": "kept", "Seen-Uri": "/a%2Fb/c%20d?q=1&q=2",
-		"Seen-Host": "shop.example.com", "Seen-Proto": "HTTP/1.1"} {
+		"Seen-Host": "shop.example.com", "Seen-Proto": "HTTP/1.1", "Seen-Via": "1.1 google", "Seen-X-Encrypted": "false",
+		"Seen-X-Geo": ",", "Via": "1.1 google", "X-Served-By": "lb false"} {
 		if got := resp.Header.Get(h); got != want {
-			t.Errorf("the backend saw %s %q, want %q", strings.TrimPrefix(h, "Seen-"), got, want)
+			t.Errorf("%s %q, want %q", h, got, want)
 		}
 	}
+	if tc := resp.Header.Get("Seen-X-Cloud-Trace-Context"); !regexp.MustCompile(`^[0-9a-f]{32}/[0-9]+;o=0$`).MatchString(tc) {
+		t.Errorf("the backend saw X-Cloud-Trace-Context %q, want a new trace id and span id", tc)
+	}
+	mustCall(t, e, "PATCH", "global/backendServices/web", `{"customRequestHeaders":[],"customResponseHeaders":[]}`)
 
 	// A body larger than the listener buffers reaches the backend whole,
 	// and the same connection carries the next request.
@@ -800,7 +818,7 @@ func TestDataPlane_RequestMirrorPolicy(t *testing.T) {
 			}
 		})
 		// As the backend gets it (its Host rewritten), the name suffixed.
-		want := seen{host: "internal-shadow:8080", uri: "/upload?x=1", body: "hello", forwardedFor: "127.0.0.1"}
+		want := seen{host: "internal-shadow:8080", uri: "/upload?x=1", body: "hello", forwardedFor: "127.0.0.1, 127.0.0.1"}
 		if got != want {
 			t.Errorf("%s: the shadow saw %+v, want %+v", lb, got, want)
 		}

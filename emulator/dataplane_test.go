@@ -212,8 +212,8 @@ func TestDataPlane_RoutesByTheURLMap(t *testing.T) {
 		return be == addr(echo)
 	})
 	r := <-seen
-	if r.URL.Path != "/a/b" || r.URL.RawQuery != "q=1" || r.Host != "v2.internal" || r.Header.Get("X-Forwarded-For") != "127.0.0.1" {
-		t.Fatalf("rewritten request: path %q query %q host %q X-Forwarded-For %q; want /a/b, q=1, v2.internal, 127.0.0.1",
+	if r.URL.Path != "/a/b" || r.URL.RawQuery != "q=1" || r.Host != "v2.internal" || r.Header.Get("X-Forwarded-For") != "127.0.0.1, 127.0.0.1" {
+		t.Fatalf("rewritten request: path %q query %q host %q X-Forwarded-For %q; want /a/b, q=1, v2.internal, the client's and the rule's address",
 			r.URL.Path, r.URL.RawQuery, r.Host, r.Header.Get("X-Forwarded-For"))
 	}
 

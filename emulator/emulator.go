@@ -121,6 +121,11 @@ type Config struct {
 	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
 	// plane's answers.
 	NoBackendHeader bool
+	// DataPlaneMaxConnections caps the client connections of every
+	// data-plane listener together, DataPlaneMaxConnectionsPerListener
+	// those of each; zero: dataplane.DefaultMaxConnections() and
+	// dataplane.DefaultMaxConnectionsPerListener.
+	DataPlaneMaxConnections, DataPlaneMaxConnectionsPerListener int
 	// SelfLinkRoot starts the self links and references the API answers
 	// with, as the Compute API's own service root does
 	// (GoogleSelfLinkRoot); empty: the emulator's own URL
@@ -156,6 +161,12 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Probers < 1 || c.Probers > 16 {
 		errs = append(errs, fmt.Errorf("--probers %d: want 1 to 16", c.Probers))
+	}
+	if c.DataPlaneMaxConnections < 0 {
+		errs = append(errs, fmt.Errorf("--data-plane-max-connections %d: want at least 1 (0: the default)", c.DataPlaneMaxConnections))
+	}
+	if c.DataPlaneMaxConnectionsPerListener < 0 {
+		errs = append(errs, fmt.Errorf("--data-plane-max-connections-per-listener %d: want at least 1 (0: the default)", c.DataPlaneMaxConnectionsPerListener))
 	}
 	if c.Limits.MaxConnections < 1 {
 		errs = append(errs, fmt.Errorf("--max-connections %d: want at least 1", c.Limits.MaxConnections))
@@ -413,7 +424,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader})
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
+			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener})
 	}
 	if cfg.Workloads {
 		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log,

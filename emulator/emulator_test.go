@@ -667,6 +667,8 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *emulator.Config) { c.Probers = 0 }, "--probers 0: want 1 to 16"},
 		{func(c *emulator.Config) { c.Probers = 17 }, "--probers 17: want 1 to 16"},
 		{func(c *emulator.Config) { c.Limits.MaxConnections = 0 }, "--max-connections 0: want at least 1"},
+		{func(c *emulator.Config) { c.DataPlaneMaxConnections = -1 }, "--data-plane-max-connections -1: want at least 1 (0: the default)"},
+		{func(c *emulator.Config) { c.DataPlaneMaxConnectionsPerListener = -5 }, "--data-plane-max-connections-per-listener -5: want at least 1 (0: the default)"},
 		{func(c *emulator.Config) { c.OperationsTTL = 10 * time.Millisecond }, "--operations-ttl 10ms: want at least 1s"},
 		{func(c *emulator.Config) { c.OperationsMax = -1 }, "--operations-max -1: want at least 1"},
 		{func(c *emulator.Config) { c.Limits.IdleTimeout = -time.Second }, "the idle timeout (-1s) must not be negative"},

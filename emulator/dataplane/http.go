@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"golang.org/x/net/http/httpguts"
 )
 
 // httpProxy is the listener of an Application Load Balancer's forwarding
@@ -34,13 +35,26 @@ type sent struct {
 	b             *backend
 	d             decision
 	tls           bool          // the service speaks HTTPS or HTTP/2 to its backends
+	front         front         // the rule that took the request
 	perTry        time.Duration // how long one attempt may take; 0: as long as the request
 }
 
 type sentKey struct{}
 
 func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A client that half-closes its connection after its request
+	// (shutdown(SHUT_WR)) still waits for the answer, but net/http ends
+	// the context of a request whose connection reads EOF: the backend's
+	// answer would never come. So the request runs to the service's
+	// timeout whatever the client does, as HAProxy's do without
+	// abortonclose; a client that left makes the answer's writing fail.
+	r = r.WithContext(context.WithoutCancel(r.Context()))
 	b := h.l.binding.Load()
+	if msg := unforwardable(r); msg != "" {
+		noBackend(w, http.StatusBadRequest, msg)
+		h.plane.metrics.request(b.rule, "", "", http.StatusBadRequest)
+		return
+	}
 	d := b.router.route(request{r})
 	m := h.plane.metrics
 	if d.redirect != nil {
@@ -77,11 +91,30 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.forward(w, r, b.rule, d, bs)
+	h.forward(w, r, b, d, bs)
+}
+
+// unforwardable says why r cannot be sent on as it came ("" when it can).
+// net/http's server reads any request target a URL parses from and checks
+// a Host header, but not the host of an absolute-form target
+// ("GET http://a"b/"), which its client would send the backend cut short;
+// a proxy forwards only a path ("/a"), an http or https URL, and "*" for
+// OPTIONS.
+func unforwardable(r *http.Request) string {
+	switch u := r.URL; {
+	case !httpguts.ValidHostHeader(r.Host):
+		return "malformed Host"
+	case r.RequestURI == "*" && r.Method == http.MethodOptions, strings.HasPrefix(r.RequestURI, "/"):
+		return ""
+	case u.Opaque != "" || u.Host == "" || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")):
+		return "malformed request target"
+	}
+	return ""
 }
 
 // forward sends r to a healthy backend of bs, the service d chose.
-func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string, d decision, bs *backendService) {
+func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, d decision, bs *backendService) {
+	rule := b.rule
 	c := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy}).choose(request{r})
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
@@ -93,12 +126,12 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, rule string,
 		http.SetCookie(w, c.cookie)
 	}
 	if d.mirror.roll() && r.Header.Get("Upgrade") == "" {
-		if sh := shadowOf(r, &d); sh != nil {
+		if sh := shadowOf(r, &d, b.front, bs); sh != nil {
 			h.plane.mirror(rule, d.mirror, sh)
 		}
 	}
 	c.b.inFlight.Add(1)
-	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs)}
+	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs), front: b.front}
 	defer func() { s.b.inFlight.Add(-1) }() // a retry may have moved it
 	perTry, total := d.timeouts(bs)
 	if perTry < total {
@@ -366,13 +399,14 @@ func rewrite(pr *httputil.ProxyRequest) {
 		pr.Out.URL.Scheme = "https"
 	}
 	pr.Out.URL.Host = s.b.addr
-	s.d.outgoing(pr)
+	s.d.outgoing(pr, s.front, s.bs)
 }
 
-// outgoing makes pr.Out what a backend gets of pr.In under d: the Host
-// and path the URL map rewrites, the X-Forwarded headers a proxy adds,
-// the header actions; the backend's own mirror's too (shadowOf).
-func (d *decision) outgoing(pr *httputil.ProxyRequest) {
+// outgoing makes pr.Out what a backend of bs gets of pr.In, which f's
+// rule took, under d: the Host and path the URL map rewrites, the headers
+// the cloud's proxies add, the header actions; the backend's own mirror's
+// too (shadowOf).
+func (d *decision) outgoing(pr *httputil.ProxyRequest, f front, bs *backendService) {
 	pr.Out.Host = pr.In.Host
 	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
 		pr.Out.Host = rw.HostRewrite
@@ -380,7 +414,7 @@ func (d *decision) outgoing(pr *httputil.ProxyRequest) {
 	if path, ok := d.rewrittenPath(pr.In.URL.Path); ok {
 		pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
 	}
-	pr.SetXForwarded()
+	f.addHeaders(pr, bs)
 	d.editRequest(pr.Out.Header)
 }
 
@@ -388,6 +422,8 @@ func (p *Plane) answered(res *http.Response) error {
 	s := res.Request.Context().Value(sentKey{}).(*sent)
 	s.d.editResponse(res.Header)
 	s.d.cors.strip(res.Header)
+	res.Header.Add("Via", via)
+	addCustom(res.Header, s.bs.CustomResponseHeaders, res.Request)
 	if !p.opts.NoBackendHeader {
 		res.Header.Set(BackendHeader, s.b.addr)
 	}
@@ -453,6 +489,8 @@ type metrics struct {
 	requests    *prometheus.CounterVec
 	connections *prometheus.CounterVec
 	ejections   *prometheus.CounterVec
+	open        *prometheus.GaugeVec
+	capWaits    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -467,9 +505,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		ejections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_ejections_total",
 			Help: "Times outlier detection took a backend out of its backend service's traffic, by backend service and backend.",
-		}, []string{"backend_service", "backend"})}
+		}, []string{"backend_service", "backend"}),
+		open: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "lbhealth_dataplane_open_connections",
+			Help: "Client connections the data plane's TCP listeners (HTTP, HTTPS, TCP and SSL proxies) hold open, by listener address.",
+		}, []string{"listener"}),
+		capWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "lbhealth_dataplane_connection_cap_waits_total",
+			Help: "Times a listener found its connection cap, or the data plane's, full (--data-plane-max-connections, --data-plane-max-connections-per-listener) and left the next client waiting to be accepted, by listener address.",
+		}, []string{"listener"})}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.connections, m.ejections)
+		reg.MustRegister(m.requests, m.connections, m.ejections, m.open, m.capWaits)
 	}
 	return m
 }

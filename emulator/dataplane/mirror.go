@@ -121,7 +121,7 @@ func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
 // shadowOf is the copy of r, as the backend is to get it after d, for
 // the mirror; nil when its body is too long or of unknown length. A body
 // it copies, it reads: r reads it again from the copy.
-func shadowOf(r *http.Request, d *decision) *shadow {
+func shadowOf(r *http.Request, d *decision, f front, bs *backendService) *shadow {
 	var body []byte
 	switch n := r.ContentLength; {
 	case r.Body == nil || r.Body == http.NoBody || n == 0:
@@ -141,6 +141,6 @@ func shadowOf(r *http.Request, d *decision) *shadow {
 		"Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"} {
 		out.Header.Del(h)
 	}
-	d.outgoing(&httputil.ProxyRequest{In: r, Out: out})
+	d.outgoing(&httputil.ProxyRequest{In: r, Out: out}, f, bs)
 	return &shadow{method: out.Method, uri: out.URL.RequestURI(), host: out.Host, header: out.Header, body: body}
 }

@@ -172,6 +172,8 @@ type backendService struct {
 	ConnectionDraining *struct {
 		DrainingTimeoutSec int64 `json:"drainingTimeoutSec"`
 	} `json:"connectionDraining"`
+	CustomRequestHeaders  []string `json:"customRequestHeaders"`
+	CustomResponseHeaders []string `json:"customResponseHeaders"`
 }
 
 // affinityCookie is the cookie a service's affinity sets (an

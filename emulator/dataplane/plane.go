@@ -58,6 +58,11 @@ type Options struct {
 	MapAddr func(netip.Addr) netip.Addr
 	// NoBackendHeader leaves BackendHeader out of answers.
 	NoBackendHeader bool
+	// MaxConnections caps the client connections of every listener
+	// together (zero: DefaultMaxConnections), MaxConnectionsPerListener
+	// those of each (zero: DefaultMaxConnectionsPerListener): see
+	// cappedListener.
+	MaxConnections, MaxConnectionsPerListener int
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -65,6 +70,7 @@ type Options struct {
 type Plane struct {
 	opts    Options
 	log     *slog.Logger
+	slots   slots // the connections every listener holds (cappedListener)
 	metrics *metrics
 	pools   pools
 	cfg     *config
@@ -131,7 +137,9 @@ func New(opts Options) *Plane {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	p := &Plane{opts: opts, log: opts.Log, metrics: newMetrics(opts.Registerer),
+	opts.MaxConnections = cmp.Or(opts.MaxConnections, DefaultMaxConnections())
+	opts.MaxConnectionsPerListener = cmp.Or(opts.MaxConnectionsPerListener, DefaultMaxConnectionsPerListener)
+	p := &Plane{opts: opts, slots: make(slots, opts.MaxConnections), log: opts.Log, metrics: newMetrics(opts.Registerer),
 		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*forwardingRule{}, proxies: map[string]*targetHTTPProxy{}, urlMaps: map[string]*urlMap{},
 		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
@@ -293,7 +301,8 @@ const (
 type binding struct {
 	rule   string
 	kind   string
-	router *router // kindHTTP
+	router *router // kindHTTP, kindHTTPS
+	front  front   // kindHTTP, kindHTTPS
 	// The others: whose endpoints get the traffic, and how.
 	pool        poolKey
 	proxyHeader bool        // PROXY_V1: a PROXY protocol line before the client's bytes
@@ -358,14 +367,14 @@ func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 		if proxy == nil || p.urlMaps[api.PathOf(proxy.URLMap)] == nil {
 			return nil
 		}
-		return []*binding{{rule: path, kind: kindHTTP, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)])}}
+		return []*binding{{rule: path, kind: kindHTTP, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)]), front: frontOf(fr)}}
 	case api.CollectionTargetHTTPSProxies:
 		proxy := p.httpsProxies[target]
 		if proxy == nil || p.urlMaps[api.PathOf(proxy.URLMap)] == nil {
 			return nil
 		}
 		return []*binding{{rule: path, kind: kindHTTPS, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)]),
-			tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
+			front: frontOf(fr), tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
 	case api.CollectionTargetTCPProxies:
 		proxy := p.tcpProxies[target]
 		if proxy == nil {
@@ -563,6 +572,15 @@ type listener struct {
 	flows   map[*flow]struct{}
 }
 
+// capped caps the connections ln (listening at addr) accepts.
+func (p *Plane) capped(ln net.Listener, addr string) net.Listener {
+	m := p.metrics
+	return &cappedListener{Listener: ln, own: make(slots, p.opts.MaxConnectionsPerListener), plane: p.slots,
+		done:   make(chan struct{}),
+		waited: func() { m.capWaits.WithLabelValues(addr).Inc() },
+		opened: func(d int) { m.open.WithLabelValues(addr).Add(float64(d)) }}
+}
+
 // listen binds key ("tcp 127.0.0.1:80") and serves it as b says.
 func (p *Plane) listen(key string, b *binding) (*listener, error) {
 	network, addr, _ := strings.Cut(key, " ")
@@ -574,8 +592,8 @@ func (p *Plane) listen(key string, b *binding) (*listener, error) {
 		if ua, err = net.ResolveUDPAddr("udp", addr); err == nil {
 			l.pc, err = net.ListenUDP("udp", ua)
 		}
-	} else {
-		l.ln, err = net.Listen("tcp", addr)
+	} else if l.ln, err = net.Listen("tcp", addr); err == nil {
+		l.ln = p.capped(l.ln, addr)
 	}
 	if err != nil {
 		if errors.Is(err, syscall.EACCES) {

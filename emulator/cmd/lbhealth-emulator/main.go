@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
@@ -267,6 +268,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	backendHeader := fs.String("data-plane-backend-header", env("LBHEALTH_DATA_PLANE_BACKEND_HEADER", "on"),
 		"on or off: name the backend that served each answer of the data plane in an X-Lbhealth-Backend header "+
 			"(env LBHEALTH_DATA_PLANE_BACKEND_HEADER)")
+	planeConns := fs.Int("data-plane-max-connections", envInt("LBHEALTH_DATA_PLANE_MAX_CONNECTIONS", dataplane.DefaultMaxConnections()),
+		"most client connections the data plane's listeners hold open together; more wait to be accepted, so that the API keeps "+
+			"descriptors of its own (default: half of what the process may open less 4,096, at most 10,000) (env LBHEALTH_DATA_PLANE_MAX_CONNECTIONS)")
+	listenerConns := fs.Int("data-plane-max-connections-per-listener", envInt("LBHEALTH_DATA_PLANE_MAX_CONNECTIONS_PER_LISTENER", dataplane.DefaultMaxConnectionsPerListener),
+		"most client connections one forwarding rule's listener holds open; more wait to be accepted (env LBHEALTH_DATA_PLANE_MAX_CONNECTIONS_PER_LISTENER)")
 	selfLinkRoot := fs.String("self-link-root", env("LBHEALTH_SELF_LINK_ROOT", emulator.GoogleSelfLinkRoot),
 		"how the self links and references the API answers with begin, as the Compute API's own (terraform-provider-google "+
 			"expects them so); \"emulator\" for the emulator's own URL. Every form is accepted on input (env LBHEALTH_SELF_LINK_ROOT)")
@@ -330,7 +336,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		OperationsTTL: *opsTTL, OperationsMax: *opsMax, CertificateProvisioning: *certProvisioning, StrictFields: *strictFields, NoDefaultNetwork: *noDefaultNetwork,
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
-		DataPlane: plane, NoBackendHeader: !header,
+		DataPlane: plane, NoBackendHeader: !header, DataPlaneMaxConnections: *planeConns, DataPlaneMaxConnectionsPerListener: *listenerConns,
 		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
 	}
 	if *selfLinkRoot == "emulator" {

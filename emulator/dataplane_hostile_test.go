@@ -1,0 +1,234 @@
+package emulator_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+)
+
+// What hostile clients and backends do to the data plane's HTTP
+// listeners: each case is answered as net/http frames it, never desyncs a
+// client, and never takes the API down with it.
+
+// A client that half-closes its connection right after its request
+// (shutdown(SHUT_WR)) still gets the answer, whatever the request.
+func TestDataPlane_AHalfClosedClientGetsItsAnswer(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: lb\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n",
+		"POST /upload HTTP/1.1\r\nHost: lb\r\nContent-Length: 5\r\n\r\nhello",
+	} {
+		for i := range 10 {
+			conn := dialLB(t, lb, 10*time.Second)
+			io.WriteString(conn, req)
+			conn.CloseWrite()
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("%q, try %d: no answer after the client half-closed: %v", req, i, err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != 200 || len(body) == 0 {
+				t.Fatalf("%q, try %d: %d %q (%v)", req, i, resp.StatusCode, body, err)
+			}
+			conn.Close()
+		}
+	}
+}
+
+// Connection may name any header as hop-by-hop, but never takes the
+// request's Host away from the backend; a request target a proxy cannot
+// send on as it came is refused.
+func TestDataPlane_ConnectionNamingHostKeepsTheHost(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	conn := dialLB(t, lb, 10*time.Second)
+	io.WriteString(conn, "GET / HTTP/1.1\r\nHost: shop.example.com\r\nConnection: Host, X-Gone\r\nX-Gone: 1\r\nX-Kept: 1\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// A target a proxy cannot send on whole is refused.
+	for target, want := range map[string]string{"http://a\"b/": "malformed Host\n", "a:b": "malformed request target\n",
+		"*": "malformed request target\n"} {
+		c := dialLB(t, lb, 10*time.Second)
+		io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: a\r\n\r\n")
+		bad, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+		if body, _ := io.ReadAll(bad.Body); bad.StatusCode != 400 || string(body) != want {
+			t.Errorf("GET %s: %d %q, want 400 %q", target, bad.StatusCode, body, want)
+		}
+	}
+	if resp.Header.Get("Seen-Host") != "shop.example.com" || resp.Header.Get("Seen-X-Gone") != "" || resp.Header.Get("Seen-X-Kept") != "1" {
+		t.Errorf("the backend saw Host %q, X-Gone %q, X-Kept %q; want the Host, no X-Gone, X-Kept",
+			resp.Header.Get("Seen-Host"), resp.Header.Get("Seen-X-Gone"), resp.Header.Get("Seen-X-Kept"))
+	}
+}
+
+// A request's headers may take 64 KB; past that (and net/http's 4 KB of
+// slack) the client gets 431. A backend's answer head past 64 KB is a 502.
+func TestDataPlane_HeaderLimits(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	for _, c := range []struct {
+		size int
+		want int
+	}{{60 << 10, 200}, {70 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
+		req, _ := http.NewRequest("GET", lb+"/", nil)
+		req.Header.Set("X-Big", strings.Repeat("a", c.size))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("a request with %d KB of headers: %d, want %d", c.size>>10, resp.StatusCode, c.want)
+		}
+	}
+	if code, _, _ := get(t, lb+"/big-head"); code != http.StatusBadGateway {
+		t.Errorf("a backend's answer with 70 KB of headers: %d, want 502", code)
+	}
+}
+
+// hostileBackend answers GET / (the health check) and /good with 200
+// "good", and /bad with the raw answer head (and whatever follows) the
+// test gives, then closes the connection.
+func hostileBackend(t *testing.T, bad string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					if req.URL.Path == "/bad" {
+						io.WriteString(c, bad)
+						return
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood")
+				}
+			}()
+		}
+	}()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// A backend whose answer head is malformed, or framed two ways, never
+// desyncs the client: it gets a 502, the answer as net/http frames it, or
+// its connection closed, and then, on the same connection, either the next
+// answer whole or the connection closed, never bytes of the bad answer as
+// an answer.
+func TestDataPlane_MisbehavingBackendsNeverDesyncAClient(t *testing.T) {
+	t.Parallel()
+	smuggled := "HTTP/1.1 200 OK\r\nContent-Length: 7\r\nX-Smuggled: 1\r\n\r\nsmuggle"
+	for name, bad := range map[string]string{
+		"bare LF in the status line":       "HTTP/1.1 200 OK\nContent-Length: 2\r\n\r\nok" + smuggled,
+		"bare LF before chunked":           "HTTP/1.1 200 OK\r\nX-A: 1\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+		"NUL in a header value":            "HTTP/1.1 200 OK\r\nX-A: a\x00b\r\nContent-Length: 2\r\n\r\nok" + smuggled,
+		"HTTP/1.0 with TE and CL":          "HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n" + smuggled,
+		"two different Content-Lengths":    "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\nok" + smuggled,
+		"a chunk size past 64 bits":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1ffffffffffffffff0\r\nab\r\n0\r\n\r\n" + smuggled,
+		"obs-fold":                         "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\nContent-Length: 2\r\n\r\nok" + smuggled,
+		"no status code":                   "HTTP/1.1 OK\r\nContent-Length: 2\r\n\r\nok" + smuggled,
+		"an answer longer than its length": "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + smuggled,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+			lb := wireLBTo(t, e, hostileBackend(t, bad), "HTTP", "")
+			conn := dialLB(t, lb, 10*time.Second)
+			br := bufio.NewReader(conn)
+			io.WriteString(conn, "GET /bad HTTP/1.1\r\nHost: lb\r\n\r\n")
+			first, err := http.ReadResponse(br, nil)
+			if err != nil {
+				// The answer broke off (its head may have gone before its
+				// body failed): the connection must be closed.
+				if _, err := br.ReadByte(); err == nil {
+					t.Fatal("/bad broke off, and the connection carries on")
+				}
+				return
+			}
+			body, _ := io.ReadAll(first.Body)
+			if first.Header.Get("X-Smuggled") != "" || bytes.Contains(body, []byte("smuggle")) {
+				t.Fatalf("/bad answered %d %v %q: the smuggled answer came through", first.StatusCode, first.Header, body)
+			}
+			io.WriteString(conn, "GET /good HTTP/1.1\r\nHost: lb\r\n\r\n")
+			second, err := http.ReadResponse(br, nil)
+			if err != nil {
+				return // the connection closed: no desync
+			}
+			body, _ = io.ReadAll(second.Body)
+			if second.StatusCode != 200 || string(body) != "good" || second.Header.Get("X-Smuggled") != "" {
+				t.Fatalf("after /bad (%d), /good on the same connection answered %d %v %q", first.StatusCode, second.StatusCode, second.Header, body)
+			}
+		})
+	}
+}
+
+// However many clients hold data-plane connections open with half a
+// request, the API and /healthz keep answering: the data plane's caps
+// leave the rest waiting to be accepted, and say so in /metrics.
+func TestDataPlane_ConnectionCapsKeepTheAPIAnswering(t *testing.T) {
+	t.Parallel()
+	backend, _ := wireBackend(t, false)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true,
+		DataPlaneMaxConnections: 20, DataPlaneMaxConnectionsPerListener: 8})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	for range 300 {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(lb, "http://"))
+		if err != nil {
+			break // the kernel's accept queue is full: what the caps are for
+		}
+		t.Cleanup(func() { conn.Close() })
+		io.WriteString(conn, "GET / HTTP/1.1\r\nHost: lb\r\nX-Half: ")
+	}
+	for _, path := range []string{"/healthz", "/compute/v1/projects/p/global/backendServices/web"} {
+		resp, err := http.Get(e.URL() + path)
+		if err != nil {
+			t.Fatalf("GET %s with the data plane full: %v", path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s with the data plane full: %d", path, resp.StatusCode)
+		}
+	}
+	addr := strings.TrimPrefix(lb, "http://")
+	waitFor(t, "the cap counted in /metrics", func() bool {
+		m := metricsText(t, e)
+		return strings.Contains(m, fmt.Sprintf("lbhealth_dataplane_open_connections{listener=%q} 8\n", addr)) &&
+			strings.Contains(m, fmt.Sprintf("lbhealth_dataplane_connection_cap_waits_total{listener=%q}", addr))
+	})
+}
