@@ -380,15 +380,15 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		return p
 	}
 	p.policy, p.affinity = bs.LocalityLbPolicy, bs.SessionAffinity
-	p.cookie.MaxAge = int(bs.AffinityCookieTTLSec)
+	p.cookie.MaxAge = int(orDefault(bs.AffinityCookieTTLSec, 0))
 	if ch := bs.ConsistentHash; ch != nil {
 		p.header = ch.HTTPHeaderName
 		if p.affinity == AffinityHTTPCookie {
-			p.cookie = ch.HTTPCookie.cookie(p.cookie.Name)
+			p.cookie = affinityCookie(ch.HTTPCookie, p.cookie.Name)
 		}
 	}
 	if p.affinity == AffinityStrongCookie {
-		p.cookie = bs.StrongSessionAffinityCookie.cookie(generatedCookie)
+		p.cookie = affinityCookie(bs.StrongSessionAffinityCookie, generatedCookie)
 	}
 	if d := bs.ConnectionDraining; d != nil {
 		p.draining = time.Duration(d.DrainingTimeoutSec) * time.Second

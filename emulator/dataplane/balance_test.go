@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"net/http"
 	"strconv"
 	"testing"
@@ -137,12 +138,12 @@ func (a *fakeAddr) Network() string { return "tcp" }
 func (a *fakeAddr) String() string  { return a.s }
 
 func TestAffinityCookie_NamePathAndTTL(t *testing.T) {
-	var none *affinityCookie
-	if c := none.cookie("GCLB"); c.Name != "GCLB" || c.Path != "/" || c.MaxAge != 0 || !c.HttpOnly {
+	var none *api.AffinityCookie
+	if c := affinityCookie(none, "GCLB"); c.Name != "GCLB" || c.Path != "/" || c.MaxAge != 0 || !c.HttpOnly {
 		t.Errorf("no cookie settings: %+v, want GCLB on / for the session", c)
 	}
-	set := &affinityCookie{Name: "pin", Path: "/app", TTL: &duration{Seconds: 3600}}
-	if c := set.cookie("GCLB"); c.Name != "pin" || c.Path != "/app" || c.MaxAge != 3600 {
+	set := &api.AffinityCookie{Name: "pin", Path: "/app", TTL: &api.Duration{Seconds: 3600}}
+	if c := affinityCookie(set, "GCLB"); c.Name != "pin" || c.Path != "/app" || c.MaxAge != 3600 {
 		t.Errorf("cookie settings: %+v, want pin on /app for an hour", c)
 	}
 }

@@ -18,18 +18,6 @@ import (
 // reaches no backend. A request from another origin passes untouched, as
 // does every request when the policy is disabled.
 
-// corsPolicy is a route action's corsPolicy as stored.
-type corsPolicy struct {
-	AllowOrigins       []string `json:"allowOrigins"`
-	AllowOriginRegexes []string `json:"allowOriginRegexes"`
-	AllowMethods       []string `json:"allowMethods"`
-	AllowHeaders       []string `json:"allowHeaders"`
-	ExposeHeaders      []string `json:"exposeHeaders"`
-	MaxAge             *int64   `json:"maxAge"`
-	AllowCredentials   bool     `json:"allowCredentials"`
-	Disabled           bool     `json:"disabled"`
-}
-
 // cors is what a request's answer owes its origin under a CORS policy.
 type cors struct {
 	policy    *corsPolicy

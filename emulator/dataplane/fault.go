@@ -12,33 +12,21 @@ import (
 // percent of them with httpStatus and sends them nowhere. Both may apply
 // to one request: the delay comes first.
 
-// faultInjection is a route action's faultInjectionPolicy as stored.
-type faultInjection struct {
-	Delay *struct {
-		FixedDelay *duration `json:"fixedDelay"`
-		Percentage float64   `json:"percentage"`
-	} `json:"delay"`
-	Abort *struct {
-		HTTPStatus int     `json:"httpStatus"`
-		Percentage float64 `json:"percentage"`
-	} `json:"abort"`
-}
-
 // faultAbortBody is the body of an aborted request's answer, as the cloud's
 // proxies write it.
 const faultAbortBody = "fault filter abort"
 
-// roll decides what fi does to one request: how long to hold it, and the
-// status to answer it with instead of forwarding it (0: forward it).
-func (fi *faultInjection) roll() (delay time.Duration, abort int) {
+// rollFault decides what fi does to one request: how long to hold it, and
+// the status to answer it with instead of forwarding it (0: forward it).
+func rollFault(fi *faultInjection) (delay time.Duration, abort int) {
 	if fi == nil {
 		return 0, 0
 	}
 	if d := fi.Delay; d != nil && hits(d.Percentage) {
-		delay = d.FixedDelay.value()
+		delay = d.FixedDelay.Value()
 	}
 	if a := fi.Abort; a != nil && a.HTTPStatus >= 200 && a.HTTPStatus <= 599 && hits(a.Percentage) {
-		abort = a.HTTPStatus
+		abort = int(a.HTTPStatus)
 	}
 	return delay, abort
 }

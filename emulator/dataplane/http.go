@@ -79,7 +79,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
-	if delay, abort := d.fault.roll(); abort != 0 || delay > 0 {
+	if delay, abort := rollFault(d.fault); abort != 0 || delay > 0 {
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
@@ -125,7 +125,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, 
 	if c.cookie != nil {
 		http.SetCookie(w, c.cookie)
 	}
-	if d.mirror.roll() && r.Header.Get("Upgrade") == "" {
+	if rollMirror(d.mirror) && r.Header.Get("Upgrade") == "" {
 		if sh := shadowOf(r, &d, b.front, bs); sh != nil {
 			h.plane.mirror(rule, d.mirror, sh)
 		}
@@ -149,9 +149,9 @@ type retrying struct{ plane *Plane }
 
 func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 	s := r.Context().Value(sentKey{}).(*sent)
-	retries := 0
+	tries := 0
 	if r.Body == nil || r.Body == http.NoBody {
-		retries = s.d.retry.retries()
+		tries = retries(s.d.retry)
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := rt.attempt(r, s)
@@ -167,7 +167,7 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 				code = http.StatusGatewayTimeout
 			}
 		}
-		if attempt >= retries || r.Context().Err() != nil || !s.d.retry.again(failure, code, grpc) {
+		if attempt >= tries || r.Context().Err() != nil || !again(s.d.retry, failure, code, grpc) {
 			return res, err
 		}
 		next := rt.plane.pools.get(rt.plane.cfg, poolKey{s.service, modeProxy}).chooseAgain()
@@ -254,8 +254,8 @@ func noBackend(w http.ResponseWriter, code int, msg string) {
 // backendTimeout is the service's timeoutSec: how long a backend has to
 // answer (30 s when unset, as in the Compute API).
 func backendTimeout(bs *backendService) time.Duration {
-	if bs.TimeoutSec > 0 {
-		return time.Duration(bs.TimeoutSec) * time.Second
+	if t := orDefault(bs.TimeoutSec, 0); t > 0 {
+		return time.Duration(t) * time.Second
 	}
 	return 30 * time.Second
 }

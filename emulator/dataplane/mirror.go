@@ -25,12 +25,6 @@ import (
 // not mirrored. Upgrades are not mirrored, nor requests past
 // maxMirrorsInFlight.
 
-// requestMirrorPolicy is a route action's requestMirrorPolicy as stored.
-type requestMirrorPolicy struct {
-	BackendService string   `json:"backendService"`
-	MirrorPercent  *float64 `json:"mirrorPercent"`
-}
-
 // mirrorBodyLimit is the longest body a mirrored request carries.
 const mirrorBodyLimit = 1 << 20
 
@@ -55,8 +49,8 @@ func (m *mirrorSlots) take() bool {
 
 func (m *mirrorSlots) give() { m.n.Add(-1) }
 
-// roll tells whether this request is one of those m mirrors.
-func (m *requestMirrorPolicy) roll() bool {
+// rollMirror tells whether this request is one of those m mirrors.
+func rollMirror(m *mirrorPolicy) bool {
 	if m == nil || m.BackendService == "" {
 		return false
 	}
@@ -83,7 +77,7 @@ func shadowHost(host string) string {
 
 // mirror sends s to a healthy endpoint of m's service on a goroutine of
 // its own.
-func (p *Plane) mirror(rule string, m *requestMirrorPolicy, s *shadow) {
+func (p *Plane) mirror(rule string, m *mirrorPolicy, s *shadow) {
 	service := api.PathOf(m.BackendService)
 	bs := p.cfg.service(service)
 	if bs == nil {

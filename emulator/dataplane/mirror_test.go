@@ -15,19 +15,19 @@ func TestShadowHost_SuffixesTheNameBeforeThePort(t *testing.T) {
 }
 
 func TestRequestMirrorPolicy_MirrorsItsPercentage(t *testing.T) {
-	var none *requestMirrorPolicy
-	if none.roll() {
+	var none *mirrorPolicy
+	if rollMirror(none) {
 		t.Error("no policy mirrored a request")
 	}
-	all := &requestMirrorPolicy{BackendService: "s"}
+	all := &mirrorPolicy{BackendService: "s"}
 	quarter := 25.0
-	some := &requestMirrorPolicy{BackendService: "s", MirrorPercent: &quarter}
+	some := &mirrorPolicy{BackendService: "s", MirrorPercent: &quarter}
 	n := 0
 	for range 10000 {
-		if !all.roll() {
+		if !rollMirror(all) {
 			t.Fatal("a policy without mirrorPercent left a request out")
 		}
-		if some.roll() {
+		if rollMirror(some) {
 			n++
 		}
 	}

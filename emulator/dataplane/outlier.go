@@ -19,16 +19,6 @@ import (
 // need the cloud's traffic statistics, are not applied. Without
 // outlierDetection nothing is ejected.
 
-// outlierDetection is a backend service's outlierDetection as stored.
-type outlierDetection struct {
-	ConsecutiveErrors                  *int64    `json:"consecutiveErrors"`
-	ConsecutiveGatewayFailure          *int64    `json:"consecutiveGatewayFailure"`
-	EnforcingConsecutiveErrors         *int64    `json:"enforcingConsecutiveErrors"`
-	EnforcingConsecutiveGatewayFailure *int64    `json:"enforcingConsecutiveGatewayFailure"`
-	BaseEjectionTime                   *duration `json:"baseEjectionTime"`
-	MaxEjectionPercent                 *int64    `json:"maxEjectionPercent"`
-}
-
 func orDefault(v *int64, def int64) int64 {
 	if v == nil {
 		return def
@@ -52,7 +42,7 @@ func rulesOf(od *outlierDetection) outlierRules {
 		baseEjection: 30 * time.Second, maxPercent: orDefault(od.MaxEjectionPercent, 50),
 	}
 	if d := od.BaseEjectionTime; d != nil {
-		r.baseEjection = d.value()
+		r.baseEjection = d.Value()
 	}
 	return r
 }

@@ -15,13 +15,6 @@ import (
 // within the route's timeout. A request with a body is not tried again:
 // the data plane streams bodies rather than keeping them.
 
-// retryPolicy is a route action's retryPolicy as stored.
-type retryPolicy struct {
-	RetryConditions []string  `json:"retryConditions"`
-	NumRetries      *int64    `json:"numRetries"`
-	PerTryTimeout   *duration `json:"perTryTimeout"`
-}
-
 // How an attempt ended without an answer.
 type attemptFailure int
 
@@ -32,7 +25,7 @@ const (
 )
 
 // retries is how many times rp tries a request again at most.
-func (rp *retryPolicy) retries() int {
+func retries(rp *retryPolicy) int {
 	if rp == nil {
 		return 0
 	}
@@ -49,7 +42,7 @@ var grpcStatuses = map[string]string{
 
 // again tells whether an attempt that ended so (with code and gRPC status
 // grpc when answered) is tried again under rp.
-func (rp *retryPolicy) again(failure attemptFailure, code int, grpc string) bool {
+func again(rp *retryPolicy, failure attemptFailure, code int, grpc string) bool {
 	if rp == nil {
 		return false
 	}
@@ -79,7 +72,7 @@ func (d *decision) timeouts(bs *backendService) (perTry, total time.Duration) {
 	}
 	perTry = total
 	if d.retry != nil {
-		if t := d.retry.PerTryTimeout.value(); t > 0 && t < total {
+		if t := d.retry.PerTryTimeout.Value(); t > 0 && t < total {
 			perTry = t
 		}
 	}

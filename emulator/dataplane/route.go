@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -34,7 +35,7 @@ type decision struct {
 	headers [4]*headerAction
 	// mirror is the route action's requestMirrorPolicy; cors what its
 	// corsPolicy owes this request.
-	mirror *requestMirrorPolicy
+	mirror *mirrorPolicy
 	cors   *cors
 }
 
@@ -80,7 +81,7 @@ func newRouter(m *urlMap) *router {
 				}
 			}
 		}
-		slices.SortStableFunc(rules, func(a, b *routeRule) int { return int(a.Priority - b.Priority) })
+		slices.SortStableFunc(rules, func(a, b *routeRule) int { return cmp.Compare(orDefault(a.Priority, 0), orDefault(b.Priority, 0)) })
 		rt.rules[pm] = rules
 	}
 	return rt
@@ -268,7 +269,7 @@ func (rt *router) act(r request, service string, ra *routeAction, redirect *urlR
 	}
 	var chosen *headerAction
 	if ra != nil {
-		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.value(), ra.FaultInjectionPolicy
+		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.Value(), ra.FaultInjectionPolicy
 		d.mirror, d.cors = ra.RequestMirrorPolicy, rt.corsOf(ra.CorsPolicy, r)
 		if ws := ra.WeightedBackendServices; len(ws) > 0 {
 			w := pickWeighted(ws)
@@ -287,14 +288,14 @@ func (rt *router) act(r request, service string, ra *routeAction, redirect *urlR
 func pickWeighted(ws []weightedService) *weightedService {
 	var total int64
 	for _, w := range ws {
-		total += max(w.Weight, 0)
+		total += max(orDefault(w.Weight, 0), 0)
 	}
 	if total == 0 {
 		return &ws[0]
 	}
 	n := rand.Int64N(total)
 	for i := range ws {
-		if n -= max(ws[i].Weight, 0); n < 0 {
+		if n -= max(orDefault(ws[i].Weight, 0), 0); n < 0 {
 			return &ws[i]
 		}
 	}

@@ -118,7 +118,8 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 }
 
 func TestPickWeighted_FollowsWeights(t *testing.T) {
-	ws := []weightedService{{BackendService: "a", Weight: 90}, {BackendService: "b", Weight: 10}, {BackendService: "c", Weight: 0}}
+	w90, w10, w0 := int64(90), int64(10), int64(0)
+	ws := []weightedService{{BackendService: "a", Weight: &w90}, {BackendService: "b", Weight: &w10}, {BackendService: "c", Weight: &w0}}
 	got := map[string]int{}
 	for range 10000 {
 		got[pickWeighted(ws).BackendService]++
@@ -186,16 +187,16 @@ func TestRetryPolicy_Conditions(t *testing.T) {
 	}
 	for _, c := range cases {
 		rp := &retryPolicy{RetryConditions: c.conditions}
-		if got := rp.again(c.failure, c.code, c.grpc); got != c.want {
+		if got := again(rp, c.failure, c.code, c.grpc); got != c.want {
 			t.Errorf("%v after (failure %d, %d, grpc %q): %v, want %v", c.conditions, c.failure, c.code, c.grpc, got, c.want)
 		}
 	}
 	var none *retryPolicy
-	if none.again(noAnswer, 502, "") || none.retries() != 0 {
+	if again(none, noAnswer, 502, "") || retries(none) != 0 {
 		t.Error("no retry policy retried")
 	}
 	zero := int64(0)
-	if (&retryPolicy{}).retries() != 1 || (&retryPolicy{NumRetries: &zero}).retries() != 0 {
+	if retries(&retryPolicy{}) != 1 || retries(&retryPolicy{NumRetries: &zero}) != 0 {
 		t.Error("numRetries: 1 unless set")
 	}
 }
@@ -207,7 +208,7 @@ func TestFaultInjection_Rolls(t *testing.T) {
 	}
 	aborted := 0
 	for range 4000 {
-		delay, abort := fi.roll()
+		delay, abort := rollFault(&fi)
 		if delay != 2500*time.Millisecond {
 			t.Fatalf("delay %v at 100%%, want 2.5s", delay)
 		}
@@ -219,12 +220,12 @@ func TestFaultInjection_Rolls(t *testing.T) {
 		t.Errorf("abort at 25%%: %d of 4000", aborted)
 	}
 	var none *faultInjection
-	if d, a := none.roll(); d != 0 || a != 0 {
+	if d, a := rollFault(none); d != 0 || a != 0 {
 		t.Error("no policy injected a fault")
 	}
 	bad := faultInjection{}
 	json.Unmarshal([]byte(`{"abort":{"httpStatus":42,"percentage":100}}`), &bad)
-	if _, a := bad.roll(); a != 0 {
+	if _, a := rollFault(&bad); a != 0 {
 		t.Errorf("abort with status 42, which no answer can have: %d", a)
 	}
 }

@@ -17,36 +17,8 @@ import (
 // A client that checks names sees the names it expects; one that checks
 // the chain must skip verification, as with any local test server.
 
-type sslCertificate struct {
-	Certificate string `json:"certificate"`
-	SelfManaged *struct {
-		Certificate string `json:"certificate"`
-	} `json:"selfManaged"`
-	Managed *struct {
-		Domains []string `json:"domains"`
-	} `json:"managed"`
-	SubjectAlternativeNames []string `json:"subjectAlternativeNames"`
-}
-
-type sslPolicy struct {
-	MinTLSVersion string `json:"minTlsVersion"`
-}
-
-type targetHTTPSProxy struct {
-	URLMap          string   `json:"urlMap"`
-	SSLCertificates []string `json:"sslCertificates"`
-	SSLPolicy       string   `json:"sslPolicy"`
-}
-
-type targetSSLProxy struct {
-	Service         string   `json:"service"`
-	SSLCertificates []string `json:"sslCertificates"`
-	SSLPolicy       string   `json:"sslPolicy"`
-	ProxyHeader     string   `json:"proxyHeader"`
-}
-
-// names are the host names c is for.
-func (c *sslCertificate) names() []string {
+// certificateNames are the host names c is for.
+func certificateNames(c *sslCertificate) []string {
 	pemText := c.Certificate
 	if c.SelfManaged != nil && c.SelfManaged.Certificate != "" {
 		pemText = c.SelfManaged.Certificate
@@ -117,7 +89,7 @@ func (p *Plane) certificateOf(c *sslCertificate) (tls.Certificate, error) {
 	if tc, ok := p.certs[c]; ok {
 		return tc, nil
 	}
-	tc, err := selfSigned(c.names())
+	tc, err := selfSigned(certificateNames(c))
 	if err == nil {
 		p.certs[c] = tc
 	}

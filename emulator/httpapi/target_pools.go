@@ -55,6 +55,11 @@ func (s *Server) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc s
 		}
 		tp.HealthChecks[i] = s.link(k.Path())
 	}
+	// backupPool is not followed, but written as the API writes a link,
+	// as in the stored document the typed view is laid over.
+	if tp.BackupPool != "" {
+		tp.BackupPool = s.canonicalRef(tp.BackupPool, sc.project)
+	}
 	return nil
 }
 

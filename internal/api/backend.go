@@ -102,17 +102,28 @@ type BackendService struct {
 	TimeoutSec *int64 `json:"timeoutSec,omitempty"`
 	// SessionAffinity and StrongSessionAffinityCookie are stored as sent
 	// (the data plane reads them): the rules check the cookie is named.
-	SessionAffinity             string        `json:"sessionAffinity,omitempty"`
-	StrongSessionAffinityCookie *StrongCookie `json:"strongSessionAffinityCookie,omitempty"`
+	SessionAffinity             string          `json:"sessionAffinity,omitempty"`
+	StrongSessionAffinityCookie *AffinityCookie `json:"strongSessionAffinityCookie,omitempty"`
+	// What the data plane reads besides (routing.go).
+	LocalityLbPolicy      string              `json:"localityLbPolicy,omitempty"`
+	ConsistentHash        *ConsistentHash     `json:"consistentHash,omitempty"`
+	AffinityCookieTTLSec  *int64              `json:"affinityCookieTtlSec,omitempty"`
+	FailoverPolicy        *FailoverPolicy     `json:"failoverPolicy,omitempty"`
+	OutlierDetection      *OutlierDetection   `json:"outlierDetection,omitempty"`
+	ConnectionDraining    *ConnectionDraining `json:"connectionDraining,omitempty"`
+	CustomRequestHeaders  []string            `json:"customRequestHeaders,omitempty"`
+	CustomResponseHeaders []string            `json:"customResponseHeaders,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
-// StrongCookie is the part of a STRONG_COOKIE_AFFINITY cookie the rules
-// check.
-type StrongCookie struct {
-	Name string `json:"name,omitempty"`
+// AffinityCookie is the cookie a service's affinity sets: an HTTP_COOKIE's
+// consistentHash.httpCookie, a strongSessionAffinityCookie.
+type AffinityCookie struct {
+	Name string    `json:"name,omitempty"`
+	Path string    `json:"path,omitempty"`
+	TTL  *Duration `json:"ttl,omitempty"`
 }
 
 // NamedPort maps a port name to a number.
@@ -125,9 +136,18 @@ type NamedPort struct {
 const DefaultServicePortName = "http"
 
 // Backend is one backend of a service: an endpoint group or an instance
-// group.
+// group, and what it can take (the data plane's capacity).
 type Backend struct {
-	Group string `json:"group,omitempty"`
+	Group                     string   `json:"group,omitempty"`
+	Failover                  bool     `json:"failover,omitempty"`
+	CapacityScaler            *float64 `json:"capacityScaler,omitempty"`
+	BalancingMode             string   `json:"balancingMode,omitempty"`
+	MaxRate                   float64  `json:"maxRate,omitempty"`
+	MaxRatePerInstance        float64  `json:"maxRatePerInstance,omitempty"`
+	MaxRatePerEndpoint        float64  `json:"maxRatePerEndpoint,omitempty"`
+	MaxConnections            float64  `json:"maxConnections,omitempty"`
+	MaxConnectionsPerInstance float64  `json:"maxConnectionsPerInstance,omitempty"`
+	MaxConnectionsPerEndpoint float64  `json:"maxConnectionsPerEndpoint,omitempty"`
 }
 
 // ResourceGroupReference is the body of backendServices.getHealth.

@@ -45,10 +45,11 @@ const CollectionBackendBuckets = "backendBuckets"
 
 // URLMap is a global or regional URL map (collection urlMaps): which
 // backend service serves a request, by host and path. The emulator follows
-// its services (they must exist and fit) and stores every other field as
-// sent.
+// its services (they must exist and fit), the data plane routes by the
+// rest (routing.go), and every other field is stored as sent.
 type URLMap struct {
 	Meta
+	HeaderAction       *HeaderAction `json:"headerAction,omitempty"`
 	DefaultService     string        `json:"defaultService,omitempty"`
 	DefaultURLRedirect *Redirect     `json:"defaultUrlRedirect,omitempty"`
 	DefaultRouteAction *RouteAction  `json:"defaultRouteAction,omitempty"`
@@ -57,16 +58,25 @@ type URLMap struct {
 	Fingerprint        string        `json:"fingerprint,omitempty"`
 }
 
-// Redirect is an HttpRedirectAction; its fields are stored as sent.
+// Redirect is an HttpRedirectAction.
 type Redirect struct {
-	HostRedirect string `json:"hostRedirect,omitempty"`
-	PathRedirect string `json:"pathRedirect,omitempty"`
+	HostRedirect         string `json:"hostRedirect,omitempty"`
+	PathRedirect         string `json:"pathRedirect,omitempty"`
+	PrefixRedirect       string `json:"prefixRedirect,omitempty"`
+	RedirectResponseCode string `json:"redirectResponseCode,omitempty"`
+	HTTPSRedirect        bool   `json:"httpsRedirect,omitempty"`
+	StripQuery           bool   `json:"stripQuery,omitempty"`
 }
 
-// RouteAction is the part of an HttpRouteAction the rules check: the
-// services it names, its CORS and its mirror policies.
+// RouteAction is an HttpRouteAction: the services it names (which the
+// rules check, with its CORS and mirror policies), and what the data plane
+// does on the way (routing.go).
 type RouteAction struct {
 	WeightedBackendServices []WeightedBackendService `json:"weightedBackendServices,omitempty"`
+	URLRewrite              *URLRewrite              `json:"urlRewrite,omitempty"`
+	RetryPolicy             *RetryPolicy             `json:"retryPolicy,omitempty"`
+	FaultInjectionPolicy    *FaultInjectionPolicy    `json:"faultInjectionPolicy,omitempty"`
+	Timeout                 *Duration                `json:"timeout,omitempty"`
 	CorsPolicy              *CorsPolicy              `json:"corsPolicy,omitempty"`
 	RequestMirrorPolicy     *RequestMirrorPolicy     `json:"requestMirrorPolicy,omitempty"`
 }
@@ -77,16 +87,23 @@ type RequestMirrorPolicy struct {
 	MirrorPercent  *float64 `json:"mirrorPercent,omitempty"`
 }
 
-// CorsPolicy is the part of a route action's corsPolicy the rules check.
+// CorsPolicy is a route action's corsPolicy.
 type CorsPolicy struct {
+	AllowOrigins       []string `json:"allowOrigins,omitempty"`
 	AllowOriginRegexes []string `json:"allowOriginRegexes,omitempty"`
+	AllowMethods       []string `json:"allowMethods,omitempty"`
+	AllowHeaders       []string `json:"allowHeaders,omitempty"`
+	ExposeHeaders      []string `json:"exposeHeaders,omitempty"`
 	MaxAge             *int64   `json:"maxAge,omitempty"`
+	AllowCredentials   bool     `json:"allowCredentials,omitempty"`
+	Disabled           bool     `json:"disabled,omitempty"`
 }
 
 // WeightedBackendService is one service of a weighted split.
 type WeightedBackendService struct {
-	BackendService string `json:"backendService,omitempty"`
-	Weight         *int64 `json:"weight,omitempty"`
+	BackendService string        `json:"backendService,omitempty"`
+	Weight         *int64        `json:"weight,omitempty"`
+	HeaderAction   *HeaderAction `json:"headerAction,omitempty"`
 }
 
 // HostRule sends the hosts it lists to a path matcher of the same map.
@@ -97,12 +114,13 @@ type HostRule struct {
 
 // PathMatcher is a named set of path and route rules.
 type PathMatcher struct {
-	Name               string       `json:"name,omitempty"`
-	DefaultService     string       `json:"defaultService,omitempty"`
-	DefaultURLRedirect *Redirect    `json:"defaultUrlRedirect,omitempty"`
-	DefaultRouteAction *RouteAction `json:"defaultRouteAction,omitempty"`
-	PathRules          []PathRule   `json:"pathRules,omitempty"`
-	RouteRules         []RouteRule  `json:"routeRules,omitempty"`
+	Name               string        `json:"name,omitempty"`
+	HeaderAction       *HeaderAction `json:"headerAction,omitempty"`
+	DefaultService     string        `json:"defaultService,omitempty"`
+	DefaultURLRedirect *Redirect     `json:"defaultUrlRedirect,omitempty"`
+	DefaultRouteAction *RouteAction  `json:"defaultRouteAction,omitempty"`
+	PathRules          []PathRule    `json:"pathRules,omitempty"`
+	RouteRules         []RouteRule   `json:"routeRules,omitempty"`
 }
 
 // PathRule sends the paths it lists to a service.
@@ -115,10 +133,12 @@ type PathRule struct {
 
 // RouteRule sends the requests its match rules match to a service.
 type RouteRule struct {
-	Priority    *int64       `json:"priority,omitempty"`
-	Service     string       `json:"service,omitempty"`
-	URLRedirect *Redirect    `json:"urlRedirect,omitempty"`
-	RouteAction *RouteAction `json:"routeAction,omitempty"`
+	Priority     *int64        `json:"priority,omitempty"`
+	HeaderAction *HeaderAction `json:"headerAction,omitempty"`
+	MatchRules   []MatchRule   `json:"matchRules,omitempty"`
+	Service      string        `json:"service,omitempty"`
+	URLRedirect  *Redirect     `json:"urlRedirect,omitempty"`
+	RouteAction  *RouteAction  `json:"routeAction,omitempty"`
 }
 
 // Services are the fields of the map that name a service, by their API

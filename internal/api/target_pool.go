@@ -15,6 +15,10 @@ type TargetPool struct {
 	Instances []string `json:"instances,omitempty"`
 	// HealthChecks holds at most one legacy HTTP check.
 	HealthChecks []string `json:"healthChecks,omitempty"`
+	// What the data plane reads besides.
+	SessionAffinity string  `json:"sessionAffinity,omitempty"`
+	BackupPool      string  `json:"backupPool,omitempty"`
+	FailoverRatio   float64 `json:"failoverRatio,omitempty"`
 }
 
 // InstanceReference is the body of targetPools.getHealth.

@@ -179,7 +179,7 @@ func TestBackendService_StrongCookieAffinityNamesItsCookie(t *testing.T) {
 	bs := &api.BackendService{Meta: api.Meta{Name: "bs"}, SessionAffinity: "STRONG_COOKIE_AFFINITY"}
 	assertViolation(t, "no cookie", BackendService(bs), "strongSessionAffinityCookie.name",
 		"strongSessionAffinityCookie.name is required when sessionAffinity is STRONG_COOKIE_AFFINITY")
-	bs.StrongSessionAffinityCookie = &api.StrongCookie{Name: "pin"}
+	bs.StrongSessionAffinityCookie = &api.AffinityCookie{Name: "pin"}
 	if vs := BackendService(bs); len(vs) > 0 {
 		t.Errorf("a named cookie: %v", vs)
 	}
