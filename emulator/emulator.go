@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -321,7 +322,11 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", listen)
 	if err != nil {
 		st.Close()
-		return nil, fmt.Errorf("listen on %s: %w (is another emulator running? pick another address with --listen)", listen, err)
+		hint := "want host:port, such as 127.0.0.1:8686"
+		if errors.Is(err, syscall.EADDRINUSE) {
+			hint = "is another emulator running? pick another address with --listen"
+		}
+		return nil, fmt.Errorf("listen on %s: %w (%s)", listen, err, hint)
 	}
 	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks,
 		probeMap: cfg.ProbeMap, firewalls: cfg.Firewalls, universe: cfg.Universe,

@@ -95,10 +95,19 @@ data "lbhealth_backend_health" "web" {
   backend_service = lbhealth_backend_service.web.self_link
 }
 
+# After an apply, waits (a minute at most) for the first probes' verdicts;
+# a check block warns, and the apply still succeeds, if they never come.
 check "web_healthy" {
+  data "lbhealth_backend_health" "web_ready" {
+    backend_service = lbhealth_backend_service.web.self_link
+    wait_for {
+      timeout = "60s"
+    }
+  }
+
   assert {
-    condition     = data.lbhealth_backend_health.web.all_healthy
-    error_message = "Not every endpoint of the web service is healthy yet (${data.lbhealth_backend_health.web.healthy_count} of ${length(data.lbhealth_backend_health.web.endpoints)})."
+    condition     = data.lbhealth_backend_health.web_ready.all_healthy
+    error_message = "Not every endpoint of the web service is healthy (${data.lbhealth_backend_health.web_ready.healthy_count} of ${length(data.lbhealth_backend_health.web_ready.endpoints)})."
   }
 }
 

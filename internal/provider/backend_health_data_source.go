@@ -28,6 +28,8 @@ type backendHealthModel struct {
 	UnhealthyCount types.Int64  `tfsdk:"unhealthy_count"`
 	UnknownCount   types.Int64  `tfsdk:"unknown_count"`
 	AllHealthy     types.Bool   `tfsdk:"all_healthy"`
+	// WaitFor is the wait_for block (wait.go); nil without one.
+	WaitFor *endpointsWaitModel `tfsdk:"wait_for"`
 }
 
 // endpointHealthType is the element type of endpoints.
@@ -55,15 +57,26 @@ func backendHealthDataSourceSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "Reads the live health of the endpoints of a backend service, as the emulator's probes " +
 			"judge it (`backendServices.getHealth`), so that a `check` block or a postcondition can assert on it. " +
-			"Terraform reads it at every plan: the values are those of that moment.",
+			"Terraform reads it at every plan: the values are those of that moment, unless a `wait_for` block asks " +
+			"it to wait until they are healthy (as right after an apply, before the first probes have answered).",
 		Attributes: withHealthCounts(attrs, "endpoints", "service"),
+		Blocks:     map[string]schema.Block{"wait_for": endpointsWaitBlock()},
 	}
 }
 
-// readBackendHealth reads the health of the resource config names.
+// readBackendHealth reads the health of the resource config names, again
+// until it is as its wait_for block asks.
 var readBackendHealth = readHealth("backend_service", backendServiceNoun, backendServiceScope,
 	func(ctx context.Context, c *client.Client, scope client.Scope, name string, config backendHealthModel) (*api.BackendServiceGroupHealth, error) {
-		return c.GetBackendServiceHealth(ctx, scope, name, config.Group.ValueString())
+		get := func(ctx context.Context) (*api.BackendServiceGroupHealth, error) {
+			return c.GetBackendServiceHealth(ctx, scope, name, config.Group.ValueString())
+		}
+		if config.WaitFor == nil {
+			return get(ctx)
+		}
+		return waitingGet(ctx, &config.WaitFor.Timeout, get, func(h *api.BackendServiceGroupHealth) (bool, string) {
+			return client.EndpointsHealthy(h.HealthStatus, config.WaitFor.MinHealthy.ValueInt64())
+		})
 	},
 	flattenBackendHealth)
 

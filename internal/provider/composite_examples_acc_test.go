@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -216,7 +217,10 @@ func TestAccExamples_compositeHealth(t *testing.T) {
 	}
 	steps = append(steps, resource.TestStep{
 		PreConfig: settled,
-		Config:    exampleConfig(t, e, append(files, "data-sources/lbhealth_composite_health/data-source.tf")...),
+		Config:    shortWait(t, exampleConfig(t, e, append(files, "data-sources/lbhealth_composite_health/data-source.tf")...), `timeout = "1m"`),
+		// Its check block's data source is read at every plan.
+		ExpectNonEmptyPlan: true,
+		ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{onlyDataReads{}}},
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(orders, tfjsonpath.New("id"),
 				knownvalue.StringExact("projects/demo-project/regions/us-central1/compositeHealthChecks/orders")),

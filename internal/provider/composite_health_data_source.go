@@ -28,6 +28,8 @@ type compositeHealthModel struct {
 	HealthState    types.String `tfsdk:"health_state"`
 	Healthy        types.Bool   `tfsdk:"healthy"`
 	Sources        types.List   `tfsdk:"sources"`
+	// WaitFor is the wait_for block (wait.go); nil without one.
+	WaitFor *healthyWaitModel `tfsdk:"wait_for"`
 }
 
 var sourceStateAttrTypes = map[string]attr.Type{
@@ -45,7 +47,9 @@ func compositeHealthDataSourceSchema() schema.Schema {
 		MarkdownDescription: "Reads the live health of a composite health check and of each of its health sources " +
 			"(`compositeHealthChecks.getHealth`), as the emulator evaluates it from real probes, so that a `check` " +
 			"block or a postcondition can assert on it. Terraform reads it at every plan and refresh: the values are " +
-			"those of that moment (`terraform apply -refresh-only` shows them again).",
+			"those of that moment (`terraform apply -refresh-only` shows them again), unless a `wait_for` block asks it " +
+			"to wait until the check is `HEALTHY`.",
+		Blocks: map[string]schema.Block{"wait_for": healthyWaitBlock()},
 		Attributes: map[string]schema.Attribute{
 			"id": str("Id of the composite health check, `projects/{project}/regions/{region}/compositeHealthChecks/{name}`."),
 			"composite_check": schema.StringAttribute{Required: true,
@@ -69,10 +73,17 @@ func compositeHealthDataSourceSchema() schema.Schema {
 	}
 }
 
-// readCompositeHealth reads the health of the resource config names.
+// readCompositeHealth reads the health of the resource config names,
+// again until it is as its wait_for block asks.
 var readCompositeHealth = readHealth("composite_check", compositeCheckNoun, compositeCheckScope,
-	func(ctx context.Context, c *client.Client, scope client.Scope, name string, _ compositeHealthModel) (*api.CompositeHealthCheckHealth, error) {
-		return c.GetCompositeHealthCheckHealth(ctx, scope, name)
+	func(ctx context.Context, c *client.Client, scope client.Scope, name string, config compositeHealthModel) (*api.CompositeHealthCheckHealth, error) {
+		get := func(ctx context.Context) (*api.CompositeHealthCheckHealth, error) {
+			return c.GetCompositeHealthCheckHealth(ctx, scope, name)
+		}
+		if config.WaitFor == nil {
+			return get(ctx)
+		}
+		return waitingGet(ctx, &config.WaitFor.Timeout, get, client.CompositeHealthy)
 	},
 	flattenCompositeHealth)
 

@@ -70,6 +70,20 @@ data "lbhealth_composite_health" "project" {
 					check(byProject, tfjsonpath.New("id"), knownvalue.StringExact(id)),
 				},
 			},
+			{
+				// Waiting for HEALTHY, which a stopped endpoint never lets
+				// it be: the read fails saying what it saw.
+				Config: e.config(stopped + `
+data "lbhealth_composite_health" "link" {
+  composite_check = lbhealth_composite_check.test.self_link
+  wait_for {
+    timeout = "2s"
+  }
+}
+`),
+				ExpectError: regexp.MustCompile(`(?s)waited 2s: the check is UNHEALTHY, want HEALTHY; its sources:\s+\S+/healthSources/src-a\s+UNHEALTHY`),
+			},
+			{Config: e.config(stopped)}, // a valid configuration to destroy
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
@@ -33,6 +34,16 @@ func exampleConfig(t *testing.T, e *testEmulator, files ...string) string {
 		b.Write(body)
 	}
 	return b.String()
+}
+
+// shortWait is config with the wait_for timeout it gives (as written)
+// cut to a second, so that a test does not wait for what it does not serve.
+func shortWait(t *testing.T, config, timeout string) string {
+	t.Helper()
+	if !strings.Contains(config, timeout) {
+		t.Fatalf("the example no longer has %s: update the test", timeout)
+	}
+	return strings.Replace(config, timeout, `timeout = "1s"`, 1)
 }
 
 // importSteps is one import step per "terraform import ADDR ID" line of an
@@ -94,8 +105,12 @@ func TestAccExamples_backendService(t *testing.T) {
 	steps := []resource.TestStep{{Config: exampleConfig(t, e, service)}}
 	steps = append(steps, importSteps(t, "resources/lbhealth_backend_service/import.sh", "health_checks", "backend")...)
 	steps = append(steps, resource.TestStep{
-		// The data source example reads the services of the resource example.
-		Config: exampleConfig(t, e, service, "data-sources/lbhealth_backend_health/data-source.tf"),
+		// The data source example reads the services of the resource example,
+		// whose endpoints nothing serves: its wait is cut short (a warning).
+		Config: shortWait(t, exampleConfig(t, e, service, "data-sources/lbhealth_backend_health/data-source.tf"), `timeout     = "2m"`),
+		// Its check block's data source is read at every plan.
+		ExpectNonEmptyPlan: true,
+		ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{onlyDataReads{}}},
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("data.lbhealth_backend_health.web", tfjsonpath.New("endpoints"), knownvalue.ListSizeExact(2)),
 			statecheck.ExpectKnownValue("data.lbhealth_backend_health.grpc", tfjsonpath.New("endpoints"), knownvalue.ListSizeExact(1)),

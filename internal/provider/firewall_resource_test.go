@@ -2,16 +2,12 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -142,41 +138,5 @@ resource "lbhealth_firewall" "test" {
 				ExpectError: regexp.MustCompile(`allow and deny are both set`),
 			},
 		},
-	})
-}
-
-// The quickstart, applied as written but for its provider block, leaves no
-// firewall finding on its endpoints: its rule lets the probers in.
-func TestAccExamples_quickstartHasNoFirewallFinding(t *testing.T) {
-	e := newTestEmulator(t)
-	body, err := os.ReadFile(filepath.Join(examplesDir, "quickstart/main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Its terraform and provider blocks name the installed provider and
-	// the default emulator: the test's provider block replaces them. Its
-	// output shows live health, which changes between plans.
-	config := regexp.MustCompile(`(?s)terraform \{.*?\n\}\n|provider "lbhealth" \{.*?\n\}\n|output "web_endpoints" \{.*?\n\}\n`).
-		ReplaceAllString(string(body), "")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: e.config(config),
-			Check: func(*terraform.State) error {
-				gh, err := e.client().GetBackendServiceHealth(context.Background(), client.Scope{Project: testProject}, "web", "")
-				if err != nil {
-					return err
-				}
-				if len(gh.HealthStatus) != 3 {
-					return fmt.Errorf("%d endpoints, want the quickstart's 3", len(gh.HealthStatus))
-				}
-				for _, hs := range gh.HealthStatus {
-					if hs.Firewall != "" {
-						return fmt.Errorf("endpoint %s:%d has a firewall finding: %s", hs.IPAddress, hs.Port, hs.Firewall)
-					}
-				}
-				return nil
-			},
-		}},
 	})
 }

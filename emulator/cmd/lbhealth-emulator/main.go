@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ const synopsis = `usage:
   lbhealth-emulator [flags]           serve the API on its database and probe what it stores
   lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
   lbhealth-emulator healthcheck       exit 0 if the emulator at --listen answers /healthz (a container's health check)
+  lbhealth-emulator wait [flags]      wait until a backend service, target pool or composite check is healthy (exit 0) or time runs out
   lbhealth-emulator version           print the version
   lbhealth-emulator help [command]    print this help, or a command's`
 
@@ -72,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return runTargets(args[1:], stdout, stderr)
 		case "healthcheck":
 			return healthcheck(args[1:], stdout)
+		case "wait":
+			return wait(args[1:], stdout)
 		case "version":
 			if len(args) > 1 {
 				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
@@ -86,6 +90,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return runTargets([]string{"--help"}, stdout, stderr)
 			case args[1] == "healthcheck":
 				return healthcheck([]string{"--help"}, stdout)
+			case args[1] == "wait":
+				return wait([]string{"--help"}, stdout)
 			case args[1] == "version":
 				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
 				return nil
@@ -109,12 +115,40 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer, intro string) erro
 		return err
 	}
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q: %s takes flags only", fs.Arg(0), fs.Name())}
 	}
 	return nil
+}
+
+// badValue is how the flag package says a value did not parse.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): `)
+
+// flagError says what is wrong with a flag as the rest of the command
+// line's errors do: the flag, the value and what it wants.
+func flagError(fs *flag.FlagSet, err error) string {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err.Error()
+	}
+	want := "another value"
+	if f := fs.Lookup(m[2]); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case time.Duration:
+				want = "a duration, such as 30s, 10m or 1h"
+			case int, int64, uint, uint64:
+				want = "a whole number"
+			case float64:
+				want = "a number"
+			case bool:
+				want = "true or false"
+			}
+		}
+	}
+	return fmt.Sprintf("--%s %q: want %s", m[2], m[1], want)
 }
 
 // printFlags lists fs's flags as users type them (--name), each with its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net"
 	"strings"
 	"testing"
 )
@@ -68,7 +69,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"help", "nope"}, `help: unknown command "nope"`},
 		{[]string{"--listen", "127.0.0.1:0", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--lisen", "127.0.0.1:0"}, "flag provided but not defined: -lisen"},
-		{[]string{"targets", "--http", "two"}, `invalid value "two" for flag -http`},
+		{[]string{"targets", "--http", "two"}, `--http "two": want a whole number`},
+		{[]string{"--operations-ttl", "banana"}, `--operations-ttl "banana": want a duration, such as 30s, 10m or 1h`},
+		{[]string{"--in-memory", "--strict-fields=maybe"}, `--strict-fields "maybe": want true or false`},
 		{[]string{"targets", "stray"}, `unexpected argument "stray"`},
 	} {
 		var stdout bytes.Buffer
@@ -79,6 +82,20 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	var stdout bytes.Buffer
+	// An address that is not one is not "another emulator running".
+	if err := run([]string{"--in-memory", "--listen", "nonsense"}, &stdout, &stdout); err == nil ||
+		!strings.Contains(err.Error(), "missing port in address (want host:port, such as 127.0.0.1:8686)") {
+		t.Errorf("--listen nonsense: %v", err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if err := run([]string{"--in-memory", "--listen", busy.Addr().String()}, &stdout, &stdout); err == nil ||
+		!strings.Contains(err.Error(), "(is another emulator running? pick another address with --listen)") {
+		t.Errorf("--listen on a busy port: %v", err)
+	}
 	if err := run([]string{"--in-memory", "--listen", "127.0.0.1:0", "--log-format", "xml"}, &stdout, &stdout); err == nil ||
 		!strings.Contains(err.Error(), `--log-format "xml": want text or json`) {
 		t.Errorf("--log-format xml: %v", err)

@@ -26,3 +26,21 @@ data "lbhealth_backend_health" "grpc" {
   backend_service = "projects/demo-project/regions/us-central1/backendServices/grpc"
   group           = "projects/demo-project/regions/us-central1/networkEndpointGroups/grpc"
 }
+
+# Wait, after an apply that made the service, until at least two of its
+# endpoints are HEALTHY (two minutes at most); inside a check block a
+# timeout is a warning, outside one it fails the plan or apply.
+check "web_serving" {
+  data "lbhealth_backend_health" "web_ready" {
+    backend_service = "web"
+    wait_for {
+      min_healthy = 2
+      timeout     = "2m"
+    }
+  }
+
+  assert {
+    condition     = data.lbhealth_backend_health.web_ready.healthy_count >= 2
+    error_message = "web has ${data.lbhealth_backend_health.web_ready.healthy_count} healthy endpoints, want 2."
+  }
+}

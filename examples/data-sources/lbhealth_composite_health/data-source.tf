@@ -18,3 +18,20 @@ check "orders_healthy" {
 output "orders_health" {
   value = data.lbhealth_composite_health.orders.health_state
 }
+
+# After an apply that made the composite check, wait (a minute at most)
+# until it is HEALTHY; inside a check block a timeout is a warning,
+# outside one it fails the plan or apply.
+check "orders_ready" {
+  data "lbhealth_composite_health" "orders_now" {
+    composite_check = "projects/demo-project/regions/us-central1/compositeHealthChecks/orders"
+    wait_for {
+      timeout = "1m"
+    }
+  }
+
+  assert {
+    condition     = data.lbhealth_composite_health.orders_now.healthy
+    error_message = "orders is ${data.lbhealth_composite_health.orders_now.health_state}."
+  }
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+)
+
+// waitPoll is how often wait reads health again.
+const waitPoll = 500 * time.Millisecond
+
+// wait is the wait command: it reads the health of a backend service, a
+// target pool or a composite health check until it is healthy, for
+// scripts and CI steps (exit 0), or until --timeout passes (exit 1,
+// saying what it saw).
+func wait(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("lbhealth-emulator wait", flag.ContinueOnError)
+	endpoint := fs.String("endpoint", env("LBHEALTH_EMULATOR_HOST", emulator.DefaultListen),
+		"the emulator to ask: host:port or its URL (env LBHEALTH_EMULATOR_HOST)")
+	service := fs.String("backend-service", "", "wait for the endpoints of this backend service: its self link or projects/{project}/global/backendServices/{name} (or .../regions/{region}/...)")
+	pool := fs.String("target-pool", "", "wait for the instances of this target pool: its self link or projects/{project}/regions/{region}/targetPools/{name}")
+	composite := fs.String("composite-check", "", "wait until this composite health check is HEALTHY: its self link or projects/{project}/regions/{region}/compositeHealthChecks/{name}")
+	minHealthy := fs.Int64("min-healthy", 0, "how many endpoints must be HEALTHY; 0: every one (and at least one)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "how long to wait")
+	if err := parse(fs, args, stdout, "wait: reads the health of what one of --backend-service, --target-pool or "+
+		"--composite-check names, every half second, until it is healthy (exit 0) or --timeout passes (exit 1, saying "+
+		"what it saw). The token, if the emulator wants one, comes from LBHEALTH_TOKEN."); err != nil {
+		return err
+	}
+	named := 0
+	for _, v := range []string{*service, *pool, *composite} {
+		if v != "" {
+			named++
+		}
+	}
+	switch {
+	case named != 1:
+		return usageError{"wait: name one of --backend-service, --target-pool or --composite-check"}
+	case *minHealthy < 0:
+		return usageError{fmt.Sprintf("--min-healthy %d: want 0 (every endpoint) or more", *minHealthy)}
+	case *timeout <= 0:
+		return usageError{fmt.Sprintf("--timeout %s: want a positive duration, such as 30s or 2m", *timeout)}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := client.New(*endpoint, "", client.WithToken(os.Getenv("LBHEALTH_TOKEN")), client.WithUserAgent("lbhealth-emulator wait"))
+	var saw string
+	var err error
+	switch {
+	case *service != "":
+		saw, err = waitFor(ctx, *service, api.CollectionBackendServices, *timeout, func(ctx context.Context, scope client.Scope, name string) ([]api.HealthStatus, error) {
+			h, err := c.GetBackendServiceHealth(ctx, scope, name, "")
+			if err != nil {
+				return nil, err
+			}
+			return h.HealthStatus, nil
+		}, *minHealthy)
+	case *pool != "":
+		saw, err = waitFor(ctx, *pool, api.CollectionTargetPools, *timeout, func(ctx context.Context, scope client.Scope, name string) ([]api.HealthStatus, error) {
+			h, err := c.GetTargetPoolHealth(ctx, scope, name, "")
+			if err != nil {
+				return nil, err
+			}
+			return h.HealthStatus, nil
+		}, *minHealthy)
+	default:
+		var scope client.Scope
+		var name string
+		if scope, name, err = scopeOf(*composite, api.CollectionCompositeHealthChecks); err == nil {
+			var h *api.CompositeHealthCheckHealth
+			h, err = client.Wait(ctx, *timeout, waitPoll, func(ctx context.Context) (*api.CompositeHealthCheckHealth, error) {
+				return c.GetCompositeHealthCheckHealth(ctx, scope, name)
+			}, client.CompositeHealthy)
+			if h != nil {
+				_, saw = client.CompositeHealthy(h)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("wait: %w", err)
+	}
+	fmt.Fprintln(stdout, "healthy: "+saw)
+	return nil
+}
+
+// waitFor waits until the endpoints of the resource at ref (of
+// collection) that read returns are healthy as minHealthy says, and
+// returns what it saw last.
+func waitFor(ctx context.Context, ref, collection string, timeout time.Duration,
+	read func(context.Context, client.Scope, string) ([]api.HealthStatus, error), minHealthy int64) (string, error) {
+	scope, name, err := scopeOf(ref, collection)
+	if err != nil {
+		return "", err
+	}
+	got, err := client.Wait(ctx, timeout, waitPoll, func(ctx context.Context) ([]api.HealthStatus, error) {
+		return read(ctx, scope, name)
+	}, func(s []api.HealthStatus) (bool, string) { return client.EndpointsHealthy(s, minHealthy) })
+	_, saw := client.EndpointsHealthy(got, minHealthy)
+	return saw, err
+}
+
+// scopeOf reads ref, a self link or projects/{p}/global|regions/{r}/{collection}/{name}.
+func scopeOf(ref, collection string) (client.Scope, string, error) {
+	parts := strings.Split(api.PathOf(ref), "/")
+	switch {
+	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == collection:
+		return client.Scope{Project: parts[1]}, parts[4], nil
+	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "regions" && parts[4] == collection:
+		return client.Scope{Project: parts[1], Region: parts[3]}, parts[5], nil
+	}
+	return client.Scope{}, "", fmt.Errorf("%q is not a %s reference: want its self link or "+
+		"projects/{project}/global/%s/{name} (or regions/{region}/ in place of global/)", ref, collection, collection)
+}
