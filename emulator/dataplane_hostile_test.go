@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/rawserver"
 )
 
 // What hostile clients and backends do to the data plane's HTTP
@@ -109,43 +109,6 @@ func TestDataPlane_HeaderLimits(t *testing.T) {
 	}
 }
 
-// hostileBackend answers GET / (the health check) and /good with 200
-// "good", and /bad with the raw answer head (and whatever follows) the
-// test gives, then closes the connection.
-func hostileBackend(t *testing.T, bad string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					if req.URL.Path == "/bad" {
-						io.WriteString(c, bad)
-						return
-					}
-					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood")
-				}
-			}()
-		}
-	}()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
 // A backend whose answer head is malformed, or framed two ways, never
 // desyncs the client: it gets a 502, the answer as net/http frames it, or
 // its connection closed, and then, on the same connection, either the next
@@ -168,7 +131,8 @@ func TestDataPlane_MisbehavingBackendsNeverDesyncAClient(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
-			lb := wireLBTo(t, e, hostileBackend(t, bad), "HTTP", "")
+			backend := rawserver.Start(t, "/bad", func() []byte { return []byte(bad) })
+			lb := wireLBTo(t, e, backend[strings.LastIndex(backend, ":")+1:], "HTTP", "")
 			conn := dialLB(t, lb, 10*time.Second)
 			br := bufio.NewReader(conn)
 			io.WriteString(conn, "GET /bad HTTP/1.1\r\nHost: lb\r\n\r\n")
@@ -191,7 +155,7 @@ func TestDataPlane_MisbehavingBackendsNeverDesyncAClient(t *testing.T) {
 				return // the connection closed: no desync
 			}
 			body, _ = io.ReadAll(second.Body)
-			if second.StatusCode != 200 || string(body) != "good" || second.Header.Get("X-Smuggled") != "" {
+			if second.StatusCode != 200 || string(body) != rawserver.Good || second.Header.Get("X-Smuggled") != "" {
 				t.Fatalf("after /bad (%d), /good on the same connection answered %d %v %q", first.StatusCode, second.StatusCode, second.Header, body)
 			}
 		})

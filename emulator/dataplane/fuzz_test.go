@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/rawserver"
 )
 
 // hostileRequests are request heads (and what follows) that proxies have
@@ -193,41 +195,6 @@ func FuzzRequestHead(f *testing.F) {
 	})
 }
 
-// rawBackend answers /fuzz with the bytes in holds and then closes its
-// connection, and anything else with 200 "good".
-func rawBackend(tb testing.TB, answer func() []byte) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					if req.URL.Path == "/fuzz" {
-						c.Write(answer())
-						return
-					}
-					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood")
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // FuzzAnswerHead has a backend answer with arbitrary bytes: the client
 // gets whole answers only, a 502 whenever net/http cannot read the
 // backend's, and its next request on the same connection answered whole
@@ -249,7 +216,7 @@ func FuzzAnswerHead(f *testing.F) {
 	}
 	var mu sync.Mutex
 	var current []byte
-	backend := rawBackend(f, func() []byte { mu.Lock(); defer mu.Unlock(); return current })
+	backend := rawserver.Start(f, "/fuzz", func() []byte { mu.Lock(); defer mu.Unlock(); return current })
 	_, addr := proxyPlane(f, Options{}, backend)
 	f.Fuzz(func(t *testing.T, answer []byte) {
 		mu.Lock()
@@ -285,7 +252,7 @@ func FuzzAnswerHead(f *testing.F) {
 			t.Fatalf("the second answer does not parse (%v): %q", err, out)
 		}
 		body, err := io.ReadAll(second.Body)
-		if err != nil || second.StatusCode != 200 || string(body) != "good" {
+		if err != nil || second.StatusCode != 200 || string(body) != rawserver.Good {
 			t.Fatalf("the second answer is %d %q (%v), want 200 good: %q", second.StatusCode, body, err, out)
 		}
 	})
