@@ -74,6 +74,10 @@ func (h *httpServer) handle(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(SlowDelay):
 			io.WriteString(w, "ok "+h.st.name+at+" (slow)\n")
 		case <-r.Context().Done():
+			// The client gave up (or the server is closing): no answer at
+			// all, not the empty 200 net/http writes for a handler that
+			// returns, which a client at its deadline may still read.
+			panic(http.ErrAbortHandler)
 		}
 	default:
 		io.WriteString(w, "ok "+h.st.name+at+"\n")
