@@ -177,16 +177,26 @@ func (p *progress) tick(done <-chan struct{}) {
 			return
 		case <-t.C:
 			p.mu.Lock()
-			var pkgs []string
-			for pkg := range p.running {
-				pkgs = append(pkgs, strings.TrimPrefix(pkg, "github.com/lbhealth/terraform-provider-lbhealth/"))
-			}
-			slices.Sort(pkgs)
-			fmt.Fprintf(p.out, "[%s] %d tests passed, %d failed, %d skipped; running: %s\n", time.Since(p.start).Round(time.Second),
-				p.passed, p.failed, p.skipped, strings.Join(pkgs, ", "))
+			fmt.Fprintf(p.out, "[%s] %s\n", time.Since(p.start).Round(time.Second), p.status())
 			p.mu.Unlock()
 		}
 	}
+}
+
+// status is where the run is: the counts, and the packages whose tests
+// run, or, before any runs, that go test is building them. The caller
+// holds p.mu.
+func (p *progress) status() string {
+	var pkgs []string
+	for pkg := range p.running {
+		pkgs = append(pkgs, strings.TrimPrefix(pkg, "github.com/lbhealth/terraform-provider-lbhealth/"))
+	}
+	slices.Sort(pkgs)
+	doing := "running: " + strings.Join(pkgs, ", ")
+	if len(pkgs) == 0 {
+		doing = "building the test binaries"
+	}
+	return fmt.Sprintf("%d tests passed, %d failed, %d skipped; %s", p.passed, p.failed, p.skipped, doing)
 }
 
 func (p *progress) summary() {

@@ -32,6 +32,17 @@ func TestProgress(t *testing.T) {
 	}
 	var out strings.Builder
 	p := newProgress(&out)
+	// Before any package starts, go test is building the binaries.
+	if got := p.status(); got != "0 tests passed, 0 failed, 0 skipped; building the test binaries" {
+		t.Errorf("status before any package: %q", got)
+	}
+	for _, ev := range events[:2] {
+		p.handle(ev)
+	}
+	if got := p.status(); got != "0 tests passed, 0 failed, 0 skipped; running: emulator" {
+		t.Errorf("status while emulator runs: %q", got)
+	}
+	p = newProgress(&out)
 	for _, ev := range events {
 		// Through JSON, as go test -json writes them.
 		b, _ := json.Marshal(ev)
