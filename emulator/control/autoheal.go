@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +39,8 @@ const RecreateTime = time.Second
 // stored, the verdicts of their checks, and the writes it makes, each
 // through the API's own rules and under its write lock.
 type Groups interface {
-	// Managers lists every managed group with its instances.
+	// Managers lists every managed group; only those with an autohealing
+	// policy come with their instances.
 	Managers(ctx context.Context) ([]ManagedGroup, error)
 	// KeepSize makes the instances the group at k lacks (deleted by hand).
 	KeepSize(ctx context.Context, k store.Key) error
@@ -60,13 +61,14 @@ type Groups interface {
 	Link(path string) string
 }
 
-// ManagedGroup is a managed group as autohealing reads it.
+// ManagedGroup is a managed group as autohealing reads it: how many
+// instances its instance group holds, and, when it autoheals, each of
+// them still there.
 type ManagedGroup struct {
 	Key       store.Key
 	Manager   *api.InstanceGroupManager
+	Size      int
 	Instances []ManagedInstance
-	// Whole tells whether the group holds its targetSize instances.
-	Whole bool
 }
 
 // ManagedInstance is one instance of a managed group.
@@ -151,9 +153,9 @@ func (a *Autohealer) Once(ctx context.Context) error {
 	}
 	seen := map[string]bool{}
 	for _, g := range groups {
-		if !g.Whole {
+		if int64(g.Size) < valueOr(g.Manager.TargetSize) {
 			a.log.Info("managed group: making the instances it lacks", "group", g.Key.Path(),
-				"instances", len(g.Instances), "targetSize", valueOr(g.Manager.TargetSize))
+				"instances", g.Size, "targetSize", valueOr(g.Manager.TargetSize))
 			if err := a.groups.KeepSize(ctx, g.Key); err != nil {
 				return err
 			}
@@ -202,6 +204,7 @@ func (a *Autohealer) set(path string, st healing) {
 // heal moves each instance of group g one step, and marks it seen.
 func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]bool) error {
 	k, policy := g.Key, g.Manager.AutoHealingPolicies[0]
+	check := path.Base(policy.HealthCheck)
 	delay := time.Duration(valueOr(policy.InitialDelaySec)) * time.Second
 	verdicts := a.groups.Verdicts(k.Path())
 	now := a.now()
@@ -239,7 +242,7 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 		}
 		if h.recreations >= 2 {
 			loop = fmt.Sprintf("instance %s was recreated %d times in a row without passing %s: its initialDelaySec (%d) may be shorter than its start-up",
-				in.Name, h.recreations, lastSegment(policy.HealthCheck), valueOr(policy.InitialDelaySec))
+				in.Name, h.recreations, check, valueOr(policy.InitialDelaySec))
 			if h.action == api.ActionRecreating && now.Equal(h.since) {
 				a.log.Warn("autohealing: recreate loop", "group", k.Path(), "instance", path, "detail", loop)
 			}
@@ -290,6 +293,3 @@ func valueOr(p *int64) int64 {
 	}
 	return *p
 }
-
-// lastSegment is the name at the end of a reference.
-func lastSegment(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }

@@ -32,7 +32,7 @@ func (f *fakeGroups) Managers(context.Context) ([]ManagedGroup, error) {
 
 func (f *fakeGroups) KeepSize(_ context.Context, k store.Key) error {
 	f.calls = append(f.calls, "keepSize "+k.Name)
-	f.group.Whole = true
+	f.group.Size = int(*f.group.Manager.TargetSize)
 	return nil
 }
 
@@ -69,7 +69,7 @@ func newFakeGroup(start time.Time, delaySec int64, hook string) *fakeGroups {
 	in := store.Key{Project: "p", Scope: "zones/z-a", Collection: api.CollectionInstances, Name: "web-1"}
 	m := &api.InstanceGroupManager{TargetSize: &size, AutoHealingPolicies: []api.AutoHealingPolicy{
 		{HealthCheck: "projects/p/global/healthChecks/hc", InitialDelaySec: &delaySec, HookURL: hook}}}
-	return &fakeGroups{group: ManagedGroup{Key: k, Manager: m, Whole: true, Instances: []ManagedInstance{
+	return &fakeGroups{group: ManagedGroup{Key: k, Manager: m, Size: 1, Instances: []ManagedInstance{
 		{Key: in, Link: in.Path(), ID: 1, Name: "web-1", Created: start, IP: "127.1.0.2"}}}}
 }
 
@@ -143,14 +143,14 @@ func TestAutohealer_ReportsARecreateLoop(t *testing.T) {
 // state of instances no longer managed is forgotten.
 func TestAutohealer_KeepsSizeAndForgets(t *testing.T) {
 	f := newFakeGroup(time.Now(), 0, "")
-	f.group.Whole = false
+	f.group.Size = 0
 	f.group.Manager.AutoHealingPolicies = nil
 	a := NewAutohealer(f, nil, nil)
 	a.set("gone", healing{action: api.ActionRecreating})
 	if err := a.Once(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(f.calls, ",") != "keepSize web" || !f.group.Whole {
+	if strings.Join(f.calls, ",") != "keepSize web" || f.group.Size != 1 {
 		t.Errorf("calls %v, want the group kept whole", f.calls)
 	}
 	if a.Action("gone") != api.ActionNone {

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"path"
 	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -60,7 +61,7 @@ func InstanceZone(m *api.InstanceGroupManager, n int, zone, region string) strin
 	if m.DistributionPolicy != nil && len(m.DistributionPolicy.Zones) > 0 {
 		zones = zones[:0]
 		for _, z := range m.DistributionPolicy.Zones {
-			zones = append(zones, lastSegment(z.Zone))
+			zones = append(zones, path.Base(z.Zone))
 		}
 	}
 	return zones[(n-1)%len(zones)]

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"regexp"
@@ -40,7 +39,7 @@ func frontOf(fr *forwardingRule) front {
 // X-Forwarded-* headers from pr.Out; pr.In keeps them.
 func (f front) addHeaders(pr *httputil.ProxyRequest, bs *backendService) {
 	h := pr.Out.Header
-	forwarded := clientIP(pr.In)
+	forwarded := request{pr.In}.clientIP()
 	if !f.internal && f.ip != "" {
 		forwarded += ", " + f.ip
 	}
@@ -58,15 +57,6 @@ func (f front) addHeaders(pr *httputil.ProxyRequest, bs *backendService) {
 		h.Set("X-Cloud-Trace-Context", traceContext())
 	}
 	addCustom(h, bs.CustomRequestHeaders, pr.In)
-}
-
-// clientIP is the address r came from, without its port.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // traceContext is a new X-Cloud-Trace-Context: a trace id (32 hex digits)
@@ -103,7 +93,7 @@ func variableValue(name string, r *http.Request) string {
 	case "client_encrypted":
 		return strconv.FormatBool(r.TLS != nil)
 	case "client_ip_address":
-		return clientIP(r)
+		return request{r}.clientIP()
 	}
 	if r.TLS == nil {
 		return ""

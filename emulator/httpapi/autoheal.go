@@ -24,7 +24,8 @@ type managedGroups struct{ s *Server }
 var _ control.Groups = managedGroups{}
 
 // Managers lists the managed groups whose instance group is stored (a
-// manager being deleted has none), with the instances still there.
+// manager being deleted has none), with, for those that autoheal, the
+// instances still there.
 func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, error) {
 	s := g.s
 	objects, err := s.store.All(ctx, api.CollectionInstanceGroupManagers)
@@ -41,8 +42,11 @@ func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, er
 		if err := s.load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, scopeOfKey(o.Key)), &group); err != nil {
 			continue
 		}
-		mg := control.ManagedGroup{Key: o.Key, Manager: m, Whole: int64(len(group.Instances)) >= valueOr(m.TargetSize)}
+		mg := control.ManagedGroup{Key: o.Key, Manager: m, Size: len(group.Instances)}
 		for _, link := range group.Instances {
+			if len(m.AutoHealingPolicies) == 0 {
+				break
+			}
 			k := keyOfPath(api.PathOf(link))
 			var in api.Instance
 			if err := s.load(ctx, "instance", link, k, &in); err != nil {
@@ -131,11 +135,4 @@ func (s *Server) verdicts(owner string) map[string]health.Status {
 		out[st.Group] = st // the group of a manager's target is the instance's generation
 	}
 	return out
-}
-
-func valueOr(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

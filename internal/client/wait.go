@@ -15,25 +15,25 @@ import (
 // as wanted, or the timeout passes.
 
 // Wait calls read every poll until ready accepts what it read, and
-// returns that; past timeout (or when ctx ends) an error that says what
-// ready saw last. An error of read ends the wait.
-func Wait[H any](ctx context.Context, timeout, poll time.Duration, read func(context.Context) (H, error), ready func(H) (bool, string)) (H, error) {
+// returns that and what ready said of it; past timeout (or when ctx ends)
+// an error that says what ready saw last. An error of read ends the wait.
+func Wait[H any](ctx context.Context, timeout, poll time.Duration, read func(context.Context) (H, error), ready func(H) (bool, string)) (H, string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		got, err := read(ctx)
 		if err != nil {
-			return got, err
+			return got, "", err
 		}
 		done, saw := ready(got)
 		if done {
-			return got, nil
+			return got, saw, nil
 		}
 		if !time.Now().Before(deadline) {
-			return got, fmt.Errorf("waited %s: %s", timeout, saw)
+			return got, saw, fmt.Errorf("waited %s: %s", timeout, saw)
 		}
 		select {
 		case <-ctx.Done():
-			return got, fmt.Errorf("stopped waiting (%v): %s", ctx.Err(), saw)
+			return got, saw, fmt.Errorf("stopped waiting (%v): %s", ctx.Err(), saw)
 		case <-time.After(poll):
 		}
 	}

@@ -14,24 +14,24 @@ import (
 // past its timeout says what ready saw last.
 func TestWait(t *testing.T) {
 	n := 0
-	got, err := Wait(context.Background(), time.Minute, time.Millisecond, func(context.Context) (int, error) { n++; return n, nil },
+	got, _, err := Wait(context.Background(), time.Minute, time.Millisecond, func(context.Context) (int, error) { n++; return n, nil },
 		func(v int) (bool, string) { return v == 3, "not yet" })
 	if err != nil || got != 3 {
 		t.Fatalf("got %d, %v; want 3", got, err)
 	}
 	boom := errors.New("boom")
-	if _, err := Wait(context.Background(), time.Minute, time.Millisecond, func(context.Context) (int, error) { return 0, boom },
+	if _, _, err := Wait(context.Background(), time.Minute, time.Millisecond, func(context.Context) (int, error) { return 0, boom },
 		func(int) (bool, string) { return false, "" }); !errors.Is(err, boom) {
 		t.Fatalf("a read error: %v", err)
 	}
-	_, err = Wait(context.Background(), 0, time.Millisecond, func(context.Context) (int, error) { return 1, nil },
+	_, _, err = Wait(context.Background(), 0, time.Millisecond, func(context.Context) (int, error) { return 1, nil },
 		func(int) (bool, string) { return false, "1 of 2" })
 	if err == nil || err.Error() != "waited 0s: 1 of 2" {
 		t.Fatalf("past the timeout: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = Wait(ctx, time.Minute, time.Hour, func(context.Context) (int, error) { return 1, nil },
+	_, _, err = Wait(ctx, time.Minute, time.Hour, func(context.Context) (int, error) { return 1, nil },
 		func(int) (bool, string) { return false, "1 of 2" })
 	if err == nil || !strings.HasPrefix(err.Error(), "stopped waiting (context canceled): 1 of 2") {
 		t.Fatalf("a canceled wait: %v", err)

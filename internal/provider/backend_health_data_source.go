@@ -74,7 +74,7 @@ var readBackendHealth = readHealth("backend_service", backendServiceNoun, backen
 		if config.WaitFor == nil {
 			return get(ctx)
 		}
-		return waitingGet(ctx, &config.WaitFor.Timeout, get, func(h *api.BackendServiceGroupHealth) (bool, string) {
+		return waitingGet(ctx, config.WaitFor.Timeout, get, func(h *api.BackendServiceGroupHealth) (bool, string) {
 			return client.EndpointsHealthy(h.HealthStatus, config.WaitFor.MinHealthy.ValueInt64())
 		})
 	},

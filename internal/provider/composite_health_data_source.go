@@ -83,7 +83,7 @@ var readCompositeHealth = readHealth("composite_check", compositeCheckNoun, comp
 		if config.WaitFor == nil {
 			return get(ctx)
 		}
-		return waitingGet(ctx, &config.WaitFor.Timeout, get, client.CompositeHealthy)
+		return waitingGet(ctx, config.WaitFor.Timeout, get, client.CompositeHealthy)
 	},
 	flattenCompositeHealth)
 

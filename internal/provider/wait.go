@@ -80,15 +80,13 @@ func waitTimeout(v types.String) (time.Duration, error) {
 }
 
 // waitingGet is get, done again (client.Wait) until ready accepts its
-// answer, when timeout (a wait_for block's) is not nil.
-func waitingGet[H any](ctx context.Context, timeout *types.String, get func(context.Context) (H, error), ready func(H) (bool, string)) (H, error) {
-	if timeout == nil {
-		return get(ctx)
-	}
-	d, err := waitTimeout(*timeout)
+// answer or timeout (a wait_for block's) passes.
+func waitingGet[H any](ctx context.Context, timeout types.String, get func(context.Context) (H, error), ready func(H) (bool, string)) (H, error) {
+	d, err := waitTimeout(timeout)
 	if err != nil {
 		var zero H
 		return zero, err
 	}
-	return client.Wait(ctx, d, healthPoll, get, ready)
+	got, _, err := client.Wait(ctx, d, healthPoll, get, ready)
+	return got, err
 }

@@ -53,59 +53,58 @@ func wait(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := client.New(*endpoint, "", client.WithToken(os.Getenv("LBHEALTH_TOKEN")), client.WithUserAgent("lbhealth-emulator wait"))
-	var saw string
-	var err error
+	// read reads the health of what is named once: whether it is healthy,
+	// and what it is.
+	type verdict struct {
+		healthy bool
+		saw     string
+	}
+	var read func(ctx context.Context, scope client.Scope, name string) (verdict, error)
+	endpoints := func(statuses []api.HealthStatus) verdict {
+		ok, saw := client.EndpointsHealthy(statuses, *minHealthy)
+		return verdict{ok, saw}
+	}
+	ref, collection := *composite, api.CollectionCompositeHealthChecks
 	switch {
 	case *service != "":
-		saw, err = waitFor(ctx, *service, api.CollectionBackendServices, *timeout, func(ctx context.Context, scope client.Scope, name string) ([]api.HealthStatus, error) {
+		ref, collection = *service, api.CollectionBackendServices
+		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
 			h, err := c.GetBackendServiceHealth(ctx, scope, name, "")
 			if err != nil {
-				return nil, err
+				return verdict{}, err
 			}
-			return h.HealthStatus, nil
-		}, *minHealthy)
+			return endpoints(h.HealthStatus), nil
+		}
 	case *pool != "":
-		saw, err = waitFor(ctx, *pool, api.CollectionTargetPools, *timeout, func(ctx context.Context, scope client.Scope, name string) ([]api.HealthStatus, error) {
+		ref, collection = *pool, api.CollectionTargetPools
+		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
 			h, err := c.GetTargetPoolHealth(ctx, scope, name, "")
 			if err != nil {
-				return nil, err
+				return verdict{}, err
 			}
-			return h.HealthStatus, nil
-		}, *minHealthy)
+			return endpoints(h.HealthStatus), nil
+		}
 	default:
-		var scope client.Scope
-		var name string
-		if scope, name, err = scopeOf(*composite, api.CollectionCompositeHealthChecks); err == nil {
-			var h *api.CompositeHealthCheckHealth
-			h, err = client.Wait(ctx, *timeout, waitPoll, func(ctx context.Context) (*api.CompositeHealthCheckHealth, error) {
-				return c.GetCompositeHealthCheckHealth(ctx, scope, name)
-			}, client.CompositeHealthy)
-			if h != nil {
-				_, saw = client.CompositeHealthy(h)
+		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
+			h, err := c.GetCompositeHealthCheckHealth(ctx, scope, name)
+			if err != nil {
+				return verdict{}, err
 			}
+			ok, saw := client.CompositeHealthy(h)
+			return verdict{ok, saw}, nil
 		}
 	}
+	scope, name, err := scopeOf(ref, collection)
+	if err != nil {
+		return fmt.Errorf("wait: %w", err)
+	}
+	_, saw, err := client.Wait(ctx, *timeout, waitPoll, func(ctx context.Context) (verdict, error) { return read(ctx, scope, name) },
+		func(v verdict) (bool, string) { return v.healthy, v.saw })
 	if err != nil {
 		return fmt.Errorf("wait: %w", err)
 	}
 	fmt.Fprintln(stdout, "healthy: "+saw)
 	return nil
-}
-
-// waitFor waits until the endpoints of the resource at ref (of
-// collection) that read returns are healthy as minHealthy says, and
-// returns what it saw last.
-func waitFor(ctx context.Context, ref, collection string, timeout time.Duration,
-	read func(context.Context, client.Scope, string) ([]api.HealthStatus, error), minHealthy int64) (string, error) {
-	scope, name, err := scopeOf(ref, collection)
-	if err != nil {
-		return "", err
-	}
-	got, err := client.Wait(ctx, timeout, waitPoll, func(ctx context.Context) ([]api.HealthStatus, error) {
-		return read(ctx, scope, name)
-	}, func(s []api.HealthStatus) (bool, string) { return client.EndpointsHealthy(s, minHealthy) })
-	_, saw := client.EndpointsHealthy(got, minHealthy)
-	return saw, err
 }
 
 // scopeOf reads ref, a self link or projects/{p}/global|regions/{r}/{collection}/{name}.
