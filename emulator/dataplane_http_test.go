@@ -157,6 +157,17 @@ func TestDataPlane_HTTPCarriesBodiesStreamsAndHeaders(t *testing.T) {
 	// Headers: those the cloud's proxies add (X-Forwarded-For after the
 	// client's own, the service's custom headers), hop-by-hop ones
 	// dropped, the rest and the request line kept as sent.
+	// A header the Compute API refuses is refused, naming it, and the
+	// service is left as it was.
+	var refused map[string]any
+	if code := apiCall(t, e, "PATCH", "global/backendServices/web", `{"customRequestHeaders":["X-Goog-Authenticated-User-Id: me"]}`, &refused); code != 400 ||
+		!strings.Contains(fmt.Sprint(refused), "customRequestHeaders[0]") || !strings.Contains(fmt.Sprint(refused), "X-GFE or X-Amz- are reserved") {
+		t.Errorf("a reserved custom header: %d %v, want 400 naming customRequestHeaders[0] and the rule", code, refused)
+	}
+	var stored map[string]any
+	if apiCall(t, e, "GET", "global/backendServices/web", "", &stored); stored["customRequestHeaders"] != nil {
+		t.Errorf("the refused headers were stored: %v", stored["customRequestHeaders"])
+	}
 	mustCall(t, e, "PATCH", "global/backendServices/web", `{"customRequestHeaders":["X-Encrypted: {client_encrypted}","X-Geo: {client_region},{client_city}"],
 		"customResponseHeaders":["X-Served-By: lb {client_encrypted}"]}`)
 	req, _ := http.NewRequest("GET", lb+"/a%2Fb/c%20d?q=1&q=2", nil)

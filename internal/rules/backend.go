@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -165,6 +169,8 @@ func BackendService(bs *api.BackendService) Violations {
 		vs = append(vs, violation("strongSessionAffinityCookie.name", "%s is required when sessionAffinity is STRONG_COOKIE_AFFINITY: the cookie that keeps a client with its backend.",
 			f("strongSessionAffinityCookie.name")))
 	}
+	vs = append(vs, CustomHeaders("customRequestHeaders", bs.CustomRequestHeaders)...)
+	vs = append(vs, CustomHeaders("customResponseHeaders", bs.CustomResponseHeaders)...)
 	for i, b := range bs.Backends {
 		if b.Group == "" {
 			vs = append(vs, violation(fmt.Sprintf("backends[%d].group", i), "%s is required: the endpoint group of the backend.", f(fmt.Sprintf("backends[%d].group", i))))
@@ -172,6 +178,43 @@ func BackendService(bs *api.BackendService) Violations {
 	}
 	return vs
 }
+
+// CustomHeaders checks the headers a load balancer adds to requests or
+// answers, each written "name:value", as the Compute API does: the name is an
+// HTTP field name that is not hop-by-hop, not one the load balancer writes
+// itself and not used twice; the value is a field value (it may be empty).
+func CustomHeaders(field string, headers []string) Violations {
+	var vs Violations
+	seen := map[string]bool{}
+	for i, h := range headers {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		name, value, ok := strings.Cut(h, ":")
+		lower := strings.ToLower(name)
+		switch {
+		case !ok:
+			vs = append(vs, violation(at, "%s (%q) has no colon: write a custom header as name:value.", f(at), h))
+		case !httpguts.ValidHeaderFieldName(name):
+			vs = append(vs, violation(at, "%s (%q): the header name %q is not an HTTP field name (letters, digits and !#$%%&'*+-.^_`|~, nothing else).", f(at), h, name))
+		case slices.Contains(reservedHeaders, lower):
+			vs = append(vs, violation(at, "%s (%q): the load balancer does not add %s: it is hop-by-hop or written by the load balancer itself.", f(at), h, name))
+		case slices.ContainsFunc(reservedHeaderPrefixes, func(p string) bool { return strings.HasPrefix(lower, p) }):
+			vs = append(vs, violation(at, "%s (%q): header names beginning with X-Google, X-Goog-, X-GFE or X-Amz- are reserved.", f(at), h))
+		case seen[lower]:
+			vs = append(vs, violation(at, "%s (%q): the header %s is added twice: each name may appear once.", f(at), h, name))
+		case !httpguts.ValidHeaderFieldValue(strings.TrimSpace(value)):
+			vs = append(vs, violation(at, "%s (%q): the value is not an HTTP field value (control characters and line breaks are not allowed).", f(at), h))
+		}
+		seen[lower] = true
+	}
+	return vs
+}
+
+// reservedHeaders are the names a custom header may not have: the hop-by-hop
+// ones, and those the load balancer keeps for itself.
+var reservedHeaders = []string{"keep-alive", "transfer-encoding", "te", "connection", "trailer", "upgrade",
+	"x-user-ip", "cdn-loop", "host", "authority"}
+
+var reservedHeaderPrefixes = []string{"x-google", "x-goog-", "x-gfe", "x-amz-"}
 
 // ApplyBackendServiceDefaults fills the unset fields of a valid service.
 func ApplyBackendServiceDefaults(bs *api.BackendService) {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -183,4 +184,36 @@ func TestBackendService_StrongCookieAffinityNamesItsCookie(t *testing.T) {
 	if vs := BackendService(bs); len(vs) > 0 {
 		t.Errorf("a named cookie: %v", vs)
 	}
+}
+
+// TestCustomHeaders: custom request and response headers follow the Compute
+// API's rules for names and values.
+func TestCustomHeaders(t *testing.T) {
+	for _, ok := range [][]string{
+		{"X-Client-Geo-Location: {client_region}, {client_city}"},
+		{"X-Empty:", "x-tls:{tls_version}"},
+	} {
+		if vs := CustomHeaders("customRequestHeaders", ok); len(vs) > 0 {
+			t.Errorf("%q: %v, want it accepted", ok, vs)
+		}
+	}
+	for _, c := range []struct {
+		headers []string
+		field   string
+		want    string
+	}{
+		{[]string{"X-Colonless"}, "customRequestHeaders[0]", `("X-Colonless") has no colon`},
+		{[]string{"X Spaced:v"}, "customRequestHeaders[0]", `the header name "X Spaced" is not an HTTP field name`},
+		{[]string{"A:1", "Connection:close"}, "customRequestHeaders[1]", "does not add Connection: it is hop-by-hop"},
+		{[]string{"host:example.com"}, "customRequestHeaders[0]", "does not add host"},
+		{[]string{"X-User-IP:1.2.3.4"}, "customRequestHeaders[0]", "does not add X-User-IP"},
+		{[]string{"X-Goog-Thing:1"}, "customRequestHeaders[0]", "beginning with X-Google, X-Goog-, X-GFE or X-Amz- are reserved"},
+		{[]string{"X-GFE-Backend:1"}, "customRequestHeaders[0]", "are reserved"},
+		{[]string{"X-A:1", "x-a:2"}, "customRequestHeaders[1]", "the header x-a is added twice"},
+		{[]string{"X-A:bad\x00value"}, "customRequestHeaders[0]", "the value is not an HTTP field value"},
+	} {
+		assertViolation(t, fmt.Sprint(c.headers), CustomHeaders("customRequestHeaders", c.headers), c.field, c.want)
+	}
+	bs := &api.BackendService{Meta: api.Meta{Name: "bs"}, CustomResponseHeaders: []string{"Upgrade:h2c"}}
+	assertViolation(t, "a backend service", BackendService(bs), "customResponseHeaders[0]", "does not add Upgrade")
 }

@@ -340,6 +340,18 @@ var messageSources = map[string]source{
 		"Priority for each rule must be set to a number from 0 to 2147483647\ninclusive."),
 	"%s (%q) is not a regular expression in RE2's syntax: %v.": apiDoc("CorsPolicy.allowOriginRegexes",
 		"Specifies a regular expression that matches allowed origins."),
+	"%s (%q) has no colon: write a custom header as name:value.": cloud(
+		"Creating custom headers: each header is a header-name:header-value string, with a colon separating the name and the value."),
+	"%s (%q): the header name %q is not an HTTP field name (letters, digits and !#$%%&'*+-.^_`|~, nothing else).": cloud(
+		"Creating custom headers: the header name must be a valid HTTP header-field name (RFC 7230)."),
+	"%s (%q): the load balancer does not add %s: it is hop-by-hop or written by the load balancer itself.": cloud(
+		"Creating custom headers: the name must not be X-User-IP, CDN-Loop, Host or authority, nor one of the hop-by-hop headers Keep-Alive, Transfer-Encoding, TE, Connection, Trailer and Upgrade."),
+	"%s (%q): header names beginning with X-Google, X-Goog-, X-GFE or X-Amz- are reserved.": cloud(
+		"Creating custom headers: the header name must not begin with X-Google, X-Goog-, X-GFE or X-Amz-."),
+	"%s (%q): the header %s is added twice: each name may appear once.": cloud(
+		"Creating custom headers: a header name must not appear more than once in the list of added headers."),
+	"%s (%q): the value is not an HTTP field value (control characters and line breaks are not allowed).": cloud(
+		"Creating custom headers: the header value must be a valid HTTP header field (RFC 7230, obsolete forms disallowed); it may be blank."),
 	"%s is required when sessionAffinity is STRONG_COOKIE_AFFINITY: the cookie that keeps a client with its backend.": apiDoc("BackendService.strongSessionAffinityCookie",
 		"applicable and required if the sessionAffinity is set toSTRONG_COOKIE_AFFINITY."),
 	"%s (%v) is a percentage of requests: it must be between 0 and 100.": apiDoc("RequestMirrorPolicy.mirrorPercent",
