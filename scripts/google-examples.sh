@@ -56,7 +56,11 @@ step() { # step NAME COMMAND...: run, report
 	fi
 }
 # tf DIR COMMAND ARGS...: terraform COMMAND in DIR against this emulator.
-tf() { terraform -chdir="$1" "$2" -no-color -input=false -var "emulator=http://127.0.0.1:$port" "${@:3}"; }
+# A configuration that points at an emulator itself takes its address from
+# var.emulator; one written for Google gets the override file of
+# `lbhealth-emulator terraform-override`.
+export TF_VAR_emulator="http://127.0.0.1:$port"
+tf() { terraform -chdir="$1" "$2" -no-color -input=false "${@:3}"; }
 empty_plan() { tf "$1" plan -detailed-exitcode; }
 
 # import_all and plan_after_import (they call tf, above).
@@ -74,8 +78,16 @@ for example in "${@:-examples/google}"; do
 	cp -r "$example" "$dir"
 	cp -r "$example" "$fresh"
 	rm -rf "$dir/.terraform" "$dir"/terraform.tfstate* "$fresh/.terraform" "$fresh"/terraform.tfstate*
+	if ! grep -q compute_custom_endpoint "$dir"/*.tf; then
+		step "$name: terraform-override" "$work/lbhealth-emulator" terraform-override --dir "$dir" --endpoint "127.0.0.1:$port"
+		"$work/lbhealth-emulator" terraform-override --dir "$fresh" --endpoint "127.0.0.1:$port" >/dev/null
+	fi
 	step "$name: apply" tf "$dir" apply -auto-approve
 	step "$name: second plan empty" empty_plan "$dir"
+	if terraform -chdir="$dir" output -raw composite_check >"$work/chc" 2>/dev/null; then
+		step "$name: wait until the composite check is HEALTHY" "$work/lbhealth-emulator" wait \
+			--endpoint "127.0.0.1:$port" --composite-check "$(cat "$work/chc")" --timeout 60s
+	fi
 	step "$name: import every resource into a fresh state" import_all "$dir" "$fresh"
 	echo "      ($(terraform -chdir="$fresh" state list 2>/dev/null | wc -l) resources imported)"
 	step "$name: plan after import empty (but for what cannot be imported)" plan_after_import "$fresh"

@@ -13,9 +13,6 @@ what it asks the emulator afterwards.
   prepare-dir REPOS WORK DIR
                       the configuration in DIR (one of this repository's
                       examples) copied under WORK, its sources pointed so
-  providers DIR EMU   point the google and google-beta provider blocks of
-                      the configuration in DIR at the emulator EMU (adding
-                      the blocks where it has none)
   alive EMU SECONDS   wait up to SECONDS for every backend to be HEALTHY,
                       then ask each forwarding rule for /; print a summary
 """
@@ -161,27 +158,6 @@ def rewrite_sources(repos, work, root, done, home=None):
             open(path, "w").write("".join(out))
 
 
-def point_providers(root, emu):
-    lines = (f'  access_token            = "x"\n'
-             f'  universe_domain         = "emulator.invalid"\n'
-             f'  compute_custom_endpoint = "{emu}/compute/v1/"\n')
-    names = [f for f in os.listdir(root) if f.endswith(".tf")]
-    if any("compute_custom_endpoint" in open(os.path.join(root, f)).read() for f in names):
-        return  # it points at an emulator already (var.emulator: TF_VAR_emulator)
-    seen = set()
-    for f in names:
-        path = os.path.join(root, f)
-        text = open(path).read()
-        new = re.sub(r'(?m)^(provider\s+"(google|google-beta)"\s*\{[^\n]*\n)',
-                     lambda m: (seen.add(m.group(2)), m.group(1) + lines)[1], text)
-        if new != text:
-            open(path, "w").write(new)
-    with open(os.path.join(root, "emulator_providers.tf"), "w") as out:
-        for p in ("google", "google-beta"):
-            if p not in seen:
-                out.write(f'provider "{p}" {{\n  project = "demo-project"\n{lines}}}\n')
-
-
 def call(url, method="GET", body=None):
     req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None,
                                  headers={"Content-Type": "application/json"})
@@ -281,8 +257,6 @@ def main():
         # prepare REPOS WORK REPO: REPO at HEAD under WORK, with every
         # registry source it reaches materialized beside it; prints its path.
         print(materialize(sys.argv[2], sys.argv[3], sys.argv[4], "HEAD", set()))
-    elif cmd == "providers":
-        point_providers(sys.argv[2], sys.argv[3])
     elif cmd == "alive":
         alive(sys.argv[2], float(sys.argv[3]))
     else:

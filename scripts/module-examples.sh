@@ -2,8 +2,9 @@
 # module-examples.sh: apply the examples of the public load-balancer modules
 # (terraform-google-modules' lb-http, lb and lb-internal, with vm and
 # cloud-nat beside them) to the emulator as a new user would: each example
-# unchanged but for its provider blocks (pointed at the emulator) and its
-# registry module sources (pointed at local copies, as there is no network),
+# unchanged but for an override file pointing its providers at the emulator
+# (lbhealth-emulator terraform-override) and its registry module sources
+# (pointed at local copies, as there is no network),
 # against a fresh emulator with its defaults (simulated workloads and the
 # data plane on). For each example it reports, on one line:
 #   apply        terraform apply succeeded;
@@ -63,9 +64,9 @@ provider_installation {
 }
 EOF
 export TF_CLI_CONFIG_FILE="$work/rc" TF_IN_AUTOMATION=1
-# The region a provider block without one takes, as a user's shell or
-# gcloud configuration would give it.
-export GOOGLE_REGION=us-central1
+# The project and region a provider block without one takes, as a user's
+# shell or gcloud configuration would give them.
+export GOOGLE_PROJECT=demo-project GOOGLE_REGION=us-central1
 # The variables the examples ask for without a default.
 export TF_VAR_project=demo-project TF_VAR_project_id=demo-project TF_VAR_host_project=demo-project \
 	TF_VAR_service_project=demo-service TF_VAR_service_project_id=demo-service TF_VAR_domain=example.com \
@@ -115,7 +116,11 @@ for ex in "${examples[@]}"; do
 	"$work/lbhealth-emulator" --listen "127.0.0.1:$port" --in-memory --log-level warn >"$work/$name.emulator.log" 2>&1 &
 	echo $! >"$work/emulator.pid"
 	for _ in $(seq 100); do curl -fsS "$emu/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-	python3 scripts/module-examples-rewrite.py providers "$dir" "$emu"
+	# Point the example's google providers here, as a user would, unless
+	# it points at an emulator itself (var.emulator, from TF_VAR_emulator).
+	if ! grep -q compute_custom_endpoint "$dir"/*.tf; then
+		"$work/lbhealth-emulator" terraform-override --dir "$dir" --endpoint "$emu" >/dev/null
+	fi
 	export TF_VAR_emulator="$emu" # for a configuration that points at an emulator itself
 	line="$ex:"
 	ok=true

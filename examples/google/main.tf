@@ -1,10 +1,12 @@
-# A hashicorp/google configuration, unchanged but for the provider block,
-# applied to lbhealth-emulator: an internal passthrough load balancer whose
+# A hashicorp/google configuration written for Google, applied unchanged
+# to lbhealth-emulator: an internal passthrough load balancer whose
 # endpoints (the demo targets on 127.0.0.1:9000-9002) are probed for real,
 # with a health source and a composite health check over it.
 #
 #   make demo            # or: bin/lbhealth-emulator & bin/lbhealth-emulator targets &
-#   cd examples/google && terraform init && terraform apply
+#   cd examples/google
+#   lbhealth-emulator terraform-override   # writes lbhealth_override.tf: the provider now points here
+#   terraform init && terraform apply
 #
 # `terraform init` downloads hashicorp/google from the registry; offline,
 # point a dev_overrides CLI config at a provider binary (README.md).
@@ -16,21 +18,10 @@ terraform {
   }
 }
 
-variable "emulator" {
-  description = "Where lbhealth-emulator listens."
-  type        = string
-  default     = "http://127.0.0.1:8686"
-}
-
 provider "google" {
-  project      = "demo-project"
-  region       = "us-central1"
-  zone         = "us-central1-a"
-  access_token = "x" # any value: the emulator needs no credentials
-  # Not googleapis.com, so that the provider does not look up the token's
-  # user at start (it would wait minutes for Google to answer).
-  universe_domain         = "emulator.invalid"
-  compute_custom_endpoint = "${var.emulator}/compute/v1/"
+  project = "demo-project"
+  region  = "us-central1"
+  zone    = "us-central1-a"
 }
 
 resource "google_compute_network" "lb" {
@@ -123,11 +114,12 @@ resource "google_compute_region_composite_health_check" "web" {
   health_destination = google_compute_forwarding_rule.web.id
 }
 
-output "health" {
-  description = "Where to read live health: GET the source and the composite (their getHealth), POST the backend service (its getHealth)."
-  value = {
-    endpoints = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/backendServices/${google_compute_region_backend_service.web.name}/getHealth"
-    source    = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/healthSources/${google_compute_region_health_source.web.name}/getHealth"
-    composite = "${var.emulator}/compute/v1/projects/demo-project/regions/us-central1/compositeHealthChecks/${google_compute_region_composite_health_check.web.name}/getHealth"
-  }
+output "backend_service" {
+  description = "The backend service: lbhealth-emulator wait --backend-service <this> waits until its endpoints are healthy."
+  value       = google_compute_region_backend_service.web.id
+}
+
+output "composite_check" {
+  description = "The composite health check: lbhealth-emulator wait --composite-check <this> waits until it is HEALTHY."
+  value       = google_compute_region_composite_health_check.web.id
 }
