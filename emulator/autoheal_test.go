@@ -15,6 +15,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -111,6 +112,16 @@ func TestAutohealing_RecreatesAnUnhealthyInstance(t *testing.T) {
 	}
 	if hooked.Load() == 0 {
 		t.Error("the hook was not called")
+	}
+	// The timeline has each step, in order, for the instance.
+	var steps []string
+	for _, ev := range e.Timeline().Read(0, timeline.Filter{Kind: timeline.KindInstance}, 0).Events {
+		if strings.HasSuffix(ev.Resource, "/instances/"+first.Name) && strings.HasSuffix(ev.Group, mig) {
+			steps = append(steps, ev.From+">"+ev.To)
+		}
+	}
+	if got := strings.Join(steps, " "); got != "NONE>RECREATING RECREATING>VERIFYING VERIFYING>NONE" {
+		t.Errorf("the instance's steps on the timeline: %q", got)
 	}
 	if mi := managed(t, e, mig); mi.Name != first.Name {
 		t.Errorf("recreated as %s, want the same name %s", mi.Name, first.Name)

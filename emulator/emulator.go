@@ -36,6 +36,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
 // DefaultListen is where the emulator listens unless told otherwise:
@@ -288,6 +289,7 @@ type Emulator struct {
 	store         store.Store
 	engine        *health.Engine
 	aggregator    *aggregate.Aggregator
+	timeline      *timeline.Timeline
 	api           *httpapi.Server
 	plane         *dataplane.Plane   // nil without a data plane
 	workloads     *control.Workloads // nil without simulated workloads
@@ -417,10 +419,15 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
 func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
 	reg := prometheus.NewRegistry()
 	events := health.NewEvents(statusEvents)
+	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
+			// The endpoint's change first, then what it moves.
+			e.timeline.Add(timeline.Event{Time: tr.Since, Kind: timeline.KindEndpoint, Resource: tr.Owner, Group: tr.Group,
+				Endpoint: tr.Address(), Check: tr.Check, From: tr.From, To: tr.State, Reason: tr.Reason, Detail: tr.Detail,
+				LatencyMs: float64(tr.Latency.Microseconds()) / 1000})
 			e.aggregator.OnTransition(tr)
 			if e.plane != nil {
 				e.plane.OnTransition(tr)
@@ -437,6 +444,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
+	e.aggregator.RecordTo(e.timeline, time.Now)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
 		RootURL:    e.URL(),
@@ -445,6 +453,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Health:     e.engine,
 		Aggregates: e.aggregator,
 		Events:     events,
+		Timeline:   e.timeline,
 		Traffic:    e.traffic(),
 		Workloads:  e.workloadControl(),
 		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
@@ -511,6 +520,10 @@ func (e *Emulator) Addr() string { return e.listener.Addr().String() }
 
 // URL is the root URL of the emulator's API.
 func (e *Emulator) URL() string { return "http://" + e.Addr() }
+
+// Timeline is every change of state of endpoints, health sources,
+// composite checks and managed instances since the emulator started.
+func (e *Emulator) Timeline() *timeline.Timeline { return e.timeline }
 
 // DataPath is the database file, or "" when the emulator keeps nothing.
 func (e *Emulator) DataPath() string { return e.dataPath }

@@ -7,15 +7,16 @@
 package aggregate
 
 import (
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
-
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
@@ -56,6 +57,23 @@ type Aggregator struct {
 	bySource  map[string]map[string]struct{}
 	states    map[string]string // last state of each source and composite
 	gauge     *prometheus.GaugeVec
+	timeline  *timeline.Timeline // where each change is recorded; nil records none
+	now       func() time.Time
+}
+
+// RecordTo records every change of a source or a composite on tl, at the
+// time now says.
+func (a *Aggregator) RecordTo(tl *timeline.Timeline, now func() time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.timeline, a.now = tl, now
+}
+
+// record notes one change on the timeline.
+func (a *Aggregator) record(kind, path, from, to, cause string) {
+	if a.timeline != nil {
+		a.timeline.Add(timeline.Event{Time: a.now(), Kind: kind, Resource: path, From: from, To: to, Cause: cause})
+	}
 }
 
 // NewAggregator returns an Aggregator reading endpoint health from r. reg
@@ -188,6 +206,7 @@ func (a *Aggregator) reevaluate(sources []string, composites map[string]struct{}
 		s := a.sources[path]
 		if from, to, ok := a.set(path, "healthSource", a.sourceState(s)); ok {
 			a.log.Info("health source transition", "resource", path, "from", from, "to", to, "cause", cause)
+			a.record(timeline.KindSource, path, from, to, cause)
 			changed[path] = from + " -> " + to
 		}
 	}
@@ -203,7 +222,9 @@ func (a *Aggregator) reevaluate(sources []string, composites map[string]struct{}
 	for _, path := range slices.Sorted(maps.Keys(eval)) {
 		c := a.composites[path]
 		if from, to, ok := a.set(path, "compositeHealthCheck", a.compositeState(c)); ok {
-			a.log.Info("composite health transition", "resource", path, "from", from, "to", to, "cause", compositeCause(c, changed, cause))
+			why := compositeCause(c, changed, cause)
+			a.log.Info("composite health transition", "resource", path, "from", from, "to", to, "cause", why)
+			a.record(timeline.KindComposite, path, from, to, why)
 		}
 	}
 }

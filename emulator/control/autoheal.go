@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -101,6 +103,17 @@ type Autohealer struct {
 
 	mu    sync.Mutex
 	state map[string]healing // by instance path
+
+	timeline *timeline.Timeline // where each step is recorded; nil records none
+}
+
+// RecordTo records each instance's change of action on tl.
+func (a *Autohealer) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
+
+// record notes that the instance at path of group moved from one action to
+// another.
+func (a *Autohealer) record(group, path, from, to, cause string) {
+	a.timeline.Add(timeline.Event{Time: a.now(), Kind: timeline.KindInstance, Resource: path, Group: group, From: from, To: to, Cause: cause})
 }
 
 // NewAutohealer heals the groups of groups, on the clock now (nil: the
@@ -222,17 +235,20 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 			}
 			h.action, h.since, h.passed = api.ActionVerifying, now, false
 			a.log.Info("autohealing: instance recreated, verifying", "group", k.Path(), "instance", path)
+			a.record(k.Path(), path, api.ActionRecreating, api.ActionVerifying, "recreated")
 			a.callHook(policy.HookURL, k, in)
 		case h.action == api.ActionRecreating:
 		case fresh && v.State == rules.StateHealthy:
 			if h.action == api.ActionVerifying {
 				a.log.Info("autohealing: instance verified HEALTHY", "group", k.Path(), "instance", path)
+				a.record(k.Path(), path, api.ActionVerifying, api.ActionNone, "verified HEALTHY by "+check)
 			}
 			h.action, h.passed, h.recreations = api.ActionNone, true, 0
 		case fresh && v.State == rules.StateUnhealthy && now.Sub(in.Created) >= delay:
 			if !h.passed {
 				h.recreations++
 			}
+			a.record(k.Path(), path, h.action, api.ActionRecreating, "UNHEALTHY by "+check+": "+strings.TrimSuffix(v.Reason+" "+v.Detail, " "))
 			h.action, h.since = api.ActionRecreating, now
 			a.log.Warn("autohealing: instance UNHEALTHY, recreating", "group", k.Path(), "instance", path,
 				"check", policy.HealthCheck, "reason", v.Reason, "detail", v.Detail)

@@ -160,6 +160,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+statusScriptPath, s.statusAsset("status.js", "text/javascript; charset=utf-8"))
 	s.mux.HandleFunc("GET "+statusStylePath, s.statusAsset("status.css", "text/css; charset=utf-8"))
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
+	s.mux.HandleFunc("GET "+timelinePath, s.serveTimeline())
 	s.mux.HandleFunc("GET "+workloadsPath, s.serve(s.listWorkloads))
 	s.mux.HandleFunc("POST "+workloadsPath+"/projects/{project}/zones/{zone}/instances/{name}", s.serve(s.setWorkload))
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)

@@ -21,6 +21,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -54,7 +55,11 @@ type Server struct {
 	streams     chan struct{}
 	streamsDone chan struct{}
 	stopStreams sync.Once
-	metrics     http.Handler
+	// timeline records changes of state; timelineStreams counts the
+	// followers of GET /_emulator/timeline?follow=true.
+	timeline        *timeline.Timeline
+	timelineStreams chan struct{}
+	metrics         http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
 
@@ -129,6 +134,9 @@ type Options struct {
 	// Events are the recent transitions the status page lists, and wake
 	// its streams; nil lists none.
 	Events *health.Events
+	// Timeline is where changes of state are recorded, and what
+	// GET /_emulator/timeline reads; nil keeps none.
+	Timeline *timeline.Timeline
 	// Traffic is what the data plane carried, for the status page; nil
 	// shows no traffic section (the data plane is off).
 	Traffic TrafficReader
@@ -176,20 +184,23 @@ func New(st store.Store, o Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		store:       st,
-		baseURL:     linkRoot(o),
-		log:         log,
-		now:         o.Now,
-		mux:         http.NewServeMux(),
-		health:      o.Health,
-		aggregates:  o.Aggregates,
-		traffic:     o.Traffic,
-		workloads:   o.Workloads,
-		events:      o.Events,
-		streams:     make(chan struct{}, statusStreams),
-		streamsDone: make(chan struct{}),
-		metrics:     o.Metrics,
-		onChange:    o.OnChange,
+		store:      st,
+		baseURL:    linkRoot(o),
+		log:        log,
+		now:        o.Now,
+		mux:        http.NewServeMux(),
+		health:     o.Health,
+		aggregates: o.Aggregates,
+		traffic:    o.Traffic,
+		workloads:  o.Workloads,
+		events:     o.Events,
+		timeline:   o.Timeline,
+
+		timelineStreams: make(chan struct{}, timelineStreams),
+		streams:         make(chan struct{}, statusStreams),
+		streamsDone:     make(chan struct{}),
+		metrics:         o.Metrics,
+		onChange:        o.OnChange,
 
 		strictFields:   o.StrictFields,
 		defaultNetwork: o.DefaultNetwork,
@@ -201,6 +212,7 @@ func New(st store.Store, o Options) *Server {
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
 	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
+	s.healer.RecordTo(o.Timeline)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()

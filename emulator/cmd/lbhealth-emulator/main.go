@@ -55,6 +55,7 @@ const synopsis = `usage:
   lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
   lbhealth-emulator healthcheck       exit 0 if the emulator at --listen answers /healthz (a container's health check)
   lbhealth-emulator wait [flags]      wait until a backend service, target pool or composite check is healthy (exit 0) or time runs out
+  lbhealth-emulator timeline [flags]  print every change of state recorded (endpoints, sources, composites, instances)
   lbhealth-emulator terraform-override [flags]
                                       point a hashicorp/google configuration at the emulator, its files unchanged
   lbhealth-emulator version           print the version
@@ -80,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return wait(args[1:], stdout)
 		case "terraform-override":
 			return terraformOverride(args[1:], stdout, stderr)
+		case "timeline":
+			return timelineCommand(args[1:], stdout)
 		case "version":
 			if len(args) > 1 {
 				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
@@ -98,6 +101,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return wait([]string{"--help"}, stdout)
 			case args[1] == "terraform-override":
 				return terraformOverride([]string{"--help"}, stdout, stderr)
+			case args[1] == "timeline":
+				return timelineCommand([]string{"--help"}, stdout)
 			case args[1] == "version":
 				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
 				return nil

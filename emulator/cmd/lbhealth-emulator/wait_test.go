@@ -26,9 +26,10 @@ func post(t *testing.T, e *emulator.Emulator, path, body string) {
 	}
 }
 
-// wait exits 0 once the endpoints it waits for are HEALTHY, and else,
-// past its timeout, fails saying what it saw; it names its usage errors.
-func TestWait(t *testing.T) {
+// twoEndpoints starts an emulator with a backend service web over two
+// endpoints: one that serves, and one (port 1) that never answers.
+func twoEndpoints(t *testing.T) *emulator.Emulator {
+	t.Helper()
 	e, err := emulator.Start(context.Background(), emulator.Config{InMemory: true, Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
@@ -43,9 +44,16 @@ func TestWait(t *testing.T) {
 		"endpoints":[{"ipAddress":"127.0.0.1","port":`+port+`},{"ipAddress":"127.0.0.1","port":1}]}`)
 	post(t, e, "global/backendServices", `{"name":"web","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
 		"backends":[{"group":"zones/z-a/networkEndpointGroups/neg"}],"healthChecks":["global/healthChecks/hc"]}`)
+	return e
+}
+
+// wait exits 0 once the endpoints it waits for are HEALTHY, and else,
+// past its timeout, fails saying what it saw; it names its usage errors.
+func TestWait(t *testing.T) {
+	e := twoEndpoints(t)
 
 	var out bytes.Buffer
-	err = run([]string{"wait", "--endpoint", e.URL(), "--backend-service", "projects/p/global/backendServices/web",
+	err := run([]string{"wait", "--endpoint", e.URL(), "--backend-service", "projects/p/global/backendServices/web",
 		"--min-healthy", "1", "--timeout", "1m"}, &out, &out)
 	if err != nil || !strings.Contains(out.String(), "healthy: 1 of 2 endpoints HEALTHY, want at least 1") {
 		t.Fatalf("waiting for one of two: %v, %q", err, out.String())
