@@ -35,7 +35,9 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
@@ -290,6 +292,7 @@ type Emulator struct {
 	engine        *health.Engine
 	aggregator    *aggregate.Aggregator
 	timeline      *timeline.Timeline
+	scenarios     *scenario.Runner
 	api           *httpapi.Server
 	plane         *dataplane.Plane   // nil without a data plane
 	workloads     *control.Workloads // nil without simulated workloads
@@ -383,6 +386,21 @@ func (e *Emulator) workloadControl() httpapi.WorkloadControl {
 	return e.workloads
 }
 
+// zoneWorkloads is what scenarios change of the workloads.
+type zoneWorkloads struct{ w *control.Workloads }
+
+func (z zoneWorkloads) SetMode(path, mode string) error { return z.w.SetMode(path, targets.Mode(mode)) }
+
+func (z zoneWorkloads) InZone(zone string) []string {
+	var out []string
+	for _, st := range z.w.List() {
+		if strings.HasPrefix(st.Instance, zone+"/instances/") {
+			out = append(out, st.Instance)
+		}
+	}
+	return out
+}
+
 // workloadEligible says which instance addresses get a simulated
 // workload: IPv4 loopback ones, which the emulator gives out (127.0.1.1 and
 // up for instances outside a subnetwork, the managed-instance range) or a
@@ -445,6 +463,11 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
 	e.aggregator.RecordTo(e.timeline, time.Now)
+	var workloads scenario.Workloads
+	if e.workloads != nil {
+		workloads = zoneWorkloads{e.workloads}
+	}
+	e.scenarios = scenario.NewRunner(workloads, e.timeline)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
 		RootURL:    e.URL(),
@@ -454,6 +477,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Aggregates: e.aggregator,
 		Events:     events,
 		Timeline:   e.timeline,
+		Scenarios:  e.scenarios,
 		Traffic:    e.traffic(),
 		Workloads:  e.workloadControl(),
 		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
@@ -554,6 +578,7 @@ func (e *Emulator) close() error {
 	}
 	e.stopHealing()
 	<-e.healed
+	e.scenarios.Close()
 	e.api.Close()
 	if e.plane != nil {
 		e.plane.Close()

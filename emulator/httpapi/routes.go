@@ -161,6 +161,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+statusStylePath, s.statusAsset("status.css", "text/css; charset=utf-8"))
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
 	s.mux.HandleFunc("GET "+timelinePath, s.serveTimeline())
+	if s.scenarios != nil {
+		s.mux.HandleFunc("POST "+scenariosPath, s.serve(s.startScenario))
+		s.mux.HandleFunc("GET "+scenariosPath, s.serve(s.listScenarios))
+		s.mux.HandleFunc("GET "+scenariosPath+"/{name}", s.serve(s.getScenario))
+		s.mux.HandleFunc("DELETE "+scenariosPath+"/{name}", s.serve(s.stopScenario))
+	}
 	s.mux.HandleFunc("GET "+workloadsPath, s.serve(s.listWorkloads))
 	s.mux.HandleFunc("POST "+workloadsPath+"/projects/{project}/zones/{zone}/instances/{name}", s.serve(s.setWorkload))
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)

@@ -59,6 +59,7 @@ type Server struct {
 	// followers of GET /_emulator/timeline?follow=true.
 	timeline        *timeline.Timeline
 	timelineStreams chan struct{}
+	scenarios       ScenarioRunner
 	metrics         http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
@@ -137,6 +138,9 @@ type Options struct {
 	// Timeline is where changes of state are recorded, and what
 	// GET /_emulator/timeline reads; nil keeps none.
 	Timeline *timeline.Timeline
+	// Scenarios runs chaos scenarios (/_emulator/scenarios); nil serves
+	// none.
+	Scenarios ScenarioRunner
 	// Traffic is what the data plane carried, for the status page; nil
 	// shows no traffic section (the data plane is off).
 	Traffic TrafficReader
@@ -195,6 +199,7 @@ func New(st store.Store, o Options) *Server {
 		workloads:  o.Workloads,
 		events:     o.Events,
 		timeline:   o.Timeline,
+		scenarios:  o.Scenarios,
 
 		timelineStreams: make(chan struct{}, timelineStreams),
 		streams:         make(chan struct{}, statusStreams),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // timelinePath serves the timeline: every change of state of endpoints,
@@ -24,8 +25,6 @@ const (
 	timelineStreams = 16
 )
 
-var timelineKinds = []string{timeline.KindEndpoint, timeline.KindSource, timeline.KindComposite, timeline.KindInstance}
-
 // timelineQuery reads since, kind, resource and limit.
 func timelineQuery(r *http.Request) (since uint64, f timeline.Filter, limit int, err error) {
 	q := r.URL.Query()
@@ -35,8 +34,8 @@ func timelineQuery(r *http.Request) (since uint64, f timeline.Filter, limit int,
 		}
 	}
 	f = timeline.Filter{Kind: q.Get("kind"), Resource: q.Get("resource")}
-	if f.Kind != "" && !slices.Contains(timelineKinds, f.Kind) {
-		return 0, f, 0, invalid("kind (%q) is not a kind of event: one of %v.", f.Kind, timelineKinds)
+	if f.Kind != "" && !slices.Contains(api.TimelineKinds, f.Kind) {
+		return 0, f, 0, invalid("kind (%q) is not a kind of event: one of %v.", f.Kind, api.TimelineKinds)
 	}
 	limit = timelinePageSize
 	if v := q.Get("limit"); v != "" {

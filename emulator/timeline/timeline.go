@@ -23,6 +23,7 @@ const (
 	KindSource    = api.TimelineSource
 	KindComposite = api.TimelineComposite
 	KindInstance  = api.TimelineInstance
+	KindScenario  = api.TimelineScenario
 )
 
 // Event is one change; Page a read of the timeline.

@@ -3,7 +3,8 @@ package api
 import "time"
 
 // The timeline: every change of state of endpoints, health sources,
-// composite health checks and managed instances, as GET
+// composite health checks and managed instances, and the steps of chaos
+// scenarios, as GET
 // /_emulator/timeline answers it (an lbhealth extension).
 
 // Kinds of timeline events.
@@ -12,7 +13,11 @@ const (
 	TimelineSource    = "healthSource"         // a health source changed state
 	TimelineComposite = "compositeHealthCheck" // a composite health check changed state
 	TimelineInstance  = "instance"             // autohealing moved a managed instance (its currentAction)
+	TimelineScenario  = "scenario"             // a scenario's step set the mode of an instance, a zone or a target
 )
+
+// TimelineKinds are the kinds of timeline events.
+var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario}
 
 // TimelineEvent is one change.
 type TimelineEvent struct {

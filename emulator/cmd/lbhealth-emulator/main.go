@@ -56,6 +56,7 @@ const synopsis = `usage:
   lbhealth-emulator healthcheck       exit 0 if the emulator at --listen answers /healthz (a container's health check)
   lbhealth-emulator wait [flags]      wait until a backend service, target pool or composite check is healthy (exit 0) or time runs out
   lbhealth-emulator timeline [flags]  print every change of state recorded (endpoints, sources, composites, instances)
+  lbhealth-emulator scenario [flags]  run a chaos scenario (break, slow, heal instances, zones, targets on a schedule)
   lbhealth-emulator terraform-override [flags]
                                       point a hashicorp/google configuration at the emulator, its files unchanged
   lbhealth-emulator version           print the version
@@ -83,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return terraformOverride(args[1:], stdout, stderr)
 		case "timeline":
 			return timelineCommand(args[1:], stdout)
+		case "scenario":
+			return scenarioCommand(args[1:], stdout)
 		case "version":
 			if len(args) > 1 {
 				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
@@ -103,6 +106,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return terraformOverride([]string{"--help"}, stdout, stderr)
 			case args[1] == "timeline":
 				return timelineCommand([]string{"--help"}, stdout)
+			case args[1] == "scenario":
+				return scenarioCommand([]string{"--help"}, stdout)
 			case args[1] == "version":
 				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
 				return nil

@@ -19,8 +19,6 @@ import (
 // timelinePoll is how often timeline --follow reads again.
 const timelinePoll = 500 * time.Millisecond
 
-var timelineKinds = []string{api.TimelineEndpoint, api.TimelineSource, api.TimelineComposite, api.TimelineInstance}
-
 // timelineCommand is the timeline command: it prints the emulator's
 // timeline, one JSON event a line, for a CI step to keep as an artefact or
 // a script to read.
@@ -29,7 +27,7 @@ func timelineCommand(args []string, stdout io.Writer) error {
 	endpoint := fs.String("endpoint", env("LBHEALTH_EMULATOR_HOST", emulator.DefaultListen),
 		"the emulator to ask: host:port or its URL (env LBHEALTH_EMULATOR_HOST)")
 	since := fs.Uint64("since", 0, "print the events after this sequence number (0: from the start)")
-	kind := fs.String("kind", "", "print only events of this kind: endpoint, healthSource, compositeHealthCheck or instance")
+	kind := fs.String("kind", "", "print only events of this kind: endpoint, healthSource, compositeHealthCheck, instance or scenario")
 	resource := fs.String("resource", "", "print only events whose resource or group contains this text (a name, or a path)")
 	follow := fs.Bool("follow", false, "keep printing events as they happen, until interrupted")
 	output := fs.String("output", "", "write to this file instead of standard output")
@@ -39,8 +37,8 @@ func timelineCommand(args []string, stdout io.Writer) error {
 		"The token, if the emulator wants one, comes from LBHEALTH_TOKEN."); err != nil {
 		return err
 	}
-	if *kind != "" && !slices.Contains(timelineKinds, *kind) {
-		return usageError{fmt.Sprintf("--kind %q: want one of %v", *kind, timelineKinds)}
+	if *kind != "" && !slices.Contains(api.TimelineKinds, *kind) {
+		return usageError{fmt.Sprintf("--kind %q: want one of %v", *kind, api.TimelineKinds)}
 	}
 	out := stdout
 	if *output != "" {
