@@ -83,3 +83,79 @@ func CompositeHealthy(h *api.CompositeHealthCheckHealth) (bool, string) {
 	return h.HealthState == rules.StateHealthy,
 		fmt.Sprintf("the check is %s, want HEALTHY; its sources: %s", h.HealthState, strings.Join(sources, ", "))
 }
+
+// WaitTarget is what WaitHealthy waits for: one of a backend service's
+// endpoints, a target pool's instances or a composite check, each by its
+// self link or projects/{project}/global|regions/{region}/{collection}/{name}.
+type WaitTarget struct {
+	BackendService, TargetPool, CompositeCheck string
+	// MinHealthy is how many endpoints must be HEALTHY; 0: every one (and
+	// at least one). A composite check must be HEALTHY.
+	MinHealthy int64
+}
+
+// WaitHealthy reads the health of what w names every poll until it is
+// healthy, and returns what it saw then; past timeout, an error saying
+// what it saw last.
+func (c *Client) WaitHealthy(ctx context.Context, w WaitTarget, timeout, poll time.Duration) (string, error) {
+	type verdict struct {
+		healthy bool
+		saw     string
+	}
+	endpoints := func(statuses []api.HealthStatus) verdict {
+		ok, saw := EndpointsHealthy(statuses, w.MinHealthy)
+		return verdict{ok, saw}
+	}
+	var read func(ctx context.Context, scope Scope, name string) (verdict, error)
+	ref, collection := w.CompositeCheck, api.CollectionCompositeHealthChecks
+	switch {
+	case w.BackendService != "":
+		ref, collection = w.BackendService, api.CollectionBackendServices
+		read = func(ctx context.Context, scope Scope, name string) (verdict, error) {
+			h, err := c.GetBackendServiceHealth(ctx, scope, name, "")
+			if err != nil {
+				return verdict{}, err
+			}
+			return endpoints(h.HealthStatus), nil
+		}
+	case w.TargetPool != "":
+		ref, collection = w.TargetPool, api.CollectionTargetPools
+		read = func(ctx context.Context, scope Scope, name string) (verdict, error) {
+			h, err := c.GetTargetPoolHealth(ctx, scope, name, "")
+			if err != nil {
+				return verdict{}, err
+			}
+			return endpoints(h.HealthStatus), nil
+		}
+	default:
+		read = func(ctx context.Context, scope Scope, name string) (verdict, error) {
+			h, err := c.GetCompositeHealthCheckHealth(ctx, scope, name)
+			if err != nil {
+				return verdict{}, err
+			}
+			ok, saw := CompositeHealthy(h)
+			return verdict{ok, saw}, nil
+		}
+	}
+	scope, name, err := ScopeOf(ref, collection)
+	if err != nil {
+		return "", err
+	}
+	_, saw, err := Wait(ctx, timeout, poll, func(ctx context.Context) (verdict, error) { return read(ctx, scope, name) },
+		func(v verdict) (bool, string) { return v.healthy, v.saw })
+	return saw, err
+}
+
+// ScopeOf reads ref, a self link or
+// projects/{project}/global|regions/{region}/{collection}/{name}.
+func ScopeOf(ref, collection string) (Scope, string, error) {
+	parts := strings.Split(api.PathOf(ref), "/")
+	switch {
+	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == collection:
+		return Scope{Project: parts[1]}, parts[4], nil
+	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "regions" && parts[4] == collection:
+		return Scope{Project: parts[1], Region: parts[3]}, parts[5], nil
+	}
+	return Scope{}, "", fmt.Errorf("%q is not a %s reference: want its self link or "+
+		"projects/{project}/global/%s/{name} (or regions/{region}/ in place of global/)", ref, collection, collection)
+}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
+	"github.com/lbhealth/terraform-provider-lbhealth/lbhealthtest"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.
@@ -34,26 +34,10 @@ type testEmulator struct {
 // its configuration.
 func newTestEmulator(t *testing.T, opts ...func(*emulator.Config)) *testEmulator {
 	t.Helper()
-	cfg := emulator.Config{Listen: "127.0.0.1:0", InMemory: true}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	e, err := emulator.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("starting the emulator: %v", err)
-	}
-	t.Cleanup(func() {
-		// The provider under test runs in this process and its client's
-		// transport keeps connections it dialed for parallel requests but
-		// never used. The server counts such a connection as busy for 5
-		// seconds, so a graceful Close would wait (and time out) on it:
-		// close them first.
-		client.CloseIdleConnections()
-		if err := e.Close(); err != nil {
-			t.Errorf("closing the emulator: %v", err)
-		}
-	})
-	return &testEmulator{e}
+	// The provider's own tests start what they need: no traffic, no
+	// workloads, unless opts ask.
+	quiet := func(c *emulator.Config) { c.DataPlane, c.Workloads = false, false }
+	return &testEmulator{lbhealthtest.Start(t, append([]func(*emulator.Config){quiet}, opts...)...).Emulator}
 }
 
 // config prefixes a configuration with the provider block pointing at e.

@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
@@ -53,69 +51,11 @@ func wait(args []string, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := client.New(*endpoint, "", client.WithToken(os.Getenv("LBHEALTH_TOKEN")), client.WithUserAgent("lbhealth-emulator wait"))
-	// read reads the health of what is named once: whether it is healthy,
-	// and what it is.
-	type verdict struct {
-		healthy bool
-		saw     string
-	}
-	var read func(ctx context.Context, scope client.Scope, name string) (verdict, error)
-	endpoints := func(statuses []api.HealthStatus) verdict {
-		ok, saw := client.EndpointsHealthy(statuses, *minHealthy)
-		return verdict{ok, saw}
-	}
-	ref, collection := *composite, api.CollectionCompositeHealthChecks
-	switch {
-	case *service != "":
-		ref, collection = *service, api.CollectionBackendServices
-		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
-			h, err := c.GetBackendServiceHealth(ctx, scope, name, "")
-			if err != nil {
-				return verdict{}, err
-			}
-			return endpoints(h.HealthStatus), nil
-		}
-	case *pool != "":
-		ref, collection = *pool, api.CollectionTargetPools
-		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
-			h, err := c.GetTargetPoolHealth(ctx, scope, name, "")
-			if err != nil {
-				return verdict{}, err
-			}
-			return endpoints(h.HealthStatus), nil
-		}
-	default:
-		read = func(ctx context.Context, scope client.Scope, name string) (verdict, error) {
-			h, err := c.GetCompositeHealthCheckHealth(ctx, scope, name)
-			if err != nil {
-				return verdict{}, err
-			}
-			ok, saw := client.CompositeHealthy(h)
-			return verdict{ok, saw}, nil
-		}
-	}
-	scope, name, err := scopeOf(ref, collection)
-	if err != nil {
-		return fmt.Errorf("wait: %w", err)
-	}
-	_, saw, err := client.Wait(ctx, *timeout, waitPoll, func(ctx context.Context) (verdict, error) { return read(ctx, scope, name) },
-		func(v verdict) (bool, string) { return v.healthy, v.saw })
+	saw, err := c.WaitHealthy(ctx, client.WaitTarget{BackendService: *service, TargetPool: *pool, CompositeCheck: *composite,
+		MinHealthy: *minHealthy}, *timeout, waitPoll)
 	if err != nil {
 		return fmt.Errorf("wait: %w", err)
 	}
 	fmt.Fprintln(stdout, "healthy: "+saw)
 	return nil
-}
-
-// scopeOf reads ref, a self link or projects/{p}/global|regions/{r}/{collection}/{name}.
-func scopeOf(ref, collection string) (client.Scope, string, error) {
-	parts := strings.Split(api.PathOf(ref), "/")
-	switch {
-	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == collection:
-		return client.Scope{Project: parts[1]}, parts[4], nil
-	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "regions" && parts[4] == collection:
-		return client.Scope{Project: parts[1], Region: parts[3]}, parts[5], nil
-	}
-	return client.Scope{}, "", fmt.Errorf("%q is not a %s reference: want its self link or "+
-		"projects/{project}/global/%s/{name} (or regions/{region}/ in place of global/)", ref, collection, collection)
 }
