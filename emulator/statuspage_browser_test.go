@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,6 +134,23 @@ func TestStatusPage_InABrowser(t *testing.T) {
 		t.Error("the firewall finding opened was closed by a live update")
 	}
 
+	if err := set.SetMode(broken.Name, targets.ModeOK); err != nil {
+		t.Fatal(err)
+	}
+	waitState("the recovered target green", broken.Port, "ok")
+
+	// The history above the table draws the break and the recovery from
+	// the timeline: HEALTHY, UNHEALTHY, HEALTHY again, in that order.
+	strip := js(`[...[...document.querySelectorAll("section .hrow")].find(r => r.querySelector(".hlabel").textContent === "127.0.0.1:` +
+		strconv.Itoa(broken.Port) + `").querySelectorAll("rect")].map(r => r.getAttribute("class")).join(" ")`)
+	if !regexp.MustCompile(`^ok error ok$`).MatchString(strip) {
+		t.Errorf("the broken target's history: %q, want ok error ok", strip)
+	}
+	// Nothing is cut off at 1,400 pixels: the page is no wider than the
+	// window (a wide table scrolls inside its section).
+	if wide := js(`document.documentElement.scrollWidth <= window.innerWidth`); wide != "true" {
+		t.Errorf("the page is %s px wide in a window of %s", js(`document.documentElement.scrollWidth`), js(`window.innerWidth`))
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -147,10 +165,6 @@ func TestStatusPage_InABrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", path)
 
-	if err := set.SetMode(broken.Name, targets.ModeOK); err != nil {
-		t.Fatal(err)
-	}
-	waitState("the recovered target green", broken.Port, "ok")
 	if errs := pageErrors(); len(errs) > 0 {
 		t.Errorf("the page threw: %v", errs)
 	}
@@ -166,7 +180,7 @@ func openBrowser(t *testing.T) (context.Context, func(string) string, func() []s
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1600, 1000))
+		chromedp.WindowSize(1400, 1000))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)

@@ -51,7 +51,7 @@ var statusTemplate = template.Must(template.New("page.html").Funcs(template.Func
 	"class": stateClass,
 	// stamp and ms write a time for people (RFC 3339) and for status.js,
 	// which shows it as a time ago.
-	"stamp": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"stamp": stamp,
 	"ms":    func(t time.Time) int64 { return t.UnixMilli() },
 	// workloadClass colours a workload's state.
 	"workloadClass": func(st control.Status) string {
@@ -101,6 +101,7 @@ type statusRow struct {
 // ownerSection is one backend service, target pool or managed group.
 type ownerSection struct {
 	Path, ID        string
+	History         *history // nil without a timeline
 	Counts          statusCounts
 	Rows            []statusRow
 	More            int // endpoints beyond statusRowsPerOwner, not shown
@@ -249,13 +250,14 @@ func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) 
 
 func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	var page statusPage
+	changes := s.historyIndex()
 	for _, c := range api.CollectionsWith(api.ProbeOwner) {
 		owners, err := s.store.All(r.Context(), c.Name)
 		if err != nil {
 			return page, err
 		}
 		for _, o := range owners {
-			sec := s.ownerSection(o)
+			sec := s.ownerSection(o, changes)
 			page.Total.OK += sec.Counts.OK
 			page.Total.Error += sec.Counts.Error
 			page.Total.Preparing += sec.Counts.Preparing
@@ -281,11 +283,14 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 	return page, nil
 }
 
+// stamp writes a time as the page shows it.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
 // ownerSection is one backend service, target pool or managed group: a row
 // per endpoint (with the address probed, when a probe map moved it), a
 // red note for a managed group in a recreate loop, or a grey one when
 // nothing is probed for it.
-func (s *Server) ownerSection(o store.Object) ownerSection {
+func (s *Server) ownerSection(o store.Object, changes *historyIndex) ownerSection {
 	sec := ownerSection{Path: o.Path(), ID: strings.ReplaceAll(o.Path(), "/", "-")}
 	if o.Collection == api.CollectionInstanceGroupManagers {
 		var m api.InstanceGroupManager
@@ -293,7 +298,9 @@ func (s *Server) ownerSection(o store.Object) ownerSection {
 			sec.Note, sec.NoteClass = "autohealing: RECREATE LOOP: "+m.Status.RecreateLoop, "error"
 		}
 	}
+	var addrs []string
 	for _, st := range s.statuses(o.Path()) {
+		addrs = append(addrs, st.Address())
 		class := stateClass(st.State)
 		sec.Counts.add(class)
 		if len(sec.Rows) == statusRowsPerOwner {
@@ -316,6 +323,7 @@ func (s *Server) ownerSection(o store.Object) ownerSection {
 		}
 		sec.Rows = append(sec.Rows, row)
 	}
+	sec.History = changes.of(o.Path(), addrs)
 	if len(sec.Rows) == 0 && sec.Note == "" {
 		sec.Note, sec.NoteClass = "No data: no health check, or no endpoints.", "muted"
 		sec.Counts.NoData++
