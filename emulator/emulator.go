@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -145,11 +146,29 @@ type Config struct {
 	// answers, unless its metadata says otherwise
 	// (api.MetadataBootSeconds); zero answers at once.
 	WorkloadBoot time.Duration
+	// TimeScale, above 1, runs the emulator's own times that many times
+	// faster, for tests: health checks' intervals and timeouts (the probes
+	// stay real), autohealing's initial delays and recreation, managed
+	// certificates' provisioning, instances' boot, and the steps of
+	// scenarios. 0 and 1 keep real time; at most MaxTimeScale.
+	TimeScale float64
 	// WorkloadCommands runs an instance's metadata
 	// lbhealth-workload-command as its workload, instead of the simulated
 	// servers. Off by default: whoever can call the API can then run
 	// commands on this machine.
 	WorkloadCommands bool
+}
+
+// MaxTimeScale is the fastest the emulator's times run (Config.TimeScale):
+// a 1 s interval then still gives a probe 10 ms.
+const MaxTimeScale = 100
+
+// scaled is d as the emulator runs it (Config.TimeScale).
+func (c Config) scaled(d time.Duration) time.Duration {
+	if c.TimeScale > 1 {
+		return time.Duration(float64(d) / c.TimeScale)
+	}
+	return d
 }
 
 // Node roles, as EXPRESSION checks see them.
@@ -180,6 +199,9 @@ func (c Config) Validate() error {
 			!strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/compute/v1") || u.RawQuery != "" || u.Fragment != "" {
 			errs = append(errs, fmt.Errorf("--self-link-root %q: want an http(s) URL ending with /compute/v1/, such as %s", c.SelfLinkRoot, GoogleSelfLinkRoot))
 		}
+	}
+	if c.TimeScale < 0 || c.TimeScale > MaxTimeScale || math.IsNaN(c.TimeScale) {
+		errs = append(errs, fmt.Errorf("--time-scale %g: want 1 (real time) to %d (that many times faster)", c.TimeScale, MaxTimeScale))
 	}
 	if c.WorkloadBoot < 0 || c.WorkloadBoot > time.Hour {
 		errs = append(errs, fmt.Errorf("--workload-boot %s: want 0 (at once) to 1h", c.WorkloadBoot))
@@ -439,7 +461,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	events := health.NewEvents(statusEvents)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg),
+	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), TimeScale: cfg.TimeScale,
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
 			// The endpoint's change first, then what it moves.
@@ -458,7 +480,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener})
 	}
 	if cfg.Workloads {
-		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.WorkloadBoot, Log: log,
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.scaled(cfg.WorkloadBoot), Log: log,
 			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
@@ -467,7 +489,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	if e.workloads != nil {
 		workloads = zoneWorkloads{e.workloads}
 	}
-	e.scenarios = scenario.NewRunner(workloads, e.timeline)
+	e.scenarios = scenario.NewRunner(workloads, e.timeline, cfg.scaled)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
 		RootURL:    e.URL(),
@@ -491,7 +513,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		OperationsTTL:           cfg.OperationsTTL,
-		CertificateProvisioning: cfg.CertificateProvisioning,
+		CertificateProvisioning: cfg.scaled(cfg.CertificateProvisioning),
+		TimeScale:               cfg.TimeScale,
 		OperationsMax:           cfg.OperationsMax,
 	})
 	e.api = srv

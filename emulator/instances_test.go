@@ -109,7 +109,7 @@ func TestProbeMap_RealAddressesAreProbedLocally(t *testing.T) {
 		return ok && h.IPAddress == "10.44.0.2" && h.ProbedAt == "127.44.0.2" && h.HealthState == "HEALTHY"
 	})
 	// The instance's address with the port its check probes.
-	if want := regexp.MustCompile(`<td>10\.44\.0\.2:[0-9]+ \(probed at 127\.44\.0\.2\)</td>`); !want.MatchString(statusPageText(t, e)) {
+	if want := regexp.MustCompile(`<td class="path">10\.44\.0\.2:[0-9]+ \(probed at 127\.44\.0\.2\)</td>`); !want.MatchString(statusPageText(t, e)) {
 		t.Errorf("the status page does not show %s:\n%s", want, statusPageText(t, e))
 	}
 	if want := `probed_at="127.44.0.2"`; !strings.Contains(metricsText(t, e), want) {

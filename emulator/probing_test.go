@@ -240,7 +240,7 @@ func TestStatusPage_ShowsEndpointsColouredByState(t *testing.T) {
 		io.Copy(&b, resp.Body)
 		return b.String()
 	}
-	row := `<tr data-state="error" data-endpoint="127.0.0.1:` + a.port() + `"><td class="error">UNHEALTHY</td><td>127.0.0.1:` + a.port() + `</td>`
+	row := `<tr data-state="error" data-endpoint="127.0.0.1:` + a.port() + `"><td class="error">UNHEALTHY</td><td class="path">127.0.0.1:` + a.port() + `</td>`
 	waitFor(t, "the failing endpoint shown red", func() bool { return strings.Contains(page(), row) })
 	p := page()
 	for _, want := range []string{

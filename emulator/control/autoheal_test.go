@@ -187,3 +187,33 @@ func TestAutohealer_CallsTheHook(t *testing.T) {
 		t.Fatal("the hook was never called")
 	}
 }
+
+// With the emulator's times scaled by 100, an initial delay of 300 s is 3 s
+// and a recreation takes RecreateTime/100.
+func TestAutohealer_ScaledTime(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	f := newFakeGroup(start, 300, "")
+	a := NewAutohealer(f, func() time.Time { return now }, nil)
+	a.ScaleTime(func(d time.Duration) time.Duration { return d / 100 })
+	path := f.group.Instances[0].Key.Path()
+	step := func(at time.Duration) {
+		t.Helper()
+		now, f.verdict = start.Add(at), rules.StateUnhealthy
+		if err := a.Once(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(2 * time.Second)
+	if a.Action(path) != api.ActionNone {
+		t.Fatalf("2s in: %s, want NONE (the delay is 3s)", a.Action(path))
+	}
+	step(3 * time.Second)
+	if a.Action(path) != api.ActionRecreating {
+		t.Fatalf("3s in: %s, want RECREATING", a.Action(path))
+	}
+	step(3*time.Second + RecreateTime/100)
+	if a.Action(path) != api.ActionVerifying {
+		t.Fatalf("after RecreateTime/100: %s, want VERIFYING", a.Action(path))
+	}
+}

@@ -372,3 +372,41 @@ func TestEngine_SinceLatencyAndHistory(t *testing.T) {
 		t.Errorf("after %d more failures Recent() = %v, want %d failures", historyLen, got, historyLen)
 	}
 }
+
+// With a time scale of 10, a check of a 30 s interval and a 5 s timeout is
+// probed every 3 s (on the engine's clock) with 0.5 s to answer, and its
+// expected rate says so; the check's own settings are unchanged.
+func TestEngine_TimeScaleDividesIntervalAndTimeout(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	var deadlines []time.Duration
+	var mu sync.Mutex
+	e := New(Config{Probers: 1, Clock: s.clock, TimeScale: 10, Probe: func(ctx context.Context, sp prober.Spec, tg prober.Target) prober.Result {
+		if d, ok := ctx.Deadline(); ok {
+			mu.Lock()
+			deadlines = append(deadlines, d.Sub(s.clock.Now()))
+			mu.Unlock()
+		}
+		return s.probe(ctx, sp, tg)
+	}})
+	t.Cleanup(e.Close)
+	tg := target(30*time.Second, 5*time.Second, 1, 1)
+	e.Update([]Target{tg})
+	for range 3 {
+		step(t, e, s.clock)
+	}
+	starts := s.startTimes()
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i].Sub(starts[i-1]); d != 3*time.Second {
+			t.Errorf("probe %d started %v after the previous one, want 3s (30s / 10)", i, d)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deadlines) == 0 || deadlines[0] != 500*time.Millisecond {
+		t.Errorf("the probes' deadlines %v after their start, want 500ms (5s / 10)", deadlines)
+	}
+	st := e.Statuses(tg.Owner)
+	if len(st) != 1 || st[0].ExpectedRate != 1.0/3 {
+		t.Errorf("statuses %+v, want an expected rate of one probe per 3s", st)
+	}
+}

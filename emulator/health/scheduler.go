@@ -79,7 +79,7 @@ type series struct {
 
 // newSeries is prober p's series of ep, whose ID is id.
 func (e *Engine) newSeries(ep *endpoint, id string, t *placement, p int) *series {
-	s := &series{e: e, ep: ep, p: p, interval: t.Check.Interval, index: -1}
+	s := &series{e: e, ep: ep, p: p, interval: e.scaled(t.Check.Interval), index: -1}
 	s.done = s.finish // bound once: a probe allocates no callback
 	// The first slot is strictly after now: a series restarted by a change
 	// at the very instant of a slot must not probe that slot twice.
@@ -107,11 +107,12 @@ func (s *series) launch() {
 	s.start = e.cfg.Clock.Now()
 	s.target, s.gen = s.ep.current()
 	t := s.target
-	deadline := s.slot.Add(t.Check.Timeout)
+	timeout := e.scaled(t.Check.Timeout)
+	deadline := s.slot.Add(timeout)
 	if !deadline.After(s.start) {
 		// The scheduler is a whole timeout late (the machine is starved):
 		// the probe would have no time at all, and would fail for it.
-		s.slot = e.live(s.slot, s.start, s.interval, t.Check.Timeout)
+		s.slot = e.live(s.slot, s.start, s.interval, timeout)
 		e.sched.add(s)
 		e.sched.landed()
 		return
@@ -153,7 +154,7 @@ func (s *series) finish(res prober.Result) {
 	}
 	s.pm.observe(res, end.Sub(s.start))
 	e.record(s.ep, s.gen, s.p, res, s.start, end)
-	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, s.target.Check.Timeout)
+	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, e.scaled(s.target.Check.Timeout))
 	e.sched.add(s)
 }
 

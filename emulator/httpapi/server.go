@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,7 @@ type Server struct {
 	timeline        *timeline.Timeline
 	timelineStreams chan struct{}
 	scenarios       ScenarioRunner
+	timeScale       string // the factor times run faster by, or ""
 	metrics         http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
@@ -178,7 +180,16 @@ type Options struct {
 	CertificateProvisioning time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// TimeScale, above 1, says the emulator runs its times that many times
+	// faster: autohealing's delays here, and every answer says so
+	// (TimeScaleHeader, the status page). Provisioning times are given
+	// scaled already.
+	TimeScale float64
 }
+
+// TimeScaleHeader is on every answer of an emulator whose times run faster
+// than real time: the factor.
+const TimeScaleHeader = "X-Lbhealth-Time-Scale"
 
 // New returns a Server over st, ready to serve: its routes registered, its
 // reference index built and the stored operations loaded.
@@ -217,6 +228,10 @@ func New(st store.Store, o Options) *Server {
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
 	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
+	if o.TimeScale > 1 {
+		s.timeScale = strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
+		s.healer.ScaleTime(func(d time.Duration) time.Duration { return time.Duration(float64(d) / o.TimeScale) })
+	}
 	s.healer.RecordTo(o.Timeline)
 	s.setAccess(o.Access)
 	s.routes()
@@ -237,6 +252,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, &apiError{http.StatusInternalServerError, "backendError", "Internal error in the emulator."})
 		}
 	}()
+	if s.timeScale != "" {
+		w.Header().Set(TimeScaleHeader, s.timeScale)
+	}
 	if err := s.guard(r); err != nil {
 		// Never the Authorization header: it may hold a token.
 		s.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "host", r.Host,

@@ -115,6 +115,8 @@ type TrafficReader interface {
 
 // statusPage is what the page template renders.
 type statusPage struct {
+	// TimeScale is the factor the emulator's times run faster by, or "".
+	TimeScale  string
 	Total      statusCounts
 	Owners     []ownerSection
 	Aggregates []aggregate.AggregateState
@@ -249,7 +251,7 @@ func (s *Server) statusLive(w http.ResponseWriter, r *http.Request) {
 func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
 
 func (s *Server) statusPage(r *http.Request) (statusPage, error) {
-	var page statusPage
+	page := statusPage{TimeScale: s.timeScale}
 	changes := s.historyIndex()
 	for _, c := range api.CollectionsWith(api.ProbeOwner) {
 		owners, err := s.store.All(r.Context(), c.Name)

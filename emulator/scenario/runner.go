@@ -41,6 +41,7 @@ type Runner struct {
 	workloads Workloads // nil when the emulator runs no workloads
 	timeline  *timeline.Timeline
 	now       func() time.Time
+	scaled    func(time.Duration) time.Duration // the emulator's time scale
 	targets   *http.Client
 
 	mu   sync.Mutex
@@ -59,9 +60,13 @@ type run struct {
 }
 
 // NewRunner runs scenarios on workloads (nil: none run), recording each
-// step on tl.
-func NewRunner(workloads Workloads, tl *timeline.Timeline) *Runner {
-	return &Runner{workloads: workloads, timeline: tl, now: time.Now, runs: map[string]*run{},
+// step on tl; scaled (nil: real time) is how the emulator runs a step's
+// time from the start.
+func NewRunner(workloads Workloads, tl *timeline.Timeline, scaled func(time.Duration) time.Duration) *Runner {
+	if scaled == nil {
+		scaled = func(d time.Duration) time.Duration { return d }
+	}
+	return &Runner{workloads: workloads, timeline: tl, now: time.Now, scaled: scaled, runs: map[string]*run{},
 		// A target is a URL of this machine (the rules say so), and a
 		// redirect must not take the call anywhere else.
 		targets: &http.Client{Timeout: 10 * time.Second,
@@ -106,7 +111,7 @@ func (r *Runner) run(ctx context.Context, rn *run, steps []indexed) {
 	defer rn.stop()
 	start := rn.status.StartTime
 	for _, st := range steps {
-		if !sleepUntil(ctx, start.Add(st.at)) {
+		if !sleepUntil(ctx, start.Add(r.scaled(st.at))) {
 			return
 		}
 		err := r.step(ctx, rn.status.Name, st.index, st.Step)

@@ -337,6 +337,10 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		"run an instance's metadata "+api.MetadataWorkloadCommand+" (a shell command line, told its address and ports in "+
 			"LBHEALTH_ADDRESS, LBHEALTH_PORT and LBHEALTH_PORTS) as its workload instead of the simulated servers. Whoever can call "+
 			"the API can then run commands on this machine: keep the API on loopback, or set --token (env LBHEALTH_WORKLOAD_COMMANDS)")
+	timeScale := fs.Float64("time-scale", envFloat("LBHEALTH_TIME_SCALE", 1),
+		"run the emulator's own times this many times faster, for tests (1 to 100): health checks' intervals and timeouts "+
+			"(the probes stay real), autohealing's delays, certificate provisioning, instance boot, scenario steps; every API "+
+			"answer says so in "+httpapi.TimeScaleHeader+", and the status page too (env LBHEALTH_TIME_SCALE)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"),
 		"text (key=value) or json (one object per line, for log collectors); the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
@@ -387,7 +391,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 		DataPlane: plane, NoBackendHeader: !header, DataPlaneMaxConnections: *planeConns, DataPlaneMaxConnectionsPerListener: *listenerConns,
-		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
+		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, TimeScale: *timeScale, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
 	}
 	if *selfLinkRoot == "emulator" {
 		cfg.SelfLinkRoot = ""
@@ -466,6 +470,13 @@ func envBool(name string) bool {
 func envDuration(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
 		return d
+	}
+	return def
+}
+
+func envFloat(name string, def float64) float64 {
+	if f, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return f
 	}
 	return def
 }
