@@ -78,7 +78,9 @@ func healthCheckSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "A load-balancer health check, global or regional: how the emulator probes " +
 			"endpoints and when it calls them healthy. Set exactly one protocol block. Updates replace the whole " +
-			"object in place, protocol switches included; changing `name`, `project` or `region` replaces the check. " +
+			"object in place, and so do switches between the Compute API's seven protocol blocks; switching to or from " +
+			"one of the emulator's own blocks (DNS, SMTP, FTP, LDAP, SQL, UDP, ICMP, expression, scenario ...) replaces the " +
+			"check, as does changing `name`, `project` or `region`. " +
 			"A check used by a backend service cannot be deleted: where a replacement is planned, " +
 			"`lifecycle { create_before_destroy = true }` lets Terraform move the reference first.",
 		Attributes: resourceAttributes(d, map[string]schema.Attribute{
