@@ -175,11 +175,9 @@ func TestHTTPHugeBodyBoundedRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var pushed atomic.Int64
 			tg := endlessServer(t, tc.chunked, &pushed)
-			start := time.Now()
+			// A probe that did not stop reading would run to its deadline
+			// and say TIMEOUT.
 			res := probe(t, probeTimeout, Spec{Protocol: "HTTP", HTTP: &HTTPSpec{Response: tc.response}}, tg)
-			if el := time.Since(start); el > time.Second {
-				t.Fatalf("probe took %v: it did not stop reading", el)
-			}
 			wantResult(t, res, tc.reason == "", tc.reason)
 			// What the server pushed is bounded by socket buffers, not by
 			// the body: the probe never drained the 1 GB.

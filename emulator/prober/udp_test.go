@@ -89,12 +89,10 @@ func TestUDPPortUnreachable(t *testing.T) {
 	}
 	addr := pc.LocalAddr().(*net.UDPAddr)
 	pc.Close()
-	start := time.Now()
+	// A probe that waited for the deadline instead of the ICMP answer
+	// would say TIMEOUT.
 	res := probe(t, 5*time.Second, Spec{Protocol: "UDP", TCP: &TCPSpec{Request: "PING"}}, Target{IP: addr.IP.String(), Port: addr.Port})
 	wantResult(t, res, false, ReasonConnectionRefused)
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("a refused UDP probe took %v: it waited for the deadline instead of the ICMP answer", el)
-	}
 }
 
 // TestUDPOverIPv6: an echo server on the IPv6 loopback.

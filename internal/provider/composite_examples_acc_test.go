@@ -159,12 +159,10 @@ func TestAccExamples_compositeFailover(t *testing.T) {
 					took := wait(one, "UNHEALTHY")
 					// The example's check: (unhealthy_threshold - 1) * check_interval_sec +
 					// timeout_sec = 5s after the first failing probe, which starts at most one
-					// interval (2s) after the break. The slack absorbs a loaded CI machine.
-					const bound, slack = 7 * time.Second, 3 * time.Second
-					t.Logf("region one's composite turned UNHEALTHY %v after its targets broke (bound %v)", took.Round(10*time.Millisecond), bound)
-					if took > bound+slack {
-						t.Errorf("region one's composite took %v to turn UNHEALTHY, more than the bound (%v) and its slack (%v)", took, bound, slack)
-					}
+					// interval (2s) after the break. Logged, not asserted: a busy machine
+					// delays it by any amount (the engine's bound is tested on its injected
+					// clock, TestEngine_DetectionWithinBound).
+					t.Logf("region one's composite turned UNHEALTHY %v after its targets broke (bound 7s)", took.Round(10*time.Millisecond))
 				},
 				Config:            cfg,
 				ConfigVariables:   vars,
