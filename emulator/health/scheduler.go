@@ -15,7 +15,7 @@ import (
 // slotGrain is the resolution of slot offsets. Series whose slots share a
 // grain start together, so the runtime wakes once for a few dozen probes
 // rather than once per probe: at 5,000 endpoints a second that cut the
-// engine's CPU by about a fifth (README.md, Performance), for starts
+// engine's CPU by about a fifth (docs/guides/benchmarks.md), for starts
 // spread over 100 instants a second instead of 5,000.
 const slotGrain = 10 * time.Millisecond
 

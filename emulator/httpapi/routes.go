@@ -277,7 +277,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 }
 
 func notRouted(r *http.Request) error {
-	return &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see README.md for the API."}
+	return &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see docs/guides/api.md for the API."}
 }
 
 // allowed lists the methods that have a route for r's path other than the

@@ -13,8 +13,8 @@ import (
 // thousands of probes a second a goroutine per probe (park and wake on
 // connect and on read, a timer for the deadline, a growing stack) cost
 // more than half as much again as the kernel's own work for the probe,
-// which an event-driven checker like HAProxy never pays (README.md,
-// Performance).
+// which an event-driven checker like HAProxy never pays
+// (docs/guides/benchmarks.md).
 //
 // Probes over TLS that judge a plain answer (SSL, HTTPS, LEGACY_HTTPS)
 // run on the reactor from the end of their handshake: crypto/tls has no

@@ -5,7 +5,7 @@ import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 // extensions are the fields lbhealth adds to the Compute API, by schema
 // name: the one place where the emulator's wire shape leaves Google's.
 // Answers carry them only for clients that ask (httpapi's answerShape);
-// README.md (the API, "Extensions") documents each.
+// docs/guides/api.md (Extensions) documents each.
 var extensions = map[string]map[string]*Schema{
 	// Endpoints declared inside the group, so that one Terraform resource
 	// holds them (the real API attaches them with attachNetworkEndpoints,

@@ -1,6 +1,6 @@
 # Traffic that follows health: hashicorp/google load balancers, unchanged
 # but for the provider block, whose forwarding rules lbhealth-emulator
-# really listens on (--data-plane, on by default). README.md walks
+# really listens on (--data-plane, on by default). docs/guides/traffic.md walks
 # through it: curl the rules in a loop, break a backend, watch the traffic
 # leave it once its check finds it UNHEALTHY, and come back.
 #

@@ -9,7 +9,7 @@
 #   terraform init && terraform apply
 #
 # `terraform init` downloads hashicorp/google from the registry; offline,
-# point a dev_overrides CLI config at a provider binary (README.md).
+# point a dev_overrides CLI config at a provider binary (docs/guides/provider-setup.md).
 terraform {
   required_providers {
     google = {

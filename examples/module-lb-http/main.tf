@@ -3,7 +3,7 @@
 # behind a global external HTTP load balancer (terraform-google-modules/
 # lb-http), with a Cloud NAT beside it (terraform-google-modules/cloud-nat),
 # autohealed by its own health check. Only the provider blocks say where the
-# emulator is. README.md walks through it.
+# emulator is. docs/guides/hashicorp-google.md walks through it.
 terraform {
   required_providers {
     google = {

@@ -92,7 +92,7 @@ func forwardingRuleSchema() schema.Schema {
 		MarkdownDescription: "A forwarding rule, global or regional: an address and port range whose traffic goes to " +
 			"a backend service or a target pool. When the rule's address is on loopback (as the one the emulator " +
 			"assigns is), the emulator listens there and carries its connections to the endpoints its probes find " +
-			"`HEALTHY` (the README's *Traffic that follows health*). Forwarding rules are also what composite health " +
+			"`HEALTHY` (the guide *Traffic that follows health*). Forwarding rules are also what composite health " +
 			"checks report for (their health destination). Changes to the address, ports, backend service or " +
 			"target are updates in place (HTTP PUT). A backend service or target pool a rule uses cannot be deleted " +
 			"until the rule stops using it.",
