@@ -477,7 +477,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
-			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener})
+			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
+			TimeScale: cfg.TimeScale})
 	}
 	if cfg.Workloads {
 		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.scaled(cfg.WorkloadBoot), Log: log,

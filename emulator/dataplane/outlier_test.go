@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 )
@@ -79,4 +80,28 @@ func addrs(p *pool) []string {
 		out = append(out, b.addr)
 	}
 	return out
+}
+
+// With the emulator's time scale, ejections and draining last that many
+// times less: 60 s of ejection and 30 s of draining are 6 s and 3 s at 10.
+func TestTimeScale_EjectionAndDraining(t *testing.T) {
+	service := "projects/p/global/backendServices/web"
+	p := New(Options{TimeScale: 10, Health: fixedHealth{owner: service, eps: []health.Endpoint{
+		{IP: "127.0.0.1", Port: 9001}, {IP: "127.0.0.1", Port: 9002}}}})
+	t.Cleanup(p.Close)
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","connectionDraining":{"drainingTimeoutSec":30},
+		"outlierDetection":{"consecutiveGatewayFailure":1,"baseEjectionTime":{"seconds":"60"},"maxEjectionPercent":100}}`))
+	p.Apply()
+	pool := p.pools.get(p.cfg, poolKey{service, modeProxy})
+	if pool.draining != 3*time.Second {
+		t.Errorf("draining %v, want 3s (30s / 10)", pool.draining)
+	}
+	first := pool.healthy[0]
+	before := time.Now()
+	p.answer(t, first, 502)
+	after := time.Now()
+	until := time.Unix(0, first.outlier.ejectedUntil.Load())
+	if until.Before(before.Add(6*time.Second)) || until.After(after.Add(6*time.Second)) {
+		t.Errorf("ejected until %v after the failure, want 6s (60s / 10)", until.Sub(before))
+	}
 }
