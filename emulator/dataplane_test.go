@@ -13,18 +13,11 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/lbhealthtest"
 )
 
 // freePort is a loopback port nothing listens on (at the time of asking).
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return lbhealthtest.FreePort(t) }
 
 // noRedirects is a client that shows redirects rather than follows them,
 // and keeps no connection between requests.

@@ -15,6 +15,7 @@ package lbhealthtest
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"testing"
 	"time"
 
@@ -180,6 +181,18 @@ func (e *Emulator) RunScenario(t testing.TB, doc string) scenario.Status {
 		t.Fatalf("lbhealthtest: starting scenario %s: %v", sc.Name, err)
 	}
 	return *st
+}
+
+// FreePort is a loopback port nothing listens on at the time of asking:
+// for a forwarding rule's port_range, or a server of the test's own.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("lbhealthtest: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // StartTargets starts the target simulator (the servers that

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -111,7 +112,7 @@ func (r *Runner) run(ctx context.Context, rn *run, steps []indexed) {
 	defer rn.stop()
 	start := rn.status.StartTime
 	for _, st := range steps {
-		if !sleepUntil(ctx, start.Add(r.scaled(st.at))) {
+		if !(health.RealClock{}).SleepUntil(ctx, start.Add(r.scaled(st.at))) {
 			return
 		}
 		err := r.step(ctx, rn.status.Name, st.index, st.Step)
@@ -212,16 +213,4 @@ func (r *Runner) Close() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
-}
-
-// sleepUntil waits until t; false when ctx ends first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -79,7 +79,7 @@ func TestAccTestingKit_breakOneJudgeFromTheTimeline(t *testing.T) {
 		addrs = append(addrs, tg.Addr())
 	}
 	broken := sim.Targets()[0]
-	port := freeTCPPort(t)
+	port := lbhealthtest.FreePort(t)
 	config := emu.LbhealthProvider(testProject) + kitConfig(addrs, port)
 
 	judge := func(*terraform.State) error {
@@ -123,15 +123,4 @@ func TestAccTestingKit_breakOneJudgeFromTheTimeline(t *testing.T) {
 		Steps:                    []resource.TestStep{{Config: config, Check: judge}},
 	})
 	t.Logf("the whole test took %s", time.Since(started).Round(10*time.Millisecond))
-}
-
-// freeTCPPort is a loopback port nothing listens on now.
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
