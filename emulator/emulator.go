@@ -501,9 +501,12 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Events:     events,
 		Timeline:   e.timeline,
 		Scenarios:  e.scenarios,
-		Traffic:    e.traffic(),
-		Workloads:  e.workloadControl(),
-		Metrics:    promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		FastForward: func(ctx context.Context, d time.Duration) int {
+			return e.engine.FastForward(ctx, d)
+		},
+		Traffic:   e.traffic(),
+		Workloads: e.workloadControl(),
+		Metrics:   promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {
 				log.Error("probe engine not updated", "error", err)
@@ -568,6 +571,13 @@ func (e *Emulator) Addr() string { return e.listener.Addr().String() }
 
 // URL is the root URL of the emulator's API.
 func (e *Emulator) URL() string { return "http://" + e.Addr() }
+
+// FastForward runs now, in order, the probes due in the next d, as real
+// probes, as if that much time had passed (health.Engine.FastForward); it
+// returns how many ran.
+func (e *Emulator) FastForward(ctx context.Context, d time.Duration) int {
+	return e.engine.FastForward(ctx, d)
+}
 
 // Timeline is every change of state of endpoints, health sources,
 // composite checks and managed instances since the emulator started.

@@ -51,3 +51,44 @@ func TestTimeScale(t *testing.T) {
 		}
 	}
 }
+
+// POST /_emulator/fastForward runs the probes due in the seconds it skips:
+// an endpoint of a check every 30 s, broken, is UNHEALTHY (two failures in
+// a row) once a minute is skipped, with no waiting; a bad body is refused.
+func TestFastForward(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator0())
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"hc","checkIntervalSec":30,"timeoutSec":5,"healthyThreshold":1,"unhealthyThreshold":2,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","endpoints":[{"ipAddress":"127.0.0.1","port":`+a.port()+`}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"web","backends":[{"group":"zones/z/networkEndpointGroups/neg"}],"healthChecks":["hc"]}`)
+	forward := func(body string) (int, string) {
+		resp, err := http.Post(e.URL()+"/_emulator/fastForward", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	state := func() string {
+		for _, hs := range health(t, e, "web") {
+			return hs.HealthState
+		}
+		return ""
+	}
+	// The first probe comes within 30 s (by the schedule, or skipped to).
+	if code, body := forward(`{"seconds": 30}`); code != 200 || state() != "HEALTHY" {
+		t.Fatalf("30 s skipped: %d %s, state %s; want HEALTHY", code, body, state())
+	}
+	a.status.Store(500)
+	if code, body := forward(`{"seconds": 60}`); code != 200 || !strings.Contains(body, `"probes": 2`) || state() != "UNHEALTHY" {
+		t.Errorf("60 s skipped after the break: %d %s, state %s; want two probes and UNHEALTHY", code, body, state())
+	}
+	for _, bad := range []string{`{"seconds": 0}`, `{"seconds": 7200}`, `{"minutes": 1}`, `{"seconds": "30"}`} {
+		if code, body := forward(bad); code != 400 || !strings.Contains(body, `The body must be {\"seconds\": N}`) {
+			t.Errorf("%s: %d %s, want 400", bad, code, body)
+		}
+	}
+}

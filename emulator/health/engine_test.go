@@ -410,3 +410,44 @@ func TestEngine_TimeScaleDividesIntervalAndTimeout(t *testing.T) {
 		t.Errorf("statuses %+v, want an expected rate of one probe per 3s", st)
 	}
 }
+
+// FastForward runs at once, in order, the probes due in the time it skips:
+// three failures in a row, due over 30 s, make the endpoint UNHEALTHY with
+// no time passing on the clock; the schedule then goes on from the time
+// skipped to, in its phase.
+func TestEngine_FastForwardRunsTheProbesDue(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: true}
+	transitions := make(chan Transition, 16)
+	e := newTestEngine(t, s, 1, transitions)
+	tg := target(10*time.Second, time.Second, 1, 3)
+	e.Update([]Target{tg})
+	step(t, e, s.clock)
+	if tr := <-transitions; tr.State != Healthy {
+		t.Fatalf("first verdict %s, want HEALTHY", tr.State)
+	}
+	waitQuiet(t, e, s.clock)
+	s.set(false)
+	before, probes := s.clock.Now(), len(s.startTimes())
+	if ran := e.FastForward(context.Background(), 30*time.Second); ran != 3 {
+		t.Errorf("%d probes ran, want 3 (one every 10s over 30s)", ran)
+	}
+	if n := len(s.startTimes()) - probes; n != 3 || !s.clock.Now().Equal(before) {
+		t.Errorf("%d probes on a clock moved by %v, want 3 and none", n, s.clock.Now().Sub(before))
+	}
+	select {
+	case tr := <-transitions:
+		if tr.State != Unhealthy || tr.From != Healthy {
+			t.Errorf("transition %s -> %s, want HEALTHY -> UNHEALTHY", tr.From, tr.State)
+		}
+	default:
+		t.Fatal("three failures in a row made no transition")
+	}
+	// The next scheduled probe comes within one interval, in its phase.
+	next := step(t, e, s.clock)
+	if d := next.Sub(before); d <= 0 || d > 10*time.Second {
+		t.Errorf("the next probe %v after the fast-forward, want within the interval (10s)", d)
+	}
+	if ran := e.FastForward(context.Background(), 0); ran != 0 {
+		t.Errorf("a fast-forward of nothing ran %d probes", ran)
+	}
+}

@@ -161,6 +161,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+statusStylePath, s.statusAsset("status.css", "text/css; charset=utf-8"))
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
 	s.mux.HandleFunc("GET "+timelinePath, s.serveTimeline())
+	if s.forward != nil {
+		s.mux.HandleFunc("POST "+fastForwardPath, s.fastForward)
+	}
 	if s.scenarios != nil {
 		s.mux.HandleFunc("POST "+scenariosPath, s.serve(s.startScenario))
 		s.mux.HandleFunc("GET "+scenariosPath, s.serve(s.listScenarios))

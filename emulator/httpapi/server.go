@@ -61,6 +61,7 @@ type Server struct {
 	timeline        *timeline.Timeline
 	timelineStreams chan struct{}
 	scenarios       ScenarioRunner
+	forward         func(ctx context.Context, d time.Duration) int
 	timeScale       string // the factor times run faster by, or ""
 	metrics         http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
@@ -143,6 +144,9 @@ type Options struct {
 	// Scenarios runs chaos scenarios (/_emulator/scenarios); nil serves
 	// none.
 	Scenarios ScenarioRunner
+	// FastForward runs now the probes due in the next d, and says how many
+	// ran (POST /_emulator/fastForward); nil serves none.
+	FastForward func(ctx context.Context, d time.Duration) int
 	// Traffic is what the data plane carried, for the status page; nil
 	// shows no traffic section (the data plane is off).
 	Traffic TrafficReader
@@ -211,6 +215,7 @@ func New(st store.Store, o Options) *Server {
 		events:     o.Events,
 		timeline:   o.Timeline,
 		scenarios:  o.Scenarios,
+		forward:    o.FastForward,
 
 		timelineStreams: make(chan struct{}, timelineStreams),
 		streams:         make(chan struct{}, statusStreams),
