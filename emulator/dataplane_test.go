@@ -564,7 +564,9 @@ func TestDataPlane_PassthroughUDP(t *testing.T) {
 			pc.WriteTo(fmt.Appendf(nil, "127.0.0.2 got %s from %s", buf[:n], host), from)
 		}
 	}()
-	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	// One flow at a time per listener: a second client's flow would pass
+	// the cap, and its datagrams are dropped.
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, DataPlaneMaxConnectionsPerListener: 1})
 	mustCall(t, e, "POST", "regions/r/healthChecks", `{"name":"hc","checkIntervalSec":1,"timeoutSec":1,"healthyThreshold":1,"unhealthyThreshold":1,
 		"tcpHealthCheck":{"port":`+health.port()+`}}`)
 	mustCall(t, e, "POST", "zones/z/networkEndpointGroups", `{"name":"neg","networkEndpointType":"GCE_VM_IP","endpoints":[{"ipAddress":"127.0.0.2"}]}`)
@@ -586,6 +588,24 @@ func TestDataPlane_PassthroughUDP(t *testing.T) {
 		n, err := c.Read(buf)
 		return err == nil && string(buf[:n]) == "127.0.0.2 got ping from 127.0.0.6"
 	})
+
+	second, err := (&net.Dialer{LocalAddr: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 7)}}).Dial("udp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	waitFor(t, "the second flow refused at the cap", func() bool {
+		second.Write([]byte("ping"))
+		return strings.Contains(metricsText(t, e), `lbhealth_dataplane_connection_cap_waits_total{listener="127.0.0.1:`+port+`"}`)
+	})
+	if !strings.Contains(metricsText(t, e), `lbhealth_dataplane_open_connections{listener="127.0.0.1:`+port+`"} 1`) {
+		t.Errorf("the open flows are not counted:\n%s", metricsText(t, e))
+	}
+	c.Write([]byte("again")) // the first flow still carries
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "127.0.0.2 got again from 127.0.0.6" {
+		t.Errorf("the first flow after the cap refused another: %q %v", buf[:n], err)
+	}
 }
 
 func TestDataPlane_HTTPSProxyEndsTLSWithTheCertificatesNames(t *testing.T) {

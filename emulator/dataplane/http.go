@@ -508,11 +508,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"backend_service", "backend"}),
 		open: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "lbhealth_dataplane_open_connections",
-			Help: "Client connections the data plane's TCP listeners (HTTP, HTTPS, TCP and SSL proxies) hold open, by listener address.",
+			Help: "Client connections the data plane's TCP listeners (HTTP, HTTPS, TCP and SSL proxies) and UDP flows its UDP listeners hold open, by listener address.",
 		}, []string{"listener"}),
 		capWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_connection_cap_waits_total",
-			Help: "Times a listener found its connection cap, or the data plane's, full (--data-plane-max-connections, --data-plane-max-connections-per-listener) and left the next client waiting to be accepted, by listener address.",
+			Help: "Times a listener found its connection cap, or the data plane's, full (--data-plane-max-connections, --data-plane-max-connections-per-listener) and left the next client waiting to be accepted (a UDP listener drops the datagram that would open a flow), by listener address.",
 		}, []string{"listener"})}
 	if reg != nil {
 		reg.MustRegister(m.requests, m.connections, m.ejections, m.open, m.capWaits)

@@ -47,6 +47,16 @@ func (s slots) take(done <-chan struct{}) bool {
 
 func (s slots) give() { <-s }
 
+// tryTake takes a slot if one is free now.
+func (s slots) tryTake() bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // cappedListener accepts a connection only once both its own and the
 // plane's caps have room, and gives the slots back when it closes.
 type cappedListener struct {

@@ -293,6 +293,12 @@ const udpIdle = 30 * time.Second
 func (p *Plane) serveUDP(l *listener) {
 	var mu sync.Mutex
 	flows := map[string]*udpFlow{}
+	// Each flow holds a socket to its backend: flows count against the
+	// data plane's connection cap and the listener's, as TCP connections
+	// do; a datagram that would open one past either is dropped (UDP has
+	// no queue to wait in).
+	own := make(slots, p.opts.MaxConnectionsPerListener)
+	listener := l.pc.LocalAddr().String()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	buf := make([]byte, 64<<10)
@@ -308,17 +314,32 @@ func (p *Plane) serveUDP(l *listener) {
 		f := flows[src.String()]
 		mu.Unlock()
 		if f == nil {
+			if !own.tryTake() {
+				p.metrics.capWaits.WithLabelValues(listener).Inc()
+				continue
+			}
+			if !p.slots.tryTake() {
+				own.give()
+				p.metrics.capWaits.WithLabelValues(listener).Inc()
+				continue
+			}
 			if f = p.openUDP(l, src); f == nil {
+				own.give()
+				p.slots.give()
 				continue
 			}
 			mu.Lock()
 			flows[src.String()] = f
 			mu.Unlock()
+			p.metrics.open.WithLabelValues(listener).Inc()
 			wg.Go(func() {
 				f.relay(l.pc, src)
 				mu.Lock()
 				delete(flows, src.String())
 				mu.Unlock()
+				p.metrics.open.WithLabelValues(listener).Dec()
+				own.give()
+				p.slots.give()
 			})
 		}
 		f.up.SetReadDeadline(time.Now().Add(udpIdle))
