@@ -84,9 +84,9 @@ for example in "${@:-examples/google}"; do
 	fi
 	step "$name: apply" tf "$dir" apply -auto-approve
 	step "$name: second plan empty" empty_plan "$dir"
-	if terraform -chdir="$dir" output -raw composite_check >"$work/chc" 2>/dev/null; then
+	if grep -q '^output "composite_check"' "$dir"/*.tf; then
 		step "$name: wait until the composite check is HEALTHY" "$work/lbhealth-emulator" wait \
-			--endpoint "127.0.0.1:$port" --composite-check "$(cat "$work/chc")" --timeout 60s
+			--endpoint "127.0.0.1:$port" --composite-check "$(terraform -chdir="$dir" output -raw composite_check)" --timeout 60s
 	fi
 	step "$name: import every resource into a fresh state" import_all "$dir" "$fresh"
 	echo "      ($(terraform -chdir="$fresh" state list 2>/dev/null | wc -l) resources imported)"
