@@ -2,9 +2,7 @@ package emulator_test
 
 import (
 	"encoding/json"
-	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -18,17 +16,11 @@ import (
 // scenarioCall sends a request to /_emulator/scenarios[/rest].
 func scenarioCall(t *testing.T, e *emulator.Emulator, method, rest, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, e.URL()+"/_emulator/scenarios"+rest, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
+	code, b, err := call(method, e.URL()+"/_emulator/scenarios"+rest, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, string(b)
 }
 
 // A scenario breaks an instance, then heals its whole zone, on schedule:
