@@ -163,14 +163,6 @@ type Config struct {
 // a 1 s interval then still gives a probe 10 ms.
 const MaxTimeScale = 100
 
-// scaled is d as the emulator runs it (Config.TimeScale).
-func (c Config) scaled(d time.Duration) time.Duration {
-	if c.TimeScale > 1 {
-		return time.Duration(float64(d) / c.TimeScale)
-	}
-	return d
-}
-
 // Node roles, as EXPRESSION checks see them.
 const (
 	RoleMaster = "MASTER"
@@ -459,9 +451,10 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
 func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
 	reg := prometheus.NewRegistry()
 	events := health.NewEvents(statusEvents)
+	scale := health.TimeScale(cfg.TimeScale)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), TimeScale: cfg.TimeScale,
+	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), TimeScale: scale,
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
 			// The endpoint's change first, then what it moves.
@@ -478,10 +471,10 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
-			TimeScale: cfg.TimeScale})
+			TimeScale: scale})
 	}
 	if cfg.Workloads {
-		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: cfg.scaled(cfg.WorkloadBoot), Log: log,
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: scale.Of(cfg.WorkloadBoot), Log: log,
 			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
@@ -490,23 +483,21 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	if e.workloads != nil {
 		workloads = zoneWorkloads{e.workloads}
 	}
-	e.scenarios = scenario.NewRunner(workloads, e.timeline, cfg.scaled)
+	e.scenarios = scenario.NewRunner(workloads, e.timeline, scale)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
-		RootURL:    e.URL(),
-		LinkRoot:   cfg.SelfLinkRoot,
-		Log:        log,
-		Health:     e.engine,
-		Aggregates: e.aggregator,
-		Events:     events,
-		Timeline:   e.timeline,
-		Scenarios:  e.scenarios,
-		FastForward: func(ctx context.Context, d time.Duration) int {
-			return e.engine.FastForward(ctx, d)
-		},
-		Traffic:   e.traffic(),
-		Workloads: e.workloadControl(),
-		Metrics:   promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		RootURL:     e.URL(),
+		LinkRoot:    cfg.SelfLinkRoot,
+		Log:         log,
+		Health:      e.engine,
+		Aggregates:  e.aggregator,
+		Events:      events,
+		Timeline:    e.timeline,
+		Scenarios:   e.scenarios,
+		FastForward: e.engine.FastForward,
+		Traffic:     e.traffic(),
+		Workloads:   e.workloadControl(),
+		Metrics:     promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {
 				log.Error("probe engine not updated", "error", err)
@@ -517,8 +508,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		OperationsTTL:           cfg.OperationsTTL,
-		CertificateProvisioning: cfg.scaled(cfg.CertificateProvisioning),
-		TimeScale:               cfg.TimeScale,
+		CertificateProvisioning: scale.Of(cfg.CertificateProvisioning),
+		TimeScale:               scale,
 		OperationsMax:           cfg.OperationsMax,
 	})
 	e.api = srv

@@ -115,16 +115,7 @@ func (e *Emulator) WaitHealthy(t testing.TB, h Healthy, timeout time.Duration) {
 
 // Events is the timeline since the emulator started, as filter selects it.
 func (e *Emulator) Events(filter timeline.Filter) []timeline.Event {
-	var out []timeline.Event
-	since := uint64(0)
-	for {
-		page := e.Timeline().Read(since, filter, 10_000)
-		out = append(out, page.Events...)
-		if len(page.Events) < 10_000 {
-			return out
-		}
-		since = page.Next
-	}
+	return e.Timeline().Read(0, filter, 0).Events
 }
 
 // WaitEvent waits for the first event of the timeline (from its start)

@@ -105,21 +105,14 @@ type Autohealer struct {
 	state map[string]healing // by instance path
 
 	timeline *timeline.Timeline // where each step is recorded; nil records none
-	// scaled is how the emulator runs a policy's initial delay and the
-	// time a recreation takes (its time scale); nil: real time.
-	scaled func(time.Duration) time.Duration
+	// timeScale runs a policy's initial delay and the time a recreation
+	// takes faster (the emulator's time scale).
+	timeScale health.TimeScale
 }
 
-// ScaleTime runs initial delays and recreations as scaled says (the
+// ScaleTime runs initial delays and recreations s times faster (the
 // emulator's time scale).
-func (a *Autohealer) ScaleTime(scaled func(time.Duration) time.Duration) { a.scaled = scaled }
-
-func (a *Autohealer) scale(d time.Duration) time.Duration {
-	if a.scaled == nil {
-		return d
-	}
-	return a.scaled(d)
-}
+func (a *Autohealer) ScaleTime(s health.TimeScale) { a.timeScale = s }
 
 // RecordTo records each instance's change of action on tl.
 func (a *Autohealer) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
@@ -232,7 +225,7 @@ func (a *Autohealer) set(path string, st healing) {
 func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]bool) error {
 	k, policy := g.Key, g.Manager.AutoHealingPolicies[0]
 	check := path.Base(policy.HealthCheck)
-	delay := a.scale(time.Duration(valueOr(policy.InitialDelaySec)) * time.Second)
+	delay := a.timeScale.Of(time.Duration(valueOr(policy.InitialDelaySec)) * time.Second)
 	verdicts := a.groups.Verdicts(k.Path())
 	now := a.now()
 	actions := api.ManagerActions{}
@@ -243,7 +236,7 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 		h := a.of(path)
 		v, fresh := verdicts[api.Generation(path, in.ID)]
 		switch {
-		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.scale(RecreateTime):
+		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.timeScale.Of(RecreateTime):
 			if err := a.groups.Recreate(ctx, in.Key); err != nil {
 				return err
 			}

@@ -195,7 +195,7 @@ func TestAutohealer_ScaledTime(t *testing.T) {
 	now := start
 	f := newFakeGroup(start, 300, "")
 	a := NewAutohealer(f, func() time.Time { return now }, nil)
-	a.ScaleTime(func(d time.Duration) time.Duration { return d / 100 })
+	a.ScaleTime(100)
 	path := f.group.Instances[0].Key.Path()
 	step := func(at time.Duration) {
 		t.Helper()

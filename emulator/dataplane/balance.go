@@ -206,8 +206,8 @@ type poolKey struct{ owner, mode string }
 type pools struct {
 	health  Health
 	allowed func(netip.Addr) bool
-	mapAddr func(netip.Addr) netip.Addr       // nil: none
-	scaled  func(time.Duration) time.Duration // the emulator's time scale
+	mapAddr func(netip.Addr) netip.Addr // nil: none
+	scale   health.TimeScale            // the emulator's
 	mu      sync.Mutex
 	byKey   map[poolKey]*poolEntry
 }
@@ -392,7 +392,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		p.cookie = affinityCookie(bs.StrongSessionAffinityCookie, generatedCookie)
 	}
 	if d := bs.ConnectionDraining; d != nil {
-		p.draining = ps.scaled(time.Duration(d.DrainingTimeoutSec) * time.Second)
+		p.draining = ps.scale.Of(time.Duration(d.DrainingTimeoutSec) * time.Second)
 	}
 	p.timeout = backendTimeout(bs)
 	if mode != modePassthrough {

@@ -86,7 +86,7 @@ func (p *Plane) observe(service string, bs *backendService, b *backend, code int
 		o.gateway.Store(0)
 	}
 	r := rulesOf(bs.OutlierDetection)
-	r.baseEjection = p.opts.scaled(r.baseEjection)
+	r.baseEjection = p.opts.TimeScale.Of(r.baseEjection)
 	switch {
 	case gw > 0 && gw >= r.gateway && chance(r.enforceGateway):
 	case errs >= r.errors && chance(r.enforceErrors):

@@ -63,17 +63,9 @@ type Options struct {
 	// those of each (zero: DefaultMaxConnectionsPerListener): see
 	// cappedListener.
 	MaxConnections, MaxConnectionsPerListener int
-	// TimeScale, above 1, runs draining and outlier ejection that many
-	// times faster (the emulator's --time-scale).
-	TimeScale float64
-}
-
-// scaled is d as the data plane runs it (Options.TimeScale).
-func (o Options) scaled(d time.Duration) time.Duration {
-	if o.TimeScale > 1 {
-		return time.Duration(float64(d) / o.TimeScale)
-	}
-	return d
+	// TimeScale runs draining and outlier ejection that many times faster
+	// (the emulator's --time-scale).
+	TimeScale health.TimeScale
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -151,7 +143,7 @@ func New(opts Options) *Plane {
 	opts.MaxConnections = cmp.Or(opts.MaxConnections, DefaultMaxConnections())
 	opts.MaxConnectionsPerListener = cmp.Or(opts.MaxConnectionsPerListener, DefaultMaxConnectionsPerListener)
 	p := &Plane{opts: opts, slots: make(slots, opts.MaxConnections), log: opts.Log, metrics: newMetrics(opts.Registerer),
-		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, scaled: opts.scaled, byKey: map[poolKey]*poolEntry{}},
+		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, scale: opts.TimeScale, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*forwardingRule{}, proxies: map[string]*targetHTTPProxy{}, urlMaps: map[string]*urlMap{},
 		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
 		httpsProxies: map[string]*targetHTTPSProxy{}, sslProxies: map[string]*targetSSLProxy{},

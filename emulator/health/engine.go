@@ -222,18 +222,10 @@ type Config struct {
 	// OnTransition, if set, is called (outside any lock of the engine) on
 	// every state change.
 	OnTransition func(Transition)
-	// TimeScale, above 1, runs every check that many times faster: its
-	// interval and timeout are divided by it (the probes stay real
-	// probes). 0 and 1 keep the checks' own times.
-	TimeScale float64
-}
-
-// scaled is d as the engine runs it (Config.TimeScale).
-func (e *Engine) scaled(d time.Duration) time.Duration {
-	if e.cfg.TimeScale > 1 {
-		return time.Duration(float64(d) / e.cfg.TimeScale)
-	}
-	return d
+	// TimeScale runs every check that many times faster: its interval and
+	// timeout are divided by it where the scheduler reads them (the probes
+	// stay real probes, and the stored settings compare as they are).
+	TimeScale TimeScale
 }
 
 // Engine probes targets and keeps their health.
@@ -441,7 +433,7 @@ func (e *Engine) change(ep *endpoint, t *placement) (bool, *Transition) {
 		ep.mu.Lock()
 		from, _, _ := ep.reportedLocked(old)
 		ep.target.Store(t)
-		tr, changed := ep.changedLocked(t, from, e.cfg.Clock.Now(), e.scaled)
+		tr, changed := ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.TimeScale)
 		ep.mu.Unlock()
 		if changed {
 			return false, &tr
@@ -493,17 +485,17 @@ func (e *Engine) settle(ep *endpoint, t *placement) (Transition, bool) {
 	}
 	// Settled, or blocked: probed behind the block and reported UNHEALTHY
 	// at once.
-	return ep.changedLocked(t, from, e.cfg.Clock.Now(), e.scaled)
+	return ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.TimeScale)
 }
 
 // changedLocked is the transition from state from, at now, when ep's
 // reported state with settings t is another: since then moves to now.
-func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scaled func(time.Duration) time.Duration) (Transition, bool) {
+func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scale TimeScale) (Transition, bool) {
 	if to, _, _ := ep.reportedLocked(t); to == from {
 		return Transition{}, false
 	}
 	ep.since = now
-	return Transition{Status: ep.statusLocked(t, scaled), From: from, log: t.Check.Log}, true
+	return Transition{Status: ep.statusLocked(t, scale), From: from, log: t.Check.Log}, true
 }
 
 // start schedules the probes of a target that is to be probed, one
@@ -582,7 +574,7 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start, end 
 	}
 	// The status is built only for a transition: most probes change no
 	// state.
-	tr, changed := ep.changedLocked(t, from, end, e.scaled)
+	tr, changed := ep.changedLocked(t, from, end, e.cfg.TimeScale)
 	ep.mu.Unlock()
 	if changed {
 		e.transition(tr)
@@ -608,11 +600,11 @@ func (e *Engine) transition(tr Transition) {
 // expectedRate is the probes per second t asks for: every probe series
 // (v has one per series) once per interval; 0 for a target not probed.
 // The interval is as the engine runs it (scaled).
-func expectedRate(t *placement, v verdict, scaled func(time.Duration) time.Duration) float64 {
+func expectedRate(t *placement, v verdict, scale TimeScale) float64 {
 	if t.Check.Interval <= 0 || t.Endpoint.Stopped || t.Check.Unresolved != "" || t.Check.Port == 0 && !t.Check.Probe.NoPort() {
 		return 0
 	}
-	return float64(len(v.counts)) / scaled(t.Check.Interval).Seconds()
+	return float64(len(v.counts)) / scale.Of(t.Check.Interval).Seconds()
 }
 
 // deliveredRateLocked is the mean rate of the probes recorded since the
@@ -636,12 +628,12 @@ func (ep *endpoint) reportedLocked(t *placement) (state, reason, detail string) 
 	return ep.verdict.state, ep.reason, ep.detail
 }
 
-func (ep *endpoint) statusLocked(t *placement, scaled func(time.Duration) time.Duration) Status {
+func (ep *endpoint) statusLocked(t *placement, scale TimeScale) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
 		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
 		Since: ep.since, Latency: ep.latency, History: ep.history, Recorded: ep.recorded,
-		ExpectedRate: expectedRate(t, ep.verdict, scaled), DeliveredRate: ep.deliveredRateLocked(),
+		ExpectedRate: expectedRate(t, ep.verdict, scale), DeliveredRate: ep.deliveredRateLocked(),
 		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
 }
 
@@ -654,7 +646,7 @@ func (e *Engine) Statuses(owner string) []Status {
 		eps = append(eps, ep)
 	}
 	e.mu.Unlock()
-	return statusesOf(eps, e.scaled)
+	return statusesOf(eps, e.cfg.TimeScale)
 }
 
 // All returns the health of every target.
@@ -667,14 +659,14 @@ func (e *Engine) All() []Status {
 		}
 	}
 	e.mu.Unlock()
-	return statusesOf(eps, e.scaled)
+	return statusesOf(eps, e.cfg.TimeScale)
 }
 
-func statusesOf(eps []*endpoint, scaled func(time.Duration) time.Duration) []Status {
+func statusesOf(eps []*endpoint, scale TimeScale) []Status {
 	out := make([]Status, 0, len(eps))
 	for _, ep := range eps {
 		ep.mu.Lock()
-		out = append(out, ep.statusLocked(ep.target.Load(), scaled))
+		out = append(out, ep.statusLocked(ep.target.Load(), scale))
 		ep.mu.Unlock()
 	}
 	slices.SortFunc(out, func(a, b Status) int {

@@ -188,7 +188,7 @@ type Options struct {
 	// faster: autohealing's delays here, and every answer says so
 	// (TimeScaleHeader, the status page). Provisioning times are given
 	// scaled already.
-	TimeScale float64
+	TimeScale health.TimeScale
 }
 
 // TimeScaleHeader is on every answer of an emulator whose times run faster
@@ -234,8 +234,8 @@ func New(st store.Store, o Options) *Server {
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
 	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
 	if o.TimeScale > 1 {
-		s.timeScale = strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
-		s.healer.ScaleTime(func(d time.Duration) time.Duration { return time.Duration(float64(d) / o.TimeScale) })
+		s.timeScale = strconv.FormatFloat(float64(o.TimeScale), 'g', -1, 64)
+		s.healer.ScaleTime(o.TimeScale)
 	}
 	s.healer.RecordTo(o.Timeline)
 	s.setAccess(o.Access)

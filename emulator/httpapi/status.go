@@ -300,9 +300,9 @@ func (s *Server) ownerSection(o store.Object, changes *historyIndex) ownerSectio
 			sec.Note, sec.NoteClass = "autohealing: RECREATE LOOP: "+m.Status.RecreateLoop, "error"
 		}
 	}
-	var addrs []string
+	var addrs []endpointNow
 	for _, st := range s.statuses(o.Path()) {
-		addrs = append(addrs, st.Address())
+		addrs = append(addrs, endpointNow{st.Address(), st.State})
 		class := stateClass(st.State)
 		sec.Counts.add(class)
 		if len(sec.Rows) == statusRowsPerOwner {

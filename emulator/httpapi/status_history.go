@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
@@ -52,8 +53,9 @@ type history struct {
 	Window string // "5m0s"
 }
 
-// historyIndex holds, per owner and endpoint, the endpoint's changes in
-// order, and the scenario steps: one read of the timeline per page.
+// historyIndex holds, per owner and endpoint, the endpoint's changes within
+// the window in order, and the scenario steps: one read of the timeline's
+// tail per page.
 type historyIndex struct {
 	start, now time.Time
 	window     time.Duration
@@ -66,17 +68,16 @@ func (s *Server) historyIndex() *historyIndex {
 		return nil
 	}
 	now := s.now()
-	events := s.timeline.Read(0, timeline.Filter{}, 0).Events
 	window := historyWindow
-	if len(events) > 0 {
+	if oldest, ok := s.timeline.Oldest(); ok {
 		for _, w := range historySteps {
-			if window = w; now.Sub(events[0].Time) <= w {
+			if window = w; now.Sub(oldest) <= w {
 				break
 			}
 		}
 	}
 	ix := &historyIndex{start: now.Add(-window), now: now, window: window, changes: map[string]map[string][]timeline.Event{}}
-	for _, ev := range events {
+	for _, ev := range s.timeline.After(ix.start) {
 		switch ev.Kind {
 		case timeline.KindEndpoint:
 			if ix.changes[ev.Resource] == nil {
@@ -84,10 +85,8 @@ func (s *Server) historyIndex() *historyIndex {
 			}
 			ix.changes[ev.Resource][ev.Endpoint] = append(ix.changes[ev.Resource][ev.Endpoint], ev)
 		case timeline.KindScenario:
-			if ev.Time.After(ix.start) {
-				ix.marks = append(ix.marks, historyMark{X: ix.x(ev.Time),
-					Title: fmt.Sprintf("%s: scenario %s set %s to %s", stamp(ev.Time), ev.Group, ev.Resource, ev.To)})
-			}
+			ix.marks = append(ix.marks, historyMark{X: ix.x(ev.Time),
+				Title: fmt.Sprintf("%s: scenario %s set %s to %s", stamp(ev.Time), ev.Group, ev.Resource, ev.To)})
 		}
 	}
 	return ix
@@ -99,23 +98,34 @@ func (ix *historyIndex) x(t time.Time) int {
 	return min(max(x, 0), historyWidth)
 }
 
-// of draws the strips of owner's endpoints (addresses, in the page's order).
-func (ix *historyIndex) of(owner string, endpoints []string) *history {
+// endpointNow is an endpoint as the page lists it: its address and its
+// state now.
+type endpointNow struct{ addr, state string }
+
+// of draws the strips of owner's endpoints (in the page's order).
+func (ix *historyIndex) of(owner string, endpoints []endpointNow) *history {
 	if ix == nil || len(endpoints) == 0 {
 		return nil
 	}
 	h := &history{Marks: ix.marks, Window: ix.window.String()}
 	for _, ep := range endpoints[:min(len(endpoints), historyRows)] {
-		row := historyRow{Endpoint: ep}
-		// Before its first change the strip is blank: the timeline does
-		// not say since when the endpoint was waiting for a verdict.
-		state, from := "", ix.start
-		for _, ev := range ix.changes[owner][ep] {
-			if ev.Time.After(ix.start) {
-				row.add(ix, state, from, ev.Time)
-				from = ev.Time
-			}
-			state = ev.To
+		row := historyRow{Endpoint: ep.addr}
+		changes := ix.changes[owner][ep.addr]
+		// Its state at the window's start: what its first change in the
+		// window left, else what it is now. Before its first verdict the
+		// strip is blank: the timeline does not say since when the
+		// endpoint was waiting for one.
+		state := ep.state
+		if len(changes) > 0 {
+			state = changes[0].From
+		}
+		if state == health.Unknown {
+			state = ""
+		}
+		from := ix.start
+		for _, ev := range changes {
+			row.add(ix, state, from, ev.Time)
+			state, from = ev.To, ev.Time
 		}
 		row.add(ix, state, from, ix.now)
 		h.Rows = append(h.Rows, row)

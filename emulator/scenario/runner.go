@@ -42,7 +42,7 @@ type Runner struct {
 	workloads Workloads // nil when the emulator runs no workloads
 	timeline  *timeline.Timeline
 	now       func() time.Time
-	scaled    func(time.Duration) time.Duration // the emulator's time scale
+	scale     health.TimeScale // the emulator's
 	targets   *http.Client
 
 	mu   sync.Mutex
@@ -61,13 +61,9 @@ type run struct {
 }
 
 // NewRunner runs scenarios on workloads (nil: none run), recording each
-// step on tl; scaled (nil: real time) is how the emulator runs a step's
-// time from the start.
-func NewRunner(workloads Workloads, tl *timeline.Timeline, scaled func(time.Duration) time.Duration) *Runner {
-	if scaled == nil {
-		scaled = func(d time.Duration) time.Duration { return d }
-	}
-	return &Runner{workloads: workloads, timeline: tl, now: time.Now, scaled: scaled, runs: map[string]*run{},
+// step on tl; scale (the emulator's) runs the steps' times faster.
+func NewRunner(workloads Workloads, tl *timeline.Timeline, scale health.TimeScale) *Runner {
+	return &Runner{workloads: workloads, timeline: tl, now: time.Now, scale: scale, runs: map[string]*run{},
 		// A target is a URL of this machine (the rules say so), and a
 		// redirect must not take the call anywhere else.
 		targets: &http.Client{Timeout: 10 * time.Second,
@@ -112,7 +108,7 @@ func (r *Runner) run(ctx context.Context, rn *run, steps []indexed) {
 	defer rn.stop()
 	start := rn.status.StartTime
 	for _, st := range steps {
-		if !(health.RealClock{}).SleepUntil(ctx, start.Add(r.scaled(st.at))) {
+		if !(health.RealClock{}).SleepUntil(ctx, start.Add(r.scale.Of(st.at))) {
 			return
 		}
 		err := r.step(ctx, rn.status.Name, st.index, st.Step)

@@ -108,7 +108,7 @@ func TestRunner(t *testing.T) {
 	t.Cleanup(sim.Close)
 	w := &fakeWorkloads{}
 	tl := timeline.New(100)
-	r := NewRunner(w, tl, nil)
+	r := NewRunner(w, tl, 1)
 	t.Cleanup(r.Close)
 	s, err := Parse([]byte(`{"name": "s", "steps": [
 		{"at": "20ms", "zone": "projects/p/zones/z", "mode": "ok"},
@@ -162,7 +162,7 @@ func TestRunner(t *testing.T) {
 		t.Error("stopped a scenario that never ran")
 	}
 
-	off := NewRunner(nil, tl, nil)
+	off := NewRunner(nil, tl, 1)
 	if _, err := off.Start(s); err == nil || !strings.Contains(err.Error(), "steps[0] changes an instance's workload, and simulated workloads are off") {
 		t.Errorf("without workloads: %v", err)
 	}

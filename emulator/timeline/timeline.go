@@ -13,6 +13,7 @@ package timeline
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -101,6 +102,37 @@ func (t *Timeline) Read(since uint64, filter Filter, limit int) Page {
 		}
 	}
 	return page
+}
+
+// After returns the events recorded after time at, oldest first: the tail
+// of the ring, read from the newest back, so that a reader of the last
+// minutes does not pay for the whole timeline.
+func (t *Timeline) After(at time.Time) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	first := t.last + 1
+	for first > t.last-uint64(len(t.ring))+1 && t.ring[(first-2)%t.capacity].Time.After(at) {
+		first--
+	}
+	out := make([]Event, 0, t.last+1-first)
+	for seq := first; seq <= t.last; seq++ {
+		out = append(out, t.ring[(seq-1)%t.capacity])
+	}
+	return out
+}
+
+// Oldest is the time of the oldest event kept; false when there is none.
+func (t *Timeline) Oldest() (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == 0 {
+		return time.Time{}, false
+	}
+	oldest := uint64(1)
+	if t.last > t.capacity {
+		oldest = t.last - t.capacity + 1
+	}
+	return t.ring[(oldest-1)%t.capacity].Time, true
 }
 
 // Changed is closed by the next Add.

@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 func seqs(p Page) string {
@@ -52,4 +53,25 @@ func TestTimeline(t *testing.T) {
 	}
 	var none *Timeline
 	none.Add(Event{}) // a nil timeline records nothing, and does not panic
+}
+
+// After reads only the tail of the ring, the events after a time; Oldest
+// is the oldest event still kept.
+func TestTimeline_AfterAndOldest(t *testing.T) {
+	tl := New(3)
+	if _, ok := tl.Oldest(); ok || len(tl.After(time.Time{})) != 0 {
+		t.Error("an empty timeline has events")
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 5 { // 1 to 5 at start+1s ... start+5s; 3 to 5 are kept
+		tl.Add(Event{Time: start.Add(time.Duration(i+1) * time.Second)})
+	}
+	if oldest, ok := tl.Oldest(); !ok || !oldest.Equal(start.Add(3*time.Second)) {
+		t.Errorf("oldest %v, want the time of event 3", oldest)
+	}
+	for at, want := range map[time.Duration]string{0: "3 4 5 ", 3 * time.Second: "4 5 ", 4500 * time.Millisecond: "5 ", 5 * time.Second: ""} {
+		if got := seqs(Page{Events: tl.After(start.Add(at))}); got != want {
+			t.Errorf("after start+%v: %q, want %q", at, got, want)
+		}
+	}
 }
