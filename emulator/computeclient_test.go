@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -2951,4 +2952,171 @@ func TestComputeInstanceGroupManagers_KeepTheirInstancesInTheirTargetPools(t *te
 	if got := members(); len(got) != 0 {
 		t.Errorf("after deleting the group: pool instances %v, want none", got)
 	}
+}
+
+// ccArmorRule is a rule denying 10.0.0.0/8 at priority.
+func ccArmorRule(priority int64, action string) *compute.SecurityPolicyRule {
+	return &compute.SecurityPolicyRule{Priority: priority, Action: action, Match: &compute.SecurityPolicyRuleMatcher{
+		VersionedExpr: "SRC_IPS_V1", Config: &compute.SecurityPolicyRuleMatcherConfig{SrcIpRanges: []string{"10.0.0.0/8"}}}}
+}
+
+// A policy is made with its default rule, its rules are edited one at a
+// time as terraform-provider-google edits them, and the default rule
+// stays.
+func TestComputeSecurityPolicies_InsertRulesPatchDelete(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	op := c.done("insert", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "armor", Description: "d"}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccGlobal("securityPolicies", "armor"))
+	p := ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	c.checkMeta("compute#securityPolicy", ccGlobal("securityPolicies", "armor"), p.Kind, p.Id, p.SelfLink, p.CreationTimestamp)
+	if p.Type != "CLOUD_ARMOR" || len(p.Rules) != 1 || p.Rules[0].Priority != 2147483647 || p.Rules[0].Action != "allow" ||
+		p.Rules[0].Match.Config.SrcIpRanges[0] != "*" || p.Fingerprint == "" {
+		t.Errorf("got %s, want a CLOUD_ARMOR policy with its allow-all default rule and a fingerprint", ccJSON(p))
+	}
+	c.done("addRule", ccR(c.svc.SecurityPolicies.AddRule(ccProject, "armor", ccArmorRule(1000, "deny(403)")).Context(c.ctx).Do()))
+	expr := &compute.SecurityPolicyRule{Priority: 500, Action: "deny(404)", Preview: true,
+		Match: &compute.SecurityPolicyRuleMatcher{Expr: &compute.Expr{Expression: "request.path.startsWith('/admin')"}}}
+	c.done("addRule", ccR(c.svc.SecurityPolicies.AddRule(ccProject, "armor", expr).Context(c.ctx).Do()))
+	_, err := c.svc.SecurityPolicies.AddRule(ccProject, "armor", ccArmorRule(1000, "allow")).Context(c.ctx).Do()
+	if e := ccWantError(t, "a priority taken", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "priority (1000) is taken") {
+		t.Errorf("message %q", e.Message)
+	}
+	bad := ccArmorRule(7, "deny(401)")
+	_, err = c.svc.SecurityPolicies.AddRule(ccProject, "armor", bad).Context(c.ctx).Do()
+	if e := ccWantError(t, "a bad action", err, 400, "invalid"); e != nil && !strings.HasPrefix(e.Message, `action ("deny(401)") must be`) {
+		t.Errorf("message %q, want the field named as sent", e.Message)
+	}
+	rule := ccMust(t, "getRule", ccR(c.svc.SecurityPolicies.GetRule(ccProject, "armor").Priority(500).Context(c.ctx).Do()))
+	if rule.Action != "deny(404)" || !rule.Preview || rule.Match.Expr.Expression != "request.path.startsWith('/admin')" || rule.Kind != "compute#securityPolicyRule" {
+		t.Errorf("rule %s, want the rule as added", ccJSON(rule))
+	}
+	_, err = c.svc.SecurityPolicies.GetRule(ccProject, "armor").Priority(9).Context(c.ctx).Do()
+	ccWantError(t, "getRule of no rule", err, 404, "notFound")
+	c.done("patchRule", ccR(c.svc.SecurityPolicies.PatchRule(ccProject, "armor", ccArmorRule(1000, "deny(502)")).Priority(1000).Context(c.ctx).Do()))
+	p = ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	if len(p.Rules) != 3 || p.Rules[0].Priority != 500 || p.Rules[1].Priority != 1000 || p.Rules[1].Action != "deny(502)" {
+		t.Errorf("rules %s, want 500, 1000 (patched) and the default, in order", ccJSON(p.Rules))
+	}
+	_, err = c.svc.SecurityPolicies.RemoveRule(ccProject, "armor").Priority(2147483647).Context(c.ctx).Do()
+	if e := ccWantError(t, "remove the default rule", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "the default rule's") {
+		t.Errorf("message %q", e.Message)
+	}
+	c.done("removeRule", ccR(c.svc.SecurityPolicies.RemoveRule(ccProject, "armor").Priority(500).Context(c.ctx).Do()))
+	_, err = c.svc.SecurityPolicies.Patch(ccProject, "armor", &compute.SecurityPolicy{Description: "stale", Fingerprint: p.Fingerprint}).Context(c.ctx).Do()
+	ccWantError(t, "a patch with the fingerprint before removeRule", err, 412, "conditionNotMet")
+	p = ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	c.done("patch", ccR(c.svc.SecurityPolicies.Patch(ccProject, "armor", &compute.SecurityPolicy{Description: "changed", Fingerprint: p.Fingerprint}).Context(c.ctx).Do()))
+	p = ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	if p.Description != "changed" || len(p.Rules) != 2 {
+		t.Errorf("after the patch: %s, want the description changed and two rules kept", ccJSON(p))
+	}
+	_, err = c.svc.SecurityPolicies.Patch(ccProject, "armor", &compute.SecurityPolicy{Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "change the type", err, 400, "invalid"); e != nil && e.Message != `type ("CLOUD_ARMOR_EDGE") cannot be changed: the policy is CLOUD_ARMOR; create a new policy.` {
+		t.Errorf("message %q", e.Message)
+	}
+	resp, err := http.Get(c.link(ccGlobal("securityPolicies", "armor")) + "/getRule?priority=first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(msg), `priority (\"first\") must be an integer between 0 and 2147483647: the priority of the rule.`) {
+		t.Errorf("getRule?priority=first: %d %s", resp.StatusCode, msg)
+	}
+	_, err = c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "nodefault", Rules: []*compute.SecurityPolicyRule{ccArmorRule(1, "allow")}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "rules without a default", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "rules has no default rule") {
+		t.Errorf("message %q", e.Message)
+	}
+	c.done("delete", ccR(c.svc.SecurityPolicies.Delete(ccProject, "armor").Context(c.ctx).Do()))
+	_, err = c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()
+	ccWantError(t, "get after delete", err, 404, "notFound")
+}
+
+// Rules sent out of order are stored in priority order, each whole, and
+// stay so through the generic methods (setLabels, as
+// terraform-provider-google calls it right after insert).
+func TestComputeSecurityPolicies_RulesStayWholeInPriorityOrder(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	def := ccArmorRule(2147483647, "allow")
+	def.Match.Config.SrcIpRanges = []string{"*"}
+	expr := &compute.SecurityPolicyRule{Priority: 2000, Action: "deny(404)",
+		Match: &compute.SecurityPolicyRuleMatcher{Expr: &compute.Expr{Expression: "request.method == 'POST'"}}}
+	c.done("insert", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "armor",
+		Rules: []*compute.SecurityPolicyRule{expr, def, ccArmorRule(1000, "deny(403)")}}).Context(c.ctx).Do()))
+	p := ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	c.done("setLabels", ccR(c.svc.SecurityPolicies.SetLabels(ccProject, "armor", &compute.GlobalSetLabelsRequest{
+		Labels: map[string]string{"goog-terraform-provisioned": "true"}, LabelFingerprint: p.LabelFingerprint}).Context(c.ctx).Do()))
+	p = ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "armor").Context(c.ctx).Do()))
+	r := p.Rules
+	if len(r) != 3 || r[0].Priority != 1000 || r[0].Match.Expr != nil || r[1].Priority != 2000 || r[1].Match.VersionedExpr != "" ||
+		r[1].Match.Expr.Expression != "request.method == 'POST'" || r[2].Priority != 2147483647 || p.Labels["goog-terraform-provisioned"] != "true" {
+		t.Errorf("rules %s, want 1000 (ranges), 2000 (expression) and the default, each as sent", ccJSON(p))
+	}
+	c.done("insert edge", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "edge", Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()))
+	c.done("setLabels", ccR(c.svc.SecurityPolicies.SetLabels(ccProject, "edge", &compute.GlobalSetLabelsRequest{Labels: map[string]string{"a": "b"}}).Context(c.ctx).Do()))
+	if p := ccMust(t, "get", ccR(c.svc.SecurityPolicies.Get(ccProject, "edge").Context(c.ctx).Do())); p.Type != "CLOUD_ARMOR_EDGE" {
+		t.Errorf("after setLabels the type is %q, want CLOUD_ARMOR_EDGE kept", p.Type)
+	}
+}
+
+// A backend service's policies are set by its methods, kept by updates
+// that do not carry them, and keep the policy from being deleted.
+func TestComputeSecurityPolicies_SetOnBackendServices(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	c.done("insert", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "armor"}).Context(c.ctx).Do()))
+	c.done("insert edge", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "edge", Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()))
+	c.done("insert regional", ccR(c.svc.RegionSecurityPolicies.Insert(ccProject, ccRegion, &compute.SecurityPolicy{Name: "local"}).Context(c.ctx).Do()))
+	hc := c.insertHealthCheck(ccHealthCheck("web-check"))
+	c.insertBackendService(ccBackendService("web", hc))
+	c.done("setSecurityPolicy", ccR(c.svc.BackendServices.SetSecurityPolicy(ccProject, "web",
+		&compute.SecurityPolicyReference{SecurityPolicy: "global/securityPolicies/armor"}).Context(c.ctx).Do()))
+	c.done("setEdgeSecurityPolicy", ccR(c.svc.BackendServices.SetEdgeSecurityPolicy(ccProject, "web",
+		&compute.SecurityPolicyReference{SecurityPolicy: "edge"}).Context(c.ctx).Do()))
+	bs := ccMust(t, "get", ccR(c.svc.BackendServices.Get(ccProject, "web").Context(c.ctx).Do()))
+	if bs.SecurityPolicy != c.link(ccGlobal("securityPolicies", "armor")) || bs.EdgeSecurityPolicy != c.link(ccGlobal("securityPolicies", "edge")) {
+		t.Fatalf("service %s, want both policies as URLs", ccJSON(bs))
+	}
+	bs.Description = "updated"
+	bs.SecurityPolicy, bs.EdgeSecurityPolicy = "", ""
+	c.done("update", ccR(c.svc.BackendServices.Update(ccProject, "web", bs).Context(c.ctx).Do()))
+	bs = ccMust(t, "get", ccR(c.svc.BackendServices.Get(ccProject, "web").Context(c.ctx).Do()))
+	if bs.Description != "updated" || bs.SecurityPolicy == "" || bs.EdgeSecurityPolicy == "" {
+		t.Errorf("after an update: %s, want the policies kept (output only)", ccJSON(bs))
+	}
+	_, err := c.svc.SecurityPolicies.Delete(ccProject, "armor").Context(c.ctx).Do()
+	ccWantError(t, "delete a policy in use", err, 400, "resourceInUseByAnotherResource")
+	for _, tc := range []struct {
+		what, ref, want string
+		edge            bool
+	}{
+		{"an edge policy as the backend's", "edge", "attach it with setEdgeSecurityPolicy", false},
+		{"a backend policy as the edge's", "armor", "an edge security policy is of type CLOUD_ARMOR_EDGE", true},
+		{"a regional policy", "regions/" + ccRegion + "/securityPolicies/local", "takes a security policy of its own scope", false},
+	} {
+		ref := &compute.SecurityPolicyReference{SecurityPolicy: tc.ref}
+		_, err := c.svc.BackendServices.SetSecurityPolicy(ccProject, "web", ref).Context(c.ctx).Do()
+		if tc.edge {
+			_, err = c.svc.BackendServices.SetEdgeSecurityPolicy(ccProject, "web", ref).Context(c.ctx).Do()
+		}
+		if e := ccWantError(t, tc.what, err, 400, "invalid"); e != nil && !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%s: message %q, want %q", tc.what, e.Message, tc.want)
+		}
+	}
+	_, err = c.svc.BackendServices.SetSecurityPolicy(ccProject, "web", &compute.SecurityPolicyReference{SecurityPolicy: "nope"}).Context(c.ctx).Do()
+	ccWantError(t, "a missing policy", err, 404, "notFound")
+	c.done("detach", ccR(c.svc.BackendServices.SetSecurityPolicy(ccProject, "web", &compute.SecurityPolicyReference{}).Context(c.ctx).Do()))
+	c.done("delete the detached policy", ccR(c.svc.SecurityPolicies.Delete(ccProject, "armor").Context(c.ctx).Do()))
+
+	c.insertRegionBackendService(ccBackendService("local-web", c.insertRegionHealthCheck(ccHealthCheck("local-check"))))
+	c.done("regional setSecurityPolicy", ccR(c.svc.RegionBackendServices.SetSecurityPolicy(ccProject, ccRegion, "local-web",
+		&compute.SecurityPolicyReference{SecurityPolicy: "local"}).Context(c.ctx).Do()))
+	rbs := ccMust(t, "get", ccR(c.svc.RegionBackendServices.Get(ccProject, ccRegion, "local-web").Context(c.ctx).Do()))
+	if rbs.SecurityPolicy != c.link(ccRegional("securityPolicies", "local")) {
+		t.Errorf("regional service %s, want its region's policy", ccJSON(rbs))
+	}
+	_, err = c.svc.RegionSecurityPolicies.Insert(ccProject, ccRegion, &compute.SecurityPolicy{Name: "e", Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()
+	ccWantError(t, "a regional edge policy", err, 400, "invalid")
 }

@@ -79,6 +79,10 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
+	if code := h.plane.enforce(w, r, bs); code != 0 {
+		m.request(b.rule, d.service, "", code)
+		return
+	}
 	if delay, abort := rollFault(d.fault); abort != 0 || delay > 0 {
 		select {
 		case <-time.After(delay):
@@ -491,6 +495,7 @@ type metrics struct {
 	ejections   *prometheus.CounterVec
 	open        *prometheus.GaugeVec
 	capWaits    *prometheus.CounterVec
+	armor       *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -513,9 +518,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		capWaits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "lbhealth_dataplane_connection_cap_waits_total",
 			Help: "Times a listener found its connection cap, or the data plane's, full (--data-plane-max-connections, --data-plane-max-connections-per-listener) and left the next client waiting to be accepted (a UDP listener drops the datagram that would open a flow), by listener address.",
-		}, []string{"listener"})}
+		}, []string{"listener"}),
+		armor: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "lbhealth_dataplane_security_policy_decisions_total",
+			Help: "Requests a Cloud Armor rule matched, by security policy, rule priority, action taken (a rate limit's exceed action when over it) and outcome: enforced, or preview (counted, not enforced).",
+		}, []string{"security_policy", "priority", "action", "outcome"})}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.connections, m.ejections, m.open, m.capWaits)
+		reg.MustRegister(m.requests, m.connections, m.ejections, m.open, m.capWaits, m.armor)
 	}
 	return m
 }

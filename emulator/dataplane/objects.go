@@ -18,6 +18,7 @@ var Collections = []string{
 	api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
 	api.CollectionTargetTCPProxies, api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies,
 	api.CollectionSSLCertificates, api.CollectionSSLPolicies, api.CollectionTargetInstances, api.CollectionInstances,
+	api.CollectionSecurityPolicies,
 }
 
 // The API's typed views, by the names the data plane gives them.

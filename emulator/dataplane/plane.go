@@ -63,9 +63,15 @@ type Options struct {
 	// those of each (zero: DefaultMaxConnectionsPerListener): see
 	// cappedListener.
 	MaxConnections, MaxConnectionsPerListener int
-	// TimeScale runs draining and outlier ejection that many times faster
-	// (the emulator's --time-scale).
+	// TimeScale runs draining, outlier ejection and the intervals of
+	// Cloud Armor's rate limits that many times faster (the emulator's
+	// --time-scale).
 	TimeScale health.TimeScale
+	// Now is the clock of Cloud Armor's rate limits and bans (time.Now
+	// when nil).
+	Now func() time.Time
+	// OnBan, when set, is told of each client a rate_based_ban rule bans.
+	OnBan func(Ban)
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -118,7 +124,11 @@ type config struct {
 	// Target instances, and the instances they name.
 	targetInstances map[string]*targetInstance
 	instances       map[string]*instance
+	// Cloud Armor policies, compiled.
+	policies map[string]*armorPolicy
 }
+
+func (cfg *config) policy(path string) *armorPolicy { return lookup(cfg, cfg.policies, path) }
 
 func (cfg *config) service(path string) *backendService { return lookup(cfg, cfg.services, path) }
 func (cfg *config) group(path string) *instanceGroup    { return lookup(cfg, cfg.groups, path) }
@@ -150,7 +160,8 @@ func New(opts Options) *Plane {
 		sslCertificates: map[string]*sslCertificate{}, sslPolicies: map[string]*sslPolicy{},
 		certs: map[*sslCertificate]tls.Certificate{},
 		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
-			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{}},
+			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{},
+			policies: map[string]*armorPolicy{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
 	return p
 }
@@ -195,10 +206,12 @@ func (p *Plane) Set(collection, path string, body []byte) {
 		set(p, &cfg.mu, cfg.targetInstances, path, body)
 	case api.CollectionInstances:
 		set(p, &cfg.mu, cfg.instances, path, body)
+	case api.CollectionSecurityPolicies:
+		p.setPolicy(path, body)
 	}
 	switch collection {
 	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
-		api.CollectionTargetInstances, api.CollectionInstances:
+		api.CollectionTargetInstances, api.CollectionInstances, api.CollectionSecurityPolicies:
 	default:
 		p.frontChanged = true
 	}
@@ -226,6 +239,34 @@ func set[T any](p *Plane, mu *sync.RWMutex, m map[string]*T, path string, body [
 	m[path] = v
 }
 
+// setPolicy compiles a security policy (nil body: it is gone); its rate
+// limits count afresh.
+func (p *Plane) setPolicy(path string, body []byte) {
+	var pol *armorPolicy
+	if body != nil {
+		var err error
+		if pol, err = compilePolicy(path, body, p.opts.TimeScale.Of); err != nil {
+			// Stored policies passed the rules: this is a bug.
+			p.log.Error("data plane: security policy not compiled", "resource", path, "error", err)
+		}
+	}
+	p.cfg.mu.Lock()
+	defer p.cfg.mu.Unlock()
+	if pol == nil {
+		delete(p.cfg.policies, path)
+		return
+	}
+	p.cfg.policies[path] = pol
+}
+
+// now is the time of the rate limits.
+func (p *Plane) now() time.Time {
+	if p.opts.Now != nil {
+		return p.opts.Now()
+	}
+	return time.Now()
+}
+
 // Forget drops everything Set gave the plane (the store is read anew, as
 // after a reset); the listeners stay until Apply.
 func (p *Plane) Forget() {
@@ -245,6 +286,7 @@ func (p *Plane) Forget() {
 	clear(p.cfg.targetPools)
 	clear(p.cfg.targetInstances)
 	clear(p.cfg.instances)
+	clear(p.cfg.policies)
 	p.cfg.mu.Unlock()
 	p.frontChanged = true
 }

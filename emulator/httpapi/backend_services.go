@@ -22,7 +22,10 @@ func (s *Server) backendServices() *collection[api.BackendService, *api.BackendS
 		for _, b := range bs.Backends {
 			refs = append(refs, b.Group)
 		}
-		return refs
+		return append(refs, bs.SecurityPolicy, bs.EdgeSecurityPolicy)
+	}
+	c.kept = func(prior, bs *api.BackendService) {
+		bs.SecurityPolicy, bs.EdgeSecurityPolicy = prior.SecurityPolicy, prior.EdgeSecurityPolicy
 	}
 	return c
 }
@@ -44,7 +47,7 @@ func (s *Server) resolveBackendService(ctx context.Context, bs *api.BackendServi
 		}
 		bs.HealthChecks[i] = s.link(k.Path())
 	}
-	return nil
+	return s.resolveServicePolicies(ctx, bs, sc)
 }
 
 // backendGroup checks the group of a backend: a network endpoint group or

@@ -75,6 +75,20 @@ type collection[T any, P ptr[T]] struct {
 	// deletable, if set, refuses a delete that what obj manages forbids
 	// (a managed group whose instance group a backend uses).
 	deletable func(ctx context.Context, obj P, sc scope) error
+	// computedType: the object's type is computed from its other fields
+	// (a health check's, from its protocol block), so a patch or a method
+	// that does not send it gets it anew; elsewhere a type is the
+	// client's, kept as stored.
+	computedType bool
+	// whole are the fields the typed view holds entirely (every field of
+	// their schema): what is stored of them is the view's, not laid over
+	// the client's (the view may reorder a list: a policy's rules, by
+	// priority).
+	whole []string
+	// kept, if set, copies from the stored object into an update (PUT or
+	// PATCH) the output fields only a method sets (a backend service's
+	// security policies), which a client's body never carries.
+	kept func(prior, obj P)
 	// inputOnly, if set, drops from what is stored the fields the API takes
 	// but never returns (an instance's disks[].initializeParams).
 	inputOnly func(doc document)
@@ -187,6 +201,9 @@ func (c *collection[T, P]) stored(doc document, obj P) []byte {
 	project := keyOfPath(api.PathOf(obj.GetMeta().SelfLink)).Project
 	schema.RewriteReferences(c.def.Schema(), doc, func(ref string) string { return c.s.canonicalRef(ref, project) })
 	dropUnset(doc)
+	for _, f := range c.whole {
+		delete(doc, f)
+	}
 	merged := mergeTyped(doc, obj)
 	if c.inputOnly != nil {
 		c.inputOnly(merged)
@@ -339,7 +356,10 @@ func (c *collection[T, P]) update(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.replace(r, "update", func([]byte) (P, document, error) { return c.decodeResource(r, body) })
+	return c.replace(r, "update", func(stored []byte) (P, document, error) {
+		obj, doc, err := c.decodeResource(r, body)
+		return c.keep(stored, obj), doc, err
+	})
 }
 
 // patch merges the body into the stored object (RFC 7396) and then behaves
@@ -360,19 +380,35 @@ func (c *collection[T, P]) patch(r *http.Request) (any, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return c.decodeDocument(r, merged)
+		obj, doc, err := c.decodeDocument(r, merged)
+		return c.keep(stored, obj), doc, err
 	})
 }
 
+// keep is obj with the fields kept from the stored object.
+func (c *collection[T, P]) keep(stored []byte, obj P) P {
+	if c.kept == nil || obj == nil {
+		return obj
+	}
+	prior := P(new(T))
+	if json.Unmarshal(stored, prior) == nil {
+		c.kept(prior, obj)
+	}
+	return obj
+}
+
 // withoutOutputFields is the stored object as a client would have to send
-// it: output-only fields (and the computed type) dropped.
+// it: output-only fields (and a computed type) dropped.
 func (c *collection[T, P]) withoutOutputFields(stored []byte) document {
 	doc, _ := parseObject(stored) // our own JSON
 	schema.StripOutputOnly(c.def.Schema(), doc)
-	// The type is computed from the protocol block, so a patch can switch
-	// blocks; the fingerprint goes too: a patch must carry its own.
-	for _, k := range []string{"region", "zone", "selfLinkWithId", "type", "fingerprint"} {
+	// A computed type goes, so that a patch can switch protocol blocks; the
+	// fingerprint too: a patch must carry its own.
+	for _, k := range []string{"region", "zone", "selfLinkWithId", "fingerprint"} {
 		delete(doc, k)
+	}
+	if c.computedType {
+		delete(doc, "type")
 	}
 	return doc
 }

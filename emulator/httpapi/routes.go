@@ -56,7 +56,11 @@ func (s *Server) collectionHandlers() map[string]handlers {
 			"detachNetworkEndpoints": s.detachNetworkEndpoints,
 			"listNetworkEndpoints":   s.listNetworkEndpoints,
 		}},
-		api.CollectionBackendServices:   {verbs: s.backendServices(), methods: map[string]handler{"getHealth": s.backendServiceHealth}},
+		api.CollectionBackendServices: {verbs: s.backendServices(), methods: map[string]handler{
+			"getHealth":             s.backendServiceHealth,
+			"setSecurityPolicy":     s.backendServiceSetSecurityPolicy,
+			"setEdgeSecurityPolicy": s.backendServiceSetEdgeSecurityPolicy,
+		}},
 		api.CollectionHTTPHealthChecks:  {verbs: s.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
 		api.CollectionHTTPSHealthChecks: {verbs: s.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
 		api.CollectionTargetPools: {verbs: s.targetPools(), methods: map[string]handler{
@@ -84,6 +88,12 @@ func (s *Server) collectionHandlers() map[string]handlers {
 		api.CollectionURLMaps: {verbs: s.urlMaps(), methods: map[string]handler{
 			"validate":        s.urlMapValidate,
 			"invalidateCache": s.urlMapInvalidateCache,
+		}},
+		api.CollectionSecurityPolicies: {verbs: s.securityPolicies(), methods: map[string]handler{
+			"addRule":    s.securityPolicyAddRule,
+			"getRule":    s.securityPolicyGetRule,
+			"patchRule":  s.securityPolicyPatchRule,
+			"removeRule": s.securityPolicyRemoveRule,
 		}},
 		api.CollectionTargetHTTPProxies: {verbs: s.targetHTTPProxies(), methods: map[string]handler{"setUrlMap": s.httpProxySetURLMap}},
 		api.CollectionTargetHTTPSProxies: {verbs: s.targetHTTPSProxies(), methods: map[string]handler{

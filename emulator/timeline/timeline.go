@@ -25,6 +25,7 @@ const (
 	KindComposite = api.TimelineComposite
 	KindInstance  = api.TimelineInstance
 	KindScenario  = api.TimelineScenario
+	KindArmor     = api.TimelineArmor
 )
 
 // Event is one change; Page a read of the timeline.

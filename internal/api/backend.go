@@ -113,6 +113,11 @@ type BackendService struct {
 	ConnectionDraining    *ConnectionDraining `json:"connectionDraining,omitempty"`
 	CustomRequestHeaders  []string            `json:"customRequestHeaders,omitempty"`
 	CustomResponseHeaders []string            `json:"customResponseHeaders,omitempty"`
+	// SecurityPolicy and EdgeSecurityPolicy are the Cloud Armor policies
+	// the data plane applies to the service's requests (output only: set
+	// by setSecurityPolicy and setEdgeSecurityPolicy).
+	SecurityPolicy     string `json:"securityPolicy,omitempty"`
+	EdgeSecurityPolicy string `json:"edgeSecurityPolicy,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`

@@ -214,7 +214,11 @@ var Catalogue = []Collection{
 		}},
 	{Name: CollectionBackendServices, Kind: KindBackendService, ListKind: KindBackendServiceList,
 		Scopes: Global | Regional, Updates: putPatch, Role: ProbeOwner, New: newOf[BackendService](),
-		Methods: []Method{{HTTP: "POST", Name: "getHealth", Requests: []string{"ResourceGroupReference"}, Response: "BackendServiceGroupHealth"}}},
+		Methods: []Method{
+			{HTTP: "POST", Name: "getHealth", Requests: []string{"ResourceGroupReference"}, Response: "BackendServiceGroupHealth"},
+			{HTTP: "POST", Name: "setSecurityPolicy", Requests: []string{"SecurityPolicyReference"}},
+			{HTTP: "POST", Name: "setEdgeSecurityPolicy", Scopes: Global, Requests: []string{"SecurityPolicyReference"}},
+		}},
 	{Name: CollectionHTTPHealthChecks, Kind: KindHTTPHealthCheck, ListKind: KindHTTPHealthCheckList,
 		Scopes: Global, Updates: putPatch, Role: ProbeInput, New: newOf[LegacyHealthCheck]()},
 	{Name: CollectionHTTPSHealthChecks, Kind: KindHTTPSHealthCheck, ListKind: KindHTTPSHealthCheckList,
@@ -271,6 +275,16 @@ var Catalogue = []Collection{
 		Scopes: Global | Regional, New: newOf[SSLCertificate]()},
 	{Name: CollectionSSLPolicies, Kind: KindSSLPolicy, ListKind: KindSSLPoliciesList,
 		Scopes: Global | Regional, Updates: patchOnly, New: newOf[SSLPolicy]()},
+	// Cloud Armor: the data plane enforces the policies of the backend
+	// services it carries requests to.
+	{Name: CollectionSecurityPolicies, Kind: KindSecurityPolicy, ListKind: KindSecurityPolicyList,
+		Scopes: Global | Regional, Updates: patchOnly, New: newOf[SecurityPolicy](),
+		Methods: []Method{
+			{HTTP: "POST", Name: "addRule", Requests: []string{"SecurityPolicyRule"}},
+			{HTTP: "GET", Name: "getRule", Response: "SecurityPolicyRule"},
+			{HTTP: "POST", Name: "patchRule", Requests: []string{"SecurityPolicyRule"}},
+			{HTTP: "POST", Name: "removeRule"},
+		}},
 	// The minimal compute resources around load balancing, with only the
 	// verbs the Compute API has for them.
 	{Name: CollectionInstances, Kind: KindInstance, ListKind: KindInstanceList,

@@ -3,8 +3,8 @@ package api
 import "time"
 
 // The timeline: every change of state of endpoints, health sources,
-// composite health checks and managed instances, and the steps of chaos
-// scenarios, as GET
+// composite health checks and managed instances, the steps of chaos
+// scenarios and the bans of Cloud Armor's rate-based rules, as GET
 // /_emulator/timeline answers it (an lbhealth extension).
 
 // Kinds of timeline events.
@@ -14,10 +14,11 @@ const (
 	TimelineComposite = "compositeHealthCheck" // a composite health check changed state
 	TimelineInstance  = "instance"             // autohealing moved a managed instance (its currentAction)
 	TimelineScenario  = "scenario"             // a scenario's step set the mode of an instance, a zone or a target
+	TimelineArmor     = "securityPolicy"       // a Cloud Armor rate_based_ban rule banned a client (From ALLOWED, To BANNED)
 )
 
 // TimelineKinds are the kinds of timeline events.
-var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario}
+var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario, TimelineArmor}
 
 // TimelineEvent is one change.
 type TimelineEvent struct {
@@ -26,13 +27,15 @@ type TimelineEvent struct {
 	Time time.Time `json:"time"`
 	Kind string    `json:"kind"`
 	// Resource is the path of what changed: the backend service or target
-	// pool of an endpoint, the source, the composite, the instance.
+	// pool of an endpoint, the source, the composite, the instance, the
+	// security policy.
 	Resource string `json:"resource"`
 	// Group is an endpoint's endpoint group or instance group, or an
 	// instance's managed group.
 	Group string `json:"group,omitempty"`
 	// Endpoint is the address probed (ip:port) and Check the health check
-	// that probed it.
+	// that probed it; for a ban, Endpoint is the key banned (the client's
+	// address for an IP key) and Detail the rule and how long.
 	Endpoint string `json:"endpoint,omitempty"`
 	Check    string `json:"check,omitempty"`
 	From     string `json:"from"`

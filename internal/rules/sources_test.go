@@ -421,6 +421,75 @@ var messageSources = map[string]source{
 	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
 	"%s (%q) of %s must be on or off: off runs no simulated workload on the instance.":                                 own("lbhealth-workload is the emulator's key: a workload runs, or not."),
 
+	// Cloud Armor security policies.
+	"%s (%d) repeats the priority of rules[%d]: each rule of a policy has its own priority.": cloud(
+		"the Compute API refuses a policy with two rules of one priority, and addRule of a priority already taken."),
+	"%s (%d) must be between 0 and %d.": apiDoc("SecurityPolicyRule.priority", "must be a positive value between 0 and 2147483647."),
+	"%s is required: rules are evaluated from priority 0 (first) to %d (the default rule, last).": apiDoc("SecurityPolicyRule.priority", "Rules are evaluated from highest to lowest priority where 0 is the"),
+	"%s (%q) is a global type: an edge policy filters at Google's edge, for global services; a regional policy is CLOUD_ARMOR or CLOUD_ARMOR_NETWORK.": cloud(
+		"regional security policies are of type CLOUD_ARMOR or CLOUD_ARMOR_NETWORK; CLOUD_ARMOR_EDGE policies are global only."),
+	"%s (%q) is not a Cloud Armor expression: %s.": apiDoc("SecurityPolicyRuleMatcher.expr", "User defined CEVAL expression."),
+	"%s is %d characters long: an expression has at most %d.": cloud(
+		"Cloud Armor refuses a custom rule expression longer than 2,048 characters."),
+	"%s is required: a CEL condition over the request, such as inIpRange(origin.ip, '10.0.0.0/8').": apiDoc("Expr.expression",
+		"Textual representation of an expression in Common Expression Language"),
+	"%s (%q) is not an action of a CLOUD_ARMOR_EDGE policy: edge policies allow or deny.": cloud(
+		"edge security policies take only allow and deny(STATUS) rules."),
+	"%s (%q) is set on a %s policy: redirect is only supported in global policies of type CLOUD_ARMOR.": apiDoc("SecurityPolicyRule.action",
+		"This action is only supported in Global Security"),
+	"%s is set on a %s policy: headers are added only by global policies of type CLOUD_ARMOR.": apiDoc("SecurityPolicyRule.headerAction",
+		"This field is only supported in Global Security Policies of type"),
+	"%s is required: the name of the request header to add.": apiDoc("SecurityPolicyRuleHttpHeaderActionHttpHeaderOption.headerName", "The name of the header to set."),
+	"%s is required: allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.": apiDoc("SecurityPolicyRule.action",
+		"The Action to perform when the rule is matched."),
+	"%s (%q) must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.": apiDoc("SecurityPolicyRule.action",
+		"The Action to perform when the rule is matched."),
+	"%s is required when %s is %s: the threshold and what happens above it.": apiDoc("SecurityPolicyRule.action",
+		"Configure parameters for this action in RateLimitOptions."),
+	"%s is set, but %s is %q: rate limits go with action throttle or rate_based_ban.": cloud(
+		"the Compute API refuses rateLimitOptions on a rule whose action is not throttle or rate_based_ban."),
+	"%s is required when %s is redirect: where the redirect goes.": apiDoc("SecurityPolicyRule.action",
+		"Parameters for this action can be configured"),
+	"%s is set, but %s is %q: redirect options go with action redirect.": cloud(
+		"the Compute API refuses redirectOptions on a rule whose action is not redirect."),
+	"%s is set, but %s is %q: redirect options go with exceed action redirect.": apiDoc("SecurityPolicyRuleRateLimitOptions.exceedRedirectOptions",
+		"Cannot be specified if the exceed action is not redirect."),
+	"%s is required: EXTERNAL_302 (to target) or GOOGLE_RECAPTCHA.":                   apiDoc("SecurityPolicyRuleRedirectOptions.type", "Type of the redirect action."),
+	"%s is required when %s is EXTERNAL_302: the URL the client is sent to.":          apiDoc("SecurityPolicyRuleRedirectOptions.target", "This is required if the type is"),
+	"%s (%q) must not be set when %s is GOOGLE_RECAPTCHA.":                            apiDoc("SecurityPolicyRuleRedirectOptions.target", "cannot be specified for GOOGLE_RECAPTCHA."),
+	"%s is required: the count of requests in intervalSec above which the rule acts.": apiDoc("SecurityPolicyRuleRateLimitOptions.rateLimitThreshold", "Threshold at which to begin ratelimiting."),
+	"%s must be at least 1: the number of requests allowed in the interval.":          apiDoc("SecurityPolicyRuleRateLimitOptionsThreshold.count", "Number of HTTP(S) requests for calculating the threshold."),
+	"%s is required: one of %s seconds.":                                              apiDoc("SecurityPolicyRuleRateLimitOptionsThreshold.intervalSec", "Interval over which the threshold is computed."),
+	"%s (%d) must be one of %s seconds.": cloud(
+		"Cloud Armor counts rate limits over 10, 30, 60, 120, 180, 240, 300, 600, 900, 1200, 1800, 2700 or 3600 seconds, and refuses other intervals."),
+	"%s (%q) must be allow: requests under the threshold pass.": apiDoc("SecurityPolicyRuleRateLimitOptions.conformAction", `Valid option is "allow" only.`),
+	"%s is required: deny(403), deny(404), deny(429), deny(502) or redirect, for requests above the threshold.": apiDoc("SecurityPolicyRuleRateLimitOptions.exceedAction",
+		"Action to take for requests that are above the configured rate limit"),
+	"%s (%q) must be deny(403), deny(404), deny(429), deny(502) or redirect.": apiDoc("SecurityPolicyRuleRateLimitOptions.exceedAction",
+		"are 403, 404, 429, and 502, and"),
+	"%s is set, but %s is %q: a ban goes with action rate_based_ban.": apiDoc("SecurityPolicyRuleRateLimitOptions.banThreshold",
+		"Can only be specified if the action for the rule is"),
+	"%s (%d) must be at least 1: the seconds a client stays banned.": apiDoc("SecurityPolicyRuleRateLimitOptions.banDurationSec",
+		"determines the time (in seconds)"),
+	"%s is required when %s is %s: the name of the header or cookie counted by.": apiDoc("SecurityPolicyRuleRateLimitOptions.enforceOnKey",
+		`header whose name is configured under "enforceOnKeyName".`),
+	"%s (%q) is set, but %s is %q: a key name goes with HTTP_HEADER or HTTP_COOKIE.": cloud(
+		"the Compute API refuses enforceOnKeyName unless enforceOnKey is HTTP_HEADER or HTTP_COOKIE."),
+	"%s is required: the requests the rule acts on, by source range (versionedExpr SRC_IPS_V1 with config.srcIpRanges) or by a CEL expression (expr).": cloud(
+		"the Compute API refuses a rule of a CLOUD_ARMOR or CLOUD_ARMOR_EDGE policy without a match."),
+	"%s is set with %s: a rule matches by source ranges or by an expression, not both.": cloud(
+		"the Compute API refuses a matcher that sets both versionedExpr and expr."),
+	"%s is set without %s: source ranges go with versionedExpr SRC_IPS_V1.": apiDoc("SecurityPolicyRuleMatcher.config",
+		"This field must be specified if versioned_expr is specified and cannot"),
+	"%s is required when %s is %s: the source ranges the rule matches (\"*\" for all).": apiDoc("SecurityPolicyRuleMatcher.versionedExpr",
+		"If this field is specified, config must also be specified."),
+	"%s lists %d ranges: a rule takes at most %d.":                                          apiDoc("SecurityPolicyRuleMatcherConfig.srcIpRanges", "Maximum number of src_ip_ranges allowed is 10."),
+	"%s (%q) must be \"*\", an IP address or a range in CIDR form, such as \"10.0.0.0/8\".": apiDoc("SecurityPolicyRuleMatcherConfig.srcIpRanges", "CIDR IP address range."),
+	"%s has no default rule: add one with priority %d that matches every request (versionedExpr SRC_IPS_V1, srcIpRanges [\"*\"]), or send no rules to get an allow-all default.": apiDoc("SecurityPolicy.rules",
+		"There must always be a default rule which is a rule with priority"),
+	"%s of the default rule (priority %d) must match every request: versionedExpr SRC_IPS_V1 with srcIpRanges [\"*\"].": apiDoc("SecurityPolicy.rules",
+		"2147483647 and match all condition (for the match condition this means"),
+
 	// Cloud Routers and their NATs.
 	"%s is required: the network the router serves.":             apiDoc("Router.network", "URI of the network to which this router belongs."),
 	"%s is required: the router's own autonomous system number.": apiDoc("RouterBgp.asn", "Local BGP Autonomous System Number (ASN)."),
@@ -459,6 +528,7 @@ var messageSources = map[string]source{
 var limitSources = map[string]source{
 	"MaxBootSeconds":                 own("an instance's simulated boot is bounded by an hour, what a test could wait for at most."),
 	"MinKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
+	"MaxSrcIPRanges":                 apiDoc("SecurityPolicyRuleMatcherConfig.srcIpRanges", "Maximum number of src_ip_ranges allowed is 10."),
 	"MaxKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
 	"MaxRoutePriority":               cloud("a BGP peer's advertised route priority is 0 to 65535 (the Cloud Router's documentation)."),
 	"GoogleASN":                      cloud("a router for Partner Interconnect must use ASN 16550, Google's."),

@@ -1,0 +1,135 @@
+package emulator_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// fakeClock is a clock a test moves.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// from sends GET url from the loopback address src: its status, the
+// security policy header, and the body.
+func from(t *testing.T, src, url string) (int, string, string) {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		}},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("X-Lbhealth-Security-Policy"), string(body)
+}
+
+// A backend service's Cloud Armor policy decides its requests, sent from
+// real loopback clients: a rule denying a source range answers 403 to it
+// and lets the others through; a preview rule is counted and named but
+// not enforced; a rate-based ban bans a client over its threshold, on
+// the timeline, and lifts once its duration has passed (on a clock the
+// test moves).
+func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)}
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, ArmorClock: clock.Now})
+	service(t, e, "web", "", a)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"armor","rules":[
+		{"priority":100,"action":"deny(403)","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["127.0.0.2/32"]}}},
+		{"priority":200,"action":"deny(404)","preview":true,"match":{"expr":{"expression":"request.path.startsWith('/preview')"}}},
+		{"priority":300,"action":"rate_based_ban","match":{"expr":{"expression":"request.path == '/limited'"}},
+		 "rateLimitOptions":{"rateLimitThreshold":{"count":3,"intervalSec":10},"conformAction":"allow","exceedAction":"deny(429)",
+		 "enforceOnKey":"IP","banDurationSec":60}},
+		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
+	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":"global/securityPolicies/armor"}`)
+	waitFor(t, "the backend serving", func() bool { code, _, _ := from(t, "127.0.0.1", lb+"/"); return code == 200 })
+
+	code, decided, body := from(t, "127.0.0.2", lb+"/")
+	if code != 403 || decided != "armor; priority=100; action=deny(403)" || !strings.Contains(body, "403 Forbidden") {
+		t.Errorf("from the denied range: %d %q %q, want 403 by rule 100", code, decided, body)
+	}
+	if code, decided, _ := from(t, "127.0.0.1", lb+"/"); code != 200 || decided != "armor; priority=2147483647; action=allow" {
+		t.Errorf("from another address: %d %q, want 200 by the default rule", code, decided)
+	}
+	if code, decided, _ := from(t, "127.0.0.1", lb+"/preview/x"); code != 200 ||
+		decided != "armor; priority=2147483647; action=allow; preview=200:deny(404)" {
+		t.Errorf("a preview rule's request: %d %q, want 200 with the preview named", code, decided)
+	}
+
+	for i := range 3 {
+		if code, _, _ := from(t, "127.0.0.1", lb+"/limited"); code != 200 {
+			t.Fatalf("request %d under the threshold: %d", i+1, code)
+		}
+	}
+	if code, decided, _ := from(t, "127.0.0.1", lb+"/limited"); code != 429 || decided != "armor; priority=300; action=deny(429)" {
+		t.Errorf("the fourth request in the interval: %d %q, want 429 by rule 300", code, decided)
+	}
+	if code, _, _ := from(t, "127.0.0.3", lb+"/limited"); code != 200 {
+		t.Errorf("another client during the ban: %d, want 200 (the key is the client's address)", code)
+	}
+	clock.Add(30 * time.Second) // the interval is over, the ban is not
+	if code, _, _ := from(t, "127.0.0.1", lb+"/limited"); code != 429 {
+		t.Errorf("a banned client 30 s later: %d, want 429", code)
+	}
+	clock.Add(31 * time.Second)
+	if code, _, _ := from(t, "127.0.0.1", lb+"/limited"); code != 200 {
+		t.Errorf("once the ban lifted: %d, want 200", code)
+	}
+
+	_, _, tl := get(t, e.URL()+"/_emulator/timeline?kind=securityPolicy")
+	var page api.TimelinePage
+	if err := json.Unmarshal([]byte(tl), &page); err != nil {
+		t.Fatal(err)
+	}
+	if ev := page.Events; len(ev) != 1 || ev[0].Resource != "projects/p/global/securityPolicies/armor" || ev[0].Endpoint != "127.0.0.1" ||
+		ev[0].To != "BANNED" || ev[0].Detail != "rule 300 bans until 2026-12-05T00:01:00Z" {
+		t.Errorf("timeline %s, want one ban of 127.0.0.1", tl)
+	}
+	_, _, metrics := get(t, e.URL()+"/metrics")
+	for _, want := range []string{
+		`lbhealth_dataplane_security_policy_decisions_total{action="deny(403)",outcome="enforced",priority="100",security_policy="projects/p/global/securityPolicies/armor"} 1`,
+		`lbhealth_dataplane_security_policy_decisions_total{action="deny(404)",outcome="preview",priority="200",security_policy="projects/p/global/securityPolicies/armor"} 1`,
+		`lbhealth_dataplane_security_policy_decisions_total{action="deny(429)",outcome="enforced",priority="300",security_policy="projects/p/global/securityPolicies/armor"} 2`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
+	}
+
+	// Detached, the policy decides nothing.
+	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":""}`)
+	if code, decided, _ := from(t, "127.0.0.2", lb+"/"); code != 200 || decided != "" {
+		t.Errorf("with the policy detached: %d %q, want 200 undecided", code, decided)
+	}
+}
