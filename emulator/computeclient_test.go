@@ -3120,3 +3120,69 @@ func TestComputeSecurityPolicies_SetOnBackendServices(t *testing.T) {
 	_, err = c.svc.RegionSecurityPolicies.Insert(ccProject, ccRegion, &compute.SecurityPolicy{Name: "e", Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()
 	ccWantError(t, "a regional edge policy", err, 400, "invalid")
 }
+
+// Autoscalers: made, read, updated and patched as the API names them
+// (?autoscaler=NAME on the collection), one per managed group of their
+// own zone or region, which they keep from being deleted.
+func TestComputeAutoscalers_ZonalAndRegional(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	c.done("insert template", ccR(c.svc.InstanceTemplates.Insert(ccProject, &compute.InstanceTemplate{Name: "web-template",
+		Properties: &compute.InstanceProperties{NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
+	template := c.link(ccGlobal("instanceTemplates", "web-template"))
+	c.done("insert manager", ccR(c.svc.InstanceGroupManagers.Insert(ccProject, ccZone, &compute.InstanceGroupManager{Name: "web-mig",
+		BaseInstanceName: "web", InstanceTemplate: template, TargetSize: 1}).Context(c.ctx).Do()))
+	mig := c.link(ccZonal("instanceGroupManagers", "web-mig"))
+	op := c.done("insert", ccR(c.svc.Autoscalers.Insert(ccProject, ccZone, &compute.Autoscaler{Name: "web-as", Target: mig,
+		AutoscalingPolicy: &compute.AutoscalingPolicy{MaxNumReplicas: 5, MinNumReplicas: 1,
+			LoadBalancingUtilization: &compute.AutoscalingPolicyLoadBalancingUtilization{UtilizationTarget: 0.7}}}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccZonal("autoscalers", "web-as"))
+	a := ccMust(t, "get", ccR(c.svc.Autoscalers.Get(ccProject, ccZone, "web-as").Context(c.ctx).Do()))
+	c.checkMeta("compute#autoscaler", ccZonal("autoscalers", "web-as"), a.Kind, a.Id, a.SelfLink, a.CreationTimestamp)
+	if p := a.AutoscalingPolicy; a.Status != "ACTIVE" || a.Target != mig || p.Mode != "ON" || p.CoolDownPeriodSec != 60 ||
+		p.LoadBalancingUtilization.UtilizationTarget != 0.7 || p.CpuUtilization != nil || a.Zone != c.zoneLink() {
+		t.Errorf("got %s, want ACTIVE, its target, mode ON, a 60 s cool-down and only the serving signal", ccJSON(a))
+	}
+	a.AutoscalingPolicy.MaxNumReplicas = 8
+	a.Description = "updated"
+	c.done("update", ccR(c.svc.Autoscalers.Update(ccProject, ccZone, a).Autoscaler("web-as").Context(c.ctx).Do()))
+	c.done("patch", ccR(c.svc.Autoscalers.Patch(ccProject, ccZone, &compute.Autoscaler{Name: "web-as",
+		AutoscalingPolicy: &compute.AutoscalingPolicy{MaxNumReplicas: 9, Mode: "ONLY_SCALE_OUT"}}).Autoscaler("web-as").Context(c.ctx).Do()))
+	a = ccMust(t, "get", ccR(c.svc.Autoscalers.Get(ccProject, ccZone, "web-as").Context(c.ctx).Do()))
+	if a.Description != "updated" || a.AutoscalingPolicy.MaxNumReplicas != 9 || a.AutoscalingPolicy.Mode != "ONLY_SCALE_OUT" {
+		t.Errorf("after update and patch: %s", ccJSON(a))
+	}
+	_, err := c.svc.Autoscalers.Insert(ccProject, ccZone, &compute.Autoscaler{Name: "second", Target: mig,
+		AutoscalingPolicy: &compute.AutoscalingPolicy{MaxNumReplicas: 2}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a second autoscaler", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "a managed group has one autoscaler") {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = c.svc.Autoscalers.Insert(ccProject, ccZone, &compute.Autoscaler{Name: "bad", Target: mig,
+		AutoscalingPolicy: &compute.AutoscalingPolicy{MinNumReplicas: 4, MaxNumReplicas: 2}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "max below min", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "autoscalingPolicy.maxNumReplicas (2) must not be lower") {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = c.svc.Autoscalers.Patch(ccProject, ccZone, &compute.Autoscaler{Name: "web-as"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a patch with no name", err, 400, "invalid"); e != nil && e.Message != "autoscaler is required: the name of the resource to update, as ?autoscaler=NAME." {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = c.svc.InstanceGroupManagers.Delete(ccProject, ccZone, "web-mig").Context(c.ctx).Do()
+	ccWantError(t, "delete an autoscaled group", err, 400, "resourceInUseByAnotherResource")
+
+	c.done("insert regional manager", ccR(c.svc.RegionInstanceGroupManagers.Insert(ccProject, ccRegion, &compute.InstanceGroupManager{Name: "web-rmig",
+		BaseInstanceName: "web", InstanceTemplate: template, TargetSize: 1}).Context(c.ctx).Do()))
+	_, err = c.svc.RegionAutoscalers.Insert(ccProject, ccRegion, &compute.Autoscaler{Name: "zonal-target", Target: mig,
+		AutoscalingPolicy: &compute.AutoscalingPolicy{MaxNumReplicas: 2}}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a zonal group for a regional autoscaler", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "sizes a managed group of its own region") {
+		t.Errorf("message %q", e.Message)
+	}
+	c.done("insert regional", ccR(c.svc.RegionAutoscalers.Insert(ccProject, ccRegion, &compute.Autoscaler{Name: "web-ras",
+		Target: "regions/" + ccRegion + "/instanceGroupManagers/web-rmig", AutoscalingPolicy: &compute.AutoscalingPolicy{MaxNumReplicas: 3}}).Context(c.ctx).Do()))
+	ra := ccMust(t, "get regional", ccR(c.svc.RegionAutoscalers.Get(ccProject, ccRegion, "web-ras").Context(c.ctx).Do()))
+	if ra.Region != c.regionLink() || ra.AutoscalingPolicy.CpuUtilization == nil || ra.AutoscalingPolicy.CpuUtilization.UtilizationTarget != 0.6 {
+		t.Errorf("regional %s, want its region and the default CPU target 0.6", ccJSON(ra))
+	}
+	c.done("update regional", ccR(c.svc.RegionAutoscalers.Update(ccProject, ccRegion, ra).Autoscaler("web-ras").Context(c.ctx).Do()))
+	c.done("delete", ccR(c.svc.Autoscalers.Delete(ccProject, ccZone, "web-as").Context(c.ctx).Do()))
+	c.done("delete the group", ccR(c.svc.InstanceGroupManagers.Delete(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
+}

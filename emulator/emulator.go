@@ -376,9 +376,21 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	e.stopHealing, e.healed = stop, make(chan struct{})
 	go func() {
 		defer close(e.healed)
+		var wg sync.WaitGroup
+		wg.Go(func() { e.api.Autoscale(healCtx, health.TimeScale(cfg.TimeScale).Of(scaleTick)) })
 		e.api.Autoheal(healCtx, healTick)
+		wg.Wait()
 	}()
 	return e, nil
+}
+
+// groupRequests is what autoscalers measure of the data plane: nil
+// without one.
+func (e *Emulator) groupRequests() func(string) int64 {
+	if e.plane == nil {
+		return nil
+	}
+	return e.plane.GroupRequests
 }
 
 // traffic is what the status page reads of the data plane: nil without
@@ -431,6 +443,10 @@ var userLoopback = netip.MustParsePrefix("127.0.0.0/24")
 
 // statusEvents is how many transitions the status page can list.
 const statusEvents = 200
+
+// scaleTick is how often the autoscalers measure their groups' load (at
+// time scale 1).
+const scaleTick = time.Second
 
 // healTick is how often autohealing looks at the managed groups.
 const healTick = 250 * time.Millisecond
@@ -493,18 +509,19 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.scenarios = scenario.NewRunner(workloads, e.timeline, scale)
 	health.RegisterStateGauge(reg, e.engine)
 	srv := httpapi.New(e.store, httpapi.Options{
-		RootURL:     e.URL(),
-		LinkRoot:    cfg.SelfLinkRoot,
-		Log:         log,
-		Health:      e.engine,
-		Aggregates:  e.aggregator,
-		Events:      events,
-		Timeline:    e.timeline,
-		Scenarios:   e.scenarios,
-		FastForward: e.engine.FastForward,
-		Traffic:     e.traffic(),
-		Workloads:   e.workloadControl(),
-		Metrics:     promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		RootURL:       e.URL(),
+		LinkRoot:      cfg.SelfLinkRoot,
+		Log:           log,
+		Health:        e.engine,
+		Aggregates:    e.aggregator,
+		Events:        events,
+		Timeline:      e.timeline,
+		Scenarios:     e.scenarios,
+		FastForward:   e.engine.FastForward,
+		GroupRequests: e.groupRequests(),
+		Traffic:       e.traffic(),
+		Workloads:     e.workloadControl(),
+		Metrics:       promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		OnChange: func(ctx context.Context, changed []store.Key) {
 			if err := e.sync(ctx, changed); err != nil {
 				log.Error("probe engine not updated", "error", err)

@@ -57,9 +57,10 @@ type backend struct {
 type pool struct {
 	policy   string
 	affinity string
-	header   string      // HEADER_FIELD: the header hashed
-	cookie   http.Cookie // the affinity's cookie, but for its value
-	healthy  []*backend  // where new traffic goes (healthy, or all as a last resort)
+	header   string              // HEADER_FIELD: the header hashed
+	cookie   http.Cookie         // the affinity's cookie, but for its value
+	healthy  []*backend          // where new traffic goes (healthy, or all as a last resort)
+	groups   map[*backend]string // the backend group of each of healthy
 	// By capacity (capacity.go); nil when every backend weighs the same.
 	weights  []float64     // of each of healthy
 	cum      []float64     // running sums of weights
@@ -322,7 +323,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 // owner's kind and settings decide.
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
-	p := &pool{cookie: http.Cookie{Name: generatedCookie, Path: "/", HttpOnly: true}}
+	p := &pool{cookie: http.Cookie{Name: generatedCookie, Path: "/", HttpOnly: true}, groups: map[*backend]string{}}
 	now := time.Now()
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
@@ -341,6 +342,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			}
 			b.group = m.group
 			p.healthy = append(p.healthy, b)
+			p.groups[b] = m.group
 		}
 	}
 	healthy := func(m member) bool { return m.healthy }

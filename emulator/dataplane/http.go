@@ -119,13 +119,15 @@ func unforwardable(r *http.Request) string {
 // forward sends r to a healthy backend of bs, the service d chose.
 func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, d decision, bs *backendService) {
 	rule := b.rule
-	c := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy}).choose(request{r})
+	pl := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy})
+	c := pl.choose(request{r})
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
 		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")
 		h.plane.metrics.request(rule, d.service, "", http.StatusServiceUnavailable)
 		return
 	}
+	h.plane.countGroup(pl.groups[c.b])
 	if c.cookie != nil {
 		http.SetCookie(w, c.cookie)
 	}

@@ -90,6 +90,9 @@ type Plane struct {
 	// what they speak (transportFor); rp's and the mirrors'.
 	http1, http2 *http.Transport
 	mirrors      mirrorSlots // the mirrored requests in flight
+	// groupRequests counts the requests carried to each backend group's
+	// endpoints, by the group's path (what autoscalers measure).
+	groupRequests sync.Map // string -> *atomic.Int64
 
 	// The front end Set was given, by path (the owners are in cfg); Apply
 	// turns it into listeners.
@@ -257,6 +260,28 @@ func (p *Plane) setPolicy(path string, body []byte) {
 		return
 	}
 	p.cfg.policies[path] = pol
+}
+
+// countGroup counts a request carried to an endpoint of group.
+func (p *Plane) countGroup(group string) {
+	if group == "" {
+		return
+	}
+	n, ok := p.groupRequests.Load(group)
+	if !ok {
+		n, _ = p.groupRequests.LoadOrStore(group, new(atomic.Int64))
+	}
+	n.(*atomic.Int64).Add(1)
+}
+
+// GroupRequests is the number of requests the HTTP listeners have carried
+// to the endpoints of the backend group at path (an instance group or an
+// endpoint group) since the plane started.
+func (p *Plane) GroupRequests(path string) int64 {
+	if n, ok := p.groupRequests.Load(path); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 // now is the time of the rate limits.

@@ -119,6 +119,7 @@ func (s *Server) collectionHandlers() map[string]handlers {
 		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},
 		api.CollectionRouters:                   {verbs: s.routers(), methods: map[string]handler{"getRouterStatus": s.routerStatus}},
+		api.CollectionAutoscalers:               {verbs: s.autoscalers()},
 		api.CollectionAddresses:                 {verbs: s.addresses()},
 		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
 		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]handler{"getHealth": s.healthSourceHealth}},
@@ -202,11 +203,17 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 		}
 		s.mux.HandleFunc("GET "+path, s.serve(h.verbs.list))
 		s.mux.HandleFunc("GET "+path+"/{name}", s.serve(h.verbs.get))
-		if c.UpdatesIn("PUT", sc) {
-			s.mux.HandleFunc("PUT "+path+"/{name}", s.serve(h.verbs.update))
-		}
-		if c.UpdatesIn("PATCH", sc) {
-			s.mux.HandleFunc("PATCH "+path+"/{name}", s.serve(h.verbs.patch))
+		for _, u := range []struct {
+			verb string
+			fn   handler
+		}{{"PUT", h.verbs.update}, {"PATCH", h.verbs.patch}} {
+			switch {
+			case !c.UpdatesIn(u.verb, sc):
+			case c.UpdateByQuery != "":
+				s.mux.HandleFunc(u.verb+" "+path, s.serve(nameFromQuery(c.UpdateByQuery, u.fn)))
+			default:
+				s.mux.HandleFunc(u.verb+" "+path+"/{name}", s.serve(u.fn))
+			}
 		}
 		if schema.Has(c.Schema(), "labels") && schema.Has(c.Schema(), "labelFingerprint") {
 			s.mux.HandleFunc("POST "+path+"/{name}/setLabels", s.serve(h.verbs.setLabels))
@@ -228,6 +235,19 @@ func (s *Server) serveCollection(c api.Collection, h handlers) {
 	}
 	if schema.AggregatedKind(c.Schema()) != "" {
 		s.mux.HandleFunc("GET "+projectPath+"aggregated/"+c.Name, s.serve(h.verbs.aggregatedList))
+	}
+}
+
+// nameFromQuery is fn for an update that names its resource by the query
+// parameter param instead of the path.
+func nameFromQuery(param string, fn handler) handler {
+	return func(r *http.Request) (any, error) {
+		name := r.URL.Query().Get(param)
+		if name == "" {
+			return nil, invalid("%s is required: the name of the resource to update, as ?%s=NAME.", param, param)
+		}
+		r.SetPathValue("name", name)
+		return fn(r)
 	}
 }
 

@@ -83,6 +83,7 @@ type Server struct {
 	// addresses; healer keeps them whole and heals them.
 	managedPool control.Pool
 	healer      *control.Autohealer
+	scaler      *control.Autoscaler
 	// certs turns managed certificates ACTIVE.
 	certs *control.Certificates
 
@@ -189,6 +190,10 @@ type Options struct {
 	// (TimeScaleHeader, the status page). Provisioning times are given
 	// scaled already.
 	TimeScale health.TimeScale
+	// GroupRequests is the number of requests the data plane has carried
+	// to the instances of an instance group (by its path), which
+	// autoscalers size groups by; nil: none is measured.
+	GroupRequests func(group string) int64
 }
 
 // TimeScaleHeader is on every answer of an emulator whose times run faster
@@ -238,6 +243,9 @@ func New(st store.Store, o Options) *Server {
 		s.healer.ScaleTime(o.TimeScale)
 	}
 	s.healer.RecordTo(o.Timeline)
+	s.scaler = control.NewAutoscaler(scaledGroups{s}, o.GroupRequests, s.now, log)
+	s.scaler.ScaleTime(o.TimeScale)
+	s.scaler.RecordTo(o.Timeline)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()

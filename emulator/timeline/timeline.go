@@ -26,6 +26,7 @@ const (
 	KindInstance  = api.TimelineInstance
 	KindScenario  = api.TimelineScenario
 	KindArmor     = api.TimelineArmor
+	KindScaler    = api.TimelineScaler
 )
 
 // Event is one change; Page a read of the timeline.

@@ -1,7 +1,8 @@
 # A hashicorp/google configuration, unchanged but for the provider block,
 # applied to lbhealth-emulator: a managed instance group made from an
-# instance template, autohealed by a health check, behind a backend service
-# that probes its instances through the group's named port.
+# instance template, autohealed by a health check and sized by an
+# autoscaler, behind a backend service that probes its instances through
+# the group's named port.
 #
 #   bin/lbhealth-emulator &
 #   cd examples/google-mig && terraform init && terraform apply
@@ -85,6 +86,24 @@ resource "google_compute_instance_group_manager" "web" {
   auto_healing_policies {
     health_check      = google_compute_health_check.autohealing.id
     initial_delay_sec = 300
+  }
+}
+
+# Between 2 and 4 instances. The group carries no traffic here (no
+# forwarding rule): it stays at its minimum. Behind a load balancer, the
+# requests it carries size it (docs/guides/api.md, Autoscaling).
+resource "google_compute_autoscaler" "web" {
+  name   = "web-autoscaler"
+  target = google_compute_instance_group_manager.web.id
+
+  autoscaling_policy {
+    min_replicas    = 2
+    max_replicas    = 4
+    cooldown_period = 60
+
+    cpu_utilization {
+      target = 0.6
+    }
   }
 }
 

@@ -125,6 +125,11 @@ type Collection struct {
 	WriteScopes Scopes
 	Methods     []Method
 	Role        Role
+	// UpdateByQuery is the query parameter that names the resource of an
+	// update (PUT, PATCH) sent to the collection's own path, as the API
+	// writes autoscalers' (".../autoscalers?autoscaler=NAME"); "" when the
+	// name is in the path.
+	UpdateByQuery string
 	// SharedAcrossProjects lets a resource of another project reference
 	// it, as a Shared VPC's network and subnetworks are.
 	SharedAcrossProjects bool
@@ -321,6 +326,10 @@ var Catalogue = []Collection{
 	{Name: CollectionRouters, Kind: KindRouter, ListKind: KindRouterList,
 		Scopes: Regional, Updates: putPatch, New: newOf[Router](),
 		Methods: []Method{{HTTP: "GET", Name: "getRouterStatus", Response: "RouterStatusResponse"}}},
+	// Autoscalers resize the managed groups they target by the load the
+	// data plane carries to them (control.Autoscaler).
+	{Name: CollectionAutoscalers, Kind: KindAutoscaler, ListKind: KindAutoscalerList,
+		Scopes: Zonal | Regional, Updates: putPatch, UpdateByQuery: "autoscaler", New: newOf[Autoscaler]()},
 	{Name: CollectionAddresses, Kind: KindAddress, ListKind: KindAddressList,
 		Scopes: Regional | Global, New: newOf[Address]()},
 	{Name: CollectionHealthAggregationPolicies, Kind: KindHealthAggregationPolicy, ListKind: KindHealthAggregationPolicyList,

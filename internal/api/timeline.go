@@ -4,7 +4,8 @@ import "time"
 
 // The timeline: every change of state of endpoints, health sources,
 // composite health checks and managed instances, the steps of chaos
-// scenarios and the bans of Cloud Armor's rate-based rules, as GET
+// scenarios, the bans of Cloud Armor's rate-based rules and the resizes
+// of autoscalers, as GET
 // /_emulator/timeline answers it (an lbhealth extension).
 
 // Kinds of timeline events.
@@ -15,10 +16,11 @@ const (
 	TimelineInstance  = "instance"             // autohealing moved a managed instance (its currentAction)
 	TimelineScenario  = "scenario"             // a scenario's step set the mode of an instance, a zone or a target
 	TimelineArmor     = "securityPolicy"       // a Cloud Armor rate_based_ban rule banned a client (From ALLOWED, To BANNED)
+	TimelineScaler    = "autoscaler"           // an autoscaler resized its group (From and To are sizes)
 )
 
 // TimelineKinds are the kinds of timeline events.
-var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario, TimelineArmor}
+var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario, TimelineArmor, TimelineScaler}
 
 // TimelineEvent is one change.
 type TimelineEvent struct {
@@ -28,10 +30,10 @@ type TimelineEvent struct {
 	Kind string    `json:"kind"`
 	// Resource is the path of what changed: the backend service or target
 	// pool of an endpoint, the source, the composite, the instance, the
-	// security policy.
+	// security policy, the autoscaler.
 	Resource string `json:"resource"`
 	// Group is an endpoint's endpoint group or instance group, or an
-	// instance's managed group.
+	// instance's or an autoscaler's managed group.
 	Group string `json:"group,omitempty"`
 	// Endpoint is the address probed (ip:port) and Check the health check
 	// that probed it; for a ban, Endpoint is the key banned (the client's

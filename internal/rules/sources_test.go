@@ -421,6 +421,19 @@ var messageSources = map[string]source{
 	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
 	"%s (%q) of %s must be on or off: off runs no simulated workload on the instance.":                                 own("lbhealth-workload is the emulator's key: a workload runs, or not."),
 
+	// Autoscalers.
+	"%s is required: the managed instance group the autoscaler resizes.": apiDoc("Autoscaler.target",
+		"This\nfield is required when creating an autoscaler."),
+	"%s is required: the most instances the autoscaler may make.": apiDoc("AutoscalingPolicy.maxNumReplicas",
+		"is required when creating or updating an autoscaler."),
+	"%s (%d) must not be less than 0.": apiDoc("AutoscalingPolicy.minNumReplicas", "This cannot be less than 0."),
+	"%s (%d) must not be lower than %s (%d).": apiDoc("AutoscalingPolicy.maxNumReplicas",
+		"of replicas must not be lower than minimal number of replicas."),
+	"%s (%d) must not be negative: the seconds a new instance takes to initialize.": apiDoc("AutoscalingPolicy.coolDownPeriodSec",
+		"The number of seconds that your application takes to initialize on a VM"),
+	"%s (%g) must be in the range (0, 1].": apiDoc("AutoscalingPolicyCpuUtilization.utilizationTarget", "a float value in the range (0, 1]."),
+	"%s (%g) must be a positive number.":   apiDoc("AutoscalingPolicyLoadBalancingUtilization.utilizationTarget", "Must be a positive float"),
+
 	// Cloud Armor security policies.
 	"%s (%d) repeats the priority of rules[%d]: each rule of a policy has its own priority.": cloud(
 		"the Compute API refuses a policy with two rules of one priority, and addRule of a priority already taken."),
