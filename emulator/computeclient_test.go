@@ -3186,3 +3186,45 @@ func TestComputeAutoscalers_ZonalAndRegional(t *testing.T) {
 	c.done("delete", ccR(c.svc.Autoscalers.Delete(ccProject, ccZone, "web-as").Context(c.ctx).Do()))
 	c.done("delete the group", ccR(c.svc.InstanceGroupManagers.Delete(ccProject, ccZone, "web-mig").Context(c.ctx).Do()))
 }
+
+// Backend buckets: made and edited as terraform-provider-google does, an
+// edge policy set by their method and kept by updates, and a URL map's
+// route to one followed: it must exist, and stays while routed to.
+func TestComputeBackendBuckets_InsertEdgePolicyAndURLMaps(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	op := c.done("insert", ccR(c.svc.BackendBuckets.Insert(ccProject, &compute.BackendBucket{Name: "assets", BucketName: "site-assets",
+		EnableCdn: true, CdnPolicy: &compute.BackendBucketCdnPolicy{CacheMode: "CACHE_ALL_STATIC", DefaultTtl: 3600}}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccGlobal("backendBuckets", "assets"))
+	b := ccMust(t, "get", ccR(c.svc.BackendBuckets.Get(ccProject, "assets").Context(c.ctx).Do()))
+	c.checkMeta("compute#backendBucket", ccGlobal("backendBuckets", "assets"), b.Kind, b.Id, b.SelfLink, b.CreationTimestamp)
+	if b.BucketName != "site-assets" || !b.EnableCdn || b.CdnPolicy == nil || b.CdnPolicy.DefaultTtl != 3600 {
+		t.Errorf("got %s, want the fields as sent", ccJSON(b))
+	}
+	_, err := c.svc.BackendBuckets.Insert(ccProject, &compute.BackendBucket{Name: "bad", BucketName: "Bad_Name"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a bad bucket name", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "is not a Cloud Storage bucket name") {
+		t.Errorf("message %q", e.Message)
+	}
+	c.done("insert edge", ccR(c.svc.SecurityPolicies.Insert(ccProject, &compute.SecurityPolicy{Name: "edge", Type: "CLOUD_ARMOR_EDGE"}).Context(c.ctx).Do()))
+	c.done("setEdgeSecurityPolicy", ccR(c.svc.BackendBuckets.SetEdgeSecurityPolicy(ccProject, "assets",
+		&compute.SecurityPolicyReference{SecurityPolicy: "edge"}).Context(c.ctx).Do()))
+	b = ccMust(t, "get", ccR(c.svc.BackendBuckets.Get(ccProject, "assets").Context(c.ctx).Do()))
+	b.Description = "changed"
+	b.EdgeSecurityPolicy = ""
+	c.done("update", ccR(c.svc.BackendBuckets.Update(ccProject, "assets", b).Context(c.ctx).Do()))
+	b = ccMust(t, "get", ccR(c.svc.BackendBuckets.Get(ccProject, "assets").Context(c.ctx).Do()))
+	if b.Description != "changed" || b.EdgeSecurityPolicy != c.link(ccGlobal("securityPolicies", "edge")) {
+		t.Errorf("after an update: %s, want the edge policy kept", ccJSON(b))
+	}
+	_, err = c.svc.UrlMaps.Insert(ccProject, &compute.UrlMap{Name: "um", DefaultService: "global/backendBuckets/nope"}).Context(c.ctx).Do()
+	ccWantError(t, "a URL map to a missing bucket", err, 404, "notFound")
+	c.done("url map", ccR(c.svc.UrlMaps.Insert(ccProject, &compute.UrlMap{Name: "um", DefaultService: "global/backendBuckets/assets"}).Context(c.ctx).Do()))
+	um := ccMust(t, "get map", ccR(c.svc.UrlMaps.Get(ccProject, "um").Context(c.ctx).Do()))
+	if um.DefaultService != c.link(ccGlobal("backendBuckets", "assets")) {
+		t.Errorf("map %s, want the bucket as a URL", ccJSON(um))
+	}
+	_, err = c.svc.BackendBuckets.Delete(ccProject, "assets").Context(c.ctx).Do()
+	ccWantError(t, "delete a routed bucket", err, 400, "resourceInUseByAnotherResource")
+	c.done("delete map", ccR(c.svc.UrlMaps.Delete(ccProject, "um").Context(c.ctx).Do()))
+	c.done("delete", ccR(c.svc.BackendBuckets.Delete(ccProject, "assets").Context(c.ctx).Do()))
+}

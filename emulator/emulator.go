@@ -126,6 +126,9 @@ type Config struct {
 	// NoBackendHeader leaves the X-Lbhealth-Backend header out of the data
 	// plane's answers.
 	NoBackendHeader bool
+	// BucketDir holds a directory per backend bucket, named as its
+	// bucketName, whose files the data plane serves as its objects.
+	BucketDir string
 	// DataPlaneMaxConnections caps the client connections of every
 	// data-plane listener together, DataPlaneMaxConnectionsPerListener
 	// those of each; zero: dataplane.DefaultMaxConnections() and
@@ -488,7 +491,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader,
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir,
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
 			TimeScale: scale, Now: cfg.ArmorClock, OnBan: func(b dataplane.Ban) {
 				e.timeline.Add(timeline.Event{Time: b.Since, Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,

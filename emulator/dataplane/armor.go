@@ -335,20 +335,20 @@ func armorRequest(r *http.Request) *armor.Request {
 	return &armor.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Scheme: scheme, Header: r.Header, Origin: origin.Unmap()}
 }
 
-// enforce runs bs's policies (its edge policy, then its backend policy) on
-// r. When they stop the request it answers w and returns the status it
-// answered with; otherwise it adds the headers their rules add to r and
-// returns 0.
-func (p *Plane) enforce(w http.ResponseWriter, r *http.Request, bs *backendService) int {
-	if bs.SecurityPolicy == "" && bs.EdgeSecurityPolicy == "" {
+// enforce runs a backend's policies (its edge policy, then its backend
+// policy; "" for none) on r. When they stop the request it answers w and
+// returns the status it answered with; otherwise it adds the headers their
+// rules add to r and returns 0.
+func (p *Plane) enforce(w http.ResponseWriter, r *http.Request, edge, backend string) int {
+	if edge == "" && backend == "" {
 		return 0
 	}
 	in, now := armorRequest(r), p.now()
 	var v armorVerdict
 	stopped := false
-	for _, ref := range []string{bs.EdgeSecurityPolicy, bs.SecurityPolicy} {
+	for _, ref := range []string{edge, backend} {
 		pol := p.cfg.policy(api.PathOf(ref))
-		if pol == nil || stopped {
+		if ref == "" || pol == nil || stopped {
 			continue
 		}
 		stopped = pol.decide(r, in, now, &v, p.metrics)

@@ -75,11 +75,15 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := h.plane.cfg
 	bs := cfg.service(d.service)
 	if bs == nil {
+		if bk := cfg.bucket(d.service); bk != nil {
+			m.request(b.rule, d.service, "", h.plane.serveBucket(w, r, bk))
+			return
+		}
 		noBackend(w, http.StatusNotFound, notAService(d.service))
 		m.request(b.rule, d.service, "", http.StatusNotFound)
 		return
 	}
-	if code := h.plane.enforce(w, r, bs); code != 0 {
+	if code := h.plane.enforce(w, r, bs.EdgeSecurityPolicy, bs.SecurityPolicy); code != 0 {
 		m.request(b.rule, d.service, "", code)
 		return
 	}

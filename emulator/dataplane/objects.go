@@ -18,7 +18,7 @@ var Collections = []string{
 	api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
 	api.CollectionTargetTCPProxies, api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies,
 	api.CollectionSSLCertificates, api.CollectionSSLPolicies, api.CollectionTargetInstances, api.CollectionInstances,
-	api.CollectionSecurityPolicies,
+	api.CollectionSecurityPolicies, api.CollectionBackendBuckets,
 }
 
 // The API's typed views, by the names the data plane gives them.
@@ -50,6 +50,7 @@ type (
 	corsPolicy       = api.CorsPolicy
 	mirrorPolicy     = api.RequestMirrorPolicy
 	backendService   = api.BackendService
+	backendBucket    = api.BackendBucket
 	serviceBackend   = api.Backend
 	outlierDetection = api.OutlierDetection
 	targetPool       = api.TargetPool

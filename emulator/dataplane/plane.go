@@ -67,6 +67,10 @@ type Options struct {
 	// Cloud Armor's rate limits that many times faster (the emulator's
 	// --time-scale).
 	TimeScale health.TimeScale
+	// BucketDir holds a directory per backend bucket, named as its
+	// bucketName, whose files are the bucket's objects ("": every object
+	// is missing).
+	BucketDir string
 	// Now is the clock of Cloud Armor's rate limits and bans (time.Now
 	// when nil).
 	Now func() time.Time
@@ -129,9 +133,11 @@ type config struct {
 	instances       map[string]*instance
 	// Cloud Armor policies, compiled.
 	policies map[string]*armorPolicy
+	buckets  map[string]*backendBucket
 }
 
-func (cfg *config) policy(path string) *armorPolicy { return lookup(cfg, cfg.policies, path) }
+func (cfg *config) policy(path string) *armorPolicy   { return lookup(cfg, cfg.policies, path) }
+func (cfg *config) bucket(path string) *backendBucket { return lookup(cfg, cfg.buckets, path) }
 
 func (cfg *config) service(path string) *backendService { return lookup(cfg, cfg.services, path) }
 func (cfg *config) group(path string) *instanceGroup    { return lookup(cfg, cfg.groups, path) }
@@ -164,7 +170,7 @@ func New(opts Options) *Plane {
 		certs: map[*sslCertificate]tls.Certificate{},
 		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
 			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{},
-			policies: map[string]*armorPolicy{}},
+			policies: map[string]*armorPolicy{}, buckets: map[string]*backendBucket{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
 	return p
 }
@@ -211,10 +217,12 @@ func (p *Plane) Set(collection, path string, body []byte) {
 		set(p, &cfg.mu, cfg.instances, path, body)
 	case api.CollectionSecurityPolicies:
 		p.setPolicy(path, body)
+	case api.CollectionBackendBuckets:
+		set(p, &cfg.mu, cfg.buckets, path, body)
 	}
 	switch collection {
 	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
-		api.CollectionTargetInstances, api.CollectionInstances, api.CollectionSecurityPolicies:
+		api.CollectionTargetInstances, api.CollectionInstances, api.CollectionSecurityPolicies, api.CollectionBackendBuckets:
 	default:
 		p.frontChanged = true
 	}
@@ -312,6 +320,7 @@ func (p *Plane) Forget() {
 	clear(p.cfg.targetInstances)
 	clear(p.cfg.instances)
 	clear(p.cfg.policies)
+	clear(p.cfg.buckets)
 	p.cfg.mu.Unlock()
 	p.frontChanged = true
 }

@@ -56,7 +56,8 @@ func (s *Server) urlMaps() *collection[api.URLMap, *api.URLMap] {
 
 // resolveURLMap follows every service a map names: each must be a backend
 // service of the map's scope that a proxy can route to, and all of them of
-// one load-balancing scheme. Backend buckets are kept as sent.
+// one load-balancing scheme; each backend bucket must exist, in the map's
+// scope.
 func (s *Server) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) error {
 	scheme, first := "", ""
 	for _, r := range m.Services() {
@@ -65,7 +66,11 @@ func (s *Server) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) err
 			return err
 		}
 		if k.Collection == api.CollectionBackendBuckets {
-			*r.Value = s.link(k.Path())
+			link, err := s.follow(ctx, r.Field, *r.Value, sc, api.CollectionBackendBuckets, "a URL map", new(api.BackendBucket))
+			if err != nil {
+				return err
+			}
+			*r.Value = link
 			continue
 		}
 		var bs api.BackendService

@@ -89,6 +89,9 @@ func (s *Server) collectionHandlers() map[string]handlers {
 			"validate":        s.urlMapValidate,
 			"invalidateCache": s.urlMapInvalidateCache,
 		}},
+		api.CollectionBackendBuckets: {verbs: s.backendBuckets(), methods: map[string]handler{
+			"setEdgeSecurityPolicy": s.backendBucketSetEdgeSecurityPolicy,
+		}},
 		api.CollectionSecurityPolicies: {verbs: s.securityPolicies(), methods: map[string]handler{
 			"addRule":    s.securityPolicyAddRule,
 			"getRule":    s.securityPolicyGetRule,

@@ -188,28 +188,32 @@ func (s *Server) setServicePolicy(r *http.Request, method string, edge bool) (an
 // resolveServicePolicies checks the security policies a backend service
 // uses and writes them as URLs: resolveBackendService's part for them.
 func (s *Server) resolveServicePolicies(ctx context.Context, bs *api.BackendService, sc scope) error {
-	for _, ref := range []struct {
-		field string
-		value *string
-		edge  bool
-	}{{"securityPolicy", &bs.SecurityPolicy, false}, {"edgeSecurityPolicy", &bs.EdgeSecurityPolicy, true}} {
-		if *ref.value == "" {
-			continue
-		}
-		var p api.SecurityPolicy
-		k, err := s.lookup(ctx, ref.field, *ref.value, sc, api.CollectionSecurityPolicies, &p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case k.Scope != sc.path():
-			return invalid("%s (%q) is in %s: a backend service in %s takes a security policy of its own scope.", ref.field, *ref.value, k.Scope, sc.path())
-		case ref.edge && p.Type != api.PolicyCloudArmorEdge:
-			return invalid("%s (%q) is a %s policy: an edge security policy is of type CLOUD_ARMOR_EDGE.", ref.field, *ref.value, p.Type)
-		case !ref.edge && p.Type == api.PolicyCloudArmorEdge:
-			return invalid("%s (%q) is a CLOUD_ARMOR_EDGE policy: attach it with setEdgeSecurityPolicy; a backend security policy is of type CLOUD_ARMOR.", ref.field, *ref.value)
-		}
-		*ref.value = s.link(k.Path())
+	if err := s.resolvePolicy(ctx, "securityPolicy", &bs.SecurityPolicy, false, sc); err != nil {
+		return err
 	}
+	return s.resolvePolicy(ctx, "edgeSecurityPolicy", &bs.EdgeSecurityPolicy, true, sc)
+}
+
+// resolvePolicy checks the security policy *value names (none when empty),
+// a backend policy or, for edge, an edge policy, of scope sc, and writes
+// it as a URL.
+func (s *Server) resolvePolicy(ctx context.Context, field string, value *string, edge bool, sc scope) error {
+	if *value == "" {
+		return nil
+	}
+	var p api.SecurityPolicy
+	k, err := s.lookup(ctx, field, *value, sc, api.CollectionSecurityPolicies, &p)
+	if err != nil {
+		return err
+	}
+	switch {
+	case k.Scope != sc.path():
+		return invalid("%s (%q) is in %s: a backend in %s takes a security policy of its own scope.", field, *value, k.Scope, sc.path())
+	case edge && p.Type != api.PolicyCloudArmorEdge:
+		return invalid("%s (%q) is a %s policy: an edge security policy is of type CLOUD_ARMOR_EDGE.", field, *value, p.Type)
+	case !edge && p.Type == api.PolicyCloudArmorEdge:
+		return invalid("%s (%q) is a CLOUD_ARMOR_EDGE policy: attach it with setEdgeSecurityPolicy; a backend security policy is of type CLOUD_ARMOR.", field, *value)
+	}
+	*value = s.link(k.Path())
 	return nil
 }

@@ -2,15 +2,18 @@
 # for Google, applied unchanged to lbhealth-emulator. An Application Load
 # Balancer on 127.0.0.1:8090 over the demo target on 127.0.0.1:9000, whose
 # backend service's security policy denies a source range, previews a rule,
-# throttles a path and bans clients that hammer another.
+# throttles a path and bans clients that hammer another; /static/ is a
+# backend bucket, served from --bucket-dir, behind an edge policy.
 #
-#   make demo            # or: bin/lbhealth-emulator & bin/lbhealth-emulator targets &
+#   mkdir -p /tmp/buckets/armor-static/static && echo hello >/tmp/buckets/armor-static/static/hello.txt
+#   bin/lbhealth-emulator --bucket-dir /tmp/buckets & bin/lbhealth-emulator targets &
 #   cd examples/google-armor
 #   lbhealth-emulator terraform-override
 #   terraform init && terraform apply
 #   curl -si http://127.0.0.1:8090/ | grep -i x-lbhealth-security-policy   # allowed by the default rule
 #   curl -si --interface 127.0.0.2 http://127.0.0.1:8090/                  # 403: rule 1000
 #   for i in $(seq 12); do curl -s -o /dev/null -w '%{http_code} ' http://127.0.0.1:8090/login; done  # 200 x10, then 429 (banned)
+#   curl -s http://127.0.0.1:8090/static/hello.txt                         # hello, from the bucket's directory
 terraform {
   required_providers {
     google = {
@@ -169,9 +172,31 @@ resource "google_compute_backend_service" "web" {
   }
 }
 
+resource "google_compute_backend_bucket" "static" {
+  name                 = "armor-static"
+  bucket_name          = "armor-static"
+  enable_cdn           = true
+  edge_security_policy = google_compute_security_policy.edge.id
+}
+
 resource "google_compute_url_map" "web" {
   name            = "armor-map"
   default_service = google_compute_backend_service.web.id
+
+  host_rule {
+    hosts        = ["*"]
+    path_matcher = "all"
+  }
+
+  path_matcher {
+    name            = "all"
+    default_service = google_compute_backend_service.web.id
+
+    path_rule {
+      paths   = ["/static/*"]
+      service = google_compute_backend_bucket.static.id
+    }
+  }
 }
 
 resource "google_compute_target_http_proxy" "web" {

@@ -280,6 +280,11 @@ var Catalogue = []Collection{
 		Scopes: Global | Regional, New: newOf[SSLCertificate]()},
 	{Name: CollectionSSLPolicies, Kind: KindSSLPolicy, ListKind: KindSSLPoliciesList,
 		Scopes: Global | Regional, Updates: patchOnly, New: newOf[SSLPolicy]()},
+	// Cloud Storage buckets behind a URL map: the data plane serves their
+	// objects from a local directory.
+	{Name: CollectionBackendBuckets, Kind: KindBackendBucket, ListKind: KindBackendBucketList,
+		Scopes: Global | Regional, Updates: putPatch, New: newOf[BackendBucket](),
+		Methods: []Method{{HTTP: "POST", Name: "setEdgeSecurityPolicy", Scopes: Global, Requests: []string{"SecurityPolicyReference"}}}},
 	// Cloud Armor: the data plane enforces the policies of the backend
 	// services it carries requests to.
 	{Name: CollectionSecurityPolicies, Kind: KindSecurityPolicy, ListKind: KindSecurityPolicyList,

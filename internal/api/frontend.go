@@ -38,10 +38,6 @@ const (
 	QuicNone                = "NONE"
 )
 
-// CollectionBackendBuckets is the collection of Cloud Storage backends a URL
-// map may name; the emulator does not model it, and keeps such a reference
-// as sent.
-const CollectionBackendBuckets = "backendBuckets"
 
 // URLMap is a global or regional URL map (collection urlMaps): which
 // backend service serves a request, by host and path. The emulator follows

@@ -421,6 +421,11 @@ var messageSources = map[string]source{
 	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
 	"%s (%q) of %s must be on or off: off runs no simulated workload on the instance.":                                 own("lbhealth-workload is the emulator's key: a workload runs, or not."),
 
+	// Backend buckets.
+	"%s is required: the Cloud Storage bucket whose objects the backend serves.": apiDoc("BackendBucket.bucketName", "Cloud Storage bucket name."),
+	"%s (%q) is not a Cloud Storage bucket name: 3 to 63 lower-case letters, digits, dashes, underscores or dots (222 with dots, 63 between them), starting and ending with a letter or digit.": cloud(
+		"Cloud Storage refuses a bucket name outside its naming rules (3-63 characters of lower-case letters, digits, dashes, underscores and dots, up to 222 with dots, each part at most 63, starting and ending with a letter or number), and the Compute API a backend bucket that names no bucket."),
+
 	// Autoscalers.
 	"%s is required: the managed instance group the autoscaler resizes.": apiDoc("Autoscaler.target",
 		"This\nfield is required when creating an autoscaler."),

@@ -323,6 +323,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			"descriptors of its own (default: half of what the process may open less 4,096, at most 10,000) (env LBHEALTH_DATA_PLANE_MAX_CONNECTIONS)")
 	listenerConns := fs.Int("data-plane-max-connections-per-listener", envInt("LBHEALTH_DATA_PLANE_MAX_CONNECTIONS_PER_LISTENER", dataplane.DefaultMaxConnectionsPerListener),
 		"most client connections one forwarding rule's listener holds open; more wait to be accepted (env LBHEALTH_DATA_PLANE_MAX_CONNECTIONS_PER_LISTENER)")
+	bucketDir := fs.String("bucket-dir", env("LBHEALTH_BUCKET_DIR", ""),
+		"a directory with a directory per backend bucket, named as its bucketName, whose files the data plane serves as the "+
+			"bucket's objects; without it every object is missing (404) (env LBHEALTH_BUCKET_DIR)")
 	selfLinkRoot := fs.String("self-link-root", env("LBHEALTH_SELF_LINK_ROOT", emulator.GoogleSelfLinkRoot),
 		"how the self links and references the API answers with begin, as the Compute API's own (terraform-provider-google "+
 			"expects them so); \"emulator\" for the emulator's own URL. Every form is accepted on input (env LBHEALTH_SELF_LINK_ROOT)")
@@ -391,6 +394,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		ManagedInstanceRange: managed, ProbeMap: pm, NodeID: *nodeID, NodeRole: *nodeRole,
 		Firewalls: plan.FirewallMode(*firewalls), Universe: firewall.Universe(*universe), ProbeMultiplicity: *multiplicity,
 		DataPlane: plane, NoBackendHeader: !header, DataPlaneMaxConnections: *planeConns, DataPlaneMaxConnectionsPerListener: *listenerConns,
+		BucketDir: *bucketDir,
 		Workloads: runWorkloads, WorkloadBoot: *workloadBoot, TimeScale: *timeScale, WorkloadCommands: *workloadCommands, SelfLinkRoot: *selfLinkRoot,
 	}
 	if *selfLinkRoot == "emulator" {

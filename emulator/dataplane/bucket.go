@@ -1,0 +1,84 @@
+package dataplane
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Backend buckets: a URL map's route to a Cloud Storage bucket is answered
+// from a local directory, Options.BucketDir/BUCKET_NAME, each file an
+// object named by its path there ("/static/app.js" is the object
+// static/app.js, as the load balancer names it). The files are read
+// through os.Root, so that no request path (nor a link) reaches outside
+// the bucket's directory. A missing object, a directory, or a bucket with
+// no directory get Cloud Storage's 404.
+
+// noSuchKey is Cloud Storage's answer for an object that is not there.
+const noSuchKey = "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>"
+
+// serveBucket answers r from bucket b's objects, and returns the status.
+func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *backendBucket) int {
+	if code := p.enforce(w, r, b.EdgeSecurityPolicy, ""); code != 0 {
+		return code
+	}
+	addCustom(w.Header(), b.CustomResponseHeaders, r)
+	w.Header().Add("Via", via)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		noBackend(w, http.StatusMethodNotAllowed, "a backend bucket serves GET and HEAD")
+		return http.StatusMethodNotAllowed
+	}
+	f, err := p.openObject(b.BucketName, r.URL.Path)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, noSuchKey)
+		return http.StatusNotFound
+	}
+	defer f.Close()
+	st, _ := f.Stat() // openObject stat'ed it
+	// ServeContent answers Range, If-Modified-Since and HEAD, and types
+	// the object by its name.
+	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	http.ServeContent(rw, r, st.Name(), st.ModTime(), f)
+	return rw.code
+}
+
+// openObject opens the file of object urlPath in bucket: a regular file
+// under the bucket's directory.
+func (p *Plane) openObject(bucket, urlPath string) (*os.File, error) {
+	name := strings.TrimPrefix(path.Clean("/"+urlPath), "/")
+	if p.opts.BucketDir == "" || name == "" || strings.ContainsAny(bucket, `/\`) {
+		return nil, os.ErrNotExist
+	}
+	root, err := os.OpenRoot(filepath.Join(p.opts.BucketDir, bucket))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(name))
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.Join(os.ErrNotExist, err)
+	}
+	return f, nil
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.code = code
+	s.ResponseWriter.WriteHeader(code)
+}
