@@ -38,7 +38,6 @@ const (
 	QuicNone                = "NONE"
 )
 
-
 // URLMap is a global or regional URL map (collection urlMaps): which
 // backend service serves a request, by host and path. The emulator follows
 // its services (they must exist and fit), the data plane routes by the
