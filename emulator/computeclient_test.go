@@ -3228,3 +3228,34 @@ func TestComputeBackendBuckets_InsertEdgePolicyAndURLMaps(t *testing.T) {
 	c.done("delete map", ccR(c.svc.UrlMaps.Delete(ccProject, "um").Context(c.ctx).Do()))
 	c.done("delete", ccR(c.svc.BackendBuckets.Delete(ccProject, "assets").Context(c.ctx).Do()))
 }
+
+// Regional instance templates: made, read and listed in their region, and
+// used by the managed groups of that region only.
+func TestComputeRegionInstanceTemplates_UsedByTheirRegionsGroups(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	c.done("insert", ccR(c.svc.RegionInstanceTemplates.Insert(ccProject, ccRegion, &compute.InstanceTemplate{Name: "web",
+		Properties: &compute.InstanceProperties{MachineType: "e2-small", NetworkInterfaces: []*compute.NetworkInterface{{}}}}).Context(c.ctx).Do()))
+	tpl := ccMust(t, "get", ccR(c.svc.RegionInstanceTemplates.Get(ccProject, ccRegion, "web").Context(c.ctx).Do()))
+	c.checkMeta("compute#instanceTemplate", ccRegional("instanceTemplates", "web"), tpl.Kind, tpl.Id, tpl.SelfLink, tpl.CreationTimestamp)
+	if tpl.Region != c.regionLink() || tpl.Properties.MachineType != "e2-small" {
+		t.Errorf("template %s, want its region and properties", ccJSON(tpl))
+	}
+	list := ccMust(t, "list", ccR(c.svc.RegionInstanceTemplates.List(ccProject, ccRegion).Context(c.ctx).Do()))
+	if len(list.Items) != 1 {
+		t.Errorf("list %s", ccJSON(list))
+	}
+	c.done("regional group", ccR(c.svc.RegionInstanceGroupManagers.Insert(ccProject, ccRegion, &compute.InstanceGroupManager{Name: "web-rmig",
+		BaseInstanceName: "web", InstanceTemplate: tpl.SelfLink, TargetSize: 2}).Context(c.ctx).Do()))
+	c.done("zonal group", ccR(c.svc.InstanceGroupManagers.Insert(ccProject, ccZone, &compute.InstanceGroupManager{Name: "web-mig",
+		BaseInstanceName: "web", InstanceTemplate: tpl.SelfLink, TargetSize: 1}).Context(c.ctx).Do()))
+	instances := ccMust(t, "instances", ccR(c.svc.Instances.List(ccProject, ccZone).Context(c.ctx).Do()))
+	if len(instances.Items) == 0 || instances.Items[0].MachineType == "" {
+		t.Errorf("instances %s, want them made from the regional template", ccJSON(instances))
+	}
+	_, err := c.svc.InstanceGroupManagers.Insert(ccProject, "europe-west1-b", &compute.InstanceGroupManager{Name: "far",
+		BaseInstanceName: "web", InstanceTemplate: tpl.SelfLink, TargetSize: 1}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a template of another region", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "one of its own region (europe-west1)") {
+		t.Errorf("message %q", e.Message)
+	}
+}

@@ -17,7 +17,8 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// instanceTemplates is the global instanceTemplates collection: kept as
+// instanceTemplates is the global and regional instanceTemplates
+// collection (the API's instanceTemplates and regionInstanceTemplates): kept as
 // sent, with its network, subnetwork and images checked, for the managed
 // groups that make instances of it.
 func (s *Server) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
@@ -115,6 +116,13 @@ func (s *Server) resolveManager(ctx context.Context, m *api.InstanceGroupManager
 		k, err := s.lookup(ctx, field, *ref, global, api.CollectionInstanceTemplates, new(api.InstanceTemplate))
 		if err != nil {
 			return err
+		}
+		region := sc.region
+		if sc.zone != "" {
+			region = rules.ZoneRegion(sc.zone)
+		}
+		if k.Scope != "global" && k.Scope != "regions/"+region {
+			return invalid("%s (%q) is in %s: a managed group takes a global instance template or one of its own region (%s).", field, *ref, k.Scope, region)
 		}
 		*ref = s.link(k.Path())
 		return nil

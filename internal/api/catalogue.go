@@ -311,7 +311,7 @@ var Catalogue = []Collection{
 			{HTTP: "POST", Name: "setNamedPorts", Requests: []string{"InstanceGroupsSetNamedPortsRequest", "RegionInstanceGroupsSetNamedPortsRequest"}},
 		}},
 	{Name: CollectionInstanceTemplates, Kind: KindInstanceTemplate, ListKind: KindInstanceTemplateList,
-		Scopes: Global, New: newOf[InstanceTemplate]()},
+		Scopes: Global | Regional, New: newOf[InstanceTemplate]()},
 	{Name: CollectionInstanceGroupManagers, Kind: KindInstanceGroupManager, ListKind: KindInstanceGroupManagerList,
 		Scopes: Zonal | Regional, Updates: patchOnly, Role: ProbeOwner, New: newOf[InstanceGroupManager](),
 		Methods: []Method{
