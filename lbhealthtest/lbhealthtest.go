@@ -15,7 +15,9 @@ package lbhealthtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
@@ -67,15 +70,16 @@ func Start(t testing.TB, configure ...func(*emulator.Config)) *Emulator {
 func (e *Emulator) ComputeEndpoint() string { return e.URL() + "/compute/v1/" }
 
 // GoogleProvider is a provider block that points hashicorp/google at the
-// emulator, for project.
+// emulator, for project: its Compute API and the APIs beside it.
 func (e *Emulator) GoogleProvider(project string) string {
-	return `provider "google" {
-  project                 = "` + project + `"
-  access_token            = "lbhealthtest"
-  universe_domain         = "emulator.invalid"
-  compute_custom_endpoint = "` + e.ComputeEndpoint() + `"
-}
-`
+	var b strings.Builder
+	b.WriteString("provider \"google\" {\n")
+	fmt.Fprintf(&b, "  %s = %q\n  %s = %q\n  %s = %q\n", "project", project, "access_token", "lbhealthtest", "universe_domain", "emulator.invalid")
+	for _, ep := range api.ProviderEndpoints {
+		fmt.Fprintf(&b, "  %s = %q\n", ep.Attribute, e.URL()+ep.Path)
+	}
+	b.WriteString("}\n")
+	return b.String()
 }
 
 // LbhealthProvider is a provider block that points the lbhealth provider

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -23,6 +25,17 @@ func (s *Server) backendServices() *collection[api.BackendService, *api.BackendS
 			refs = append(refs, b.Group)
 		}
 		return append(refs, bs.SecurityPolicy, bs.EdgeSecurityPolicy)
+	}
+	c.inputOnly = func(doc document) {
+		// The API never returns IAP's OAuth client secret, only its
+		// SHA-256.
+		if iap, ok := doc["iap"].(map[string]any); ok {
+			if secret, ok := iap["oauth2ClientSecret"].(string); ok {
+				sum := sha256.Sum256([]byte(secret))
+				iap["oauth2ClientSecretSha256"] = hex.EncodeToString(sum[:])
+				delete(iap, "oauth2ClientSecret")
+			}
+		}
 	}
 	c.kept = func(prior, bs *api.BackendService) {
 		bs.SecurityPolicy, bs.EdgeSecurityPolicy = prior.SecurityPolicy, prior.EdgeSecurityPolicy

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -83,7 +84,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Code:    ae.code,
 		Message: ae.message,
 		Errors:  []api.ErrorItem{{Domain: "global", Reason: ae.reason, Message: ae.message}},
+		Status:  statusWord(r, ae),
 	}})
+}
+
+// statusWord is the status word the APIs beside Compute give an error
+// ("NOT_FOUND"): their own errors carry it as their reason; "" for the
+// Compute API's paths, whose errors have none.
+func statusWord(r *http.Request, ae *apiError) string {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/compute/") || !strings.HasPrefix(r.URL.Path, "/") || strings.HasPrefix(r.URL.Path, "/_emulator/"):
+		return ""
+	case ae.reason == strings.ToUpper(ae.reason):
+		return ae.reason
+	}
+	return map[int]string{http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED",
+		http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND", http.StatusConflict: "ALREADY_EXISTS",
+		http.StatusTooManyRequests: "RESOURCE_EXHAUSTED"}[ae.code]
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

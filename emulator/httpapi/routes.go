@@ -168,6 +168,8 @@ func (s *Server) routes() {
 		s.mux.HandleFunc("POST "+prefix+"operations/{name}/wait", s.serve(s.getOperation))
 	}
 
+	s.routeIAM()
+
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /{$}", s.status)
 	s.mux.HandleFunc("GET "+statusLivePath, s.statusLive)

@@ -79,6 +79,9 @@ type ErrorDetail struct {
 	Code    int         `json:"code"`
 	Message string      `json:"message"`
 	Errors  []ErrorItem `json:"errors"`
+	// Status is the status word of the APIs beside Compute (IAM, Resource
+	// Manager, IAP): "NOT_FOUND".
+	Status string `json:"status,omitempty"`
 }
 
 // ErrorItem is one entry of ErrorDetail.Errors.

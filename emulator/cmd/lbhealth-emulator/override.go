@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"io"
 	"io/fs"
 	"os"
@@ -161,7 +162,9 @@ func overrideText(use providerUse, base, project string, token bool) []byte {
 			// Not googleapis.com, so that the provider does not ask
 			// Google about the token when it starts.
 			b.SetAttributeValue("universe_domain", cty.StringVal("emulator.invalid"))
-			b.SetAttributeValue("compute_custom_endpoint", cty.StringVal(base+"/compute/v1/"))
+			for _, ep := range api.ProviderEndpoints {
+				b.SetAttributeValue(ep.Attribute, cty.StringVal(base+ep.Path))
+			}
 		}
 	}
 	return hclwrite.Format(f.Bytes())

@@ -1,0 +1,19 @@
+package api
+
+// ProviderEndpoint is an API the emulator serves, by the attribute of
+// hashicorp/google (and google-beta) that points the provider at it and the
+// path under the emulator's URL where it is served.
+type ProviderEndpoint struct {
+	Attribute string
+	Path      string
+}
+
+// ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
+// IAM, Resource Manager and IAP, as far as load-balancing configurations
+// call them.
+var ProviderEndpoints = []ProviderEndpoint{
+	{"compute_custom_endpoint", "/compute/v1/"},
+	{"iam_custom_endpoint", "/iam/v1/"},
+	{"resource_manager_custom_endpoint", "/resourcemanager/v1/"},
+	{"iap_custom_endpoint", "/iap/v1/"},
+}
