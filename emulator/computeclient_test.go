@@ -3259,3 +3259,69 @@ func TestComputeRegionInstanceTemplates_UsedByTheirRegionsGroups(t *testing.T) {
 		t.Errorf("message %q", e.Message)
 	}
 }
+
+// Service attachments publish an internal forwarding rule of their region
+// through Private Service Connect subnets; both must fit, and stay while
+// published.
+func TestComputeServiceAttachments_PublishAnInternalRule(t *testing.T) {
+	t.Parallel()
+	c := newComputeEnv(t)
+	network, plain := c.insertNetwork()
+	psc := ccSubnetwork("psc-nat", network, "10.20.0.0/24")
+	psc.Purpose = "PRIVATE_SERVICE_CONNECT"
+	c.done("psc subnet", ccR(c.svc.Subnetworks.Insert(ccProject, ccRegion, psc).Context(c.ctx).Do()))
+	hc := c.insertRegionHealthCheck(ccHealthCheck("ilb-check"))
+	bs := c.insertRegionBackendService(&compute.BackendService{Name: "ilb", LoadBalancingScheme: "INTERNAL", Protocol: "TCP", HealthChecks: []string{hc}})
+	rule := c.insertInternalRule("ilb-rule", bs)
+	op := c.done("insert", ccR(c.svc.ServiceAttachments.Insert(ccProject, ccRegion, &compute.ServiceAttachment{Name: "psc",
+		TargetService: rule, NatSubnets: []string{"psc-nat"}, ConnectionPreference: "ACCEPT_MANUAL",
+		ConsumerAcceptLists: []*compute.ServiceAttachmentConsumerProjectLimit{{ProjectIdOrNum: "consumer", ConnectionLimit: 10}}}).Context(c.ctx).Do()))
+	c.checkOp(op, "insert", ccRegional("serviceAttachments", "psc"))
+	a := ccMust(t, "get", ccR(c.svc.ServiceAttachments.Get(ccProject, ccRegion, "psc").Context(c.ctx).Do()))
+	c.checkMeta("compute#serviceAttachment", ccRegional("serviceAttachments", "psc"), a.Kind, a.Id, a.SelfLink, a.CreationTimestamp)
+	if a.TargetService != rule || len(a.NatSubnets) != 1 || a.NatSubnets[0] != c.link(ccRegional("subnetworks", "psc-nat")) ||
+		a.PscServiceAttachmentId == nil || a.PscServiceAttachmentId.Low == 0 || a.Fingerprint == "" {
+		t.Errorf("got %s, want its rule and subnet as URLs, an id and a fingerprint", ccJSON(a))
+	}
+	c.done("patch", ccR(c.svc.ServiceAttachments.Patch(ccProject, ccRegion, "psc", &compute.ServiceAttachment{
+		ConsumerRejectLists: []string{"bad"}, Fingerprint: a.Fingerprint}).Context(c.ctx).Do()))
+	b := ccMust(t, "get", ccR(c.svc.ServiceAttachments.Get(ccProject, ccRegion, "psc").Context(c.ctx).Do()))
+	if len(b.ConsumerRejectLists) != 1 || b.PscServiceAttachmentId.Low != a.PscServiceAttachmentId.Low {
+		t.Errorf("after patch: %s, want the reject list and the same id", ccJSON(b))
+	}
+	_, err := c.svc.ServiceAttachments.Insert(ccProject, ccRegion, &compute.ServiceAttachment{Name: "plain", TargetService: rule,
+		NatSubnets: []string{plain}, ConnectionPreference: "ACCEPT_AUTOMATIC"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a subnet of no PSC purpose", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "has purpose PRIVATE_SERVICE_CONNECT") {
+		t.Errorf("message %q", e.Message)
+	}
+	far := ccSubnetwork("psc-far", network, "10.30.0.0/24")
+	far.Purpose = "PRIVATE_SERVICE_CONNECT"
+	c.done("far psc subnet", ccR(c.svc.Subnetworks.Insert(ccProject, "europe-west1", far).Context(c.ctx).Do()))
+	_, err = c.svc.ServiceAttachments.Insert(ccProject, ccRegion, &compute.ServiceAttachment{Name: "far", TargetService: rule,
+		NatSubnets: []string{"regions/europe-west1/subnetworks/psc-far"}, ConnectionPreference: "ACCEPT_AUTOMATIC"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a subnet of another region", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "an attachment's NAT subnets are of its own region") {
+		t.Errorf("message %q", e.Message)
+	}
+	pool := c.insertTargetPool(&compute.TargetPool{Name: "pool"})
+	c.done("external rule", ccR(c.svc.ForwardingRules.Insert(ccProject, ccRegion, &compute.ForwardingRule{Name: "ext", Target: pool,
+		IPProtocol: "TCP", PortRange: "80"}).Context(c.ctx).Do()))
+	_, err = c.svc.ServiceAttachments.Insert(ccProject, ccRegion, &compute.ServiceAttachment{Name: "ext", TargetService: "regions/" + ccRegion + "/forwardingRules/ext",
+		NatSubnets: []string{"psc-nat"}, ConnectionPreference: "ACCEPT_AUTOMATIC"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "an external rule", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "has loadBalancingScheme EXTERNAL: Private Service Connect publishes") {
+		t.Errorf("message %q", e.Message)
+	}
+	farCheck := ccHealthCheck("far-check")
+	c.done("far check", ccR(c.svc.RegionHealthChecks.Insert(ccProject, "europe-west1", farCheck).Context(c.ctx).Do()))
+	c.done("far service", ccR(c.svc.RegionBackendServices.Insert(ccProject, "europe-west1", &compute.BackendService{Name: "far", LoadBalancingScheme: "INTERNAL",
+		Protocol: "TCP", HealthChecks: []string{"regions/europe-west1/healthChecks/far-check"}}).Context(c.ctx).Do()))
+	c.done("far rule", ccR(c.svc.ForwardingRules.Insert(ccProject, "europe-west1", &compute.ForwardingRule{Name: "far", LoadBalancingScheme: "INTERNAL",
+		BackendService: "regions/europe-west1/backendServices/far", IPProtocol: "TCP", Ports: []string{"80"}}).Context(c.ctx).Do()))
+	_, err = c.svc.ServiceAttachments.Insert(ccProject, ccRegion, &compute.ServiceAttachment{Name: "far", TargetService: "regions/europe-west1/forwardingRules/far",
+		NatSubnets: []string{"psc-nat"}, ConnectionPreference: "ACCEPT_AUTOMATIC"}).Context(c.ctx).Do()
+	if e := ccWantError(t, "a rule of another region", err, 400, "invalid"); e != nil && !strings.Contains(e.Message, "an attachment publishes a forwarding rule of its own region") {
+		t.Errorf("message %q", e.Message)
+	}
+	_, err = c.svc.Subnetworks.Delete(ccProject, ccRegion, "psc-nat").Context(c.ctx).Do()
+	ccWantError(t, "delete the NAT subnet", err, 400, "resourceInUseByAnotherResource")
+	c.done("delete", ccR(c.svc.ServiceAttachments.Delete(ccProject, ccRegion, "psc").Context(c.ctx).Do()))
+}

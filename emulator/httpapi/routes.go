@@ -123,6 +123,7 @@ func (s *Server) collectionHandlers() map[string]handlers {
 		api.CollectionFirewalls:                 {verbs: s.firewalls()},
 		api.CollectionRouters:                   {verbs: s.routers(), methods: map[string]handler{"getRouterStatus": s.routerStatus}},
 		api.CollectionAutoscalers:               {verbs: s.autoscalers()},
+		api.CollectionServiceAttachments:        {verbs: s.serviceAttachments()},
 		api.CollectionAddresses:                 {verbs: s.addresses()},
 		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
 		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]handler{"getHealth": s.healthSourceHealth}},

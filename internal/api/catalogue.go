@@ -331,6 +331,9 @@ var Catalogue = []Collection{
 	{Name: CollectionRouters, Kind: KindRouter, ListKind: KindRouterList,
 		Scopes: Regional, Updates: putPatch, New: newOf[Router](),
 		Methods: []Method{{HTTP: "GET", Name: "getRouterStatus", Response: "RouterStatusResponse"}}},
+	// Private Service Connect: stored and validated; no consumer connects.
+	{Name: CollectionServiceAttachments, Kind: KindServiceAttachment, ListKind: KindServiceAttachmentList,
+		Scopes: Regional, Updates: patchOnly, New: newOf[ServiceAttachment]()},
 	// Autoscalers resize the managed groups they target by the load the
 	// data plane carries to them (control.Autoscaler).
 	{Name: CollectionAutoscalers, Kind: KindAutoscaler, ListKind: KindAutoscalerList,

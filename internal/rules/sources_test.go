@@ -421,6 +421,18 @@ var messageSources = map[string]source{
 	"%s (%q) of %s must be a number of seconds from 0 to %d: how long the instance boots before its workload answers.": own("lbhealth-boot-seconds is the emulator's key: a boot is a duration, and an hour bounds what a test waits for."),
 	"%s (%q) of %s must be on or off: off runs no simulated workload on the instance.":                                 own("lbhealth-workload is the emulator's key: a workload runs, or not."),
 
+	// Service attachments.
+	"%s is required: the forwarding rule of the internal load balancer the attachment publishes.": apiDoc("ServiceAttachment.producerForwardingRule",
+		"The URL of a forwarding rule with loadBalancingScheme INTERNAL* that is"),
+	"%s is required: at least one subnetwork of purpose PRIVATE_SERVICE_CONNECT, whose addresses consumers' connections are translated to.": apiDoc("ServiceAttachment.natSubnets",
+		"An array of URLs where each entry is the URL of a subnet provided"),
+	"%s is required: ACCEPT_AUTOMATIC (every consumer) or ACCEPT_MANUAL (those of consumerAcceptLists).": apiDoc("ServiceAttachment.connectionPreference",
+		"The connection preference of service attachment."),
+	"%s must name one consumer: a projectIdOrNum, a networkUrl or an endpointUrl.": apiDoc("ServiceAttachment.consumerAcceptLists",
+		"Specifies which consumer projects or networks are allowed to connect to the"),
+	"%s is set, but %s named a %s: an attachment's consumers are all projects, all networks or all endpoints.": apiDoc("ServiceAttachment.consumerAcceptLists",
+		"must contain either only projects or only networks or only"),
+
 	// Backend buckets.
 	"%s is required: the Cloud Storage bucket whose objects the backend serves.": apiDoc("BackendBucket.bucketName", "Cloud Storage bucket name."),
 	"%s (%q) is not a Cloud Storage bucket name: 3 to 63 lower-case letters, digits, dashes, underscores or dots (222 with dots, 63 between them), starting and ending with a letter or digit.": cloud(
