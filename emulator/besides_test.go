@@ -95,6 +95,14 @@ func TestBesideCompute_IAMResourceManagerAndIAP(t *testing.T) {
 		!strings.HasPrefix(list.Accounts[0].Email, strconv.FormatInt(p.ProjectNumber, 10)+"-") {
 		t.Errorf("project %+v %v, want ACTIVE with the number its default account is named by", p, err)
 	}
+	if got, err := rm.Projects.List().Filter("id:other-project").Do(); err != nil || len(got.Projects) != 1 || got.Projects[0].ProjectId != "other-project" {
+		t.Errorf("list by id: %+v %v", got, err)
+	}
+	if got, err := rm.Projects.List().Do(); err != nil || len(got.Projects) != 1 || got.Projects[0].ProjectId != "demo" {
+		t.Errorf("list: %+v %v, want the project requests named", got, err)
+	}
+	_, err = rm.Projects.List().Filter("labels.env:prod").Do()
+	wantGoogleError(t, "a filter not answered", err, 400, `filter ("labels.env:prod") is not one the emulator answers`)
 	policy, err := rm.Projects.GetIamPolicy("demo", &cloudresourcemanager.GetIamPolicyRequest{}).Do()
 	if err != nil || policy.Etag == "" {
 		t.Fatalf("project getIamPolicy: %v %v", policy, err)

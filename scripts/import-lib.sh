@@ -54,8 +54,17 @@ import_all() {
 	jq --argjson only "$state_only" '.resources |= map(select(.type | IN($only[])))' "$dir/terraform.tfstate" >"$fresh/terraform.tfstate" || return 1
 	terraform -chdir="$dir" show -json |
 		jq -r --argjson only "$state_only" '.values.root_module | .. | .resources? // empty | .[] |
-			select(.mode == "managed" and (.type | IN($only[]) | not)) | "\(.address) \(.values.id)"' |
-		while read -r address id; do
+			select(.mode == "managed" and (.type | IN($only[]) | not)) |
+			# An IAM member or binding is imported as "RESOURCE ROLE [MEMBER]",
+			# its id being "RESOURCE/ROLE[/MEMBER]".
+			.values as $v |
+			(if (.type | endswith("_iam_member")) then
+				($v.id | rtrimstr("/" + $v.role + "/" + $v.member)) + " " + $v.role + " " + $v.member
+			elif (.type | endswith("_iam_binding")) then
+				($v.id | rtrimstr("/" + $v.role)) + " " + $v.role
+			else $v.id end) as $id |
+			"\(.address)\t\($id)"' |
+		while IFS=$'\t' read -r address id; do
 			tf "$fresh" import "$address" "$id" || return 1
 		done
 }

@@ -63,6 +63,7 @@ func (s *Server) routeIAM() {
 	// "{email}:enable", ":disable", ":getIamPolicy", ":setIamPolicy".
 	s.mux.HandleFunc("POST "+iamPath+"projects/{project}/serviceAccounts/{account}", s.serve(s.serviceAccountMethod))
 
+	s.mux.HandleFunc("GET "+resourceManagerPath+"projects", s.serve(s.listProjects))
 	s.mux.HandleFunc("GET "+resourceManagerPath+"projects/{project}", s.serve(s.getProject))
 	s.mux.HandleFunc("POST "+resourceManagerPath+"projects/{project}", s.serve(s.projectMethod))
 	// The Compute API's own read of a project: its number and default
@@ -295,8 +296,34 @@ func (s *Server) getProject(r *http.Request) (any, error) {
 	if v := rules.Project("projectId", project); v != nil {
 		return nil, googleError(http.StatusBadRequest, "INVALID_ARGUMENT", "%s", v.Error())
 	}
+	return projectOf(project), nil
+}
+
+func projectOf(project string) map[string]any {
 	return map[string]any{"projectNumber": projectNumber(project), "projectId": project, "name": project,
-		"lifecycleState": "ACTIVE", "createTime": "2024-01-01T00:00:00.000Z"}, nil
+		"lifecycleState": "ACTIVE", "createTime": "2024-01-01T00:00:00.000Z"}
+}
+
+// listProjects answers Resource Manager's projects.list: with a filter
+// "id:ID" (google_projects' usual one), that project; otherwise the
+// projects requests have named so far.
+func (s *Server) listProjects(r *http.Request) (any, error) {
+	filter := strings.TrimSpace(r.URL.Query().Get("filter"))
+	if id, ok := strings.CutPrefix(filter, "id:"); ok && rules.Project("id", strings.TrimSpace(id)) == nil {
+		return map[string]any{"projects": []any{projectOf(strings.TrimSpace(id))}}, nil
+	}
+	if filter != "" {
+		return nil, googleError(http.StatusBadRequest, "INVALID_ARGUMENT", "filter (%q) is not one the emulator answers: id:PROJECT_ID.", filter)
+	}
+	markers, err := s.store.All(r.Context(), projectsCollection)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, o := range markers {
+		out = append(out, projectOf(o.Key.Project))
+	}
+	return map[string]any{"projects": out}, nil
 }
 
 // projectMethod answers projects/{project}:getIamPolicy and :setIamPolicy.
