@@ -2,13 +2,22 @@ package emulator_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"google.golang.org/api/certificatemanager/v1"
 	"google.golang.org/api/cloudresourcemanager/v1"
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
@@ -159,4 +168,127 @@ func TestBesideCompute_IAMResourceManagerAndIAP(t *testing.T) {
 	}
 	_, err = iamSvc.Projects.ServiceAccounts.Get(sa.Name).Do()
 	wantGoogleError(t, "get a deleted account", err, 404, "not found")
+}
+
+// Certificate Manager through Google's Go client: a self-managed
+// certificate (its names and expiry read from the PEM, its key never
+// returned) and a managed one, a map and an entry naming a certificate
+// (which then cannot be deleted), each write a finished operation that
+// can be read again; bad input refused with its field.
+func TestBesideCompute_CertificateManager(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	cm, err := certificatemanager.NewService(ctx, option.WithEndpoint(e.URL()+"/certificatemanager/"), option.WithoutAuthentication(),
+		option.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM := selfSigned(t, "shop.example.com")
+	parent := "projects/demo/locations/global"
+	op, err := cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{
+		SelfManaged: &certificatemanager.SelfManagedCertificate{PemCertificate: certPEM, PemPrivateKey: keyPEM}}).CertificateId("shop").Do()
+	if err != nil || !op.Done {
+		t.Fatalf("create: %v %v", op, err)
+	}
+	if again, err := cm.Projects.Locations.Operations.Get(op.Name).Do(); err != nil || !again.Done {
+		t.Errorf("the operation read again: %v %v", again, err)
+	}
+	cert, err := cm.Projects.Locations.Certificates.Get(parent + "/certificates/shop").Do()
+	if err != nil || len(cert.SanDnsnames) != 1 || cert.SanDnsnames[0] != "shop.example.com" || cert.ExpireTime == "" || cert.PemCertificate == "" {
+		t.Errorf("certificate %+v %v, want its name and expiry from the PEM", cert, err)
+	}
+	if cert != nil && cert.SelfManaged != nil && cert.SelfManaged.PemPrivateKey != "" {
+		t.Error("the private key was returned")
+	}
+	_, err = cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{
+		SelfManaged: &certificatemanager.SelfManagedCertificate{PemCertificate: certPEM, PemPrivateKey: "nope"}}).CertificateId("bad").Do()
+	wantGoogleError(t, "a key that is not the certificate's", err, 400, "are not a PEM certificate and its private key")
+	_, err = cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{}).CertificateId("Bad_Id").Do()
+	wantGoogleError(t, "a bad id", err, 400, `certificateId ("Bad_Id") must be 1 to 63`)
+	_, err = cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{}).CertificateId("empty").Do()
+	wantGoogleError(t, "neither kind", err, 400, "set one of them")
+	_, err = cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{Managed: &certificatemanager.ManagedCertificate{}}).CertificateId("nodomains").Do()
+	wantGoogleError(t, "managed without domains", err, 400, "managed.domains is required")
+	if _, err := cm.Projects.Locations.Certificates.Create(parent, &certificatemanager.Certificate{
+		Managed: &certificatemanager.ManagedCertificate{Domains: []string{"www.example.com"}}}).CertificateId("managed").Do(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := cm.Projects.Locations.Certificates.Get(parent + "/certificates/managed").Do(); got == nil || got.Managed.State != "ACTIVE" {
+		t.Errorf("managed certificate %+v, want ACTIVE", got)
+	}
+	if _, err := cm.Projects.Locations.CertificateMaps.Create(parent, &certificatemanager.CertificateMap{Description: "d"}).CertificateMapId("map").Do(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Create(parent+"/certificateMaps/map", &certificatemanager.CertificateMapEntry{
+		Hostname: "shop.example.com", Certificates: []string{parent + "/certificates/missing"}}).CertificateMapEntryId("shop").Do()
+	wantGoogleError(t, "an entry of a missing certificate", err, 404, "certificates/missing")
+	_, err = cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Create(parent+"/certificateMaps/map", &certificatemanager.CertificateMapEntry{
+		Certificates: []string{parent + "/certificates/shop"}}).CertificateMapEntryId("none").Do()
+	wantGoogleError(t, "an entry of no hostname", err, 400, "a hostname or the matcher PRIMARY")
+	for _, c := range []struct {
+		entry *certificatemanager.CertificateMapEntry
+		want  string
+	}{
+		{&certificatemanager.CertificateMapEntry{Matcher: "SECONDARY", Certificates: []string{parent + "/certificates/shop"}}, `matcher ("SECONDARY") must be PRIMARY.`},
+		{&certificatemanager.CertificateMapEntry{Matcher: "PRIMARY", Certificates: []string{parent + "/certificates/shop", parent + "/certificates/managed"}},
+			"certificates lists 2 certificates: an entry takes one."},
+		{&certificatemanager.CertificateMapEntry{Matcher: "PRIMARY", Certificates: []string{"shop"}}, `certificates: "shop" is not a certificate's name`},
+	} {
+		_, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Create(parent+"/certificateMaps/map", c.entry).CertificateMapEntryId("x").Do()
+		wantGoogleError(t, c.want, err, 400, c.want)
+	}
+	if _, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Create(parent+"/certificateMaps/map", &certificatemanager.CertificateMapEntry{
+		Hostname: "shop.example.com", Certificates: []string{parent + "/certificates/shop"}}).CertificateMapEntryId("shop").Do(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cm.Projects.Locations.CertificateMaps.Create(parent, &certificatemanager.CertificateMap{}).CertificateMapId("map").Do()
+	wantGoogleError(t, "the same map again", err, 409, "already exists")
+	_, err = cm.Projects.Locations.DnsAuthorizations.Create(parent, &certificatemanager.DnsAuthorization{}).DnsAuthorizationId("nodomain").Do()
+	wantGoogleError(t, "an authorization of no domain", err, 400, "domain is required")
+	entries, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.List(parent + "/certificateMaps/map").Do()
+	if err != nil || len(entries.CertificateMapEntries) != 1 || entries.CertificateMapEntries[0].State != "ACTIVE" {
+		t.Errorf("entries %+v %v", entries, err)
+	}
+	if _, err := cm.Projects.Locations.CertificateMaps.Patch(parent+"/certificateMaps/map", &certificatemanager.CertificateMap{Description: "changed"}).
+		UpdateMask("description").Do(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cm.Projects.Locations.CertificateMaps.Patch(parent+"/certificateMaps/map", &certificatemanager.CertificateMap{}).UpdateMask("gclbTargets").Do()
+	wantGoogleError(t, "a patch of an output", err, 400, `updateMask names "gclbTargets"`)
+	_, err = cm.Projects.Locations.Certificates.Delete(parent + "/certificates/shop").Do()
+	wantGoogleError(t, "delete a certificate an entry names", err, 400, "is used by")
+	_, err = cm.Projects.Locations.CertificateMaps.Delete(parent + "/certificateMaps/map").Do()
+	wantGoogleError(t, "delete a map with entries", err, 400, "is used by")
+	if _, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Delete(parent + "/certificateMaps/map/certificateMapEntries/shop").Do(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cm.Projects.Locations.Certificates.Delete(parent + "/certificates/shop").Do(); err != nil {
+		t.Fatal(err)
+	}
+	auth, err := cm.Projects.Locations.DnsAuthorizations.Create(parent, &certificatemanager.DnsAuthorization{Domain: "example.com"}).DnsAuthorizationId("auth").Do()
+	if err != nil || !auth.Done {
+		t.Fatal(err)
+	}
+	if got, _ := cm.Projects.Locations.DnsAuthorizations.Get(parent + "/dnsAuthorizations/auth").Do(); got == nil || got.DnsResourceRecord == nil ||
+		got.DnsResourceRecord.Name != "_acme-challenge.example.com." {
+		t.Errorf("dns authorization %+v", got)
+	}
+}
+
+// selfSigned is a PEM certificate for name and its key.
+func selfSigned(t *testing.T, name string) (string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(90 * 24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := x509.MarshalECPrivateKey(key)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: k}))
 }

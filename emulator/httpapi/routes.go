@@ -170,6 +170,7 @@ func (s *Server) routes() {
 	}
 
 	s.routeIAM()
+	s.routeCertificateManager()
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /{$}", s.status)

@@ -9,11 +9,12 @@ type ProviderEndpoint struct {
 }
 
 // ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
-// IAM, Resource Manager and IAP, as far as load-balancing configurations
-// call them.
+// IAM, Resource Manager, IAP and Certificate Manager, as far as
+// load-balancing configurations call them.
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
 	{"resource_manager_custom_endpoint", "/resourcemanager/v1/"},
 	{"iap_custom_endpoint", "/iap/v1/"},
+	{"certificate_manager_custom_endpoint", "/certificatemanager/v1/"},
 }
