@@ -127,6 +127,15 @@ func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 		}
 	}
 
+	// The status page shows each rule's decisions.
+	_, _, status := get(t, e.URL()+"/")
+	for _, want := range []string{"<h2>Cloud Armor</h2>", "<td>projects/p/global/securityPolicies/armor</td><td class=\"num\">100</td><td class=\"error\">deny(403)</td><td>enforced</td><td class=\"num\">1</td>",
+		"<td class=\"error\">deny(404)</td><td>preview</td>"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("the status page has no %q", want)
+		}
+	}
+
 	// Detached, the policy decides nothing.
 	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":""}`)
 	if code, decided, _ := from(t, "127.0.0.2", lb+"/"); code != 200 || decided != "" {

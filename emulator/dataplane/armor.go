@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,4 +388,29 @@ type Ban struct {
 	Key          string
 	Since, Until time.Time
 	Cause        string
+}
+
+// ArmorDecision is how many requests a rule of a security policy decided,
+// with an action and an outcome (enforced, or preview), for the status
+// page.
+type ArmorDecision struct {
+	Policy   string
+	Priority int64
+	Action   string
+	Outcome  string
+	Count    int64
+}
+
+// ArmorDecisions are the decisions of every security policy since the
+// emulator started, by policy and priority.
+func (p *Plane) ArmorDecisions() []ArmorDecision {
+	var out []ArmorDecision
+	collect(p.metrics.armor, func(l map[string]string, n int64) {
+		priority, _ := strconv.ParseInt(l["priority"], 10, 64)
+		out = append(out, ArmorDecision{Policy: l["security_policy"], Priority: priority, Action: l["action"], Outcome: l["outcome"], Count: n})
+	})
+	slices.SortFunc(out, func(a, b ArmorDecision) int {
+		return cmp.Or(strings.Compare(a.Policy, b.Policy), cmp.Compare(a.Priority, b.Priority), strings.Compare(a.Outcome, b.Outcome), strings.Compare(a.Action, b.Action))
+	})
+	return out
 }

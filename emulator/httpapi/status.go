@@ -111,6 +111,7 @@ type ownerSection struct {
 // TrafficReader is what the status page reads of the data plane.
 type TrafficReader interface {
 	Traffic() []dataplane.RuleTraffic
+	ArmorDecisions() []dataplane.ArmorDecision
 }
 
 // statusPage is what the page template renders.
@@ -124,6 +125,8 @@ type statusPage struct {
 	// DataPlane: the data plane is on, and Traffic is what it carried.
 	DataPlane bool
 	Traffic   []dataplane.RuleTraffic
+	// Armor is what Cloud Armor's rules decided.
+	Armor []dataplane.ArmorDecision
 	// Workloads: the simulated workloads run, and WorkloadList is each
 	// instance's, which the page can break and heal (Modes).
 	Workloads    bool
@@ -273,7 +276,7 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 		page.Aggregates = a.States()
 	}
 	if s.traffic != nil {
-		page.DataPlane, page.Traffic = true, s.traffic.Traffic()
+		page.DataPlane, page.Traffic, page.Armor = true, s.traffic.Traffic(), s.traffic.ArmorDecisions()
 	}
 	if s.workloads != nil {
 		page.Workloads, page.WorkloadList, page.Modes = true, s.workloads.List(), control.WorkloadModes
