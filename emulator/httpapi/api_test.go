@@ -530,9 +530,9 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{"malformed JSON", writes, `{"name": "web",`, 400, api.ReasonInvalid, []string{"JSON"}},
 		{"not JSON", writes, `name=web`, 400, api.ReasonInvalid, []string{"not valid JSON"}},
-		{"wrong type", writes, `{"name": "web", "checkIntervalSec": "5", "httpHealthCheck": {}}`, 400, api.ReasonInvalid,
+		{"wrong type", writes, `{"name": "web", "checkIntervalSec": "five", "httpHealthCheck": {}}`, 400, api.ReasonInvalid,
 			[]string{"checkIntervalSec", "integer", "string"}},
-		{"wrong nested type", writes, `{"name": "web", "httpHealthCheck": {"port": "80"}}`, 400, api.ReasonInvalid,
+		{"wrong nested type", writes, `{"name": "web", "httpHealthCheck": {"port": "eighty"}}`, 400, api.ReasonInvalid,
 			[]string{"httpHealthCheck.port", "integer"}},
 		{"fraction", writes, `{"name": "web", "checkIntervalSec": 5.5, "httpHealthCheck": {}}`, 400, api.ReasonInvalid,
 			[]string{"checkIntervalSec"}},

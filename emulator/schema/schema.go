@@ -272,7 +272,8 @@ func (c checker) check(s *Schema, v any, path string) error {
 			return typeError(path, "a list", v)
 		}
 		for i, item := range list {
-			if err := c.check(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			list[i] = quotedInteger(s.Items, item)
+			if err := c.check(s.Items, list[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
@@ -311,6 +312,7 @@ func (c checker) checkObject(s *Schema, v any, path string) error {
 		if m[k] == nil {
 			continue // null: the field is unset
 		}
+		m[k] = quotedInteger(p, m[k])
 		if err := c.check(p, m[k], field); err != nil {
 			return err
 		}
@@ -334,6 +336,24 @@ func (c checker) checkString(s *Schema, v any, path string) error {
 		return &Error{path, fmt.Sprintf("%s (%q) must be one of %s.", path, str, strings.Join(s.Enum, ", "))}
 	}
 	return nil
+}
+
+// quotedInteger is v as the API reads it for a field of schema s: a 32-bit
+// integer written in quotes ("88", as terraform-provider-google sends some)
+// is the number, as the API's JSON parsing takes it (and answers it as a
+// number); anything else is v.
+func quotedInteger(s *Schema, v any) any {
+	for s != nil && s.Ref != "" {
+		s = schemas[s.Ref]
+	}
+	str, ok := v.(string)
+	if s == nil || s.Type != "integer" || !ok {
+		return v
+	}
+	if _, err := strconv.ParseInt(str, 10, 64); err != nil {
+		return v
+	}
+	return json.Number(str)
 }
 
 func checkInteger(s *Schema, v any, path string) error {

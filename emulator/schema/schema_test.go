@@ -45,7 +45,7 @@ func TestCheck_RefusesWhatTheAPIDoesNotDefine(t *testing.T) {
 		{"BackendService", `{"name": "bs", "conectionDraining": {}}`, `Unknown field "conectionDraining"`},
 		{"BackendService", `{"connectionDraining": {"timeout": 3}}`, `Unknown field "connectionDraining.timeout"`},
 		{"BackendService", `{"backends": [{"group": "g"}, {"weight": 1}]}`, `Unknown field "backends[1].weight"`},
-		{"HealthCheck", `{"checkIntervalSec": "5"}`, `'checkIntervalSec': expected an integer, got a JSON string`},
+		{"HealthCheck", `{"checkIntervalSec": "five"}`, `'checkIntervalSec': expected an integer, got a JSON string`},
 		{"HealthCheck", `{"checkIntervalSec": 5.5}`, `'checkIntervalSec': expected an integer, got 5.5`},
 		{"HealthCheck", `{"checkIntervalSec": 3000000000}`, `out of range`},
 		{"HealthCheck", `{"httpHealthCheck": []}`, `'httpHealthCheck': expected an object, got a JSON array`},
@@ -69,6 +69,20 @@ func TestCheck_EnumsOnlyWhenAsked(t *testing.T) {
 	err := CheckEnums("BackendService", v)
 	if err == nil || !strings.Contains(err.Error(), `sessionAffinity ("STICKY") must be one of`) || !strings.Contains(err.Error(), "CLIENT_IP") {
 		t.Errorf("CheckEnums: %v", err)
+	}
+}
+
+// A 32-bit integer in quotes is the number, as the API's JSON parsing takes
+// it (terraform-provider-google sends a PSC NEG's producerPort so), and is
+// kept as a number.
+func TestCheck_QuotedInt32IsTheNumber(t *testing.T) {
+	v := decode(t, `{"checkIntervalSec": "5", "httpHealthCheck": {"port": "8080"}}`)
+	if err := Check("HealthCheck", v); err != nil {
+		t.Fatal(err)
+	}
+	doc := v.(map[string]any)
+	if doc["checkIntervalSec"] != json.Number("5") || doc["httpHealthCheck"].(map[string]any)["port"] != json.Number("8080") {
+		t.Errorf("after Check: %v, want the numbers", doc)
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 const (
 	MinMTU              = 1300
 	MaxMTU              = 8896
-	DefaultMTU          = 1460
 	MinSubnetPrefix     = 8
 	MaxSubnetPrefix     = 29
 	MaxFirewallPriority = 65535
@@ -44,11 +43,6 @@ func Network(n *api.Network) Violations {
 		}
 	}
 	return vs
-}
-
-// ApplyNetworkDefaults fills the unset fields of a valid network.
-func ApplyNetworkDefaults(n *api.Network) {
-	setDefault(&n.MTU, DefaultMTU)
 }
 
 // Subnetwork checks a subnetwork as a client sent it; that its network

@@ -592,7 +592,6 @@ var limitSources = map[string]source{
 	"MaxDescriptionLength":           cloud("a description is at most 2,048 characters."),
 	"MinMTU":                         apiDoc("Network.mtu", "The minimum value for this field is 1300 and the maximum value is 8896."),
 	"MaxMTU":                         apiDoc("Network.mtu", "The minimum value for this field is 1300 and the maximum value is 8896."),
-	"DefaultMTU":                     apiDoc("Network.mtu", "If unspecified, the\nvalue defaults to 1460."),
 	"MinSubnetPrefix":                cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
 	"MaxSubnetPrefix":                cloud("a subnetwork's primary IPv4 range is /8 at the largest and /29 at the smallest."),
 	"MaxFirewallPriority":            apiDoc("Firewall.priority", "This is an integer between `0` and `65535`, both inclusive."),
