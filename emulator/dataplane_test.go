@@ -17,7 +17,7 @@ import (
 )
 
 // freePort is a loopback port nothing listens on (at the time of asking).
-func freePort(t *testing.T) int { return lbhealthtest.FreePort(t) }
+func freePort(t testing.TB) int { return lbhealthtest.FreePort(t) }
 
 // noRedirects is a client that shows redirects rather than follows them,
 // and keeps no connection between requests.
@@ -52,7 +52,7 @@ func get(t *testing.T, url string, header ...string) (int, string, string) {
 
 // applicationLB makes a global external Application Load Balancer on
 // 127.0.0.1:port: a URL map (body um), its target HTTP proxy and the rule.
-func applicationLB(t *testing.T, e *emulator.Emulator, port int, um string) string {
+func applicationLB(t testing.TB, e *emulator.Emulator, port int, um string) string {
 	t.Helper()
 	mustCall(t, e, "POST", "global/urlMaps", um)
 	mustCall(t, e, "POST", "global/targetHttpProxies", `{"name":"proxy","urlMap":"global/urlMaps/um"}`)

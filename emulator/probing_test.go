@@ -55,12 +55,12 @@ func newSwitchableAt(t *testing.T, addr string) *switchable {
 func (s *switchable) port() string { return s.URL[strings.LastIndex(s.URL, ":")+1:] }
 
 // apiCall sends a JSON request to the emulator and decodes the answer into out.
-func apiCall(t *testing.T, e *emulator.Emulator, method, path, body string, out any) int {
+func apiCall(t testing.TB, e *emulator.Emulator, method, path, body string, out any) int {
 	t.Helper()
 	return apiCallURL(t, e.URL(), method, path, body, out)
 }
 
-func apiCallURL(t *testing.T, root, method, path, body string, out any) int {
+func apiCallURL(t testing.TB, root, method, path, body string, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, root+"/compute/v1/projects/p/"+path, bytes.NewBufferString(body))
 	if body != "" {
@@ -78,7 +78,7 @@ func apiCallURL(t *testing.T, root, method, path, body string, out any) int {
 	return resp.StatusCode
 }
 
-func mustCall(t *testing.T, e *emulator.Emulator, method, path, body string) {
+func mustCall(t testing.TB, e *emulator.Emulator, method, path, body string) {
 	t.Helper()
 	var out map[string]any
 	if code := apiCall(t, e, method, path, body, &out); code != 200 {
@@ -115,7 +115,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // emulator0 is the configuration most tests use: in memory.
 func emulator0() emulator.Config { return emulator.Config{InMemory: true} }
 
-func startEmulator(t *testing.T, cfg emulator.Config) *emulator.Emulator {
+func startEmulator(t testing.TB, cfg emulator.Config) *emulator.Emulator {
 	t.Helper()
 	cfg.Listen = "127.0.0.1:0"
 	e, err := emulator.Start(context.Background(), cfg)
