@@ -140,6 +140,11 @@ func NewAutohealer(groups Groups, now func() time.Time, log *slog.Logger) *Autoh
 
 // Run heals every tick until ctx ends.
 func (a *Autohealer) Run(ctx context.Context, tick time.Duration) {
+	every(ctx, tick, a.Once, a.log, "autohealing")
+}
+
+// every runs once every tick until ctx ends, logging its errors as what.
+func every(ctx context.Context, tick time.Duration, once func(context.Context) error, log *slog.Logger, what string) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -147,8 +152,8 @@ func (a *Autohealer) Run(ctx context.Context, tick time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := a.Once(ctx); err != nil && ctx.Err() == nil {
-				a.log.Error("autohealing", "error", err)
+			if err := once(ctx); err != nil && ctx.Err() == nil {
+				log.Error(what, "error", err)
 			}
 		}
 	}

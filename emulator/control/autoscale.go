@@ -120,18 +120,7 @@ func (a *Autoscaler) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
 
 // Run looks at every autoscaler every tick until ctx ends.
 func (a *Autoscaler) Run(ctx context.Context, tick time.Duration) {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := a.Once(ctx); err != nil && ctx.Err() == nil {
-				a.log.Error("autoscaling", "error", err)
-			}
-		}
-	}
+	every(ctx, tick, a.Once, a.log, "autoscaling")
 }
 
 // Once measures every autoscaler's group and resizes it when its policy
