@@ -9,10 +9,10 @@ const (
 
 // Values of a service attachment's fields that its rules act on.
 const (
-	AcceptAutomatic                = "ACCEPT_AUTOMATIC"
-	AcceptManual                   = "ACCEPT_MANUAL"
-	PurposePrivateServiceConnect   = "PRIVATE_SERVICE_CONNECT"
-	ConnectionPreferenceUnspecifed = "CONNECTION_PREFERENCE_UNSPECIFIED"
+	AcceptAutomatic                 = "ACCEPT_AUTOMATIC"
+	AcceptManual                    = "ACCEPT_MANUAL"
+	PurposePrivateServiceConnect    = "PRIVATE_SERVICE_CONNECT"
+	ConnectionPreferenceUnspecified = "CONNECTION_PREFERENCE_UNSPECIFIED"
 )
 
 // ServiceAttachment publishes an internal load balancer's forwarding rule

@@ -22,7 +22,7 @@ func ServiceAttachment(a *api.ServiceAttachment) Violations {
 		vs = append(vs, violation("natSubnets", "%s is required: at least one subnetwork of purpose PRIVATE_SERVICE_CONNECT, whose addresses consumers' connections are translated to.", f("natSubnets")))
 	}
 	switch a.ConnectionPreference {
-	case "", api.ConnectionPreferenceUnspecifed:
+	case "", api.ConnectionPreferenceUnspecified:
 		vs = append(vs, violation("connectionPreference", "%s is required: ACCEPT_AUTOMATIC (every consumer) or ACCEPT_MANUAL (those of consumerAcceptLists).", f("connectionPreference")))
 	}
 	kind := ""
