@@ -95,6 +95,15 @@ func TestBesideCompute_IAMResourceManagerAndIAP(t *testing.T) {
 		t.Errorf("getIamPolicy: %+v", got)
 	}
 
+	// terraform-provider-google 5.x keeps the version of an http endpoint,
+	// and its client adds its own.
+	old, err := iam.NewService(ctx, opts("/iam/v1/")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := old.Projects.ServiceAccounts.Get(sa.Name).Do(); err != nil || got.Email != sa.Email {
+		t.Errorf("get through /iam/v1/v1/: %v %v", got, err)
+	}
 	rm, err := cloudresourcemanager.NewService(ctx, opts("/resourcemanager/")...)
 	if err != nil {
 		t.Fatal(err)

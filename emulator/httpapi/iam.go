@@ -53,19 +53,25 @@ func googleError(code int, status, format string, args ...any) *apiError {
 	return &apiError{code: code, reason: status, message: fmt.Sprintf(format, args...)}
 }
 
-// routeIAM serves the APIs beside Compute.
+// routeIAM serves the APIs beside Compute. IAM and Resource Manager are
+// also served with their version twice ("/iam/v1/v1/projects/..."):
+// terraform-provider-google 5.x takes the version off a custom endpoint
+// only when it is https, then its Go client adds "v1/" again.
 func (s *Server) routeIAM() {
-	s.mux.HandleFunc("POST "+iamPath+"projects/{project}/serviceAccounts", s.serve(s.createServiceAccount))
-	s.mux.HandleFunc("GET "+iamPath+"projects/{project}/serviceAccounts", s.serve(s.listServiceAccounts))
-	s.mux.HandleFunc("GET "+iamPath+"projects/{project}/serviceAccounts/{account}", s.serve(s.getServiceAccount))
-	s.mux.HandleFunc("PATCH "+iamPath+"projects/{project}/serviceAccounts/{account}", s.serve(s.patchServiceAccount))
-	s.mux.HandleFunc("DELETE "+iamPath+"projects/{project}/serviceAccounts/{account}", s.serve(s.deleteServiceAccount))
-	// "{email}:enable", ":disable", ":getIamPolicy", ":setIamPolicy".
-	s.mux.HandleFunc("POST "+iamPath+"projects/{project}/serviceAccounts/{account}", s.serve(s.serviceAccountMethod))
-
-	s.mux.HandleFunc("GET "+resourceManagerPath+"projects", s.serve(s.listProjects))
-	s.mux.HandleFunc("GET "+resourceManagerPath+"projects/{project}", s.serve(s.getProject))
-	s.mux.HandleFunc("POST "+resourceManagerPath+"projects/{project}", s.serve(s.projectMethod))
+	for _, iam := range []string{iamPath, iamPath + "v1/"} {
+		s.mux.HandleFunc("POST "+iam+"projects/{project}/serviceAccounts", s.serve(s.createServiceAccount))
+		s.mux.HandleFunc("GET "+iam+"projects/{project}/serviceAccounts", s.serve(s.listServiceAccounts))
+		s.mux.HandleFunc("GET "+iam+"projects/{project}/serviceAccounts/{account}", s.serve(s.getServiceAccount))
+		s.mux.HandleFunc("PATCH "+iam+"projects/{project}/serviceAccounts/{account}", s.serve(s.patchServiceAccount))
+		s.mux.HandleFunc("DELETE "+iam+"projects/{project}/serviceAccounts/{account}", s.serve(s.deleteServiceAccount))
+		// "{email}:enable", ":disable", ":getIamPolicy", ":setIamPolicy".
+		s.mux.HandleFunc("POST "+iam+"projects/{project}/serviceAccounts/{account}", s.serve(s.serviceAccountMethod))
+	}
+	for _, rm := range []string{resourceManagerPath, resourceManagerPath + "v1/"} {
+		s.mux.HandleFunc("GET "+rm+"projects", s.serve(s.listProjects))
+		s.mux.HandleFunc("GET "+rm+"projects/{project}", s.serve(s.getProject))
+		s.mux.HandleFunc("POST "+rm+"projects/{project}", s.serve(s.projectMethod))
+	}
 	// The Compute API's own read of a project: its number and default
 	// service account.
 	s.mux.HandleFunc("GET /compute/v1/projects/{project}", s.serve(s.getComputeProject))
