@@ -25,8 +25,10 @@ not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare
 # never returns the key), name_prefix (the provider's, never sent), and an
 # instance template's metadata and metadata_startup_script (the provider
 # moves the startup-script key of the API's metadata into
-# metadata_startup_script only when its state already has one).
-replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix", "metadata", "metadata_startup_script"]'
+# metadata_startup_script only when its state already has one), and a
+# Private Service Connect endpoint group's psc_data (the provider reads its
+# producer_port from its state, never from the API).
+replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix", "metadata", "metadata_startup_script", "psc_data"]'
 
 # plan_after_import DIR: a plan that changes nothing but not_importable,
 # and what follows from such a replacement (an attribute, or a block with
