@@ -348,11 +348,12 @@ func (p *Plane) enforce(w http.ResponseWriter, r *http.Request, edge, backend st
 	var v armorVerdict
 	stopped := false
 	for _, ref := range []string{edge, backend} {
-		pol := p.cfg.policy(api.PathOf(ref))
-		if ref == "" || pol == nil || stopped {
+		if ref == "" || stopped {
 			continue
 		}
-		stopped = pol.decide(r, in, now, &v, p.metrics)
+		if pol := p.cfg.policy(api.PathOf(ref)); pol != nil {
+			stopped = pol.decide(r, in, now, &v, p.metrics)
+		}
 	}
 	if len(v.described) > 0 {
 		w.Header().Set(ArmorHeader, strings.Join(v.described, ", "))

@@ -72,9 +72,16 @@ func (g scaledGroups) Autoscalers(ctx context.Context) ([]control.ScaledGroup, e
 	if err != nil || len(objects) == 0 {
 		return nil, err
 	}
-	services, err := s.store.All(ctx, api.CollectionBackendServices)
+	objs, err := s.store.All(ctx, api.CollectionBackendServices)
 	if err != nil {
 		return nil, err
+	}
+	services := make([]api.BackendService, 0, len(objs))
+	for _, o := range objs {
+		var bs api.BackendService
+		if json.Unmarshal(o.Body, &bs) == nil {
+			services = append(services, bs)
+		}
 	}
 	var out []control.ScaledGroup
 	for _, o := range objects {
@@ -110,13 +117,9 @@ func valueOf(p *int64) int64 {
 // perInstance is the requests per second the RATE backends of services
 // give an instance of group (of n instances): maxRatePerInstance, or
 // maxRate shared, times capacityScaler; the largest when several do.
-func perInstance(services []store.Object, group string, n int) float64 {
+func perInstance(services []api.BackendService, group string, n int) float64 {
 	best := 0.0
-	for _, o := range services {
-		var bs api.BackendService
-		if json.Unmarshal(o.Body, &bs) != nil {
-			continue
-		}
+	for _, bs := range services {
 		for _, b := range bs.Backends {
 			if api.PathOf(b.Group) != group || !strings.EqualFold(b.BalancingMode, "RATE") {
 				continue

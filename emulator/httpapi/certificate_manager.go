@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -200,7 +201,7 @@ func (s *Server) cmPatch(k cmKind) handler {
 				fields = append(fields, f)
 			}
 		}
-		prior := maps2(doc)
+		prior := maps.Clone(doc)
 		for _, f := range fields {
 			f = strings.TrimSpace(f)
 			if !slices.Contains(k.patchable, f) {
@@ -221,14 +222,6 @@ func (s *Server) cmPatch(k cmKind) handler {
 		}
 		return s.cmDone(r, k, "update", doc)
 	}
-}
-
-func maps2(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func (s *Server) cmDelete(k cmKind) handler {
@@ -285,7 +278,7 @@ func (s *Server) cmDone(r *http.Request, k cmKind, verb string, doc map[string]a
 		"metadata": map[string]any{"@type": "type.googleapis.com/google.cloud.certificatemanager.v1.OperationMetadata",
 			"createTime": now, "endTime": now, "verb": verb, "apiVersion": "v1"}}
 	if doc != nil {
-		resp := maps2(doc)
+		resp := maps.Clone(doc)
 		resp["@type"] = "type.googleapis.com/google.cloud.certificatemanager.v1." + k.typeName
 		op["response"] = resp
 		op["metadata"].(map[string]any)["target"] = doc["name"]

@@ -246,12 +246,15 @@ func (s *Server) patchServiceAccount(r *http.Request) (any, error) {
 // not stored until changed, is stored then).
 func (s *Server) putServiceAccount(r *http.Request, k store.Key, sa serviceAccount) error {
 	sa.Etag = newEtag()
-	o := store.Object{Key: k, Body: mustJSON(sa)}
-	if err := s.store.Update(r.Context(), o); errors.Is(err, store.ErrNotFound) {
-		return s.store.Insert(r.Context(), o)
-	} else {
+	return s.upsert(r, store.Object{Key: k, Body: mustJSON(sa)})
+}
+
+// upsert stores o in place of what is at its key, or as new.
+func (s *Server) upsert(r *http.Request, o store.Object) error {
+	if err := s.store.Update(r.Context(), o); !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
+	return s.store.Insert(r.Context(), o)
 }
 
 func (s *Server) deleteServiceAccount(r *http.Request) (any, error) {
@@ -431,13 +434,7 @@ func (s *Server) iamPolicyMethod(r *http.Request, method, project, resource stri
 	if p.Version == 0 {
 		p.Version = 1
 	}
-	o := store.Object{Key: k, Body: mustJSON(p)}
-	if err := s.store.Update(r.Context(), o); errors.Is(err, store.ErrNotFound) {
-		err = s.store.Insert(r.Context(), o)
-		if err != nil {
-			return nil, err
-		}
-	} else if err != nil {
+	if err := s.upsert(r, store.Object{Key: k, Body: mustJSON(p)}); err != nil {
 		return nil, err
 	}
 	return p, nil
