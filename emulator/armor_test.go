@@ -142,3 +142,38 @@ func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 		t.Errorf("with the policy detached: %d %q, want 200 undecided", code, decided)
 	}
 }
+
+// A preconfigured WAF rule denies, through the data plane, the requests
+// that carry the attack its CRS signatures detect, and lets the others
+// through; an opted-out signature and a preview rule do not deny.
+func TestArmor_PreconfiguredWafRules(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "web", "", a)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
+	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"waf","rules":[
+		{"priority":100,"action":"deny(403)","match":{"expr":{"expression":"evaluatePreconfiguredWaf('sqli-v422-stable', {'sensitivity': 1})"}}},
+		{"priority":200,"action":"deny(403)","match":{"expr":{"expression":"evaluatePreconfiguredWaf('lfi-v33-stable', {'sensitivity': 1, 'opt_out_rule_ids': ['owasp-crs-v030301-id930100-lfi', 'owasp-crs-v030301-id930110-lfi']})"}}},
+		{"priority":300,"action":"deny(404)","preview":true,"match":{"expr":{"expression":"evaluatePreconfiguredExpr('xss-v33-stable')"}}},
+		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
+	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":"global/securityPolicies/waf"}`)
+	waitFor(t, "the backend serving", func() bool { code, _, _ := from(t, "127.0.0.1", lb+"/"); return code == 200 })
+
+	for _, c := range []struct {
+		path, want string
+		code       int
+	}{
+		{"/items?id=1'%20OR%20'1'='1", "waf; priority=100; action=deny(403)", 403},
+		{"/items?id=42&name=bob", "waf; priority=2147483647; action=allow", 200},
+		// Path traversal: the signatures that see it are opted out; an
+		// OS file named in the query is another signature's.
+		{"/static/..%2f..%2fwindows/win.ini", "waf; priority=2147483647; action=allow", 200},
+		{"/download?file=/etc/passwd", "waf; priority=200; action=deny(403)", 403},
+		{"/search?q=%3Cscript%3Ealert(1)%3C/script%3E", "waf; priority=2147483647; action=allow; preview=300:deny(404)", 200},
+	} {
+		if code, decided, _ := from(t, "127.0.0.1", lb+c.path); code != c.code || decided != c.want {
+			t.Errorf("GET %s: %d %q, want %d %q", c.path, code, decided, c.code, c.want)
+		}
+	}
+}

@@ -333,7 +333,8 @@ func armorRequest(r *http.Request) *armor.Request {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return &armor.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Scheme: scheme, Header: r.Header, Origin: origin.Unmap()}
+	return &armor.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Scheme: scheme, Header: r.Header,
+		Host: r.Host, Proto: r.Proto, URI: r.RequestURI, Origin: origin.Unmap()}
 }
 
 // enforce runs a backend's policies (its edge policy, then its backend

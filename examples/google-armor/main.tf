@@ -1,8 +1,9 @@
 # Cloud Armor that really denies: a hashicorp/google configuration written
 # for Google, applied unchanged to lbhealth-emulator. An Application Load
 # Balancer on 127.0.0.1:8090 over the demo target on 127.0.0.1:9000, whose
-# backend service's security policy denies a source range, previews a rule,
-# throttles a path and bans clients that hammer another; /static/ is a
+# backend service's security policy denies a source range and SQL
+# injection (the preconfigured WAF rule), previews a rule, throttles a path
+# and bans clients that hammer another; /static/ is a
 # backend bucket, served from --bucket-dir, behind an edge policy.
 #
 #   mkdir -p /tmp/buckets/armor-static/static && echo hello >/tmp/buckets/armor-static/static/hello.txt
@@ -12,6 +13,7 @@
 #   terraform init && terraform apply
 #   curl -si http://127.0.0.1:8090/ | grep -i x-lbhealth-security-policy   # allowed by the default rule
 #   curl -si --interface 127.0.0.2 http://127.0.0.1:8090/                  # 403: rule 1000
+#   curl -si "http://127.0.0.1:8090/?id=1'%20OR%20'1'='1"                   # 403: rule 1500, the CRS's SQL injection signatures
 #   for i in $(seq 12); do curl -s -o /dev/null -w '%{http_code} ' http://127.0.0.1:8090/login; done  # 200 x10, then 429 (banned)
 #   curl -s http://127.0.0.1:8090/static/hello.txt                         # hello, from the bucket's directory
 terraform {
@@ -40,6 +42,17 @@ resource "google_compute_security_policy" "armor" {
       versioned_expr = "SRC_IPS_V1"
       config {
         src_ip_ranges = ["127.0.0.2/32"]
+      }
+    }
+  }
+
+  rule {
+    priority    = 1500
+    action      = "deny(403)"
+    description = "SQL injection, the most certain signatures"
+    match {
+      expr {
+        expression = "evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})"
       }
     }
   }

@@ -6,9 +6,9 @@
 //
 // What the emulator cannot know on loopback is documented where it is
 // answered: origin.region_code is "" and origin.asn 0; the reCAPTCHA tokens
-// are absent (score 0, not valid); the preconfigured WAF rules, threat
-// intelligence lists and address groups are accepted by name and never
-// match.
+// are absent (score 0, not valid); threat intelligence lists and address
+// groups are accepted by name and never match. The preconfigured WAF rules
+// match as the OWASP Core Rule Set's signatures do (waf.go).
 package armor
 
 import (
@@ -74,16 +74,20 @@ var env = sync.OnceValues(func() (*cel.Env, error) {
 		stringFunc("urlDecode", urlDecode),
 		stringFunc("urlDecodeUni", urlDecode),
 		stringFunc("utf8ToUnicode", func(s string) string { return s }),
+		// The preconfigured WAF rules: bound per request (they read it).
+		cel.Function("evaluatePreconfiguredExpr",
+			cel.Overload("evaluatePreconfiguredExpr_string", []*cel.Type{cel.StringType}, cel.BoolType,
+				cel.LateFunctionBinding()),
+			cel.Overload("evaluatePreconfiguredExpr_string_list",
+				[]*cel.Type{cel.StringType, cel.ListType(cel.StringType)}, cel.BoolType, cel.LateFunctionBinding())),
+		cel.Function("evaluatePreconfiguredWaf",
+			cel.Overload("evaluatePreconfiguredWaf_string", []*cel.Type{cel.StringType}, cel.BoolType,
+				cel.LateFunctionBinding()),
+			cel.Overload("evaluatePreconfiguredWaf_string_map",
+				[]*cel.Type{cel.StringType, cel.MapType(cel.StringType, cel.DynType)}, cel.BoolType,
+				cel.LateFunctionBinding())),
 		// Named sets the emulator does not have: accepted, never matched.
-		never("evaluatePreconfiguredExpr", cel.StringType),
-		never("evaluatePreconfiguredWaf", cel.StringType),
 		never("evaluateThreatIntelligence", cel.StringType),
-		cel.Function("evaluatePreconfiguredExpr", cel.Overload("evaluatePreconfiguredExpr_string_list",
-			[]*cel.Type{cel.StringType, cel.ListType(cel.StringType)}, cel.BoolType,
-			cel.BinaryBinding(func(ref.Val, ref.Val) ref.Val { return types.False }))),
-		cel.Function("evaluatePreconfiguredWaf", cel.Overload("evaluatePreconfiguredWaf_string_map",
-			[]*cel.Type{cel.StringType, cel.MapType(cel.StringType, cel.DynType)}, cel.BoolType,
-			cel.BinaryBinding(func(ref.Val, ref.Val) ref.Val { return types.False }))),
 		cel.Function("evaluateAddressGroup", cel.Overload("evaluateAddressGroup_string_string",
 			[]*cel.Type{cel.StringType, cel.StringType}, cel.BoolType,
 			cel.BinaryBinding(func(ref.Val, ref.Val) ref.Val { return types.False }))),
@@ -176,6 +180,9 @@ func Compile(expr string) (*Expression, error) {
 	if !ast.OutputType().IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("its value is a %s, not a boolean condition", ast.OutputType())
 	}
+	if err := checkWafCalls(ast.NativeRep()); err != nil {
+		return nil, err
+	}
 	prg, err := e.Program(ast, cel.CostLimit(costLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, err
@@ -187,16 +194,30 @@ func Compile(expr string) (*Expression, error) {
 type Request struct {
 	Method, Path, Query, Scheme string
 	Header                      http.Header
+	// Host is the request's host; Proto its version (HTTP/1.1); URI its
+	// target as the client sent it, still escaped (the WAF rules decode
+	// it themselves), or "" for Path and Query.
+	Host, Proto, URI string
 	// Origin is the client's address (the peer of the load balancer's
 	// connection).
 	Origin netip.Addr
+
+	// waf holds the signatures each CRS family matched, once run.
+	waf map[string][]signature
 }
 
 // Match runs the expression on r. An expression that fails to evaluate
 // (a header it indexes is absent, the cost limit is reached) does not
 // match, as in Cloud Armor, and says why.
 func (x *Expression) Match(r *Request) (bool, error) {
-	out, _, err := x.prg.Eval(activation(r))
+	vars, err := cel.FunctionVars(activation(r), map[string]cel.LateBoundFunction{
+		"evaluatePreconfiguredExpr": r.preconfigured("evaluatePreconfiguredExpr"),
+		"evaluatePreconfiguredWaf":  r.preconfigured("evaluatePreconfiguredWaf"),
+	})
+	if err != nil {
+		return false, err
+	}
+	out, _, err := x.prg.Eval(vars)
 	if err != nil {
 		return false, err
 	}

@@ -24,6 +24,7 @@ func TestMatch(t *testing.T) {
 		{`request.headers['absent'] == 'x'`, false}, // an error: no match
 		{`evaluatePreconfiguredExpr('sqli-v33-stable')`, false},
 		{`evaluatePreconfiguredWaf('xss-v33-stable', {'sensitivity': 1})`, false},
+		{`evaluateThreatIntelligence('iplist-known-malicious-ips')`, false},
 		{`origin.region_code == 'AU'`, false},
 		{`request.query.matches('a=[0-9]+')`, true},
 	} {
@@ -37,12 +38,73 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// TestPreconfiguredWaf runs the CRS signatures on requests that carry
+// attacks and on one that does not.
+func TestPreconfiguredWaf(t *testing.T) {
+	sqli := &Request{Method: "GET", Path: "/items", Query: "id=1'%20OR%20'1'='1", Host: "shop.example"}
+	xss := &Request{Method: "GET", Path: "/search", Query: "q=%3Cscript%3Ealert(1)%3C/script%3E", Host: "shop.example"}
+	lfi := &Request{Method: "GET", Path: "/static/../../etc/passwd", Host: "shop.example"}
+	scanner := &Request{Method: "GET", Path: "/", Host: "shop.example", Header: http.Header{"User-Agent": {"sqlmap/1.7"}}}
+	plain := &Request{Method: "GET", Path: "/items", Query: "id=42&name=bob", Host: "shop.example",
+		Header: http.Header{"User-Agent": {"Mozilla/5.0"}, "Cookie": {"session=abc"}}}
+	for _, c := range []struct {
+		expr string
+		r    *Request
+		want bool
+	}{
+		{`evaluatePreconfiguredWaf('sqli-v422-stable', {'sensitivity': 1})`, sqli, true},
+		{`evaluatePreconfiguredExpr('sqli-v33-stable')`, sqli, true},
+		{`evaluatePreconfiguredWaf('sqli-v33-stable')`, sqli, true},
+		{`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})`, plain, false},
+		{`evaluatePreconfiguredWaf('xss-v33-stable', {'sensitivity': 1})`, sqli, false},
+		{`evaluatePreconfiguredWaf('xss-v33-stable', {'sensitivity': 1})`, xss, true},
+		{`evaluatePreconfiguredWaf('xss-v33-stable', {'sensitivity': 1})`, plain, false},
+		{`evaluatePreconfiguredWaf('lfi-v33-stable', {'sensitivity': 1})`, lfi, true},
+		{`evaluatePreconfiguredWaf('lfi-v33-stable', {'sensitivity': 1})`, plain, false},
+		{`evaluatePreconfiguredWaf('scannerdetection-v33-stable', {'sensitivity': 1})`, scanner, true},
+		// Sensitivity 0 counts no signature unless opted in.
+		{`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 0})`, sqli, false},
+		{`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 0, 'opt_in_rule_ids': ['owasp-crs-v030301-id942100-sqli']})`, sqli, true},
+		// The one signature that matched, opted out.
+		{`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1, 'opt_out_rule_ids': ['owasp-crs-v030301-id942100-sqli']})`, sqli, false},
+		// evaluatePreconfiguredExpr counts every level: more than 942100
+		// matched.
+		{`evaluatePreconfiguredExpr('sqli-stable', ['owasp-crs-v030001-id942100-sqli'])`, sqli, true},
+		// Sets Cloud Armor writes itself: accepted, no signatures here.
+		{`evaluatePreconfiguredWaf('cve-canary', {'sensitivity': 1})`, sqli, false},
+		{`evaluatePreconfiguredWaf('sqli-v33-stable') && request.path == '/items'`, sqli, true},
+	} {
+		x, err := Compile(c.expr)
+		if err != nil {
+			t.Fatalf("Compile(%s): %v", c.expr, err)
+		}
+		got, err := x.Match(c.r)
+		if err != nil {
+			t.Errorf("%s on %s?%s: %v", c.expr, c.r.Path, c.r.Query, err)
+		}
+		if got != c.want {
+			t.Errorf("%s on %s?%s = %v, want %v", c.expr, c.r.Path, c.r.Query, got, c.want)
+		}
+	}
+	// Each family ran once per request, however many rules asked.
+	if len(sqli.waf) != 2 || sqli.waf["sqli"] == nil || sqli.waf["xss"] != nil {
+		t.Errorf("the SQL injection request holds %v, want the sqli family's matches and xss's none", sqli.waf)
+	}
+}
+
 func TestCompileRefuses(t *testing.T) {
 	for expr, want := range map[string]string{
-		`request.pathh == '/'`: "undeclared reference to 'request.pathh'",
-		`request.path`:         "not a boolean condition",
-		`inIpRange(origin.ip`:  "Syntax error",
-		`origin.asn == 'x'`:    "no matching overload",
+		`request.pathh == '/'`:                        "undeclared reference to 'request.pathh'",
+		`request.path`:                                "not a boolean condition",
+		`inIpRange(origin.ip`:                         "Syntax error",
+		`origin.asn == 'x'`:                           "no matching overload",
+		`evaluatePreconfiguredWaf('sqlx-v33-stable')`: `"sqlx-v33-stable" is not a preconfigured WAF rule set: a set is a family (java, lfi, methodenforcement, nodejs, php, protocolattack, rce, rfi, scannerdetection, sessionfixation, sqli, xss) with its version and stability, such as sqli-v33-stable or xss-v422-canary`,
+		`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 5})`:                                       "the sensitivity of sqli-v33-stable (5) is not a level from 0 to 4",
+		`evaluatePreconfiguredWaf('sqli-v33-stable', {'opt_out_rule_ids': ['942100']})`:                         "opt_out_rule_ids of sqli-v33-stable names 942100, not a signature ID such as owasp-crs-v030301-id942100-sqli",
+		`evaluatePreconfiguredWaf('sqli-v33-stable', {'opt_out_rule_ids': 'x'})`:                                "opt_out_rule_ids of sqli-v33-stable is not a list of signature IDs",
+		`evaluatePreconfiguredWaf('sqli-v33-stable', {'paranoia': 1})`:                                          `"paranoia" is not an option of evaluatePreconfiguredWaf: the options are sensitivity, opt_in_rule_ids and opt_out_rule_ids`,
+		`evaluatePreconfiguredWaf('sqli-v33-stable', {'opt_in_rule_ids': ['owasp-crs-v030301-id942100-sqli']})`: "sqli-v33-stable opts signatures in with sensitivity 4: signatures are opted in at sensitivity 0 only",
+		`evaluatePreconfiguredWaf(request.path)`:                                                                "the arguments of evaluatePreconfiguredWaf are literals, not expressions",
 	} {
 		_, err := Compile(expr)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -64,6 +64,8 @@ func TestSecurityPolicy(t *testing.T) {
 			field: "rules[1].match.expr.expression", want: "rules[1].match.expr.expression is required: a CEL condition over the request, such as inIpRange(origin.ip, '10.0.0.0/8')."},
 		{name: "bad expression", body: policy(`{"priority": 1, "action": "allow", "match": {"expr": {"expression": "request.pathh == '/'"}}}`),
 			field: "rules[1].match.expr.expression", want: `rules[1].match.expr.expression ("request.pathh == '/'") is not a Cloud Armor expression: ERROR: <input>:1:8: undeclared reference to 'request.pathh' (did you mean 'request.path'?)  | request.pathh == '/'  | .......^.`},
+		{name: "unknown WAF rule set", body: policy(`{"priority": 1, "action": "deny(403)", "match": {"expr": {"expression": "evaluatePreconfiguredWaf('sqli-v99-stable', {'sensitivity': 1})"}}}`),
+			field: "rules[1].match.expr.expression", want: `rules[1].match.expr.expression ("evaluatePreconfiguredWaf('sqli-v99-stable', {'sensitivity': 1})") is not a Cloud Armor expression: "sqli-v99-stable" is not a preconfigured WAF rule set: a set is a family (java, lfi, methodenforcement, nodejs, php, protocolattack, rce, rfi, scannerdetection, sessionfixation, sqli, xss) with its version and stability, such as sqli-v33-stable or xss-v422-canary.`},
 		{name: "long expression", body: policy(`{"priority": 1, "action": "allow", "match": {"expr": {"expression": "` + longExpr() + `"}}}`),
 			field: "rules[1].match.expr.expression", want: "rules[1].match.expr.expression is 2050 characters long: an expression has at most 2048."},
 		{name: "redirect without options", body: policy(`{"priority": 1, "action": "redirect", ` + ips + `}`), field: "rules[1].redirectOptions",

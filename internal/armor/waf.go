@@ -1,0 +1,347 @@
+package armor
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
+	coreruleset "github.com/corazawaf/coraza-coreruleset/v4"
+	"github.com/corazawaf/coraza/v3"
+)
+
+// The preconfigured WAF rules. Cloud Armor's rule sets are the OWASP Core
+// Rule Set's attack signatures, one set per CRS file; a set matches a
+// request when one of its signatures at or below the chosen sensitivity
+// (the CRS paranoia level) matches, less the signatures opted out, plus
+// those opted in. The emulator runs CRS 4.22 itself (the version of the
+// -v422 sets) through Coraza, OWASP's WAF engine, for every version of a
+// set's name: the -v33 and CRS 3.0 sets share most signature numbers with
+// it, not every one. It inspects what the request line and the headers
+// carry (method, path, query, headers, cookies); the body is not read.
+
+// wafFamilies maps a rule set's family to its CRS file, whose number is
+// the first three digits of its signatures' IDs.
+var wafFamilies = map[string]crsFile{
+	"sqli":              {942, "REQUEST-942-APPLICATION-ATTACK-SQLI.conf"},
+	"xss":               {941, "REQUEST-941-APPLICATION-ATTACK-XSS.conf"},
+	"lfi":               {930, "REQUEST-930-APPLICATION-ATTACK-LFI.conf"},
+	"rfi":               {931, "REQUEST-931-APPLICATION-ATTACK-RFI.conf"},
+	"rce":               {932, "REQUEST-932-APPLICATION-ATTACK-RCE.conf"},
+	"methodenforcement": {911, "REQUEST-911-METHOD-ENFORCEMENT.conf"},
+	"scannerdetection":  {913, "REQUEST-913-SCANNER-DETECTION.conf"},
+	"protocolattack":    {921, "REQUEST-921-PROTOCOL-ATTACK.conf"},
+	"php":               {933, "REQUEST-933-APPLICATION-ATTACK-PHP.conf"},
+	"sessionfixation":   {943, "REQUEST-943-APPLICATION-ATTACK-SESSION-FIXATION.conf"},
+	"java":              {944, "REQUEST-944-APPLICATION-ATTACK-JAVA.conf"},
+	"nodejs":            {934, "REQUEST-934-APPLICATION-ATTACK-GENERIC.conf"},
+}
+
+type crsFile struct {
+	number int
+	name   string
+}
+
+// unsignedSets are rule sets Cloud Armor writes itself, not from the CRS:
+// accepted by name, they never match here.
+var unsignedSets = []string{"cve-canary", "json-sqli-canary"}
+
+var (
+	setName     = regexp.MustCompile(`^([a-z]+)(?:-v33|-v422)?-(?:stable|canary)$`)
+	signatureID = regexp.MustCompile(`-id([0-9]{6})-`)
+)
+
+// wafCall is one evaluatePreconfiguredWaf or evaluatePreconfiguredExpr
+// call: its rule set and which of the set's signatures it counts.
+type wafCall struct {
+	family      string // "" for a set the emulator has no signatures of
+	sensitivity int
+	optIn       []int
+	optOut      []int
+}
+
+// counts reports whether a matched signature with its paranoia level
+// makes the call match.
+func (c *wafCall) counts(s signature) bool {
+	if slices.Contains(c.optOut, s.id) {
+		return false
+	}
+	return s.level <= c.sensitivity || slices.Contains(c.optIn, s.id)
+}
+
+// parseWafCall reads a call's arguments: the rule set's name, and for
+// evaluatePreconfiguredWaf its options (sensitivity, opt_in_rule_ids,
+// opt_out_rule_ids); for evaluatePreconfiguredExpr the signatures opted
+// out (in opts as opt_out_rule_ids). Every signature counts when no
+// sensitivity is given.
+func parseWafCall(set string, opts map[string]any) (*wafCall, error) {
+	c := &wafCall{sensitivity: 4}
+	if m := setName.FindStringSubmatch(set); m != nil && wafFamilies[m[1]].name != "" {
+		c.family = m[1]
+	} else if !slices.Contains(unsignedSets, set) {
+		return nil, fmt.Errorf("%q is not a preconfigured WAF rule set: a set is a family (%s) with its version and stability, such as sqli-v33-stable or xss-v422-canary", set, strings.Join(familyNames(), ", "))
+	}
+	for key, v := range opts {
+		switch key {
+		case "sensitivity":
+			n, ok := v.(int64)
+			if !ok || n < 0 || n > 4 {
+				return nil, fmt.Errorf("the sensitivity of %s (%v) is not a level from 0 to 4", set, v)
+			}
+			c.sensitivity = int(n)
+		case "opt_in_rule_ids", "opt_out_rule_ids":
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s of %s is not a list of signature IDs", key, set)
+			}
+			for _, item := range list {
+				s, _ := item.(string)
+				m := signatureID.FindStringSubmatch(s)
+				if m == nil {
+					return nil, fmt.Errorf("%s of %s names %v, not a signature ID such as owasp-crs-v030301-id942100-sqli", key, set, item)
+				}
+				id, _ := strconv.Atoi(m[1])
+				if key == "opt_in_rule_ids" {
+					c.optIn = append(c.optIn, id)
+				} else {
+					c.optOut = append(c.optOut, id)
+				}
+			}
+		default:
+			return nil, fmt.Errorf("%q is not an option of evaluatePreconfiguredWaf: the options are sensitivity, opt_in_rule_ids and opt_out_rule_ids", key)
+		}
+	}
+	if len(c.optIn) > 0 && c.sensitivity != 0 {
+		return nil, fmt.Errorf("%s opts signatures in with sensitivity %d: signatures are opted in at sensitivity 0 only", set, c.sensitivity)
+	}
+	return c, nil
+}
+
+func familyNames() []string {
+	names := make([]string, 0, len(wafFamilies))
+	for f := range wafFamilies {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkWafCalls checks, at write time, every preconfigured-rule call of a
+// checked expression: Cloud Armor takes their arguments as literals only.
+func checkWafCalls(a *ast.AST) error {
+	var err error
+	ast.PreOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if err != nil || e.Kind() != ast.CallKind {
+			return
+		}
+		call := e.AsCall()
+		name := call.FunctionName()
+		if name != "evaluatePreconfiguredWaf" && name != "evaluatePreconfiguredExpr" {
+			return
+		}
+		args := make([]any, len(call.Args()))
+		for i, arg := range call.Args() {
+			v, ok := literal(arg)
+			if !ok {
+				err = fmt.Errorf("the arguments of %s are literals, not expressions", name)
+				return
+			}
+			args[i] = v
+		}
+		_, err = wafArgs(name, args)
+	}))
+	return err
+}
+
+// wafArgs reads a call's arguments, as literal() or native() gives them.
+func wafArgs(function string, args []any) (*wafCall, error) {
+	set, _ := args[0].(string)
+	opts := map[string]any{}
+	if len(args) > 1 {
+		if function == "evaluatePreconfiguredExpr" {
+			opts["opt_out_rule_ids"] = args[1]
+		} else {
+			opts, _ = args[1].(map[string]any)
+		}
+	}
+	return parseWafCall(set, opts)
+}
+
+// literal is a literal expression's Go value (string, int64, []any,
+// map[string]any), and whether e is one.
+func literal(e ast.Expr) (any, bool) {
+	switch e.Kind() {
+	case ast.LiteralKind:
+		return e.AsLiteral().Value(), true
+	case ast.ListKind:
+		var out []any
+		for _, el := range e.AsList().Elements() {
+			v, ok := literal(el)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	case ast.MapKind:
+		out := map[string]any{}
+		for _, entry := range e.AsMap().Entries() {
+			k, okK := literal(entry.AsMapEntry().Key())
+			v, okV := literal(entry.AsMapEntry().Value())
+			key, isString := k.(string)
+			if !okK || !okV || !isString {
+				return nil, false
+			}
+			out[key] = v
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// native is a CEL value's Go value in literal()'s shapes.
+func native(v ref.Val) any {
+	switch v := v.(type) {
+	case traits.Mapper:
+		out := map[string]any{}
+		for it := v.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			out[fmt.Sprint(k.Value())] = native(v.Get(k))
+		}
+		return out
+	case traits.Lister:
+		var out []any
+		for it := v.Iterator(); it.HasNext() == types.True; {
+			out = append(out, native(it.Next()))
+		}
+		return out
+	}
+	return v.Value()
+}
+
+// signature is one CRS rule that matched a request.
+type signature struct {
+	id    int
+	level int // its paranoia level
+}
+
+// engines are the Coraza engines, one per family, each with its CRS file
+// at paranoia level 4 (every signature; a call filters by level), built
+// on first use.
+var engines sync.Map // family → func() (coraza.WAF, error)
+
+func engine(family string) (coraza.WAF, error) {
+	build, _ := engines.LoadOrStore(family, sync.OnceValues(func() (coraza.WAF, error) {
+		directives := fmt.Sprintf(`SecRuleEngine DetectionOnly
+SecRequestBodyAccess Off
+SecDefaultAction "phase:1,nolog,pass"
+SecDefaultAction "phase:2,nolog,pass"
+SecAction "id:900000,phase:1,pass,nolog,setvar:tx.blocking_paranoia_level=4"
+SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=4220"
+Include @owasp_crs/REQUEST-901-INITIALIZATION.conf
+Include @owasp_crs/%s
+`, wafFamilies[family].name)
+		return coraza.NewWAF(coraza.NewWAFConfig().WithRootFS(coreruleset.FS).WithDirectives(directives))
+	}))
+	return build.(func() (coraza.WAF, error))()
+}
+
+// signatures runs a family's CRS file on r and gives the signatures that
+// matched, once per request and family.
+func (r *Request) signatures(family string) ([]signature, error) {
+	if got, ok := r.waf[family]; ok {
+		return got, nil
+	}
+	waf, err := engine(family)
+	if err != nil {
+		return nil, err
+	}
+	tx := waf.NewTransaction()
+	defer tx.Close()
+	client := "0.0.0.0"
+	if r.Origin.IsValid() {
+		client = r.Origin.Unmap().String()
+	}
+	tx.ProcessConnection(client, 0, netip.IPv4Unspecified().String(), 0)
+	uri := r.URI
+	if uri == "" {
+		uri = r.Path
+		if r.Query != "" {
+			uri += "?" + r.Query
+		}
+	}
+	proto := r.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	tx.ProcessURI(uri, r.Method, proto)
+	if r.Host != "" {
+		tx.AddRequestHeader("Host", r.Host)
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			tx.AddRequestHeader(k, v)
+		}
+	}
+	tx.ProcessRequestHeaders()
+	if _, err := tx.ProcessRequestBody(); err != nil {
+		return nil, err
+	}
+	number := wafFamilies[family].number
+	var out []signature
+	for _, m := range tx.MatchedRules() {
+		rule := m.Rule()
+		// The file's own signatures only (its number in the ID), past the
+		// rules that skip by paranoia level (numbered below 100).
+		if rule.ID()/1000 != number || rule.ID()%1000 < 100 {
+			continue
+		}
+		s := signature{id: rule.ID(), level: 1}
+		for _, tag := range rule.Tags() {
+			if n, ok := strings.CutPrefix(tag, "paranoia-level/"); ok {
+				s.level, _ = strconv.Atoi(n)
+			}
+		}
+		out = append(out, s)
+	}
+	if r.waf == nil {
+		r.waf = map[string][]signature{}
+	}
+	r.waf[family] = out
+	return out, nil
+}
+
+// preconfigured is the late-bound implementation of both preconfigured
+// functions for one request.
+func (r *Request) preconfigured(function string) func(string, ...ref.Val) ref.Val {
+	return func(_ string, args ...ref.Val) ref.Val {
+		values := make([]any, len(args))
+		for i, a := range args {
+			values[i] = native(a)
+		}
+		c, err := wafArgs(function, values)
+		if err != nil {
+			return types.NewErr("%s", err)
+		}
+		if c.family == "" {
+			return types.False
+		}
+		matched, err := r.signatures(c.family)
+		if err != nil {
+			return types.NewErr("%s: %s", function, err)
+		}
+		for _, s := range matched {
+			if c.counts(s) {
+				return types.True
+			}
+		}
+		return types.False
+	}
+}
