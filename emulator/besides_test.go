@@ -5,12 +5,15 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -300,4 +303,88 @@ func selfSigned(t *testing.T, name string) (string, string) {
 	}
 	k, _ := x509.MarshalECPrivateKey(key)
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: k}))
+}
+
+// A target HTTPS proxy with a Certificate Manager map ends TLS with the
+// certificate of the entry the client's server name picks: its hostname's,
+// else a wildcard's, else the PRIMARY entry's; entries added or deleted
+// later change what is presented.
+func TestDataPlane_CertificateMapPicksByServerName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	cm, err := certificatemanager.NewService(ctx, option.WithEndpoint(e.URL()+"/certificatemanager/"), option.WithoutAuthentication(),
+		option.WithHTTPClient(http.DefaultClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := "projects/p/locations/global"
+	certPEM, keyPEM := selfSigned(t, "shop.example.com")
+	for id, c := range map[string]*certificatemanager.Certificate{
+		"shop":    {SelfManaged: &certificatemanager.SelfManagedCertificate{PemCertificate: certPEM, PemPrivateKey: keyPEM}},
+		"apex":    {Managed: &certificatemanager.ManagedCertificate{Domains: []string{"example.com"}}},
+		"tenants": {Managed: &certificatemanager.ManagedCertificate{Domains: []string{"*.tenants.example.com"}}},
+	} {
+		if _, err := cm.Projects.Locations.Certificates.Create(parent, c).CertificateId(id).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cm.Projects.Locations.CertificateMaps.Create(parent, &certificatemanager.CertificateMap{}).CertificateMapId("map").Do(); err != nil {
+		t.Fatal(err)
+	}
+	entries := parent + "/certificateMaps/map"
+	for id, en := range map[string]*certificatemanager.CertificateMapEntry{
+		"primary": {Matcher: "PRIMARY", Certificates: []string{parent + "/certificates/apex"}},
+		"shop":    {Hostname: "shop.example.com", Certificates: []string{parent + "/certificates/shop"}},
+		"tenants": {Hostname: "*.tenants.example.com", Certificates: []string{parent + "/certificates/tenants"}},
+	} {
+		if _, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Create(entries, en).CertificateMapEntryId(id).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	service(t, e, "web", "", a)
+	mustCall(t, e, "POST", "global/urlMaps", `{"name":"um","defaultService":"global/backendServices/web"}`)
+	mustCall(t, e, "POST", "global/targetHttpsProxies", `{"name":"tls","urlMap":"global/urlMaps/um",
+		"certificateMap":"//certificatemanager.googleapis.com/projects/p/locations/global/certificateMaps/map"}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetHttpsProxies/tls"}`, port))
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+
+	// presented is the names of the certificate presented for serverName.
+	presented := func(serverName string) []string {
+		c, err := tls.Dial("tcp", lb, &tls.Config{InsecureSkipVerify: true, ServerName: serverName})
+		if err != nil {
+			return nil
+		}
+		defer c.Close()
+		return c.ConnectionState().PeerCertificates[0].DNSNames
+	}
+	waitFor(t, "the listener", func() bool { return presented("shop.example.com") != nil })
+	for name, want := range map[string]string{
+		"shop.example.com": "shop.example.com", "a.tenants.example.com": "*.tenants.example.com",
+		"other.example.org": "example.com", "": "example.com",
+	} {
+		if got := presented(name); !slices.Contains(got, want) {
+			t.Errorf("server name %q: the certificate for %v, want %s's", name, got, want)
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "shop.example.com"}}}
+	waitFor(t, "an answer over TLS", func() bool {
+		r, err := client.Get("https://" + lb + "/")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	})
+
+	// The shop's entry deleted: its name falls to the PRIMARY entry.
+	if _, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Delete(entries + "/certificateMapEntries/shop").Do(); err != nil {
+		t.Fatal(err)
+	}
+	if got := presented("shop.example.com"); !slices.Contains(got, "example.com") {
+		t.Errorf("after the shop's entry was deleted: the certificate for %v, want the PRIMARY entry's", got)
+	}
 }

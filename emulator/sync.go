@@ -47,9 +47,11 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 	y := e.state
 	planeChanged, workloadsChanged := false, false
 	for _, k := range keys {
+		// Collections beside the catalogue (Certificate Manager's) are the
+		// data plane's only.
 		c, ok := api.CollectionNamed(k.Collection)
 		toPlane := e.plane != nil && dataplane.Wants(k.Collection)
-		if !ok || c.Role == api.Stored && !toPlane {
+		if !toPlane && (!ok || c.Role == api.Stored) {
 			continue
 		}
 		body, err := read(ctx, e.store, k)
@@ -60,7 +62,7 @@ func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
 			e.plane.Set(k.Collection, k.Path(), body)
 			planeChanged = true
 		}
-		if c.Role == api.Stored {
+		if !ok || c.Role == api.Stored {
 			continue
 		}
 		obj, err := y.decodeBody(c, k.Path(), body)
@@ -119,8 +121,19 @@ func (e *Emulator) load(ctx context.Context) error {
 	if e.plane != nil {
 		e.plane.Forget()
 		for _, name := range dataplane.Collections {
-			if c, ok := api.CollectionNamed(name); ok && c.Role == api.Stored {
+			c, ok := api.CollectionNamed(name)
+			switch {
+			case ok && c.Role == api.Stored:
 				collections = append(slices.Clip(collections), c)
+			case !ok:
+				// Beside the catalogue: the data plane's only.
+				objects, err := e.store.All(ctx, name)
+				if err != nil {
+					return err
+				}
+				for _, o := range objects {
+					e.plane.Set(name, o.Path(), o.Body)
+				}
 			}
 		}
 	}

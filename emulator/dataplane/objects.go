@@ -19,6 +19,7 @@ var Collections = []string{
 	api.CollectionTargetTCPProxies, api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies,
 	api.CollectionSSLCertificates, api.CollectionSSLPolicies, api.CollectionTargetInstances, api.CollectionInstances,
 	api.CollectionSecurityPolicies, api.CollectionBackendBuckets,
+	api.CollectionCMCertificates, api.CollectionCMMapEntries,
 }
 
 // The API's typed views, by the names the data plane gives them.

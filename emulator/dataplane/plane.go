@@ -109,8 +109,14 @@ type Plane struct {
 	sslCertificates map[string]*sslCertificate
 	sslPolicies     map[string]*sslPolicy
 	certs           map[*sslCertificate]tls.Certificate // made once per certificate version
-	urlMaps         map[string]*urlMap
-	routers         map[*urlMap]*router // built once per URL map version
+	// Certificate Manager's certificates and map entries, for proxies
+	// with a certificate map, and the certificates made for the entries
+	// (anew whenever one of them changes).
+	cmCertificates map[string]*api.CMCertificate
+	cmEntries      map[string]*api.CertificateMapEntry
+	cmMade         map[*api.CertificateMapEntry]tls.Certificate
+	urlMaps        map[string]*urlMap
+	routers        map[*urlMap]*router // built once per URL map version
 	// frontChanged: a rule, proxy or URL map changed since Apply, which
 	// must then see which listeners the rules want.
 	frontChanged bool
@@ -167,7 +173,9 @@ func New(opts Options) *Plane {
 		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
 		httpsProxies: map[string]*targetHTTPSProxy{}, sslProxies: map[string]*targetSSLProxy{},
 		sslCertificates: map[string]*sslCertificate{}, sslPolicies: map[string]*sslPolicy{},
-		certs: map[*sslCertificate]tls.Certificate{},
+		certs:          map[*sslCertificate]tls.Certificate{},
+		cmCertificates: map[string]*api.CMCertificate{}, cmEntries: map[string]*api.CertificateMapEntry{},
+		cmMade: map[*api.CertificateMapEntry]tls.Certificate{},
 		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
 			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{},
 			policies: map[string]*armorPolicy{}, buckets: map[string]*backendBucket{}},
@@ -200,6 +208,12 @@ func (p *Plane) Set(collection, path string, body []byte) {
 		set(p, nil, p.sslCertificates, path, body)
 	case api.CollectionSSLPolicies:
 		set(p, nil, p.sslPolicies, path, body)
+	case api.CollectionCMCertificates:
+		clear(p.cmMade)
+		set(p, nil, p.cmCertificates, path, body)
+	case api.CollectionCMMapEntries:
+		clear(p.cmMade)
+		set(p, nil, p.cmEntries, path, body)
 	case api.CollectionURLMaps:
 		if old := p.urlMaps[path]; old != nil {
 			delete(p.routers, old)
@@ -313,6 +327,9 @@ func (p *Plane) Forget() {
 	clear(p.urlMaps)
 	clear(p.routers)
 	clear(p.certs)
+	clear(p.cmCertificates)
+	clear(p.cmEntries)
+	clear(p.cmMade)
 	p.cfg.mu.Lock()
 	clear(p.cfg.services)
 	clear(p.cfg.groups)
@@ -453,7 +470,7 @@ func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 			return nil
 		}
 		return []*binding{{rule: path, kind: kindHTTPS, router: p.routerOf(p.urlMaps[api.PathOf(proxy.URLMap)]),
-			front: frontOf(fr), tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
+			front: frontOf(fr), tls: p.tlsConfig(proxy.SSLCertificates, proxy.CertificateMap, proxy.SSLPolicy)}}
 	case api.CollectionTargetTCPProxies:
 		proxy := p.tcpProxies[target]
 		if proxy == nil {
@@ -467,7 +484,7 @@ func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 			return nil
 		}
 		return []*binding{{rule: path, kind: kindSSL, pool: poolKey{api.PathOf(proxy.Service), modeProxy},
-			proxyHeader: proxy.ProxyHeader == "PROXY_V1", tls: p.tlsConfig(proxy.SSLCertificates, proxy.SSLPolicy)}}
+			proxyHeader: proxy.ProxyHeader == "PROXY_V1", tls: p.tlsConfig(proxy.SSLCertificates, proxy.CertificateMap, proxy.SSLPolicy)}}
 	case api.CollectionTargetPools, api.CollectionTargetInstances:
 		return passthrough(path, fr, target)
 	case "":

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Certificate Manager (/certificatemanager/v1/), as deep as
@@ -122,7 +124,7 @@ func (s *Server) cmCreate(k cmKind) handler {
 		defer s.writeMu.Unlock()
 		key := cmKey(r, k, id)
 		if m := r.PathValue("map"); m != "" {
-			mk := store.Key{Project: key.Project, Scope: key.Scope, Collection: "certificatemanager.certificateMaps", Name: m}
+			mk := store.Key{Project: key.Project, Scope: key.Scope, Collection: api.CollectionCMMaps, Name: m}
 			if _, err := s.store.Get(r.Context(), mk); errors.Is(err, store.ErrNotFound) {
 				return nil, cmNotFound(cmName(mk, cmKinds[1]))
 			}
@@ -138,6 +140,7 @@ func (s *Server) cmCreate(k cmKind) handler {
 			}
 			return nil, err
 		}
+		s.cmChanged(r, key)
 		return s.cmDone(r, k, "create", doc)
 	}
 }
@@ -220,6 +223,7 @@ func (s *Server) cmPatch(k cmKind) handler {
 		if err := s.store.Update(r.Context(), store.Object{Key: key, Body: mustJSON(doc)}); err != nil {
 			return nil, err
 		}
+		s.cmChanged(r, key)
 		return s.cmDone(r, k, "update", doc)
 	}
 }
@@ -240,7 +244,16 @@ func (s *Server) cmDelete(k cmKind) handler {
 		if err := s.store.Delete(r.Context(), key); err != nil {
 			return nil, err
 		}
+		s.cmChanged(r, key)
 		return s.cmDone(r, k, "delete", nil)
+	}
+}
+
+// cmChanged tells the emulator that the resource at key changed: the data
+// plane ends TLS with maps' entries and their certificates.
+func (s *Server) cmChanged(r *http.Request, key store.Key) {
+	if s.onChange != nil {
+		s.onChange(context.WithoutCancel(r.Context()), []store.Key{key})
 	}
 }
 
@@ -250,7 +263,7 @@ func (s *Server) cmUser(r *http.Request, key store.Key, k cmKind) (string, error
 	if k.segment != "certificateMaps" && k.segment != "certificates" {
 		return "", nil
 	}
-	entries, err := s.store.List(r.Context(), store.ListOptions{Project: key.Project, Scope: key.Scope, Collection: "certificatemanager.certificateMapEntries"})
+	entries, err := s.store.List(r.Context(), store.ListOptions{Project: key.Project, Scope: key.Scope, Collection: api.CollectionCMMapEntries})
 	if err != nil {
 		return "", err
 	}
@@ -367,7 +380,7 @@ func checkCMMapEntry(s *Server, r *http.Request, doc, _ map[string]any) error {
 		if len(parts) != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "certificates" {
 			return googleError(http.StatusBadRequest, "INVALID_ARGUMENT", "certificates: %q is not a certificate's name, projects/PROJECT/locations/LOCATION/certificates/ID.", name)
 		}
-		k := store.Key{Project: parts[1], Scope: "locations/" + parts[3], Collection: "certificatemanager.certificates", Name: parts[5]}
+		k := store.Key{Project: parts[1], Scope: "locations/" + parts[3], Collection: api.CollectionCMCertificates, Name: parts[5]}
 		if _, err := s.store.Get(r.Context(), k); errors.Is(err, store.ErrNotFound) {
 			return cmNotFound(name)
 		} else if err != nil {

@@ -201,8 +201,8 @@ type TargetHTTPSProxy struct {
 	URLMap          string   `json:"urlMap,omitempty"`
 	SSLCertificates []string `json:"sslCertificates,omitempty"`
 	SSLPolicy       string   `json:"sslPolicy,omitempty"`
-	// CertificateMap names a Certificate Manager map, which the emulator
-	// does not model: it is kept as sent, and stands for sslCertificates.
+	// CertificateMap names a Certificate Manager map, whose entries'
+	// certificates the proxy presents instead of sslCertificates.
 	CertificateMap string `json:"certificateMap,omitempty"`
 	QuicOverride   string `json:"quicOverride,omitempty"`
 	Fingerprint    string `json:"fingerprint,omitempty"`
