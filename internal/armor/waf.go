@@ -235,11 +235,11 @@ type signature struct {
 // engines are the Coraza engines, one per family, each with its CRS file
 // at paranoia level 4 (every signature; a call filters by level), built
 // on first use.
-var engines sync.Map // family → func() (coraza.WAF, error)
-
-func engine(family string) (coraza.WAF, error) {
-	build, _ := engines.LoadOrStore(family, sync.OnceValues(func() (coraza.WAF, error) {
-		directives := fmt.Sprintf(`SecRuleEngine DetectionOnly
+var engines = func() map[string]func() (coraza.WAF, error) {
+	out := make(map[string]func() (coraza.WAF, error), len(wafFamilies))
+	for family, file := range wafFamilies {
+		out[family] = sync.OnceValues(func() (coraza.WAF, error) {
+			directives := fmt.Sprintf(`SecRuleEngine DetectionOnly
 SecRequestBodyAccess Off
 SecDefaultAction "phase:1,nolog,pass"
 SecDefaultAction "phase:2,nolog,pass"
@@ -247,11 +247,12 @@ SecAction "id:900000,phase:1,pass,nolog,setvar:tx.blocking_paranoia_level=4"
 SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=4220"
 Include @owasp_crs/REQUEST-901-INITIALIZATION.conf
 Include @owasp_crs/%s
-`, wafFamilies[family].name)
-		return coraza.NewWAF(coraza.NewWAFConfig().WithRootFS(coreruleset.FS).WithDirectives(directives))
-	}))
-	return build.(func() (coraza.WAF, error))()
-}
+`, file.name)
+			return coraza.NewWAF(coraza.NewWAFConfig().WithRootFS(coreruleset.FS).WithDirectives(directives))
+		})
+	}
+	return out
+}()
 
 // signatures runs a family's CRS file on r and gives the signatures that
 // matched, once per request and family.
@@ -259,7 +260,7 @@ func (r *Request) signatures(family string) ([]signature, error) {
 	if got, ok := r.waf[family]; ok {
 		return got, nil
 	}
-	waf, err := engine(family)
+	waf, err := engines[family]()
 	if err != nil {
 		return nil, err
 	}
