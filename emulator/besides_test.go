@@ -387,4 +387,19 @@ func TestDataPlane_CertificateMapPicksByServerName(t *testing.T) {
 	if got := presented("shop.example.com"); !slices.Contains(got, "example.com") {
 		t.Errorf("after the shop's entry was deleted: the certificate for %v, want the PRIMARY entry's", got)
 	}
+
+	// A map a proxy serves cannot be deleted.
+	for _, id := range []string{"primary", "tenants"} {
+		if _, err := cm.Projects.Locations.CertificateMaps.CertificateMapEntries.Delete(entries + "/certificateMapEntries/" + id).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = cm.Projects.Locations.CertificateMaps.Delete(entries).Do()
+	wantGoogleError(t, "deleting a map a proxy serves", err, 400,
+		"Resource 'projects/p/locations/global/certificateMaps/map' is used by 'projects/p/global/targetHttpsProxies/tls': delete that first.")
+	mustCall(t, e, "DELETE", "global/forwardingRules/fr", "")
+	mustCall(t, e, "DELETE", "global/targetHttpsProxies/tls", "")
+	if _, err := cm.Projects.Locations.CertificateMaps.Delete(entries).Do(); err != nil {
+		t.Errorf("deleting the map once no proxy serves it: %v", err)
+	}
 }

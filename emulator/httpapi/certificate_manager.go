@@ -258,7 +258,8 @@ func (s *Server) cmChanged(r *http.Request, key store.Key) {
 }
 
 // cmUser is the name of a resource that uses the one at key: a map entry
-// of a map, or one naming a certificate; "" when none does.
+// of a map or a target proxy that serves it, or an entry naming a
+// certificate; "" when none does.
 func (s *Server) cmUser(r *http.Request, key store.Key, k cmKind) (string, error) {
 	if k.segment != "certificateMaps" && k.segment != "certificates" {
 		return "", nil
@@ -276,6 +277,24 @@ func (s *Server) cmUser(r *http.Request, key store.Key, k cmKind) (string, error
 		json.Unmarshal(o.Body, &e)
 		if (k.segment == "certificateMaps" && strings.HasPrefix(o.Key.Name, key.Name+"/")) || slices.Contains(e.Certificates, name) {
 			return e.Name, nil
+		}
+	}
+	if k.segment != "certificateMaps" {
+		return "", nil
+	}
+	for _, c := range []string{api.CollectionTargetHTTPSProxies, api.CollectionTargetSSLProxies} {
+		proxies, err := s.store.List(r.Context(), store.ListOptions{Project: key.Project, Scope: "global", Collection: c})
+		if err != nil {
+			return "", err
+		}
+		for _, o := range proxies {
+			var p struct {
+				CertificateMap string `json:"certificateMap"`
+			}
+			json.Unmarshal(o.Body, &p)
+			if api.PathOf(p.CertificateMap) == name {
+				return o.Path(), nil
+			}
 		}
 	}
 	return "", nil
