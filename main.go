@@ -53,6 +53,7 @@ func main() {
 		os.Exit(2)
 	}
 
+	provider.LimitFrameworkTrace()
 	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.Address,
 		Debug:   debug,
