@@ -6,8 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -718,19 +716,4 @@ func (e *Engine) Close() {
 	e.reactor.Interrupt() // the scheduler may sleep in Poll
 	e.wg.Wait()
 	e.reactor.Close()
-}
-
-// GCPercent is the GOGC the emulator runs the engine with, unless the
-// environment sets one. The engine's heap is nearly all endpoint state,
-// which lives as long as the endpoints do, while a probe leaves a few
-// hundred bytes of garbage: the default headroom of 100% would double the
-// memory of 100,000 endpoints to save a garbage collection every few
-// seconds, each marking what a collection at 50% marks too.
-const GCPercent = 50
-
-// TuneGC sets GCPercent, unless GOGC is set.
-func TuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(GCPercent)
-	}
 }
