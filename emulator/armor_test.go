@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -159,6 +160,27 @@ func TestArmor_PreconfiguredWafRules(t *testing.T) {
 		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
 	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":"global/securityPolicies/waf"}`)
 	waitFor(t, "the backend serving", func() bool { code, _, _ := from(t, "127.0.0.1", lb+"/"); return code == 200 })
+
+	// A form's fields are inspected in the body's first 8 KB, and the
+	// backend gets the whole body.
+	post := func(body string) (int, string, string) {
+		resp, err := http.Post(lb+"/login", "application/x-www-form-urlencoded", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("X-Lbhealth-Security-Policy"), resp.Header.Get("X-Body-Bytes")
+	}
+	if code, decided, _ := post("user=admin&password=x'%20OR%20'1'='1"); code != 403 || decided != "waf; priority=100; action=deny(403)" {
+		t.Errorf("a form with SQL injection: %d %q, want 403 by rule 100", code, decided)
+	}
+	long := "note=" + strings.Repeat("a", 20000)
+	if code, _, got := post(long); code != 200 || got != strconv.Itoa(len(long)) {
+		t.Errorf("a long harmless form: %d, the backend read %s bytes, want 200 and %d", code, got, len(long))
+	}
+	if code, _, _ := post(long + "&id=1'%20OR%20'1'='1"); code != 200 {
+		t.Errorf("SQL injection past the first 8 KB: %d, want 200 (not inspected)", code)
+	}
 
 	for _, c := range []struct {
 		path, want string

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,7 +28,7 @@ type switchable struct {
 func newSwitchable(t *testing.T) *switchable { return newSwitchableAt(t, "127.0.0.1:0") }
 
 // newSwitchableAt is a switchable listening on addr. It names itself in
-// an X-Served-By header.
+// an X-Served-By header, and counts the body it read in X-Body-Bytes.
 func newSwitchableAt(t *testing.T, addr string) *switchable {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
@@ -42,6 +43,8 @@ func newSwitchableAt(t *testing.T, addr string) *switchable {
 		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 			w.Header().Set("X-Client", host) // the address it was reached from
 		}
+		n, _ := io.Copy(io.Discard, r.Body)
+		w.Header().Set("X-Body-Bytes", strconv.FormatInt(n, 10))
 		w.WriteHeader(int(s.status.Load()))
 		w.Write([]byte("ok"))
 	}))

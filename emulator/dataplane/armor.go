@@ -1,9 +1,11 @@
 package dataplane
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -333,8 +335,24 @@ func armorRequest(r *http.Request) *armor.Request {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return &armor.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Scheme: scheme, Header: r.Header,
+	in := &armor.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Scheme: scheme, Header: r.Header,
 		Host: r.Host, Proto: r.Proto, URI: r.RequestURI, Origin: origin.Unmap()}
+	if r.Body != nil && r.Body != http.NoBody {
+		in.ReadBody = func(n int) []byte {
+			// What the WAF rules read is read again by the backend: the
+			// body goes on as that prefix and then the rest.
+			prefix, _ := io.ReadAll(io.LimitReader(r.Body, int64(n)))
+			r.Body = prefixedBody{io.MultiReader(bytes.NewReader(prefix), r.Body), r.Body}
+			return prefix
+		}
+	}
+	return in
+}
+
+// prefixedBody is a request body part of which was read ahead.
+type prefixedBody struct {
+	io.Reader
+	io.Closer
 }
 
 // enforce runs a backend's policies (its edge policy, then its backend

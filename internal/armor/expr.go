@@ -202,8 +202,15 @@ type Request struct {
 	// connection).
 	Origin netip.Addr
 
-	// waf holds the signatures each CRS family matched, once run.
-	waf map[string][]signature
+	// ReadBody reads up to n bytes of the body, for the WAF rules, and
+	// leaves the body whole for whoever reads it next; nil: no body.
+	ReadBody func(n int) []byte
+
+	// waf holds the signatures each CRS family matched, once run; body
+	// what ReadBody gave, once asked.
+	waf      map[string][]signature
+	body     []byte
+	bodyRead bool
 }
 
 // Match runs the expression on r. An expression that fails to evaluate

@@ -45,6 +45,10 @@ func TestPreconfiguredWaf(t *testing.T) {
 	xss := &Request{Method: "GET", Path: "/search", Query: "q=%3Cscript%3Ealert(1)%3C/script%3E", Host: "shop.example"}
 	lfi := &Request{Method: "GET", Path: "/static/../../etc/passwd", Host: "shop.example"}
 	scanner := &Request{Method: "GET", Path: "/", Host: "shop.example", Header: http.Header{"User-Agent": {"sqlmap/1.7"}}}
+	form := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+	reads := 0
+	bodySQLi := &Request{Method: "POST", Path: "/login", Host: "shop.example", Header: form,
+		ReadBody: func(n int) []byte { reads++; return []byte("user=admin&password=x'%20OR%20'1'='1")[:min(n, 36)] }}
 	plain := &Request{Method: "GET", Path: "/items", Query: "id=42&name=bob", Host: "shop.example",
 		Header: http.Header{"User-Agent": {"Mozilla/5.0"}, "Cookie": {"session=abc"}}}
 	for _, c := range []struct {
@@ -73,6 +77,9 @@ func TestPreconfiguredWaf(t *testing.T) {
 		// Sets Cloud Armor writes itself: accepted, no signatures here.
 		{`evaluatePreconfiguredWaf('cve-canary', {'sensitivity': 1})`, sqli, false},
 		{`evaluatePreconfiguredWaf('sqli-v33-stable') && request.path == '/items'`, sqli, true},
+		// A form's fields, from the body.
+		{`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})`, bodySQLi, true},
+		{`evaluatePreconfiguredWaf('xss-v33-stable', {'sensitivity': 1})`, bodySQLi, false},
 	} {
 		x, err := Compile(c.expr)
 		if err != nil {
@@ -85,6 +92,9 @@ func TestPreconfiguredWaf(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s on %s?%s = %v, want %v", c.expr, c.r.Path, c.r.Query, got, c.want)
 		}
+	}
+	if reads != 1 {
+		t.Errorf("the body was read %d times, want once", reads)
 	}
 	// Each family ran once per request, however many rules asked.
 	if len(sqli.waf) != 2 || sqli.waf["sqli"] == nil || sqli.waf["xss"] != nil {

@@ -24,8 +24,9 @@ import (
 // those opted in. The emulator runs CRS 4.22 itself (the version of the
 // -v422 sets) through Coraza, OWASP's WAF engine, for every version of a
 // set's name: the -v33 and CRS 3.0 sets share most signature numbers with
-// it, not every one. It inspects what the request line and the headers
-// carry (method, path, query, headers, cookies); the body is not read.
+// it, not every one. It inspects the request line, the headers (cookies
+// included) and, as Cloud Armor does by default, the first 8 KB of the
+// body (form fields parsed from url-encoded and multipart bodies).
 
 // wafFamilies maps a rule set's family to its CRS file, whose number is
 // the first three digits of its signatures' IDs.
@@ -57,6 +58,10 @@ var (
 	setName     = regexp.MustCompile(`^([a-z]+)(?:-v33|-v422)?-(?:stable|canary)$`)
 	signatureID = regexp.MustCompile(`-id([0-9]{6})-`)
 )
+
+// BodyInspectionLimit is how much of a request's body the WAF rules read:
+// Cloud Armor's default request body inspection size.
+const BodyInspectionLimit = 8 << 10
 
 // wafCall is one evaluatePreconfiguredWaf or evaluatePreconfiguredExpr
 // call: its rule set and which of the set's signatures it counts.
@@ -240,14 +245,17 @@ var engines = func() map[string]func() (coraza.WAF, error) {
 	for family, file := range wafFamilies {
 		out[family] = sync.OnceValues(func() (coraza.WAF, error) {
 			directives := fmt.Sprintf(`SecRuleEngine DetectionOnly
-SecRequestBodyAccess Off
+SecRequestBodyAccess On
+SecRequestBodyLimit %d
+SecRequestBodyInMemoryLimit %d
+SecRequestBodyLimitAction ProcessPartial
 SecDefaultAction "phase:1,nolog,pass"
 SecDefaultAction "phase:2,nolog,pass"
 SecAction "id:900000,phase:1,pass,nolog,setvar:tx.blocking_paranoia_level=4"
 SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=4220"
 Include @owasp_crs/REQUEST-901-INITIALIZATION.conf
 Include @owasp_crs/%s
-`, file.name)
+`, BodyInspectionLimit, BodyInspectionLimit, file.name)
 			return coraza.NewWAF(coraza.NewWAFConfig().WithRootFS(coreruleset.FS).WithDirectives(directives))
 		})
 	}
@@ -292,6 +300,14 @@ func (r *Request) signatures(family string) ([]signature, error) {
 		}
 	}
 	tx.ProcessRequestHeaders()
+	if r.ReadBody != nil && !r.bodyRead {
+		r.body, r.bodyRead = r.ReadBody(BodyInspectionLimit), true
+	}
+	if len(r.body) > 0 {
+		if _, _, err := tx.WriteRequestBody(r.body); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := tx.ProcessRequestBody(); err != nil {
 		return nil, err
 	}
