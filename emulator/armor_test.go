@@ -146,7 +146,8 @@ func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 
 // A preconfigured WAF rule denies, through the data plane, the requests
 // that carry the attack its CRS signatures detect, and lets the others
-// through; an opted-out signature and a preview rule do not deny.
+// through; an opted-out signature, a field the rule excludes and a
+// preview rule do not deny.
 func TestArmor_PreconfiguredWafRules(t *testing.T) {
 	t.Parallel()
 	a := newSwitchable(t)
@@ -154,7 +155,8 @@ func TestArmor_PreconfiguredWafRules(t *testing.T) {
 	service(t, e, "web", "", a)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
 	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"waf","rules":[
-		{"priority":100,"action":"deny(403)","match":{"expr":{"expression":"evaluatePreconfiguredWaf('sqli-v422-stable', {'sensitivity': 1})"}}},
+		{"priority":100,"action":"deny(403)","match":{"expr":{"expression":"evaluatePreconfiguredWaf('sqli-v422-stable', {'sensitivity': 1})"}},
+		 "preconfiguredWafConfig":{"exclusions":[{"targetRuleSet":"sqli-v422-stable","requestQueryParamsToExclude":[{"op":"EQUALS","val":"comment"}]}]}},
 		{"priority":200,"action":"deny(403)","match":{"expr":{"expression":"evaluatePreconfiguredWaf('lfi-v33-stable', {'sensitivity': 1, 'opt_out_rule_ids': ['owasp-crs-v030301-id930100-lfi', 'owasp-crs-v030301-id930110-lfi']})"}}},
 		{"priority":300,"action":"deny(404)","preview":true,"match":{"expr":{"expression":"evaluatePreconfiguredExpr('xss-v33-stable')"}}},
 		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
@@ -188,6 +190,8 @@ func TestArmor_PreconfiguredWafRules(t *testing.T) {
 	}{
 		{"/items?id=1'%20OR%20'1'='1", "waf; priority=100; action=deny(403)", 403},
 		{"/items?id=42&name=bob", "waf; priority=2147483647; action=allow", 200},
+		// The rule's exclusion: its set does not inspect comment.
+		{"/items?comment=1'%20OR%20'1'='1", "waf; priority=2147483647; action=allow", 200},
 		// Path traversal: the signatures that see it are opted out; an
 		// OS file named in the query is another signature's.
 		{"/static/..%2f..%2fwindows/win.ini", "waf; priority=2147483647; action=allow", 200},

@@ -75,7 +75,11 @@ func compilePolicy(path string, body []byte, scale func(time.Duration) time.Dura
 			if err != nil {
 				return nil, fmt.Errorf("rule %d: %w", ar.priority, err)
 			}
-			ar.expr = x
+			exclusions, err := r.WafExclusions()
+			if err != nil {
+				return nil, fmt.Errorf("rule %d: %w", ar.priority, err)
+			}
+			ar.expr = x.WithExclusions(exclusions)
 		case m.Config != nil:
 			rs, err := armor.ParseRanges(m.Config.SrcIPRanges)
 			if err != nil {

@@ -64,8 +64,40 @@ type SecurityPolicyRule struct {
 	RedirectOptions  *SecurityPolicyRuleRedirectOptions  `json:"redirectOptions,omitempty"`
 	HeaderAction     *SecurityPolicyRuleHeaderAction     `json:"headerAction,omitempty"`
 	// Not acted on.
-	NetworkMatch           json.RawMessage `json:"networkMatch,omitempty"`
+	NetworkMatch json.RawMessage `json:"networkMatch,omitempty"`
+	// Kept as sent; WafExclusions reads it.
 	PreconfiguredWafConfig json.RawMessage `json:"preconfiguredWafConfig,omitempty"`
+}
+
+// WafExclusion is one exclusion of a rule's preconfiguredWafConfig: the
+// request fields the preconfigured WAF rule set TargetRuleSet does not
+// inspect, for its signatures TargetRuleIds (all when empty).
+type WafExclusion struct {
+	TargetRuleSet               string          `json:"targetRuleSet,omitempty"`
+	TargetRuleIds               []string        `json:"targetRuleIds,omitempty"`
+	RequestHeadersToExclude     []WafFieldMatch `json:"requestHeadersToExclude,omitempty"`
+	RequestCookiesToExclude     []WafFieldMatch `json:"requestCookiesToExclude,omitempty"`
+	RequestQueryParamsToExclude []WafFieldMatch `json:"requestQueryParamsToExclude,omitempty"`
+	RequestUrisToExclude        []WafFieldMatch `json:"requestUrisToExclude,omitempty"`
+}
+
+// WafFieldMatch names request fields by an operator (EQUALS, STARTS_WITH,
+// ENDS_WITH, CONTAINS, EQUALS_ANY) and a value.
+type WafFieldMatch struct {
+	Op  string `json:"op,omitempty"`
+	Val string `json:"val,omitempty"`
+}
+
+// WafExclusions are the exclusions of the rule's preconfiguredWafConfig.
+func (r SecurityPolicyRule) WafExclusions() ([]WafExclusion, error) {
+	if len(r.PreconfiguredWafConfig) == 0 {
+		return nil, nil
+	}
+	var c struct {
+		Exclusions []WafExclusion `json:"exclusions"`
+	}
+	err := json.Unmarshal(r.PreconfiguredWafConfig, &c)
+	return c.Exclusions, err
 }
 
 // PriorityValue is the rule's priority (0 when unset: the rules refuse

@@ -24,6 +24,8 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // MaxExpressionLength is the longest match expression Cloud Armor takes,
@@ -163,6 +165,14 @@ func urlDecode(s string) string {
 // Expression is a compiled match expression.
 type Expression struct {
 	prg cel.Program
+	// exclusions are the request fields its preconfigured WAF rules do
+	// not inspect.
+	exclusions []api.WafExclusion
+}
+
+// WithExclusions is x with a rule's preconfiguredWafConfig exclusions.
+func (x *Expression) WithExclusions(exclusions []api.WafExclusion) *Expression {
+	return &Expression{prg: x.prg, exclusions: exclusions}
 }
 
 // Compile checks expr: a CEL expression over Cloud Armor's attributes and
@@ -218,8 +228,8 @@ type Request struct {
 // match, as in Cloud Armor, and says why.
 func (x *Expression) Match(r *Request) (bool, error) {
 	vars, err := cel.FunctionVars(activation(r), map[string]cel.LateBoundFunction{
-		"evaluatePreconfiguredExpr": r.preconfigured("evaluatePreconfiguredExpr"),
-		"evaluatePreconfiguredWaf":  r.preconfigured("evaluatePreconfiguredWaf"),
+		"evaluatePreconfiguredExpr": r.preconfigured("evaluatePreconfiguredExpr", x.exclusions),
+		"evaluatePreconfiguredWaf":  r.preconfigured("evaluatePreconfiguredWaf", x.exclusions),
 	})
 	if err != nil {
 		return false, err

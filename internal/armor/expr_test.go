@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 func TestMatch(t *testing.T) {
@@ -99,6 +101,53 @@ func TestPreconfiguredWaf(t *testing.T) {
 	// Each family ran once per request, however many rules asked.
 	if len(sqli.waf) != 2 || sqli.waf["sqli"] == nil || sqli.waf["xss"] != nil {
 		t.Errorf("the SQL injection request holds %v, want the sqli family's matches and xss's none", sqli.waf)
+	}
+}
+
+// A rule's exclusions keep request fields from its preconfigured WAF
+// rules: a signature an exclusion targets counts only if it matches
+// without them.
+func TestPreconfiguredWafExclusions(t *testing.T) {
+	x, err := Compile(`evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attack := "x'%20OR%20'1'='1"
+	for _, c := range []struct {
+		name string
+		ex   []api.WafExclusion
+		r    *Request
+		want bool
+	}{
+		{"no exclusion", nil, &Request{Method: "GET", Path: "/", Query: "q=" + attack}, true},
+		{"the parameter excluded", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			RequestQueryParamsToExclude: []api.WafFieldMatch{{Op: "EQUALS", Val: "q"}}}},
+			&Request{Method: "GET", Path: "/", Query: "q=" + attack}, false},
+		{"another parameter excluded", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			RequestQueryParamsToExclude: []api.WafFieldMatch{{Op: "STARTS_WITH", Val: "other"}}}},
+			&Request{Method: "GET", Path: "/", Query: "q=" + attack}, true},
+		{"excluded for another set", []api.WafExclusion{{TargetRuleSet: "xss-v33-stable",
+			RequestQueryParamsToExclude: []api.WafFieldMatch{{Op: "EQUALS_ANY"}}}},
+			&Request{Method: "GET", Path: "/", Query: "q=" + attack}, true},
+		{"excluded for another signature", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			TargetRuleIds:               []string{"owasp-crs-v030301-id942999-sqli"},
+			RequestQueryParamsToExclude: []api.WafFieldMatch{{Op: "EQUALS", Val: "q"}}}},
+			&Request{Method: "GET", Path: "/", Query: "q=" + attack}, true},
+		{"a header excluded, any case", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			RequestHeadersToExclude: []api.WafFieldMatch{{Op: "EQUALS", Val: "x-search"}}}},
+			&Request{Method: "GET", Path: "/", Header: http.Header{"X-Search": {"1' OR '1'='1"}}}, false},
+		{"a cookie excluded", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			RequestCookiesToExclude: []api.WafFieldMatch{{Op: "CONTAINS", Val: "filt"}}}},
+			&Request{Method: "GET", Path: "/", Header: http.Header{"Cookie": {"session=abc; filter=1' OR '1'='1"}}}, false},
+		{"a form field excluded", []api.WafExclusion{{TargetRuleSet: "sqli-v33-stable",
+			RequestQueryParamsToExclude: []api.WafFieldMatch{{Op: "ENDS_WITH", Val: "word"}}}},
+			&Request{Method: "POST", Path: "/login", Header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
+				ReadBody: func(int) []byte { return []byte("user=a&password=" + attack) }}, false},
+	} {
+		got, err := x.WithExclusions(c.ex).Match(c.r)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v (%v), want %v", c.name, got, err, c.want)
+		}
 	}
 }
 

@@ -2,7 +2,9 @@ package armor
 
 import (
 	"fmt"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +17,8 @@ import (
 	"cel.dev/cel-go/common/types/traits"
 	coreruleset "github.com/corazawaf/coraza-coreruleset/v4"
 	"github.com/corazawaf/coraza/v3"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // The preconfigured WAF rules. Cloud Armor's rule sets are the OWASP Core
@@ -66,6 +70,7 @@ const BodyInspectionLimit = 8 << 10
 // wafCall is one evaluatePreconfiguredWaf or evaluatePreconfiguredExpr
 // call: its rule set and which of the set's signatures it counts.
 type wafCall struct {
+	set         string
 	family      string // "" for a set the emulator has no signatures of
 	sensitivity int
 	optIn       []int
@@ -87,7 +92,7 @@ func (c *wafCall) counts(s signature) bool {
 // out (in opts as opt_out_rule_ids). Every signature counts when no
 // sensitivity is given.
 func parseWafCall(set string, opts map[string]any) (*wafCall, error) {
-	c := &wafCall{sensitivity: 4}
+	c := &wafCall{set: set, sensitivity: 4}
 	if m := setName.FindStringSubmatch(set); m != nil && wafFamilies[m[1]].name != "" {
 		c.family = m[1]
 	} else if !slices.Contains(unsignedSets, set) {
@@ -262,10 +267,15 @@ Include @owasp_crs/%s
 	return out
 }()
 
-// signatures runs a family's CRS file on r and gives the signatures that
-// matched, once per request and family.
-func (r *Request) signatures(family string) ([]signature, error) {
-	if got, ok := r.waf[family]; ok {
+// signatures runs a family's CRS file on r, without the fields ex
+// excludes (nil: none), and gives the signatures that matched, once per
+// request, family and exclusion.
+func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, error) {
+	key := family
+	if ex != nil {
+		key += fmt.Sprint(ex.RequestHeadersToExclude, ex.RequestCookiesToExclude, ex.RequestQueryParamsToExclude, ex.RequestUrisToExclude)
+	}
+	if got, ok := r.waf[key]; ok {
 		return got, nil
 	}
 	waf, err := engines[family]()
@@ -290,21 +300,26 @@ func (r *Request) signatures(family string) ([]signature, error) {
 	if proto == "" {
 		proto = "HTTP/1.1"
 	}
+	header := r.Header
+	if r.ReadBody != nil && !r.bodyRead {
+		r.body, r.bodyRead = r.ReadBody(BodyInspectionLimit), true
+	}
+	body := r.body
+	if ex != nil {
+		uri, header, body = exclude(ex, uri, header, body)
+	}
 	tx.ProcessURI(uri, r.Method, proto)
 	if r.Host != "" {
 		tx.AddRequestHeader("Host", r.Host)
 	}
-	for k, vs := range r.Header {
+	for k, vs := range header {
 		for _, v := range vs {
 			tx.AddRequestHeader(k, v)
 		}
 	}
 	tx.ProcessRequestHeaders()
-	if r.ReadBody != nil && !r.bodyRead {
-		r.body, r.bodyRead = r.ReadBody(BodyInspectionLimit), true
-	}
-	if len(r.body) > 0 {
-		if _, _, err := tx.WriteRequestBody(r.body); err != nil {
+	if len(body) > 0 {
+		if _, _, err := tx.WriteRequestBody(body); err != nil {
 			return nil, err
 		}
 	}
@@ -331,13 +346,110 @@ func (r *Request) signatures(family string) ([]signature, error) {
 	if r.waf == nil {
 		r.waf = map[string][]signature{}
 	}
-	r.waf[family] = out
+	r.waf[key] = out
 	return out, nil
 }
 
+// exclude is the request target, headers and body without the fields ex
+// excludes: the path of an excluded URI becomes "/", excluded query
+// parameters and headers are dropped, excluded cookies are dropped from
+// the Cookie headers, and excluded parameters from a url-encoded body.
+func exclude(ex *api.WafExclusion, uri string, header http.Header, body []byte) (string, http.Header, []byte) {
+	path, query, _ := strings.Cut(uri, "?")
+	if matchesAny(ex.RequestUrisToExclude, path, false) {
+		path = "/"
+	}
+	if len(ex.RequestQueryParamsToExclude) > 0 {
+		query = withoutParams(query, ex.RequestQueryParamsToExclude)
+		if strings.HasPrefix(strings.ToLower(header.Get("Content-Type")), "application/x-www-form-urlencoded") {
+			body = []byte(withoutParams(string(body), ex.RequestQueryParamsToExclude))
+		}
+	}
+	uri = path
+	if query != "" {
+		uri += "?" + query
+	}
+	out := make(http.Header, len(header))
+	for k, vs := range header {
+		switch {
+		case matchesAny(ex.RequestHeadersToExclude, k, true):
+		case strings.EqualFold(k, "Cookie") && len(ex.RequestCookiesToExclude) > 0:
+			for _, v := range vs {
+				cookies, err := http.ParseCookie(v)
+				if err != nil {
+					out[k] = append(out[k], v)
+					continue
+				}
+				var kept []string
+				for _, c := range cookies {
+					if !matchesAny(ex.RequestCookiesToExclude, c.Name, false) {
+						kept = append(kept, c.String())
+					}
+				}
+				if len(kept) > 0 {
+					out[k] = append(out[k], strings.Join(kept, "; "))
+				}
+			}
+		default:
+			out[k] = vs
+		}
+	}
+	return uri, out, body
+}
+
+// withoutParams is a query string (or url-encoded form) without the
+// parameters whose names match.
+func withoutParams(query string, fields []api.WafFieldMatch) string {
+	var kept []string
+	for part := range strings.SplitSeq(query, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if part != "" && !matchesAny(fields, name, false) {
+			kept = append(kept, part)
+		}
+	}
+	return strings.Join(kept, "&")
+}
+
+// matchesAny reports whether name matches one of fields (header names
+// compare without case).
+func matchesAny(fields []api.WafFieldMatch, name string, foldCase bool) bool {
+	for _, f := range fields {
+		n, v := name, f.Val
+		if foldCase {
+			n, v = strings.ToLower(n), strings.ToLower(v)
+		}
+		switch f.Op {
+		case "EQUALS_ANY":
+			return true
+		case "EQUALS":
+			if n == v {
+				return true
+			}
+		case "STARTS_WITH":
+			if strings.HasPrefix(n, v) {
+				return true
+			}
+		case "ENDS_WITH":
+			if strings.HasSuffix(n, v) {
+				return true
+			}
+		case "CONTAINS":
+			if strings.Contains(n, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // preconfigured is the late-bound implementation of both preconfigured
-// functions for one request.
-func (r *Request) preconfigured(function string) func(string, ...ref.Val) ref.Val {
+// functions for one request, with a rule's exclusions: a signature an
+// exclusion targets counts only if it matches without the fields the
+// exclusion names too.
+func (r *Request) preconfigured(function string, exclusions []api.WafExclusion) func(string, ...ref.Val) ref.Val {
 	return func(_ string, args ...ref.Val) ref.Val {
 		values := make([]any, len(args))
 		for i, a := range args {
@@ -350,15 +462,44 @@ func (r *Request) preconfigured(function string) func(string, ...ref.Val) ref.Va
 		if c.family == "" {
 			return types.False
 		}
-		matched, err := r.signatures(c.family)
+		matched, err := r.signatures(c.family, nil)
 		if err != nil {
 			return types.NewErr("%s: %s", function, err)
 		}
+	signatures:
 		for _, s := range matched {
-			if c.counts(s) {
-				return types.True
+			if !c.counts(s) {
+				continue
 			}
+			for i := range exclusions {
+				ex := &exclusions[i]
+				if ex.TargetRuleSet != c.set || !targets(ex, s.id) {
+					continue
+				}
+				without, err := r.signatures(c.family, ex)
+				if err != nil {
+					return types.NewErr("%s: %s", function, err)
+				}
+				if !slices.Contains(without, s) {
+					continue signatures // an excluded field is its cause
+				}
+			}
+			return types.True
 		}
 		return types.False
 	}
+}
+
+// targets reports whether ex applies to signature id: every signature of
+// its set when it names none.
+func targets(ex *api.WafExclusion, id int) bool {
+	if len(ex.TargetRuleIds) == 0 {
+		return true
+	}
+	for _, name := range ex.TargetRuleIds {
+		if m := signatureID.FindStringSubmatch(name); m != nil && m[1] == strconv.Itoa(id) {
+			return true
+		}
+	}
+	return false
 }
