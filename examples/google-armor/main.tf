@@ -14,6 +14,7 @@
 #   curl -si http://127.0.0.1:8090/ | grep -i x-lbhealth-security-policy   # allowed by the default rule
 #   curl -si --interface 127.0.0.2 http://127.0.0.1:8090/                  # 403: rule 1000
 #   curl -si "http://127.0.0.1:8090/?id=1'%20OR%20'1'='1"                   # 403: rule 1500, the CRS's SQL injection signatures
+#   curl -si "http://127.0.0.1:8090/?comment=1'%20OR%20'1'='1"              # 200: rule 1500 excludes comment
 #   for i in $(seq 12); do curl -s -o /dev/null -w '%{http_code} ' http://127.0.0.1:8090/login; done  # 200 x10, then 429 (banned)
 #   curl -s http://127.0.0.1:8090/static/hello.txt                         # hello, from the bucket's directory
 terraform {
@@ -53,6 +54,16 @@ resource "google_compute_security_policy" "armor" {
     match {
       expr {
         expression = "evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})"
+      }
+    }
+    # A free-text field the signatures would misread.
+    preconfigured_waf_config {
+      exclusion {
+        target_rule_set = "sqli-v33-stable"
+        request_query_param {
+          operator = "EQUALS"
+          value    = "comment"
+        }
       }
     }
   }
