@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -148,6 +149,30 @@ func TestPreconfiguredWafExclusions(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s: %v (%v), want %v", c.name, got, err, c.want)
 		}
+	}
+}
+
+// However many requests arrive at once, no more WAF evaluations run at
+// once than wafSlots holds.
+func TestWafEvaluationsBounded(t *testing.T) {
+	x, err := Compile(`evaluatePreconfiguredExpr('sqli-v33-stable')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := strings.Repeat("a=1'%20OR%20'1'='1&", 10)
+	var wg sync.WaitGroup
+	for range 4 * cap(wafSlots) {
+		wg.Go(func() {
+			for range 2 {
+				if ok, err := x.Match(&Request{Method: "GET", Path: "/", Query: query}); !ok || err != nil {
+					t.Errorf("Match = %v, %v", ok, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p < 1 || int(p) > cap(wafSlots) {
+		t.Errorf("%d evaluations ran at once, want at most %d", p, cap(wafSlots))
 	}
 }
 

@@ -6,10 +6,12 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
@@ -267,6 +269,15 @@ Include @owasp_crs/%s
 	return out
 }()
 
+// wafSlots bounds the WAF evaluations that run at once to half the Ps
+// (at least one): a crafted request costs a family a fifth of a second of
+// CPU, and the data plane's clients must never take every core from the
+// API. running and peak count them, for the tests.
+var (
+	wafSlots      = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+	running, peak atomic.Int32
+)
+
 // signatures runs a family's CRS file on r, without the fields ex
 // excludes (nil: none), and gives the signatures that matched, once per
 // request, family and exclusion.
@@ -278,6 +289,14 @@ func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, 
 	if got, ok := r.waf[key]; ok {
 		return got, nil
 	}
+	wafSlots <- struct{}{}
+	n := running.Add(1)
+	for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+	}
+	defer func() {
+		running.Add(-1)
+		<-wafSlots
+	}()
 	waf, err := engines[family]()
 	if err != nil {
 		return nil, err
