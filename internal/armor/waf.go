@@ -289,6 +289,10 @@ func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, 
 	if got, ok := r.waf[key]; ok {
 		return got, nil
 	}
+	// The body first: a client that sends it slowly must not hold a slot.
+	if r.ReadBody != nil && !r.bodyRead {
+		r.body, r.bodyRead = r.ReadBody(BodyInspectionLimit), true
+	}
 	wafSlots <- struct{}{}
 	n := running.Add(1)
 	for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
@@ -319,11 +323,7 @@ func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, 
 	if proto == "" {
 		proto = "HTTP/1.1"
 	}
-	header := r.Header
-	if r.ReadBody != nil && !r.bodyRead {
-		r.body, r.bodyRead = r.ReadBody(BodyInspectionLimit), true
-	}
-	body := r.body
+	header, body := r.Header, r.body
 	if ex != nil {
 		uri, header, body = exclude(ex, uri, header, body)
 	}
