@@ -112,6 +112,13 @@ for ex in "${examples[@]}"; do
 		repo="$(python3 scripts/module-examples-rewrite.py prepare "$modules" "$work/modules" "${ex%%/*}")"
 		dir="$repo/${ex#*/}"
 	fi
+	# shared-vpc creates the network and subnetwork its variables name: a
+	# user gives names a new project does not have yet (it has "default").
+	if [[ $ex == */shared-vpc ]]; then
+		export TF_VAR_network=lb-http-shared-vpc TF_VAR_subnetwork=lb-http-shared-vpc
+	else
+		export TF_VAR_network=default TF_VAR_subnetwork=default
+	fi
 	emu="http://127.0.0.1:$port"
 	"$work/lbhealth-emulator" --listen "127.0.0.1:$port" --in-memory --log-level warn >"$work/$name.emulator.log" 2>&1 &
 	echo $! >"$work/emulator.pid"
