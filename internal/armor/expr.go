@@ -167,12 +167,16 @@ type Expression struct {
 	prg cel.Program
 	// exclusions are the request fields its preconfigured WAF rules do
 	// not inspect.
-	exclusions []api.WafExclusion
+	exclusions []exclusion
 }
 
 // WithExclusions is x with a rule's preconfiguredWafConfig exclusions.
 func (x *Expression) WithExclusions(exclusions []api.WafExclusion) *Expression {
-	return &Expression{prg: x.prg, exclusions: exclusions}
+	out := &Expression{prg: x.prg}
+	for _, e := range exclusions {
+		out.exclusions = append(out.exclusions, newExclusion(e))
+	}
+	return out
 }
 
 // Compile checks expr: a CEL expression over Cloud Armor's attributes and

@@ -2,6 +2,7 @@ package armor
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -98,7 +99,7 @@ func parseWafCall(set string, opts map[string]any) (*wafCall, error) {
 	if m := setName.FindStringSubmatch(set); m != nil && wafFamilies[m[1]].name != "" {
 		c.family = m[1]
 	} else if !slices.Contains(unsignedSets, set) {
-		return nil, fmt.Errorf("%q is not a preconfigured WAF rule set: a set is a family (%s) with its version and stability, such as sqli-v33-stable or xss-v422-canary", set, strings.Join(familyNames(), ", "))
+		return nil, fmt.Errorf("%q is not a preconfigured WAF rule set: a set is a family (%s) with its version and stability, such as sqli-v33-stable or xss-v422-canary", set, strings.Join(slices.Sorted(maps.Keys(wafFamilies)), ", "))
 	}
 	for key, v := range opts {
 		switch key {
@@ -115,11 +116,10 @@ func parseWafCall(set string, opts map[string]any) (*wafCall, error) {
 			}
 			for _, item := range list {
 				s, _ := item.(string)
-				m := signatureID.FindStringSubmatch(s)
-				if m == nil {
+				id, ok := signatureNumber(s)
+				if !ok {
 					return nil, fmt.Errorf("%s of %s names %v, not a signature ID such as owasp-crs-v030301-id942100-sqli", key, set, item)
 				}
-				id, _ := strconv.Atoi(m[1])
 				if key == "opt_in_rule_ids" {
 					c.optIn = append(c.optIn, id)
 				} else {
@@ -136,13 +136,40 @@ func parseWafCall(set string, opts map[string]any) (*wafCall, error) {
 	return c, nil
 }
 
-func familyNames() []string {
-	names := make([]string, 0, len(wafFamilies))
-	for f := range wafFamilies {
-		names = append(names, f)
+// signatureNumber is the number in a signature ID
+// (owasp-crs-v030301-id942100-sqli: 942100), and whether it has one.
+func signatureNumber(name string) (int, bool) {
+	m := signatureID.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
 	}
-	slices.Sort(names)
-	return names
+	n, _ := strconv.Atoi(m[1])
+	return n, true
+}
+
+// exclusion is a rule's WAF exclusion, read once: the signatures it
+// targets (none: all of its set), and the key its run of a family is
+// kept under on a request.
+type exclusion struct {
+	api.WafExclusion
+	ids []int
+	key string
+}
+
+func newExclusion(e api.WafExclusion) exclusion {
+	out := exclusion{WafExclusion: e,
+		key: fmt.Sprint(e.RequestHeadersToExclude, e.RequestCookiesToExclude, e.RequestQueryParamsToExclude, e.RequestUrisToExclude)}
+	for _, name := range e.TargetRuleIds {
+		if n, ok := signatureNumber(name); ok {
+			out.ids = append(out.ids, n)
+		}
+	}
+	return out
+}
+
+// targets reports whether the exclusion applies to signature id.
+func (e *exclusion) targets(id int) bool {
+	return len(e.TargetRuleIds) == 0 || slices.Contains(e.ids, id)
 }
 
 // checkWafCalls checks, at write time, every preconfigured-rule call of a
@@ -281,10 +308,10 @@ var (
 // signatures runs a family's CRS file on r, without the fields ex
 // excludes (nil: none), and gives the signatures that matched, once per
 // request, family and exclusion.
-func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, error) {
+func (r *Request) signatures(family string, ex *exclusion) ([]signature, error) {
 	key := family
 	if ex != nil {
-		key += fmt.Sprint(ex.RequestHeadersToExclude, ex.RequestCookiesToExclude, ex.RequestQueryParamsToExclude, ex.RequestUrisToExclude)
+		key += ex.key
 	}
 	if got, ok := r.waf[key]; ok {
 		return got, nil
@@ -325,7 +352,7 @@ func (r *Request) signatures(family string, ex *api.WafExclusion) ([]signature, 
 	}
 	header, body := r.Header, r.body
 	if ex != nil {
-		uri, header, body = exclude(ex, uri, header, body)
+		uri, header, body = exclude(&ex.WafExclusion, uri, header, body)
 	}
 	tx.ProcessURI(uri, r.Method, proto)
 	if r.Host != "" {
@@ -468,7 +495,7 @@ func matchesAny(fields []api.WafFieldMatch, name string, foldCase bool) bool {
 // functions for one request, with a rule's exclusions: a signature an
 // exclusion targets counts only if it matches without the fields the
 // exclusion names too.
-func (r *Request) preconfigured(function string, exclusions []api.WafExclusion) func(string, ...ref.Val) ref.Val {
+func (r *Request) preconfigured(function string, exclusions []exclusion) func(string, ...ref.Val) ref.Val {
 	return func(_ string, args ...ref.Val) ref.Val {
 		values := make([]any, len(args))
 		for i, a := range args {
@@ -492,7 +519,7 @@ func (r *Request) preconfigured(function string, exclusions []api.WafExclusion) 
 			}
 			for i := range exclusions {
 				ex := &exclusions[i]
-				if ex.TargetRuleSet != c.set || !targets(ex, s.id) {
+				if ex.TargetRuleSet != c.set || !ex.targets(s.id) {
 					continue
 				}
 				without, err := r.signatures(c.family, ex)
@@ -507,18 +534,4 @@ func (r *Request) preconfigured(function string, exclusions []api.WafExclusion) 
 		}
 		return types.False
 	}
-}
-
-// targets reports whether ex applies to signature id: every signature of
-// its set when it names none.
-func targets(ex *api.WafExclusion, id int) bool {
-	if len(ex.TargetRuleIds) == 0 {
-		return true
-	}
-	for _, name := range ex.TargetRuleIds {
-		if m := signatureID.FindStringSubmatch(name); m != nil && m[1] == strconv.Itoa(id) {
-			return true
-		}
-	}
-	return false
 }
