@@ -28,31 +28,43 @@ type haproxyResult struct {
 }
 
 // haproxyConfig checks every target the way our engine probes them: HTTP
-// GET / (over TLS, unverified, for HTTPS), every second, 1 s timeout,
-// rise/fall 2 like our thresholds.
+// GET / (over TLS, unverified, for HTTPS; over HTTP/2 with TLS for HTTP2)
+// or a TLS handshake alone (SSL), every second, 1 s timeout, rise/fall 2
+// like our thresholds.
 // HAProxy staggers the first checks of a backend's servers over the
 // interval on its own, as our engine does. No frontend: nothing but the
 // checks runs.
 func haproxyConfig(t *benchTargets, sock, nbthread string, interval time.Duration) string {
+	mode, httpchk := "http", "    option httpchk GET /\n"
+	if t.protocol == "SSL" { // with check-ssl and no other check, a handshake
+		mode, httpchk = "tcp", ""
+	}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, `global
     maxconn %d
     nbthread %s
     stats socket %s mode 600 level admin
 defaults
-    mode http
+    mode %s
     timeout connect 1s
     timeout client 5s
     timeout server 5s
     timeout check 1s
 backend bench
-    option httpchk GET /
-    default-server check inter %dms rise 2 fall 2%s
-`, len(t.addrs)+1000, nbthread, sock, interval.Milliseconds(), map[string]string{"HTTPS": " check-ssl verify none"}[t.protocol])
+%s    default-server check inter %dms rise 2 fall 2%s
+`, len(t.addrs)+1000, nbthread, sock, mode, httpchk, interval.Milliseconds(), checkTLS[t.protocol])
 	for i, a := range t.addrs {
 		fmt.Fprintf(&cfg, "    server s%d %s\n", i, a)
 	}
 	return cfg.String()
+}
+
+// checkTLS is the server settings of the protocols HAProxy checks over
+// TLS.
+var checkTLS = map[string]string{
+	"HTTPS": " check-ssl verify none",
+	"SSL":   " check-ssl verify none",
+	"HTTP2": " check-ssl verify none check-alpn h2 check-proto h2",
 }
 
 // measureHAProxy runs HAProxy's checks of t and measures them over the

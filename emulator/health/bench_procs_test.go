@@ -28,8 +28,8 @@ type benchTargets struct {
 	addrs []string // "127.1.0.1:port", ...
 	ip    []string
 	ports []int // of each address: each process of targets has its own
-	// protocol is what they speak: HTTP, HTTPS (benchtarget -tls) or
-	// GRPC (benchtarget -grpc).
+	// protocol is what they speak (benchtarget -protocol): HTTP, HTTPS,
+	// SSL, HTTP2, GRPC or GRPC_WITH_TLS.
 	protocol string
 	procs    []*benchTargetProc
 }
@@ -65,8 +65,8 @@ func buildBenchTarget(b *testing.B) string {
 	return bin
 }
 
-// startBenchTargets starts bin with n listeners speaking protocol (HTTP,
-// HTTPS or GRPC), in as many processes as perTargetProc asks, and waits until
+// startBenchTargets starts bin with n listeners speaking protocol (a
+// health check type benchtarget serves), in as many processes as perTargetProc asks, and waits until
 // they are all open.
 func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchTargets {
 	b.Helper()
@@ -86,13 +86,7 @@ func startBenchTargets(b *testing.B, bin string, n int, protocol string) *benchT
 // start runs one benchtarget process of n listeners from address first.
 func (t *benchTargets) start(b *testing.B, bin string, n int, first netip.Addr) {
 	b.Helper()
-	args := []string{"-n", strconv.Itoa(n), "-first", first.String()}
-	switch t.protocol {
-	case "HTTPS":
-		args = append(args, "-tls")
-	case "GRPC":
-		args = append(args, "-grpc")
-	}
+	args := []string{"-n", strconv.Itoa(n), "-first", first.String(), "-protocol", t.protocol}
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -41,13 +41,17 @@ import (
 //	                         the scale rows: 100,000 endpoints at 10s
 //	LBHEALTH_BENCH_HEAPPROFILE  a file to write the heap profile to at the
 //	                         end of the engine's window, engine running
-//	LBHEALTH_BENCH_PROTOCOL  HTTP, or HTTPS: the targets speak TLS (a
-//	                         self-signed certificate), the engine probes
-//	                         HTTPS and HAProxy checks with check-ssl
-//	                         verify none (HTTP); or GRPC: the targets
-//	                         serve the gRPC health service, the engine
-//	                         alone probes them (HAProxy has no gRPC
-//	                         check, and Envoy is in no registry here)
+//	LBHEALTH_BENCH_PROTOCOL  the health check type (HTTP): HTTPS, the
+//	                         targets speak TLS (a self-signed
+//	                         certificate), HAProxy checks with check-ssl
+//	                         verify none; SSL, a TLS handshake alone on
+//	                         both sides (HAProxy: check-ssl, mode tcp);
+//	                         HTTP2, HTTP/2 over TLS (HAProxy: check-alpn
+//	                         h2, check-proto h2); GRPC or GRPC_WITH_TLS,
+//	                         the targets serve the gRPC health service
+//	                         and the engine alone probes them (HAProxy
+//	                         has no gRPC check, and Envoy is in no
+//	                         registry here)
 func BenchmarkEngineVsHAProxy(b *testing.B) {
 	if testing.Short() {
 		b.Skip("long benchmark: not under -short")
@@ -59,9 +63,9 @@ func BenchmarkEngineVsHAProxy(b *testing.B) {
 	case opt.haproxy == "off":
 		haproxy = ""
 		b.Logf("LBHEALTH_BENCH_HAPROXY=off: measuring the engine only")
-	case opt.protocol == "GRPC":
+	case strings.HasPrefix(opt.protocol, "GRPC"):
 		haproxy = ""
-		b.Logf("GRPC: measuring the engine only (HAProxy has no gRPC health check)")
+		b.Logf("%s: measuring the engine only (HAProxy has no gRPC health check)", opt.protocol)
 	case err != nil:
 		haproxy = ""
 		b.Logf("no HAProxy (%v): measuring the engine only; `apt-get install haproxy` (Debian, Ubuntu) gets the comparison", err)
@@ -130,10 +134,10 @@ func benchOptionsFromEnv(b *testing.B) benchOptions {
 	}
 	switch v := os.Getenv("LBHEALTH_BENCH_PROTOCOL"); v {
 	case "", "HTTP":
-	case "HTTPS", "GRPC":
+	case "HTTPS", "SSL", "HTTP2", "GRPC", "GRPC_WITH_TLS":
 		opt.protocol = v
 	default:
-		b.Fatalf("LBHEALTH_BENCH_PROTOCOL=%q: want HTTP, HTTPS or GRPC", v)
+		b.Fatalf("LBHEALTH_BENCH_PROTOCOL=%q: want HTTP, HTTPS, SSL, HTTP2, GRPC or GRPC_WITH_TLS", v)
 	}
 	return opt
 }
@@ -150,9 +154,9 @@ type engineResult struct {
 	heap       uint64 // bytes of heap in use at the end
 }
 
-// benchTargetList is what Plan would give for one HTTP (or HTTPS) health
-// check on the port of every target address, with the API's defaults
-// but 1 s.
+// benchTargetList is what Plan would give for one health check of the
+// targets' protocol on the port of every target address, with the API's
+// defaults but 1 s.
 func benchTargetList(t *benchTargets, interval time.Duration) []Target {
 	out := make([]Target, len(t.ip))
 	for i, ip := range t.ip {

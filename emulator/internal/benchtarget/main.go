@@ -15,13 +15,18 @@
 // slowloris (answer one byte every half second); their lines say so:
 // "listen ADDR:PORT hang".
 //
-// With -tls, every listener speaks TLS first (a self-signed ECDSA P-256
-// certificate made at start, TLS 1.2 and 1.3, session tickets on, as Go's
-// servers have them by default), for the HTTPS rows.
-//
-// With -grpc, every listener is one gRPC server's, which serves the
-// standard health service (grpc.health.v1) and answers SERVING, for the
-// gRPC row; a check answered counts as a connection accepted and answered.
+// -protocol says what every listener speaks, by the health check type it
+// stands for:
+//   - HTTP (the default): the minimal answer above;
+//   - HTTPS: the same over TLS (a self-signed ECDSA P-256 certificate made
+//     at start, TLS 1.2 and 1.3, session tickets on, as Go's servers have
+//     them by default);
+//   - SSL: TLS alone: a completed handshake is a connection answered;
+//   - HTTP2: net/http's server over TLS, HTTP/2 only (ALPN h2), answering
+//     every request 200; a request answered counts;
+//   - GRPC, GRPC_WITH_TLS: one gRPC server (over TLS for the second),
+//     serving the standard health service (grpc.health.v1) SERVING; a
+//     check answered counts as a connection accepted and answered.
 //
 // Only 127.0.0.0/8 is accepted: the benchmark never leaves loopback.
 package main
@@ -32,13 +37,17 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"io"
+	"log"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -55,24 +64,44 @@ func main() {
 	n := flag.Int("n", 1000, "number of addresses to listen on")
 	first := flag.String("first", "127.1.0.1", "first address; later ones count up from it, skipping .0 and .255")
 	misbehave := flag.Int("misbehave", 0, "one address in this many misbehaves (hang, reset, slowloris in turn); 0: none")
-	useTLS := flag.Bool("tls", false, "speak TLS (HTTPS) on every listener")
-	useGRPC := flag.Bool("grpc", false, "serve the gRPC health service on every listener")
+	flag.StringVar(&protocol, "protocol", "HTTP", "what every listener speaks: HTTP, HTTPS, SSL, HTTP2, GRPC or GRPC_WITH_TLS")
 	flag.Parse()
-	if *useGRPC {
-		grpcServer = newGRPCServer()
-	}
-	if *useTLS {
-		cert, err := targets.SelfSignedCert("")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "benchtarget:", err)
-			os.Exit(1)
-		}
-		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	if err := setUp(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtarget:", err)
+		os.Exit(1)
 	}
 	if err := run(*n, *first, *misbehave); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtarget:", err)
 		os.Exit(1)
 	}
+}
+
+// protocol is the -protocol flag.
+var protocol string
+
+// setUp prepares what protocol needs: a certificate, the HTTP/2 server,
+// the gRPC server.
+func setUp() error {
+	switch protocol {
+	case "HTTP", "GRPC":
+	case "HTTPS", "SSL", "HTTP2", "GRPC_WITH_TLS":
+		cert, err := targets.SelfSignedCert("")
+		if err != nil {
+			return err
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	default:
+		return fmt.Errorf("-protocol %q: want HTTP, HTTPS, SSL, HTTP2, GRPC or GRPC_WITH_TLS", protocol)
+	}
+	switch protocol {
+	case "GRPC":
+		grpcServer = newGRPCServer()
+	case "GRPC_WITH_TLS":
+		grpcServer = newGRPCServer(grpc.Creds(credentials.NewTLS(tlsConfig)))
+	case "HTTP2":
+		h2Server = newH2Server()
+	}
+	return nil
 }
 
 func run(n int, first string, misbehave int) error {
@@ -137,9 +166,15 @@ func addresses(first string, n int) ([]netip.Addr, error) {
 // serve answers one connection at a time: each address sees about one
 // check per second, so a goroutine per connection would only cost more.
 func serve(ln *net.TCPListener) {
-	if grpcServer != nil {
+	switch {
+	case grpcServer != nil:
 		if err := grpcServer.Serve(ln); err != nil {
 			fmt.Fprintln(os.Stderr, "benchtarget: grpc:", err)
+		}
+		return
+	case h2Server != nil:
+		if err := h2Server.ServeTLS(ln, "", ""); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtarget: http2:", err)
 		}
 		return
 	}
@@ -166,7 +201,11 @@ func answer(c *net.TCPConn, buf []byte) bool {
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	var conn net.Conn = c
 	if tlsConfig != nil {
-		conn = tls.Server(c, tlsConfig)
+		tc := tls.Server(c, tlsConfig)
+		if protocol == "SSL" {
+			return tc.Handshake() == nil
+		}
+		conn = tc
 	}
 	if _, err := conn.Read(buf); err != nil {
 		return false
@@ -180,8 +219,8 @@ var grpcServer *grpc.Server
 
 // newGRPCServer is a gRPC server of the health service, SERVING, that
 // counts each call answered.
-func newGRPCServer() *grpc.Server {
-	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo,
+func newGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	s := grpc.NewServer(append(opts, grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 		handler grpc.UnaryHandler) (any, error) {
 		accepted.Add(1)
 		resp, err := handler(ctx, req)
@@ -189,13 +228,40 @@ func newGRPCServer() *grpc.Server {
 			answered.Add(1)
 		}
 		return resp, err
-	}))
+	}))...)
 	healthpb.RegisterHealthServer(s, health.NewServer()) // SERVING for the server as a whole
 	return s
 }
 
-// tlsConfig is the listeners' TLS configuration under -tls, else nil.
+// tlsConfig is the listeners' TLS configuration when the protocol has
+// TLS, else nil.
 var tlsConfig *tls.Config
+
+// h2Server serves every listener under -protocol HTTP2, else nil.
+var h2Server *http.Server
+
+// newH2Server is net/http's server speaking HTTP/2 alone over TLS, which
+// answers every request "200 ok" and counts it.
+func newH2Server() *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP2(true)
+	return &http.Server{
+		TLSConfig: tlsConfig,
+		Protocols: &protocols,
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				accepted.Add(1)
+			}
+		},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Length", "2")
+			if _, err := w.Write([]byte("ok")); err == nil {
+				answered.Add(1)
+			}
+		}),
+		ErrorLog: log.New(io.Discard, "", 0), // a probe closing at once is no news
+	}
+}
 
 // misbehaviour is what address number i (from 0) does when one in every
 // misbehaves: "" (answer), "hang", "reset" or "slowloris".
