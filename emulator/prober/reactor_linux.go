@@ -345,17 +345,30 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 	return r.check(rawEpollPoll(r.epfd, r.events))
 }
 
-// park blocks in epoll_wait until an event or wakeAt. The thread blocks,
-// not the goroutine: a scheduler that sleeps here between slots costs the
-// Go runtime nothing (no timer, no netpoller round, no other thread woken).
+// park blocks in epoll_wait until an event or wakeAt, and for at most
+// maxPark when wakeAt is set. The thread blocks, not the goroutine: a
+// scheduler that sleeps here between slots costs the Go runtime no timer,
+// no netpoller round and no other thread woken.
 func (r *Reactor) park(wakeAt time.Time) int {
 	timeout := -1 // until an event
 	if !wakeAt.IsZero() {
 		// epoll counts milliseconds: round up, never wake early.
 		timeout = int(max(0, (time.Until(wakeAt)+time.Millisecond-1)/time.Millisecond))
+		timeout = min(timeout, int(maxPark/time.Millisecond))
 	}
 	return r.check(syscall.EpollWait(r.epfd, r.events, timeout))
 }
+
+// maxPark bounds a wait in epoll_wait that has an end. The runtime's
+// monitor thread takes the P of a thread blocked in a system call for
+// 10 ms; the call's return then wakes the monitor, which watches every
+// 20 µs for the next millisecond and more: a sleeping scheduler whose
+// slots are tens of milliseconds apart set that off at every slot, which
+// cost more than its probes at 200 a second (docs/guides/benchmarks.md).
+// Two short waits cost less. A wait with no end (nothing in flight,
+// nothing scheduled) blocks for as long as it takes: the monitor then
+// sleeps too.
+const maxPark = 9 * time.Millisecond
 
 func (r *Reactor) check(n int, err error) int {
 	if err != nil && err != syscall.EINTR {
