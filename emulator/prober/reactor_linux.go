@@ -22,6 +22,8 @@ import (
 // *Reactor starts nothing.
 type Reactor struct {
 	epfd   int
+	ep     *os.File // epfd, for waits in the runtime's poller (park)
+	epConn syscall.RawConn
 	wake   [2]int // a pipe: writing to wake[1] interrupts epoll_wait
 	events []syscall.EpollEvent
 	buf    []byte
@@ -74,6 +76,18 @@ func NewReactor() (*Reactor, error) {
 	if err := syscall.Pipe2(r.wake[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
 		syscall.Close(epfd)
 		return nil, os.NewSyscallError("pipe2", err)
+	}
+	// Non-blocking, the epoll descriptor joins the runtime's poller (an
+	// epoll set is readable while it holds events); epoll_wait itself
+	// ignores the flag.
+	if err := syscall.SetNonblock(epfd, true); err != nil {
+		r.closeFds()
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	r.ep = os.NewFile(uintptr(epfd), "epoll")
+	if r.epConn, err = r.ep.SyscallConn(); err != nil {
+		r.closeFds()
+		return nil, err
 	}
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(r.wake[0]), Pad: -1}
 	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, r.wake[0], &ev); err != nil {
@@ -297,11 +311,15 @@ func (r *Reactor) Poll(until time.Time) {
 	if !ok {
 		return
 	}
-	// A goroutine that polls forever never passes through the Go
+	// A goroutine that waits in system calls never passes through the Go
 	// scheduler; after 10 ms the runtime's monitor thread takes it for a
 	// runaway, preempts it with a signal, takes its P, and then watches
-	// every 20 µs. Yielding once per round tells the runtime all is well.
-	runtime.Gosched()
+	// every 20 µs. Yielding before a wait that blocks the thread tells the
+	// runtime all is well; a wait in the runtime's poller passes through
+	// the scheduler anyway.
+	if busy || r.parksThread(wakeAt) {
+		runtime.Gosched()
+	}
 	n := 0
 	if busy {
 		n = r.gather(wakeAt)
@@ -345,29 +363,42 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 	return r.check(rawEpollPoll(r.epfd, r.events))
 }
 
-// park blocks in epoll_wait until an event or wakeAt, and for at most
-// maxPark when wakeAt is set. The thread blocks, not the goroutine: a
-// scheduler that sleeps here between slots costs the Go runtime no timer,
-// no netpoller round and no other thread woken.
+// park waits for an event or wakeAt. A wait of up to maxPark blocks the
+// thread in epoll_wait: a scheduler that sleeps there between slots costs
+// the Go runtime no timer and no other thread woken. A longer one, or one
+// with no end, parks the goroutine in the runtime's poller, which watches
+// the epoll descriptor: the P is then idle, as the runtime expects of a
+// sleeper.
 func (r *Reactor) park(wakeAt time.Time) int {
-	timeout := -1 // until an event
-	if !wakeAt.IsZero() {
+	if r.parksThread(wakeAt) {
 		// epoll counts milliseconds: round up, never wake early.
-		timeout = int(max(0, (time.Until(wakeAt)+time.Millisecond-1)/time.Millisecond))
-		timeout = min(timeout, int(maxPark/time.Millisecond))
+		timeout := int(max(0, (time.Until(wakeAt)+time.Millisecond-1)/time.Millisecond))
+		return r.check(syscall.EpollWait(r.epfd, r.events, timeout))
 	}
-	return r.check(syscall.EpollWait(r.epfd, r.events, timeout))
+	n := 0
+	_ = r.ep.SetReadDeadline(wakeAt) // zero: none
+	// Read calls the function until it reports done, waiting for the
+	// descriptor to be readable in between; past the deadline it gives up
+	// (os.ErrDeadlineExceeded) with n = 0.
+	_ = r.epConn.Read(func(uintptr) bool {
+		n = r.check(rawEpollPoll(r.epfd, r.events))
+		return n > 0
+	})
+	return n
 }
 
-// maxPark bounds a wait in epoll_wait that has an end. The runtime's
-// monitor thread takes the P of a thread blocked in a system call for
-// 10 ms; the call's return then wakes the monitor, which watches every
-// 20 µs for the next millisecond and more: a sleeping scheduler whose
-// slots are tens of milliseconds apart set that off at every slot, which
-// cost more than its probes at 200 a second (docs/guides/benchmarks.md).
-// Two short waits cost less. A wait with no end (nothing in flight,
-// nothing scheduled) blocks for as long as it takes: the monitor then
-// sleeps too.
+// parksThread tells whether park waits for wakeAt in epoll_wait.
+func (r *Reactor) parksThread(wakeAt time.Time) bool {
+	return !wakeAt.IsZero() && time.Until(wakeAt) <= maxPark
+}
+
+// maxPark is the longest wait park spends blocked in epoll_wait. The
+// runtime's monitor thread takes the P of a goroutine that has not passed
+// through the scheduler for 10 ms, even in a system call, and then polls
+// every 20 µs for the next millisecond and more: a sleeping scheduler
+// whose slots are tens of milliseconds apart set that off at every slot,
+// which cost more than its probes at 200 a second
+// (docs/guides/benchmarks.md).
 const maxPark = 9 * time.Millisecond
 
 func (r *Reactor) check(n int, err error) int {
@@ -546,7 +577,11 @@ func (r *Reactor) closeFds() {
 	}
 	syscall.Close(r.wake[0])
 	syscall.Close(r.wake[1])
-	syscall.Close(r.epfd)
+	if r.ep != nil {
+		r.ep.Close()
+	} else {
+		syscall.Close(r.epfd)
+	}
 }
 
 // deadlines is a min-heap of probes by deadline.
