@@ -37,6 +37,36 @@ func TestReactor_LateAnswer(t *testing.T) {
 	wantResult(t, pollUntil(t, r, got), true, "")
 }
 
+// Waits longer than maxPark park in the runtime's poller: with nothing in
+// flight and no limit, Poll waits there until Interrupt; with a limit it
+// returns at the limit, never before it.
+func TestReactor_LongWaits(t *testing.T) {
+	r := newTestReactor(t)
+	returned := make(chan struct{})
+	go func() {
+		r.Poll(time.Time{})
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("Poll with nothing in flight and no limit returned before Interrupt")
+	case <-time.After(50 * time.Millisecond):
+	}
+	r.Interrupt()
+	select {
+	case <-returned:
+	case <-time.After(probeTimeout):
+		t.Fatal("Poll did not return after Interrupt")
+	}
+	for _, wait := range []time.Duration{3 * maxPark, maxPark / 2} {
+		until := time.Now().Add(wait)
+		r.Poll(until)
+		if now := time.Now(); now.Before(until) {
+			t.Errorf("Poll(%v ahead) returned %v before its limit", wait, until.Sub(now))
+		}
+	}
+}
+
 // Close abandons the probes in flight: their sockets close (the server
 // sees the connection end) and their done functions are never called.
 func TestReactor_CloseAbandonsProbes(t *testing.T) {
