@@ -7,6 +7,8 @@ require (
 	github.com/blues/jsonata-go v1.5.4
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
+	github.com/corazawaf/coraza-coreruleset/v4 v4.22.0
+	github.com/corazawaf/coraza/v3 v3.8.1
 	github.com/emersion/go-smtp v0.25.1
 	github.com/go-ldap/ldap/v3 v3.4.15
 	github.com/google/go-containerregistry v0.22.1
@@ -25,6 +27,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
+	github.com/prometheus/procfs v0.22.0
 	github.com/sijms/go-ora/v2 v2.8.24
 	github.com/zclconf/go-cty v1.18.1
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb
@@ -59,8 +62,6 @@ require (
 	github.com/cenkalti/backoff v2.2.1+incompatible // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudflare/circl v1.6.3 // indirect
-	github.com/corazawaf/coraza-coreruleset/v4 v4.22.0 // indirect
-	github.com/corazawaf/coraza/v3 v3.8.1 // indirect
 	github.com/corazawaf/libinjection-go v0.3.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
@@ -122,7 +123,6 @@ require (
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745 // indirect
 	github.com/posener/complete v1.2.3 // indirect
-	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/shopspring/decimal v1.3.1 // indirect
 	github.com/spf13/cast v1.5.0 // indirect

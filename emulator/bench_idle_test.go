@@ -26,8 +26,9 @@ import (
 // data plane with a listener that no client uses, and the autohealing and
 // autoscaling loops; the cores this process uses over a window after the
 // endpoints are HEALTHY, for each GOMAXPROCS of LBHEALTH_BENCH_PROCS
-// (default 2,16), over LBHEALTH_BENCH_WINDOW (30 s). The target: under 2%
-// of one core at GOMAXPROCS 16.
+// (default 2,16), over LBHEALTH_BENCH_WINDOW (30 s), and the context
+// switches of its threads a second, which vary less from run to run. The
+// target: under 2% of one core at GOMAXPROCS 16.
 func BenchmarkIdleCost(b *testing.B) {
 	procs := []int{2, 16}
 	if v := os.Getenv("LBHEALTH_BENCH_PROCS"); v != "" {
@@ -81,16 +82,23 @@ func BenchmarkIdleCost(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			switchesBefore, err := procstat.ContextSwitches(os.Getpid())
+			if err != nil {
+				b.Fatal(err)
+			}
 			time.Sleep(window)
 			after, _ := procstat.CPU(os.Getpid())
+			switchesAfter, _ := procstat.ContextSwitches(os.Getpid())
 			cores := (after - before).Seconds() / window.Seconds()
+			switches := float64(switchesAfter-switchesBefore) / window.Seconds()
 			b.ReportMetric(100*cores, "%core")
+			b.ReportMetric(switches, "ctxsw/s")
 			b.ReportMetric(0, "ns/op")
-			rows = append(rows, fmt.Sprintf("| %d | %d | %v | %.2f%% |", p, endpoints, interval, 100*cores))
+			rows = append(rows, fmt.Sprintf("| %d | %d | %v | %.2f%% | %.0f |", p, endpoints, interval, 100*cores, switches))
 		})
 	}
 	fmt.Printf("\nthe emulator idle (API, engine, data plane listener, autohealing and autoscaling loops), on %d CPUs, over %v\n", runtime.NumCPU(), window)
-	fmt.Println("| GOMAXPROCS | HTTP endpoints | interval | CPU (% of one core) |\n|---:|---:|---:|---:|")
+	fmt.Println("| GOMAXPROCS | HTTP endpoints | interval | CPU (% of one core) | context switches / s |\n|---:|---:|---:|---:|---:|")
 	fmt.Println(strings.Join(rows, "\n"))
 }
 
