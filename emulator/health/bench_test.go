@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/procstat"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 )
 
@@ -148,6 +149,7 @@ type engineResult struct {
 	counts     engineCounts // metrics over the window
 	answered   int64        // connections the targets answered in the window
 	cpu        time.Duration
+	switches   uint64 // context switches of this process's threads
 	rss, hwm   int64
 	p50, p99   float64 // scheduler lag, seconds
 	goroutines int
@@ -182,12 +184,14 @@ func measureEngine(b *testing.B, t *benchTargets, opt benchOptions) engineResult
 	time.Sleep(opt.warmup)
 
 	c0, n0 := gatherEngineCounts(b, reg), t.answered(b)
+	s0 := switchesSelf(b)
 	cpu0, t0 := cpuSelf(b), time.Now()
 	time.Sleep(opt.window)
 	cpu1, window := cpuSelf(b), time.Since(t0)
+	s1 := switchesSelf(b)
 	c1, n1 := gatherEngineCounts(b, reg), t.answered(b)
 
-	r := engineResult{window: window, counts: c1.sub(c0), answered: n1 - n0, cpu: cpu1 - cpu0}
+	r := engineResult{window: window, counts: c1.sub(c0), answered: n1 - n0, cpu: cpu1 - cpu0, switches: s1 - s0}
 	r.rss, r.hwm = memOf(b, "self")
 	r.p50, r.p99 = quantile(0.50, r.counts.lag), quantile(0.99, r.counts.lag)
 	r.goroutines = runtime.NumGoroutine()
@@ -207,6 +211,17 @@ func measureEngine(b *testing.B, t *benchTargets, opt benchOptions) engineResult
 	return r
 }
 
+// switchesSelf is the context switches of this process's threads so far:
+// they vary far less from run to run than its CPU on a shared machine.
+func switchesSelf(b *testing.B) uint64 {
+	b.Helper()
+	n, err := procstat.ContextSwitches(os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
 // report prints one size: benchmark metrics and a markdown table row.
 func report(b *testing.B, n int, ours engineResult, theirs *haproxyResult) {
 	probes := ours.counts.probes
@@ -220,8 +235,9 @@ func report(b *testing.B, n int, ours engineResult, theirs *haproxyResult) {
 	b.ReportMetric(ours.p99*1000, "p99-lag-ms")
 	b.ReportMetric(ours.counts.missed, "missed")
 	b.ReportMetric(float64(ours.rss)/(1<<20), "rss-MB")
-	b.Logf("engine: %.0f probes (targets answered %d), %d goroutines, VmHWM %.0f MB, heap in use %.0f MB (%.0f bytes per endpoint)",
-		probes, ours.answered, ours.goroutines, float64(ours.hwm)/(1<<20), float64(ours.heap)/(1<<20), float64(ours.heap)/float64(n))
+	b.ReportMetric(float64(ours.switches)/probes, "ctxsw/probe")
+	b.Logf("engine: %.0f probes (targets answered %d), %.2f context switches per probe, %d goroutines, VmHWM %.0f MB, heap in use %.0f MB (%.0f bytes per endpoint)",
+		probes, ours.answered, float64(ours.switches)/probes, ours.goroutines, float64(ours.hwm)/(1<<20), float64(ours.heap)/(1<<20), float64(ours.heap)/float64(n))
 
 	row := fmt.Sprintf("| %d | %.0f | %.2f | %.3f | %.2f / %.2f ms | %.0f | %.0f MB |",
 		n, perSec, cores, cpuPer1k, ours.p50*1000, ours.p99*1000, ours.counts.missed, float64(ours.rss)/(1<<20))
