@@ -103,12 +103,17 @@ func BenchmarkIdleCost(b *testing.B) {
 }
 
 // startBenchTargets runs emulator/internal/benchtarget on n loopback
-// addresses, in a process of its own, and returns them (host:port).
+// addresses, in a process of its own, and returns them (host:port). It
+// builds benchtarget unless LBHEALTH_BENCH_TARGET names one built
+// beforehand (for a machine without Go).
 func startBenchTargets(b *testing.B, n int) []string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "benchtarget")
-	if out, err := exec.Command("go", "build", "-o", bin, "./internal/benchtarget").CombinedOutput(); err != nil {
-		b.Fatalf("go build benchtarget: %v\n%s", err, out)
+	bin := os.Getenv("LBHEALTH_BENCH_TARGET")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "benchtarget")
+		if out, err := exec.Command("go", "build", "-o", bin, "./internal/benchtarget").CombinedOutput(); err != nil {
+			b.Fatalf("go build benchtarget: %v\n%s", err, out)
+		}
 	}
 	cmd := exec.Command(bin, "-n", strconv.Itoa(n))
 	in, _ := cmd.StdinPipe()

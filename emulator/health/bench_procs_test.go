@@ -49,10 +49,14 @@ type benchTargetProc struct {
 const perTargetProc = 15000
 
 // buildBenchTarget compiles emulator/internal/benchtarget into a temporary
-// directory. The targets must not share this process: their CPU would be
-// charged to the engine.
+// directory, or returns LBHEALTH_BENCH_TARGET, one built beforehand. The
+// targets must not share this process: their CPU would be charged to the
+// engine.
 func buildBenchTarget(b *testing.B) string {
 	b.Helper()
+	if bin := os.Getenv("LBHEALTH_BENCH_TARGET"); bin != "" {
+		return bin
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		b.Skipf("the go command is needed to build the targets: %v", err)

@@ -42,6 +42,9 @@ import (
 //	                         the scale rows: 100,000 endpoints at 10s
 //	LBHEALTH_BENCH_HEAPPROFILE  a file to write the heap profile to at the
 //	                         end of the engine's window, engine running
+//	LBHEALTH_BENCH_TARGET    a benchtarget binary built beforehand (go build
+//	                         ./emulator/internal/benchtarget), for a
+//	                         machine without Go; otherwise it is built
 //	LBHEALTH_BENCH_PROTOCOL  the health check type (HTTP): HTTPS, the
 //	                         targets speak TLS (a self-signed
 //	                         certificate), HAProxy checks with check-ssl
