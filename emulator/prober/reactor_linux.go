@@ -311,15 +311,6 @@ func (r *Reactor) Poll(until time.Time) {
 	if !ok {
 		return
 	}
-	// A goroutine that waits in system calls never passes through the Go
-	// scheduler; after 10 ms the runtime's monitor thread takes it for a
-	// runaway, preempts it with a signal, takes its P, and then watches
-	// every 20 µs. Yielding before a wait that blocks the thread tells the
-	// runtime all is well; a wait in the runtime's poller passes through
-	// the scheduler anyway.
-	if busy || r.parksThread(wakeAt) {
-		runtime.Gosched()
-	}
 	n := 0
 	if busy {
 		n = r.gather(wakeAt)
@@ -356,6 +347,7 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 		d = min(d, time.Until(wakeAt))
 	}
 	if d > 0 {
+		yield()
 		ts := syscall.NsecToTimespec(int64(d))
 		_ = syscall.Nanosleep(&ts, nil) // EINTR: gather less, no harm
 	}
@@ -370,7 +362,8 @@ func (r *Reactor) gather(wakeAt time.Time) int {
 // the epoll descriptor: the P is then idle, as the runtime expects of a
 // sleeper.
 func (r *Reactor) park(wakeAt time.Time) int {
-	if r.parksThread(wakeAt) {
+	if !wakeAt.IsZero() && time.Until(wakeAt) <= maxPark {
+		yield()
 		// epoll counts milliseconds: round up, never wake early.
 		timeout := int(max(0, (time.Until(wakeAt)+time.Millisecond-1)/time.Millisecond))
 		return r.check(syscall.EpollWait(r.epfd, r.events, timeout))
@@ -387,18 +380,19 @@ func (r *Reactor) park(wakeAt time.Time) int {
 	return n
 }
 
-// parksThread tells whether park waits for wakeAt in epoll_wait.
-func (r *Reactor) parksThread(wakeAt time.Time) bool {
-	return !wakeAt.IsZero() && time.Until(wakeAt) <= maxPark
-}
+// yield passes through the Go scheduler before a wait that blocks the
+// thread. A goroutine that only waits in system calls never does; after
+// 10 ms the runtime's monitor thread takes it for a runaway, preempts it
+// with a signal, takes its P, and then watches every 20 µs. A wait in the
+// runtime's poller passes through the scheduler anyway.
+func yield() { runtime.Gosched() }
 
-// maxPark is the longest wait park spends blocked in epoll_wait. The
-// runtime's monitor thread takes the P of a goroutine that has not passed
-// through the scheduler for 10 ms, even in a system call, and then polls
-// every 20 µs for the next millisecond and more: a sleeping scheduler
-// whose slots are tens of milliseconds apart set that off at every slot,
-// which cost more than its probes at 200 a second
-// (docs/guides/benchmarks.md).
+// maxPark is the longest wait park spends blocked in epoll_wait: under
+// the 10 ms after which the runtime's monitor thread takes the P of a
+// goroutine that has not passed through the scheduler (yield), even in a
+// system call. A sleeping scheduler whose slots are tens of milliseconds
+// apart set that off at every slot, which cost more than its probes at
+// 200 a second (docs/guides/benchmarks.md).
 const maxPark = 9 * time.Millisecond
 
 func (r *Reactor) check(n int, err error) int {
