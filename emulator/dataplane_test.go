@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/lbhealthtest"
 )
 
@@ -491,6 +492,47 @@ func TestDataPlane_TargetPoolWithABackupPool(t *testing.T) {
 	waitFor(t, "the backup pool carrying", func() bool { return spread(t, lb, 4)[addrB] == 4 })
 	a.status.Store(200)
 	waitFor(t, "the main pool back", func() bool { return spread(t, lb, 4)[addrA] == 4 })
+}
+
+// A target pool without a health check counts every instance healthy (no
+// check of it can fail) and carries traffic to them, probing nothing; a
+// check added later judges them.
+func TestDataPlane_TargetPoolWithoutAHealthCheck(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	inst := "127.0.0.1:" + a.port()
+	mustCall(t, e, "POST", "regions/r/targetPools", `{"name":"pool","instances":["`+inst+`"]}`)
+	port := freePort(t)
+	mustCall(t, e, "POST", "regions/r/forwardingRules", fmt.Sprintf(`{"name":"fr","IPAddress":"127.0.0.1","IPProtocol":"TCP","portRange":"%d",
+		"target":"regions/r/targetPools/pool"}`, port))
+	health := func() api.HealthStatus {
+		var h api.TargetPoolInstanceHealth
+		apiCall(t, e, "POST", "regions/r/targetPools/pool/getHealth", `{"instance":"`+inst+`"}`, &h)
+		if len(h.HealthStatus) != 1 {
+			return api.HealthStatus{}
+		}
+		return h.HealthStatus[0]
+	}
+	waitFor(t, "the instance HEALTHY without a check", func() bool { return health().HealthState == "HEALTHY" })
+	if h := health(); h.Reason != "NO_HEALTH_CHECK" {
+		t.Errorf("reason %q, want NO_HEALTH_CHECK", h.Reason)
+	}
+	lb := fmt.Sprintf("127.0.0.1:%d", port)
+	if got := servedBy(t, lb); got != inst {
+		t.Fatalf("served by %q, want %s", got, inst)
+	}
+	if hits := a.hits.Load(); hits != 1 {
+		t.Errorf("%d requests reached the instance, want the one sent through the rule: nothing probes it", hits)
+	}
+
+	a.status.Store(500)
+	mustCall(t, e, "POST", "global/httpHealthChecks", `{"name":"legacy","checkIntervalSec":1,"timeoutSec":1,"unhealthyThreshold":1,"healthyThreshold":1}`)
+	mustCall(t, e, "POST", "regions/r/targetPools/pool/addHealthCheck", `{"healthChecks":[{"healthCheck":"global/httpHealthChecks/legacy"}]}`)
+	waitFor(t, "the instance UNHEALTHY once a check judges it", func() bool {
+		h := health()
+		return h.HealthState == "UNHEALTHY" && h.Reason == "BAD_STATUS"
+	})
 }
 
 func TestDataPlane_TCPProxyDrainsAnUnhealthyBackend(t *testing.T) {

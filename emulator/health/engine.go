@@ -67,6 +67,10 @@ type Check struct {
 	// still probed behind the block, so that its real verdict shows as
 	// soon as a rule lets the probers in.
 	Blocked bool
+	// Unchecked: the owner has no health check (a target pool without
+	// one): the endpoint is reported HEALTHY (NO_HEALTH_CHECK) at once and
+	// never probed; the other fields are unset.
+	Unchecked bool
 }
 
 // ID identifies a target across updates: one endpoint of one group probed
@@ -476,8 +480,13 @@ func (e *Engine) settle(ep *endpoint, t *placement) (Transition, bool) {
 	case t.Endpoint.Stopped:
 		// Probers connect only to running machines.
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
-	case t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "":
+	case t.Check.Unresolved != "":
 		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
+	case t.Check.Unchecked:
+		ep.verdict.state, ep.reason, ep.detail = Healthy, ReasonNoHealthCheck,
+			"no health check: every instance is treated as HEALTHY, without probes"
+	case t.Check.Port == 0 && !t.Check.Probe.NoPort():
+		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, ""
 	case !t.Check.Blocked:
 		return Transition{}, false
 	}
@@ -499,7 +508,7 @@ func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scal
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
 func (e *Engine) start(ep *endpoint, t *placement) {
-	if t.Endpoint.Stopped || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
+	if t.Endpoint.Stopped || t.Check.Unchecked || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
 		return
 	}
 	id := t.key().id(t.Owner)

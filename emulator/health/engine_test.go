@@ -204,6 +204,28 @@ func TestEngine_UpdateStopsRemovedAndSettlesStopped(t *testing.T) {
 	}
 }
 
+// An endpoint with no health check (a target pool without one) is HEALTHY
+// at once and never probed, unless it is stopped.
+func TestEngine_UncheckedIsHealthyUnprobed(t *testing.T) {
+	s := &script{clock: newFakeClock(), healthy: false}
+	e := newTestEngine(t, s, 1, nil)
+	tg := Target{Owner: "projects/p/regions/r/targetPools/pool", Endpoint: Endpoint{IP: "127.0.0.1", Port: 80},
+		Check: Check{Unchecked: true}}
+	e.Update([]Target{tg})
+	s.clock.advance(10 * time.Second)
+	if st := e.Statuses(tg.Owner); len(st) != 1 || st[0].State != Healthy || st[0].Reason != ReasonNoHealthCheck {
+		t.Fatalf("unchecked endpoint: %+v, want HEALTHY/NO_HEALTH_CHECK", st)
+	}
+	if n := len(s.startTimes()); n != 0 {
+		t.Fatalf("%d probes of an unchecked endpoint, want none", n)
+	}
+	tg.Endpoint.Stopped = true
+	e.Update([]Target{tg})
+	if st := e.Statuses(tg.Owner)[0]; st.State != Unhealthy || st.Reason != ReasonStopped {
+		t.Fatalf("stopped unchecked endpoint: %s/%s, want UNHEALTHY/STOPPED", st.State, st.Reason)
+	}
+}
+
 func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 	s := &script{clock: newFakeClock(), healthy: true}
 	e := newTestEngine(t, s, 1, nil)

@@ -18,6 +18,10 @@ const (
 	// ReasonFirewallBlocked: the network's firewall rules block every probe
 	// of the cloud's probers (the emulator enforces them, --firewalls).
 	ReasonFirewallBlocked = "FIREWALL_BLOCKED"
+	// ReasonNoHealthCheck: the owner has no health check, so none of its
+	// checks can fail: a target pool without one treats every instance as
+	// HEALTHY, and nothing is probed.
+	ReasonNoHealthCheck = "NO_HEALTH_CHECK"
 )
 
 // verdict is the per-endpoint state machine (UNKNOWN until a threshold is

@@ -91,8 +91,8 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 	for i := range targets {
 		t := &targets[i]
 		t.Check.LoadBalancer = string(lb)
-		if p.firewallMode == FirewallsOff {
-			continue
+		if p.firewallMode == FirewallsOff || t.Check.Unchecked {
+			continue // no probes for the rules to let in
 		}
 		f, network := p.findingOf(owner, lb, t, memo)
 		if network != "" {

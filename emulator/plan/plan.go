@@ -446,13 +446,15 @@ func serviceNames(bs *api.BackendService) []namedPorts {
 // poolTargets are the instances of a target pool, probed with its legacy
 // HTTP check on the instance's own port when it names one. An instance
 // given by its URL is probed at its primary address on the check's port.
+// A pool without a check counts every instance healthy, as no check of it
+// can fail: its targets are unchecked, never probed.
 func (s snapshot) poolTargets(tpPath string, tp *api.TargetPool) []health.Target {
-	if len(tp.HealthChecks) == 0 {
-		return nil
-	}
-	oc, ok := s.ownerCheck(tp.HealthChecks[0])
-	if !ok {
-		return nil
+	oc := ownerCheck{base: health.Check{Unchecked: true}}
+	if len(tp.HealthChecks) > 0 {
+		var ok bool
+		if oc, ok = s.ownerCheck(tp.HealthChecks[0]); !ok {
+			return nil
+		}
 	}
 	var targets []health.Target
 	for _, inst := range tp.Instances {
