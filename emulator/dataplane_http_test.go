@@ -620,10 +620,18 @@ func TestDataPlane_HTTPDrainsABackendThatTurnsUnhealthy(t *testing.T) {
 		case "/hc":
 			w.WriteHeader(int(hcStatus.Load()))
 		case "/slow":
-			slowStarted <- struct{}{}
+			// Never blocks: a /slow sent again (a retry on another
+			// connection) would otherwise hold a.Close forever.
+			select {
+			case slowStarted <- struct{}{}:
+			default:
+			}
 			select {
 			case <-r.Context().Done():
-				slowEnded <- struct{}{}
+				select {
+				case slowEnded <- struct{}{}:
+				default:
+				}
 			case <-time.After(20 * time.Second):
 			}
 		}
