@@ -508,7 +508,7 @@ func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scal
 // start schedules the probes of a target that is to be probed, one
 // series per prober.
 func (e *Engine) start(ep *endpoint, t *placement) {
-	if t.Endpoint.Stopped || t.Check.Unchecked || t.Check.Port == 0 && !t.Check.Probe.NoPort() || t.Check.Unresolved != "" {
+	if !t.probed() {
 		return
 	}
 	id := t.key().id(t.Owner)
@@ -517,6 +517,13 @@ func (e *Engine) start(ep *endpoint, t *placement) {
 		ep.series = append(ep.series, s)
 		e.sched.add(s)
 	}
+}
+
+// probed tells whether t is probed at all: not when its endpoint is
+// stopped, its owner has no check, or no port or address resolves (settle
+// gives those their verdict).
+func (t *placement) probed() bool {
+	return !t.Endpoint.Stopped && !t.Check.Unchecked && t.Check.Unresolved == "" && (t.Check.Port != 0 || t.Check.Probe.NoPort())
 }
 
 // probers is how many probe series probe t: each prober, as many times as
@@ -608,7 +615,7 @@ func (e *Engine) transition(tr Transition) {
 // (v has one per series) once per interval; 0 for a target not probed.
 // The interval is as the engine runs it (scaled).
 func expectedRate(t *placement, v verdict, scale TimeScale) float64 {
-	if t.Check.Interval <= 0 || t.Endpoint.Stopped || t.Check.Unresolved != "" || t.Check.Port == 0 && !t.Check.Probe.NoPort() {
+	if t.Check.Interval <= 0 || !t.probed() {
 		return 0
 	}
 	return float64(len(v.counts)) / scale.Of(t.Check.Interval).Seconds()
