@@ -90,7 +90,7 @@ wait_state 9000 HEALTHY >/dev/null
 wait_state 9001 HEALTHY >/dev/null
 wait_state 9002 HEALTHY
 echo "== break target http-2 (127.0.0.1:9001): it now answers 500"
-curl -fsS -X POST -d '{"mode": "status-500"}' "http://$control/targets/http-2/mode" >/dev/null
+curl -fsS -X POST -H 'Content-Type: application/json' -d '{"mode": "status-500"}' "http://$control/targets/http-2/mode" >/dev/null
 wait_state 9001 UNHEALTHY
 echo "== recover it"
 curl -fsS -X POST "http://$control/targets/http-2/recover" >/dev/null
@@ -100,7 +100,7 @@ cat <<MSG
 
 The emulator (http://$addr) and the targets (control API http://$control)
 keep running, so you can try things:
-  - break a target: curl -X POST -d '{"mode": "refuse"}' http://$control/targets/http-1/mode
+  - break a target: curl -X POST -H 'Content-Type: application/json' -d '{"mode": "refuse"}' http://$control/targets/http-1/mode
     (modes: refuse, hang, reset, status-500, status-301, wrong-body; recover: .../recover)
   - read health from Terraform: (cd examples/quickstart && terraform apply -refresh-only)
   - metrics: curl http://$addr/metrics | grep lbhealth_

@@ -21,6 +21,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -87,10 +88,8 @@ type Server struct {
 	// certs turns managed certificates ACTIVE.
 	certs *control.Certificates
 
-	// Access checks (guard.go): names accepted in the Host header besides
-	// IP addresses and localhost, and the SHA-256 of the token (nil: none).
-	allowedHosts map[string]bool
-	tokenSum     *[32]byte
+	// access checks every request before a handler runs (guard.go).
+	access *guard.Guard
 }
 
 // changed finishes a successful mutation: it tells the engine and records

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 )
 
 // The control API: JSON over HTTP, so that a demo script or a user with
@@ -71,6 +73,24 @@ func (s *Set) routes() http.Handler {
 		return nil, &apiError{http.StatusNotFound, fmt.Sprintf("no route %s %s; see GET / for the routes", r.Method, r.URL.Path)}
 	}))
 	return mux
+}
+
+// guarded refuses, before h sees it, what a web page could send through the
+// user's browser (a foreign Host, another origin, a body that is not JSON):
+// the same guard as the emulator's API, for these targets are the user's
+// to break, not a page's. The control API listens on loopback only, so it
+// has no token.
+func (s *Set) guarded(h http.Handler) http.Handler {
+	g := guard.New(guard.Config{AllowedHosts: s.allowedHosts})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if no := g.Check(r); no != nil {
+			s.log.Warn("control request refused", "method", r.Method, "path", r.URL.Path, "host", r.Host,
+				"origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", no.Reason)
+			writeJSON(w, no.Status, errorBody{no.Message})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func methodNotAllowed(methods []string) http.Handler {
@@ -243,7 +263,7 @@ func startControl(ctx context.Context, addr string, s *Set) (*controlServer, err
 		return nil, fmt.Errorf("control API: listen on %s: %w (pick another address with --control)", addr, err)
 	}
 	c := &controlServer{ln: ln, served: make(chan error, 1)}
-	c.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = &http.Server{Handler: s.guarded(s.routes()), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second}
 	go func() { c.served <- c.srv.Serve(ln) }()
 	return c, nil
 }

@@ -128,6 +128,9 @@ type Config struct {
 	// ControlListen is the control API's host:port, on loopback. Empty
 	// picks a free port on Host, so that tests never collide.
 	ControlListen string
+	// AllowedHosts are the names, besides IP addresses and localhost, that
+	// control requests may carry in their Host header (--allowed-hosts).
+	AllowedHosts []string
 	// Logger receives mode changes; nil discards.
 	Logger *slog.Logger
 }
@@ -138,6 +141,9 @@ type Set struct {
 	byName  map[string]*Target
 	control *controlServer
 	log     *slog.Logger
+	// allowedHosts are the names the control API answers besides
+	// addresses and localhost.
+	allowedHosts []string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -150,7 +156,7 @@ func Start(ctx context.Context, cfg Config) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{byName: map[string]*Target{}, log: cfg.Logger}
+	s := &Set{byName: map[string]*Target{}, log: cfg.Logger, allowedHosts: cfg.AllowedHosts}
 	if err := s.startTargets(ctx, cfg); err != nil {
 		s.Close()
 		return nil, err

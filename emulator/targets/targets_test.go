@@ -644,6 +644,9 @@ func TestCloseIsIdempotentAndStopsEverything(t *testing.T) {
 func call(t *testing.T, s *Set, method, path, body string) (int, map[string]any, []any) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(t.Context(), method, s.ControlURL()+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
@@ -772,5 +775,61 @@ func TestSlow(t *testing.T) {
 	}
 	if slices.Contains(ModesFor(KindTCP), ModeSlow) || !slices.Contains(ModesFor(KindHTTPS), ModeSlow) {
 		t.Errorf("slow is the HTTP kinds' mode only")
+	}
+}
+
+// A web page in the user's browser must not break the targets: the control
+// API refuses what a browser sends unasked (a body that is not JSON, a
+// request from another origin, a rebound Host), as the emulator's API does,
+// and the target keeps its mode.
+func TestControlAPI_RefusesWhatAWebPageCanSend(t *testing.T) {
+	s := startSet(t, Config{HTTP: 1})
+	control := strings.TrimPrefix(s.ControlURL(), "http://")
+	_, port, _ := net.SplitHostPort(control)
+	cases := []struct {
+		name, path, body string
+		headers          map[string]string
+		host             string
+		code             int
+		mention          string
+	}{
+		{"text/plain from another origin", "/targets/http-1/mode", `{"mode": "status-500"}`,
+			map[string]string{"Content-Type": "text/plain", "Origin": "https://evil.example"}, "", 403, "another origin"},
+		{"text/plain with no origin", "/targets/http-1/mode", `{"mode": "status-500"}`,
+			map[string]string{"Content-Type": "text/plain"}, "", 415, "must be JSON"},
+		{"form body", "/targets/http-1/mode", `mode=status-500`,
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "", 415, "application/json"},
+		{"reset from another origin", "/reset", "",
+			map[string]string{"Origin": "http://attacker.test"}, "", 403, "another origin"},
+		{"rebound host", "/targets/http-1/mode", `{"mode": "status-500"}`,
+			map[string]string{"Content-Type": "application/json"}, "rebind.attacker.test:" + port, 403, "DNS rebinding"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), "POST", s.ControlURL()+tc.path, strings.NewReader(tc.body))
+			for k, v := range tc.headers {
+				req.Header.Set(k, v)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.code || !strings.Contains(string(raw), tc.mention) {
+				t.Errorf("answer %d %s, want %d naming %q", resp.StatusCode, raw, tc.code, tc.mention)
+			}
+			if m := s.Targets()[0].Mode(); m != ModeOK {
+				t.Errorf("the target's mode is %q after a refused request, want ok", m)
+			}
+		})
+	}
+	// A tool's request, same origin or none, is served.
+	code, obj, _ := call(t, s, "POST", "/targets/http-1/mode", `{"mode": "status-500"}`)
+	if code != 200 || obj["mode"] != "status-500" {
+		t.Fatalf("a JSON request from a tool: %d %v", code, obj)
 	}
 }

@@ -41,6 +41,9 @@ func runTargets(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.LDAPS, "ldaps", 1, "number of LDAPS targets (TLS from the first byte)")
 	fs.IntVar(&cfg.Postgres, "postgres", 1, "number of PostgreSQL targets (any login; every query returns one row)")
 	fs.IntVar(&cfg.DNS, "dns", 1, "number of DNS targets (over UDP: every A query -> "+targets.DNSAnswerOK+")")
+	allowedHosts := fs.String("allowed-hosts", env("LBHEALTH_ALLOWED_HOSTS", ""),
+		"comma-separated host names the control API answers to besides IP addresses and localhost; other names in the Host "+
+			"header are refused, so that web pages cannot reach it by DNS rebinding (env LBHEALTH_ALLOWED_HOSTS)")
 	logLevel := fs.String("log-level", env("LBHEALTH_LOG_LEVEL", "info"), "debug, info, warn or error (env LBHEALTH_LOG_LEVEL)")
 	logFormat := fs.String("log-format", env("LBHEALTH_LOG_FORMAT", "text"), "text or json; the log goes to stderr (env LBHEALTH_LOG_FORMAT)")
 	if err := parse(fs, args, stdout, "targets: starts sample targets on loopback and a JSON control API to make any of them fail and recover."); err != nil {
@@ -51,6 +54,7 @@ func runTargets(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.Logger = log
+	cfg.AllowedHosts = splitList(*allowedHosts)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -76,7 +80,7 @@ func printTargets(w io.Writer, set *targets.Set) {
 	url := set.ControlURL()
 	fmt.Fprintf(w, "\ncontrol API: %s\n", url)
 	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintf(tw, "  break %s:\tcurl -X POST -d '{\"mode\": \"%s\"}' %s/targets/%s/mode\n", first.Name, breakMode(first), url, first.Name)
+	fmt.Fprintf(tw, "  break %s:\tcurl -X POST -H 'Content-Type: application/json' -d '{\"mode\": \"%s\"}' %s/targets/%s/mode\n", first.Name, breakMode(first), url, first.Name)
 	fmt.Fprintf(tw, "  recover it:\tcurl -X POST %s/targets/%s/recover\n", url, first.Name)
 	fmt.Fprintf(tw, "  see them all:\tcurl %s/targets\n", url)
 	tw.Flush()
