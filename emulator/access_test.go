@@ -146,6 +146,44 @@ func TestStart_WarnsWhenListeningBeyondLoopbackWithoutToken(t *testing.T) {
 	}
 }
 
+// Workload commands make the API a way to run shell commands: they are
+// refused on a listener beyond loopback unless a token guards it, and the
+// log says, whenever they may run, that the API can run commands.
+func TestStart_WorkloadCommandsNeedLoopbackOrAToken(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		listen, token string
+		refused       bool
+	}{
+		{"0.0.0.0:0", "", true},
+		{"0.0.0.0:0", "t0ken", false},
+		{"127.0.0.1:0", "", false},
+	} {
+		var logs lockedWriter
+		e, err := emulator.Start(context.Background(), emulator.Config{Listen: tt.listen, InMemory: true, Token: tt.token,
+			WorkloadCommands: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if tt.refused {
+			if err == nil {
+				e.Close()
+				t.Fatalf("listen %s without a token: workload commands started", tt.listen)
+			}
+			for _, want := range []string{"--workload-commands", "beyond loopback", "--token", "shell command"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("listen %s: error %q does not name %q", tt.listen, err, want)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("listen %s, token %q: %v", tt.listen, tt.token, err)
+		}
+		e.Close()
+		if out := logs.String(); !strings.Contains(out, "workload commands are on") || !strings.Contains(out, "shell commands") {
+			t.Errorf("listen %s: no warning naming command execution; log:\n%s", tt.listen, out)
+		}
+	}
+}
+
 // TestLimits_StalledRequestIsCut: a client that sends part of a request
 // and stalls loses its connection once the read timeout passes, instead of
 // holding it (and a descriptor) for as long as it likes.

@@ -353,6 +353,11 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		}
 		return nil, fmt.Errorf("listen on %s: %w (%s)", listen, err, hint)
 	}
+	if err := checkCommandsExposure(ln.Addr(), cfg); err != nil {
+		ln.Close()
+		st.Close()
+		return nil, err
+	}
 	e := &Emulator{listener: ln, store: st, dataPath: dataPath, served: make(chan error, 1), probeNetworks: cfg.ProbeNetworks,
 		probeMap: cfg.ProbeMap, firewalls: cfg.Firewalls, universe: cfg.Universe,
 		multiplicity: cfg.ProbeMultiplicity}
@@ -466,6 +471,27 @@ func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
 		"delete every resource and make the emulator send probes; set --token or LBHEALTH_TOKEN (the provider's "+
 		"token attribute or LBHEALTH_TOKEN then sends it), or listen on 127.0.0.1",
 		"listen", addr.String())
+}
+
+// checkCommandsExposure refuses workload commands on an API that anyone
+// beyond this machine can call without a token: with them, the API runs
+// shell commands (an instance's metadata) as this user, so an open API
+// would be remote command execution. On loopback the API is for this
+// machine's users (and its guard keeps web pages off); beyond it, the token
+// is what stands between a stranger and a shell. When they may run, the
+// log says so.
+func checkCommandsExposure(addr net.Addr, cfg Config) error {
+	if !cfg.WorkloadCommands {
+		return nil
+	}
+	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && cfg.Token == "" {
+		return fmt.Errorf("--workload-commands: the API listens on %s, beyond loopback, with no token, and would run any "+
+			"instance's lbhealth-workload-command as a shell command on this machine for whoever can connect: "+
+			"set --token (or LBHEALTH_TOKEN), or listen on 127.0.0.1", addr)
+	}
+	cfg.Logger.Warn("workload commands are on: whoever can call the API can run shell commands on this machine as this "+
+		"user (an instance's lbhealth-workload-command metadata)", "listen", addr.String(), "token", cfg.Token != "")
+	return nil
 }
 
 // startEngine builds the probe engine and the API around it, and resumes

@@ -2,6 +2,7 @@ package control
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -63,8 +64,7 @@ func (w *Workloads) startCommand(path string, in *instance, ports []int) {
 		list[i] = strconv.Itoa(p)
 	}
 	cmd := exec.Command("/bin/sh", "-c", in.command)
-	cmd.Env = append(os.Environ(), "LBHEALTH_INSTANCE="+in.name, "LBHEALTH_ADDRESS="+in.ip,
-		"LBHEALTH_PORTS="+strings.Join(list, ","), "LBHEALTH_PORT="+list[0])
+	cmd.Env = commandEnv(in, list)
 	out, err := cmd.StdoutPipe()
 	if err == nil {
 		cmd.Stderr = cmd.Stdout
@@ -90,6 +90,25 @@ func (w *Workloads) startCommand(path string, in *instance, ports []int) {
 		w.cfg.Log.Info("workload command ended", "instance", in.name, "status", exitStatus(err))
 	}()
 }
+
+// commandEnv is the whole environment of a workload command: where programs
+// are (PATH), a home, and what the instance is. Never the rest of the
+// emulator's own environment, which may hold LBHEALTH_TOKEN or the user's
+// credentials: a command's output goes to the log, and a command printing
+// its environment must not put a secret there.
+func commandEnv(in *instance, ports []string) []string {
+	return []string{
+		"PATH=" + cmp.Or(os.Getenv("PATH"), defaultPath),
+		"HOME=" + cmp.Or(os.Getenv("HOME"), "/"),
+		"LBHEALTH_INSTANCE=" + in.name,
+		"LBHEALTH_ADDRESS=" + in.ip,
+		"LBHEALTH_PORTS=" + strings.Join(ports, ","),
+		"LBHEALTH_PORT=" + ports[0],
+	}
+}
+
+// defaultPath is a command's PATH when the emulator has none.
+const defaultPath = "/usr/local/bin:/usr/bin:/bin"
 
 // stopCommand ends c (SIGTERM to its process group, then SIGKILL) and
 // forgets it; it does not wait.

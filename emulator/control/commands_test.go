@@ -3,13 +3,18 @@
 package control
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,4 +116,72 @@ func TestWorkloads_UserCommand(t *testing.T) {
 			t.Fatal("the command still answers after its instance is gone")
 		}
 	}
+}
+
+// A command sees PATH, HOME and its instance, nothing else of the
+// emulator's environment: a command that prints its environment (its
+// output goes to the log) must never put the token in the log.
+func TestWorkloads_CommandSeesOnlyItsOwnEnvironment(t *testing.T) {
+	const ip, path, secret = "127.1.201.7", "projects/p/zones/z/instances/web-7", "s3cret-token-value"
+	t.Setenv("LBHEALTH_TOKEN", secret)
+	t.Setenv("LBHEALTH_TEST_ELSE", "anything")
+	port := freePort(t, ip)
+	var out lockedBuffer
+	log := slog.New(slog.NewJSONHandler(&out, nil))
+	w := NewWorkloads(WorkloadConfig{Eligible: func(netip.Addr) bool { return true }, Commands: true, Log: log})
+	t.Cleanup(w.Close)
+	w.SetInstance(path, newInstance("web-7", ip, 1, api.MetadataWorkloadCommand, "env; echo env-done; exec sleep 60"))
+	w.SetOwner("projects/p/global/backendServices/bs", []health.Target{probed(path, "HTTP", port, port)})
+	w.Reconcile()
+
+	var names []string
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		names = names[:0]
+		done := false
+		for line := range strings.Lines(out.String()) {
+			var rec struct{ Msg, Output string }
+			if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg != "workload command" {
+				continue
+			}
+			if rec.Output == "env-done" {
+				done = true
+			} else if name, _, ok := strings.Cut(rec.Output, "="); ok {
+				names = append(names, name)
+			}
+		}
+		if done {
+			break
+		}
+		if time.Since(start) > 30*time.Second { // a hang guard, not a measurement
+			t.Fatalf("the command's output never reached the log:\n%s", out.String())
+		}
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Errorf("the token reached the log:\n%s", out.String())
+	}
+	// The shell adds PWD (and some shells SHLVL, _) of its own.
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "PWD" || n == "SHLVL" || n == "_" || n == "OLDPWD" })
+	slices.Sort(names)
+	want := []string{"HOME", "LBHEALTH_ADDRESS", "LBHEALTH_INSTANCE", "LBHEALTH_PORT", "LBHEALTH_PORTS", "PATH"}
+	if !slices.Equal(names, want) {
+		t.Errorf("the command's environment has %v, want only %v", names, want)
+	}
+}
+
+// lockedBuffer is a log's output, read while the log writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -338,8 +338,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			"(env LBHEALTH_WORKLOAD_BOOT)")
 	workloadCommands := fs.Bool("workload-commands", envBool("LBHEALTH_WORKLOAD_COMMANDS"),
 		"run an instance's metadata "+api.MetadataWorkloadCommand+" (a shell command line, told its address and ports in "+
-			"LBHEALTH_ADDRESS, LBHEALTH_PORT and LBHEALTH_PORTS) as its workload instead of the simulated servers. Whoever can call "+
-			"the API can then run commands on this machine: keep the API on loopback, or set --token (env LBHEALTH_WORKLOAD_COMMANDS)")
+			"LBHEALTH_ADDRESS, LBHEALTH_PORT and LBHEALTH_PORTS, with PATH and HOME and nothing else of this environment) as its workload "+
+			"instead of the simulated servers. Whoever can call the API can then run commands on this machine: the emulator refuses to "+
+			"start with it beyond loopback unless --token is set (env LBHEALTH_WORKLOAD_COMMANDS)")
 	timeScale := fs.Float64("time-scale", envFloat("LBHEALTH_TIME_SCALE", 1),
 		"run the emulator's own times this many times faster, for tests (1 to 100): health checks' intervals and timeouts "+
 			"(the probes stay real), autohealing's delays, certificate provisioning, instance boot, scenario steps; every API "+
