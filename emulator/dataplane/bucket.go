@@ -50,26 +50,57 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *backendBu
 }
 
 // openObject opens the file of object urlPath in bucket: a regular file
-// under the bucket's directory.
+// under the bucket's directory, reached through directories alone. No
+// symbolic link is followed, the bucket's directory included, and nothing
+// that is not a regular file (a FIFO, a device, a socket) is ever opened:
+// opening a FIFO blocks until a writer comes, so one such name would hold
+// every request for it, and its connection, forever. Each name on the way
+// is Lstat'ed first; the file is then opened without blocking (a FIFO put
+// there since opens at once) and must be the very file that was checked.
 func (p *Plane) openObject(bucket, urlPath string) (*os.File, error) {
 	name := strings.TrimPrefix(path.Clean("/"+urlPath), "/")
 	if p.opts.BucketDir == "" || name == "" || strings.ContainsAny(bucket, `/\`) {
 		return nil, os.ErrNotExist
 	}
-	root, err := os.OpenRoot(filepath.Join(p.opts.BucketDir, bucket))
+	dir := filepath.Join(p.opts.BucketDir, bucket)
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return nil, os.ErrNotExist
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(name))
+	checked, err := lstatPath(root, name)
 	if err != nil {
 		return nil, err
 	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !os.SameFile(st, checked) {
 		f.Close()
 		return nil, errors.Join(os.ErrNotExist, err)
 	}
 	return f, nil
+}
+
+// lstatPath checks each name of slash-separated name under root, without
+// following links: directories on the way, a regular file at the end.
+func lstatPath(root *os.Root, name string) (os.FileInfo, error) {
+	parts := strings.Split(name, "/")
+	var st os.FileInfo
+	for i := range parts {
+		var err error
+		if st, err = root.Lstat(filepath.Join(parts[:i+1]...)); err != nil {
+			return nil, err
+		}
+		if last := i == len(parts)-1; last && !st.Mode().IsRegular() || !last && !st.IsDir() {
+			return nil, os.ErrNotExist
+		}
+	}
+	return st, nil
 }
 
 // statusWriter remembers the status written through it.
