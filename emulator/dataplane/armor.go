@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/armor"
 )
@@ -32,8 +34,12 @@ import (
 const ArmorHeader = "X-Lbhealth-Security-Policy"
 
 // maxRateKeys bounds the keys one rate-limited rule counts at once (the
-// clients of an IP key): past it, the windows that ended are dropped,
-// and new keys share one count.
+// clients of an IP key, the values of a header key). A key a client can
+// choose (XFF_IP, HTTP_HEADER, HTTP_COOKIE, HTTP_PATH) lets one client make
+// as many as it likes: past the bound, the key used least recently is
+// forgotten (its count and any ban), so that a flood of new keys can at
+// worst let a client go uncounted, never make every other client share
+// one count and be refused or banned with the flood.
 const maxRateKeys = 10000
 
 // armorPolicy is a security policy ready to decide requests: its rules
@@ -218,7 +224,7 @@ type rateLimit struct {
 	banFor      time.Duration
 
 	mu   sync.Mutex
-	keys map[string]*rateKey
+	keys *simplelru.LRU[string, *rateKey] // at most maxRateKeys
 }
 
 type rateKey struct {
@@ -232,7 +238,8 @@ type rateKey struct {
 func newRateLimit(o *api.SecurityPolicyRuleRateLimitOptions, ban bool, scale func(time.Duration) time.Duration) *rateLimit {
 	seconds := func(p *int64) time.Duration { return scale(time.Duration(orDefault(p, 0)) * time.Second) }
 	l := &rateLimit{exceed: o.ExceedAction, exceedRedirect: o.ExceedRedirectOptions, keyType: cmp.Or(o.EnforceOnKey, api.KeyAll),
-		keyName: o.EnforceOnKeyName, ban: ban, banFor: seconds(o.BanDurationSec), keys: map[string]*rateKey{}}
+		keyName: o.EnforceOnKeyName, ban: ban, banFor: seconds(o.BanDurationSec)}
+	l.keys, _ = simplelru.NewLRU[string, *rateKey](maxRateKeys, nil) // fails only for a size under 1
 	if t := o.RateLimitThreshold; t != nil {
 		l.count, l.interval = orDefault(t.Count, 0), seconds(t.IntervalSec)
 	}
@@ -276,20 +283,10 @@ func (l *rateLimit) key(r *http.Request, in *armor.Request) string {
 func (l *rateLimit) take(key string, now time.Time) (bool, *armorBan) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := l.keys[key]
-	if k == nil {
-		// One place is kept for the count new keys share when full.
-		if len(l.keys) >= maxRateKeys-1 {
-			l.prune(now)
-		}
-		if len(l.keys) >= maxRateKeys-1 {
-			key = "" // shares ALL's count
-		}
-		k = l.keys[key]
-		if k == nil {
-			k = &rateKey{window: now}
-			l.keys[key] = k
-		}
+	k, ok := l.keys.Get(key)
+	if !ok {
+		k = &rateKey{window: now}
+		l.keys.Add(key, k) // forgets the least recently used key when full
 	}
 	if now.Before(k.bannedUntil) {
 		return true, nil
@@ -320,15 +317,6 @@ func (l *rateLimit) take(key string, now time.Time) (bool, *armorBan) {
 		cause = fmt.Sprintf("more than %d requests over the limit (%d in %s) in %s", l.banCount, l.count, l.interval, l.banInterval)
 	}
 	return true, &armorBan{key: cmp.Or(key, "ALL"), until: k.bannedUntil, cause: cause}
-}
-
-// prune drops the keys whose window and ban have ended.
-func (l *rateLimit) prune(now time.Time) {
-	for key, k := range l.keys {
-		if now.Sub(k.window) >= l.interval && !now.Before(k.bannedUntil) {
-			delete(l.keys, key)
-		}
-	}
 }
 
 // armorRequest is what the policies' expressions see of r.

@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -61,16 +62,35 @@ func TestRateLimit_KeysAndTheirBound(t *testing.T) {
 			t.Errorf("key %s %s = %q, want %q", c.key, c.name, got, c.want)
 		}
 	}
-	l := mk("IP", "")
+}
+
+// A rule's key table is bounded, and one client filling it with keys of
+// its choosing (distinct X-Forwarded-For values) decides nothing for
+// others: past the bound the least recently used key is forgotten, so a
+// new client gets a count of its own, and a client in use keeps its count.
+func TestRateLimit_FullKeyTableForgetsTheLeastRecentlyUsed(t *testing.T) {
+	l := newRateLimit(&api.SecurityPolicyRuleRateLimitOptions{EnforceOnKey: "XFF_IP",
+		RateLimitThreshold: &api.RateLimitThreshold{Count: ptr(1), IntervalSec: ptr(3600)}},
+		false, func(d time.Duration) time.Duration { return d })
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range maxRateKeys + 50 {
-		l.take(strconv.Itoa(i), now)
+	if over, _ := l.take("regular", now); over {
+		t.Fatal("a first request is over a limit of 1")
 	}
-	if n := len(l.keys); n > maxRateKeys {
+	for i := range maxRateKeys + 50 {
+		l.take(fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255), now)
+		if i%1000 == 0 {
+			l.take("regular", now) // in use all along
+		}
+	}
+	if n := l.keys.Len(); n > maxRateKeys {
 		t.Errorf("%d keys counted at once, want at most %d", n, maxRateKeys)
 	}
-	l.take("late", now.Add(time.Minute)) // the windows ended: pruned to make room
-	if _, ok := l.keys["late"]; !ok || len(l.keys) > 2 {
-		t.Errorf("after the windows ended: %d keys, late counted %v", len(l.keys), ok)
+	for _, newcomer := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+		if over, _ := l.take(newcomer, now); over {
+			t.Errorf("a new client %s is refused on its first request: it shares a count with the flood", newcomer)
+		}
+	}
+	if over, _ := l.take("regular", now); !over {
+		t.Error("the client in use lost its count to the flood")
 	}
 }
