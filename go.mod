@@ -7,6 +7,7 @@ require (
 	github.com/blues/jsonata-go v1.5.4
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
+	github.com/coder/websocket v1.8.15
 	github.com/corazawaf/coraza-coreruleset/v4 v4.22.0
 	github.com/corazawaf/coraza/v3 v3.8.1
 	github.com/emersion/go-smtp v0.25.1

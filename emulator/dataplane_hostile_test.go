@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,4 +197,91 @@ func TestDataPlane_ConnectionCapsKeepTheAPIAnswering(t *testing.T) {
 		return strings.Contains(m, fmt.Sprintf("lbhealth_dataplane_open_connections{listener=%q} 8\n", addr)) &&
 			strings.Contains(m, fmt.Sprintf("lbhealth_dataplane_connection_cap_waits_total{listener=%q}", addr))
 	})
+}
+
+// No upgrade carries a client past Cloud Armor's rules: an h2c upgrade is
+// never passed on (the backend gets a plain request), a backend that
+// answers 101 without completing a WebSocket handshake gets its client a
+// 502, not a tunnel, and what the client sends next on that connection is
+// a request that the rules judge, never bytes the backend alone reads.
+func TestDataPlane_NoUpgradeTunnelsPastTheRules(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string // the paths the backend got, and whether each asked to upgrade
+	record := func(r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, r.URL.Path+" upgrade="+r.Header.Get("Upgrade"))
+	}
+	// A backend that switches to any protocol asked of it, and then reads
+	// HTTP requests from the tunnel and serves them.
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		up := r.Header.Get("Upgrade")
+		if up == "" {
+			io.WriteString(w, "plain "+r.URL.Path)
+			return
+		}
+		c, rw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: %s\r\nConnection: Upgrade\r\n\r\n", up)
+		rw.Flush()
+		for {
+			req, err := http.ReadRequest(rw.Reader)
+			if err != nil {
+				return
+			}
+			record(req)
+			fmt.Fprintf(rw, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret")
+			rw.Flush()
+		}
+	}))
+	t.Cleanup(backend.Close)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	lb := wireLB(t, e, backend, "HTTP", "")
+	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"armor","rules":[
+		{"priority":100,"action":"deny(403)","match":{"expr":{"expression":"request.path.lower().contains('/admin')"}}},
+		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
+	mustCall(t, e, "POST", "global/backendServices/web/setSecurityPolicy", `{"securityPolicy":"global/securityPolicies/armor"}`)
+	waitFor(t, "the policy in force", func() bool { code, _, _ := get(t, lb+"/admin"); return code == 403 })
+
+	for name, c := range map[string]struct {
+		upgrade  string
+		wantCode int
+	}{
+		"h2c": {"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n", 200},
+		"websocket without the handshake": {"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n", 502},
+		"another protocol": {"Connection: Upgrade\r\nUpgrade: tls/1.3\r\n", 200},
+	} {
+		conn := dialLB(t, lb, 10*time.Second)
+		br := bufio.NewReader(conn)
+		io.WriteString(conn, "GET /public HTTP/1.1\r\nHost: lb\r\n"+c.upgrade+"\r\n")
+		first, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		body, _ := io.ReadAll(first.Body)
+		if first.StatusCode != c.wantCode {
+			t.Errorf("%s: GET /public answered %d %q, want %d", name, first.StatusCode, body, c.wantCode)
+		}
+		io.WriteString(conn, "GET /admin/secret HTTP/1.1\r\nHost: lb\r\n\r\n")
+		if second, err := http.ReadResponse(br, nil); err == nil {
+			body, _ := io.ReadAll(second.Body)
+			if second.StatusCode != 403 {
+				t.Errorf("%s: then GET /admin/secret on the same connection answered %d %q, want 403", name, second.StatusCode, body)
+			}
+		} // else the connection closed: nothing reached the backend either
+		conn.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range seen {
+		if strings.HasPrefix(s, "/admin") || strings.Contains(s, "upgrade=h2c") || strings.Contains(s, "upgrade=tls") {
+			t.Errorf("the backend got %q; all it got: %q", s, seen)
+		}
+	}
 }

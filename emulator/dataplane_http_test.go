@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/hex"
@@ -18,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 )
@@ -80,20 +83,18 @@ func wireBackend(t *testing.T, overTLS bool) (*httptest.Server, chan struct{}) {
 		}
 	})
 	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "echo" {
-			http.Error(w, "want Upgrade: echo", http.StatusBadRequest)
-			return
-		}
-		c, rw, err := w.(http.Hijacker).Hijack()
+		// A WebSocket server that echoes each message.
+		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		defer c.Close()
-		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-		rw.Flush()
-		line, _ := rw.ReadString('\n')
-		rw.WriteString("echo: " + line)
-		rw.Flush()
+		defer c.CloseNow()
+		for {
+			typ, msg, err := c.Read(r.Context())
+			if err != nil || c.Write(r.Context(), typ, append([]byte("echo: "), msg...)) != nil {
+				return
+			}
+		}
 	})
 	s := httptest.NewUnstartedServer(mux)
 	s.EnableHTTP2 = true
@@ -334,26 +335,31 @@ func TestDataPlane_HTTPClientsThatCloseDoNotCloseTheBackendConnection(t *testing
 	}
 }
 
-func TestDataPlane_HTTPUpgradeReachesTheBackend(t *testing.T) {
+// A WebSocket goes through: its opening handshake reaches the backend,
+// and the tunnel carries messages both ways.
+func TestDataPlane_WebSocketReachesTheBackend(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	lb := wireLB(t, e, backend, "HTTP", "")
 
-	conn := dialLB(t, lb, 10*time.Second)
-	fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
-	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(lb, "http")+"/ws", nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("WebSocket through the load balancer: %v (%v)", err, resp)
 	}
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("Upgrade: %d %s, want 101", resp.StatusCode, b)
+	defer c.CloseNow()
+	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Via") == "" {
+		t.Errorf("the opening answer: %d %v, want 101 through the proxy", resp.StatusCode, resp.Header)
 	}
-	fmt.Fprintf(conn, "hello\n")
-	if line, err := br.ReadString('\n'); line != "echo: hello\n" {
-		t.Fatalf("after the upgrade the backend answered %q (%v)", line, err)
+	for _, msg := range []string{"hello", "again"} {
+		if err := c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		if _, got, err := c.Read(ctx); err != nil || string(got) != "echo: "+msg {
+			t.Fatalf("after the upgrade the backend answered %q (%v)", got, err)
+		}
 	}
 }
 
@@ -870,8 +876,8 @@ func TestDataPlane_ASlowClientGetsTheWholeAnswer(t *testing.T) {
 	}
 }
 
-// Two requests in one write, a download then an Upgrade: both answers
-// come, in order, and the upgraded connection carries bytes both ways.
+// Two requests in one write, a download then a WebSocket opening: both
+// answers come, in order, and the tunnel carries a message both ways.
 func TestDataPlane_PipelinedRequestsThenAnUpgrade(t *testing.T) {
 	t.Parallel()
 	backend, _ := wireBackend(t, false)
@@ -880,7 +886,8 @@ func TestDataPlane_PipelinedRequestsThenAnUpgrade(t *testing.T) {
 	conn := dialLB(t, lb, 10*time.Second)
 	conn.SetReadBuffer(128 << 10) // far less than the answer, which waits in the data plane
 	io.WriteString(conn, "GET /download HTTP/1.1\r\nHost: lb\r\n\r\n"+
-		"GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		"GET /ws HTTP/1.1\r\nHost: lb\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"+
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
 	time.Sleep(300 * time.Millisecond) // not reading: the first answer waits when the second comes up
 	br := bufio.NewReader(conn)
 	first, err := http.ReadResponse(br, nil)
@@ -894,8 +901,34 @@ func TestDataPlane_PipelinedRequestsThenAnUpgrade(t *testing.T) {
 	if err != nil || second.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("the second answer: %v %v, want 101", second, err)
 	}
-	io.WriteString(conn, "hello\n")
-	if line, err := br.ReadString('\n'); line != "echo: hello\n" {
-		t.Fatalf("after the upgrade: %q (%v)", line, err)
+	conn.Write(clientFrame("hello"))
+	if got, err := serverFrame(br); got != "echo: hello" {
+		t.Fatalf("after the upgrade: %q (%v)", got, err)
 	}
+}
+
+// clientFrame is a client's WebSocket text message of payload (under 126
+// bytes), masked as a client's must be.
+func clientFrame(payload string) []byte {
+	mask := [4]byte{0x12, 0x34, 0x56, 0x78}
+	frame := append([]byte{0x81, 0x80 | byte(len(payload))}, mask[:]...)
+	for i := range len(payload) {
+		frame = append(frame, payload[i]^mask[i%4])
+	}
+	return frame
+}
+
+// serverFrame reads a server's unmasked WebSocket text message of under
+// 126 bytes.
+func serverFrame(br *bufio.Reader) (string, error) {
+	var head [2]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil {
+		return "", err
+	}
+	if head[0] != 0x81 || head[1]&0x80 != 0 || head[1] >= 126 {
+		return "", fmt.Errorf("not a short unmasked text frame: % x", head)
+	}
+	payload := make([]byte, head[1])
+	_, err := io.ReadFull(br, payload)
+	return string(payload), err
 }

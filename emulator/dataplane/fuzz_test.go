@@ -39,10 +39,20 @@ var hostileRequests = []string{
 	"GET http://a\"b/ HTTP/1.1\r\nHost: a\r\n\r\n",
 	"GET a:b HTTP/1.1\r\nHost: a\r\n\r\n",
 	"POST * HTTP/1.1\r\nHost: a\r\n\r\n",
+	// Upgrades: only a WebSocket opening asks the backend to switch, and
+	// the requests after any other are read as requests.
+	"GET /public HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n" +
+		"GET /admin/secret HTTP/1.1\r\nHost: a\r\n\r\n",
+	"GET /ws HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\nGET /admin/secret HTTP/1.1\r\nHost: a\r\n\r\n",
+	"POST /ws HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: x\r\nContent-Length: 0\r\n\r\n",
+	"GET / HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nSec-WebSocket-Key: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\n",
+	"GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket, h2c\r\nSec-WebSocket-Key: x\r\n\r\n",
+	"OPTIONS * HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: TLS/1.2\r\n\r\n",
 }
 
-// seen is a request as a backend received it.
-type seen struct{ method, path, host string }
+// seen is a request as a backend received it: its Upgrade too.
+type seen struct{ method, path, host, upgrade string }
 
 // recorder is a backend that records each request it receives.
 type recorder struct {
@@ -58,7 +68,7 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.mu.Lock()
-	rc.got = append(rc.got, seen{r.Method, r.URL.Path, r.Host})
+	rc.got = append(rc.got, seen{r.Method, r.URL.Path, r.Host, r.Header.Get("Upgrade")})
 	rc.mu.Unlock()
 	io.WriteString(w, "ok")
 }
@@ -97,7 +107,11 @@ func netHTTPReads(in []byte) []seen {
 			return out // its body breaks off: the backend cannot get it whole
 		}
 		if unforwardable(req) == "" {
-			out = append(out, seen{req.Method, req.URL.Path, req.Host})
+			upgrade := ""
+			if websocketOpening(req) {
+				upgrade = req.Header.Get("Upgrade")
+			}
+			out = append(out, seen{req.Method, req.URL.Path, req.Host, upgrade})
 		}
 	}
 }
@@ -164,7 +178,8 @@ func readFinal(br *bufio.Reader) (*http.Response, error) {
 // FuzzRequestHead sends arbitrary bytes to an Application Load Balancer's
 // listener: what it writes back is whole answers, and the backend gets
 // only requests net/http reads from those bytes, in their order, each
-// with its method, path and host.
+// with its method, path and host, and asked to upgrade only when it is a
+// WebSocket opening.
 func FuzzRequestHead(f *testing.F) {
 	for _, s := range hostileRequests {
 		f.Add([]byte(s))

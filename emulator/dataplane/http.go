@@ -410,6 +410,7 @@ func rewrite(pr *httputil.ProxyRequest) {
 	}
 	pr.Out.URL.Host = s.b.addr
 	s.d.outgoing(pr, s.front, s.bs)
+	dropUpgrade(pr.In, pr.Out)
 }
 
 // outgoing makes pr.Out what a backend of bs gets of pr.In, which f's
@@ -429,6 +430,11 @@ func (d *decision) outgoing(pr *httputil.ProxyRequest, f front, bs *backendServi
 }
 
 func (p *Plane) answered(res *http.Response) error {
+	if res.StatusCode == http.StatusSwitchingProtocols {
+		if err := checkSwitch(res); err != nil {
+			return err // failed answers 502
+		}
+	}
 	s := res.Request.Context().Value(sentKey{}).(*sent)
 	s.d.editResponse(res.Header)
 	s.d.cors.strip(res.Header)
