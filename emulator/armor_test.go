@@ -1,8 +1,11 @@
 package emulator_test
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -201,5 +204,89 @@ func TestArmor_PreconfiguredWafRules(t *testing.T) {
 		if code, decided, _ := from(t, "127.0.0.1", lb+c.path); code != c.code || decided != c.want {
 			t.Errorf("GET %s: %d %q, want %d %q", c.path, code, decided, c.code, c.want)
 		}
+	}
+}
+
+// answerFrom sends GET / over a connection from the loopback address src
+// to addr (inside TLS when overTLS), and returns the answer's status, or 0
+// when the connection was refused, closed or reset before an answer.
+func answerFrom(t *testing.T, src, addr string, overTLS bool) int {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 10 * time.Second}
+	var c net.Conn
+	var err error
+	if overTLS {
+		c, err = tls.DialWithDialer(d, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	} else {
+		c, err = d.Dial("tcp", addr)
+	}
+	if err != nil {
+		return 0
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		return 0
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A TCP or SSL proxy's backend service policy decides each connection as
+// it is accepted, by what a connection has: source ranges and expressions
+// over origin.ip refuse theirs (closed before a byte reaches a backend,
+// and before TLS for an SSL proxy); an expression that reads the HTTP
+// request never matches a connection; the decisions are counted.
+func TestArmor_DecidesTCPAndSSLProxyConnections(t *testing.T) {
+	t.Parallel()
+	a := newSwitchable(t)
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	service(t, e, "tcp", "", a)
+	mustCall(t, e, "PATCH", "global/backendServices/tcp", `{"protocol":"TCP"}`)
+	sslCertificate(t, e, "db.example.com")
+	mustCall(t, e, "POST", "global/targetTcpProxies", `{"name":"proxy","service":"global/backendServices/tcp"}`)
+	mustCall(t, e, "POST", "global/targetSslProxies", `{"name":"ssl","service":"global/backendServices/tcp","sslCertificates":["global/sslCertificates/cert"]}`)
+	tcpPort, sslPort := freePort(t), freePort(t)
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-tcp","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetTcpProxies/proxy"}`, tcpPort))
+	mustCall(t, e, "POST", "global/forwardingRules", fmt.Sprintf(`{"name":"fr-ssl","IPAddress":"127.0.0.1","IPProtocol":"TCP",
+		"portRange":"%d","loadBalancingScheme":"EXTERNAL_MANAGED","target":"global/targetSslProxies/ssl"}`, sslPort))
+	tcpLB, sslLB := fmt.Sprintf("127.0.0.1:%d", tcpPort), fmt.Sprintf("127.0.0.1:%d", sslPort)
+	waitFor(t, "both proxies carrying", func() bool {
+		return answerFrom(t, "127.0.0.2", tcpLB, false) == 200 && answerFrom(t, "127.0.0.2", sslLB, true) == 200
+	})
+
+	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"armor","rules":[
+		{"priority":50,"action":"deny(403)","match":{"expr":{"expression":"request.path.startsWith('/')"}}},
+		{"priority":100,"action":"deny(403)","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["127.0.0.2/32"]}}},
+		{"priority":200,"action":"deny(404)","match":{"expr":{"expression":"origin.ip == '127.0.0.3'"}}},
+		{"priority":2147483647,"action":"allow","match":{"versionedExpr":"SRC_IPS_V1","config":{"srcIpRanges":["*"]}}}]}`)
+	mustCall(t, e, "POST", "global/backendServices/tcp/setSecurityPolicy", `{"securityPolicy":"global/securityPolicies/armor"}`)
+	waitFor(t, "the policy in force", func() bool { return answerFrom(t, "127.0.0.2", tcpLB, false) == 0 })
+
+	for _, c := range []struct {
+		src  string
+		want int
+	}{{"127.0.0.1", 200}, {"127.0.0.2", 0}, {"127.0.0.3", 0}, {"127.0.0.4", 200}} {
+		if got := answerFrom(t, c.src, tcpLB, false); got != c.want {
+			t.Errorf("TCP proxy, from %s: %d, want %d (0: closed)", c.src, got, c.want)
+		}
+		if got := answerFrom(t, c.src, sslLB, true); got != c.want {
+			t.Errorf("SSL proxy, from %s: %d, want %d (0: closed)", c.src, got, c.want)
+		}
+	}
+	_, _, metrics := get(t, e.URL()+"/metrics")
+	for _, want := range []string{`action="deny(403)",outcome="enforced",priority="100",security_policy="projects/`,
+		`action="deny(404)",outcome="enforced",priority="200"`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics does not count %s", want)
+		}
+	}
+	if strings.Contains(metrics, `priority="50"`) {
+		t.Error("the rule that reads the HTTP request decided a connection")
 	}
 }

@@ -125,11 +125,12 @@ type armorBan struct {
 }
 
 // decide runs the policy's rules on r and adds what they decide to v.
-// It reports whether the request is stopped.
+// It reports whether the request is stopped. A nil r is a proxy Network
+// Load Balancer's connection, which in (its origin alone) describes.
 func (p *armorPolicy) decide(r *http.Request, in *armor.Request, now time.Time, v *armorVerdict, m *metrics) bool {
 	var preview []string
 	for _, rule := range p.rules {
-		if !rule.matches(in) {
+		if !rule.matches(in, r == nil) {
 			continue
 		}
 		status, location, ban := rule.act(r, in, now)
@@ -163,10 +164,14 @@ func (p *armorPolicy) decide(r *http.Request, in *armor.Request, now time.Time, 
 
 func lastSegment(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
 
-func (rule *armorRule) matches(in *armor.Request) bool {
+// matches tells whether the rule matches in; of a connection (conn), an
+// expression that reads the HTTP request never does.
+func (rule *armorRule) matches(in *armor.Request, conn bool) bool {
 	switch {
 	case rule.ranges != nil:
 		return rule.ranges.Contains(in.Origin)
+	case rule.expr != nil && conn && rule.expr.ReadsRequest():
+		return false
 	case rule.expr != nil:
 		ok, _ := rule.expr.Match(in) // an expression that fails does not match
 		return ok
@@ -250,9 +255,17 @@ func newRateLimit(o *api.SecurityPolicyRuleRateLimitOptions, ban bool, scale fun
 }
 
 // key is what r is counted by: the rule's enforceOnKey, or ALL ("") when
-// the request has none of it, as Cloud Armor falls back.
+// the request has none of it, as Cloud Armor falls back. A connection (nil
+// r) has only its origin: IP keys count it by that, the others as ALL.
 func (l *rateLimit) key(r *http.Request, in *armor.Request) string {
 	trim := func(s string) string { return s[:min(len(s), 128)] }
+	if r == nil {
+		switch l.keyType {
+		case api.KeyIP, "USER_IP", api.KeyXFFIP:
+			return in.Origin.String()
+		}
+		return ""
+	}
 	switch l.keyType {
 	case api.KeyIP, "USER_IP":
 		return in.Origin.String()
@@ -369,10 +382,7 @@ func (p *Plane) enforce(w http.ResponseWriter, r *http.Request, edge, backend st
 	if len(v.described) > 0 {
 		w.Header().Set(ArmorHeader, strings.Join(v.described, ", "))
 	}
-	if v.ban != nil && p.opts.OnBan != nil {
-		b := v.ban
-		p.opts.OnBan(Ban{Policy: b.policy, Priority: b.priority, Key: b.key, Since: now, Until: b.until, Cause: b.cause})
-	}
+	p.banned(v, now)
 	if !stopped {
 		for _, h := range v.headers {
 			r.Header.Set(h.HeaderName, h.HeaderValue)
@@ -389,6 +399,52 @@ func (p *Plane) enforce(w http.ResponseWriter, r *http.Request, edge, backend st
 	fmt.Fprintf(w, "<!doctype html><meta charset=\"utf-8\"><meta name=viewport content=\"width=device-width, initial-scale=1\"><title>%d</title>%d %s\n",
 		v.status, v.status, http.StatusText(v.status))
 	return v.status
+}
+
+// banned tells Options.OnBan of the ban a decision started, if any.
+func (p *Plane) banned(v armorVerdict, now time.Time) {
+	if b := v.ban; b != nil && p.opts.OnBan != nil {
+		p.opts.OnBan(Ban{Policy: b.policy, Priority: b.priority, Key: b.key, Since: now, Until: b.until, Cause: b.cause})
+	}
+}
+
+// admit decides a TCP or SSL proxy's new connection from client by its
+// backend service's security policy, as Cloud Armor protects the proxy
+// Network Load Balancers: when the connection is accepted, with what is
+// known then (the client's address; origin.region_code and origin.asn as
+// an Application Load Balancer's are here). Source ranges and expressions
+// over origin.* decide; an expression that reads the HTTP request never
+// matches; a rate limit counts connections, by the client's address (IP
+// and XFF_IP keys) or all together (the others). Every action but allow
+// refuses the connection: it is closed before a byte reaches a backend.
+// A passthrough rule's pool has no backend service to read a policy of.
+func (p *Plane) admit(b *binding, client net.Addr) bool {
+	if b.pool.mode != modeProxy {
+		return true
+	}
+	bs := p.cfg.service(b.pool.owner)
+	if bs == nil || bs.SecurityPolicy == "" {
+		return true
+	}
+	pol := p.cfg.policy(api.PathOf(bs.SecurityPolicy))
+	if pol == nil {
+		return true
+	}
+	in, now := &armor.Request{Origin: addrOf(client)}, p.now()
+	var v armorVerdict
+	stopped := pol.decide(nil, in, now, &v, p.metrics)
+	p.banned(v, now)
+	return !stopped
+}
+
+// addrOf is the IP address of a connection's end.
+func addrOf(a net.Addr) netip.Addr {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return ip.Unmap()
+		}
+	}
+	return netip.Addr{}
 }
 
 // Ban is a client a rate_based_ban rule banned: the policy, the rule's

@@ -75,6 +75,11 @@ func (p *Plane) serveTCP(l *listener) {
 // either side closes, or draining or the listener's end closes both.
 func (p *Plane) carry(l *listener, c net.Conn) {
 	b := l.binding.Load()
+	if !p.admit(b, c.RemoteAddr()) {
+		c.Close()
+		p.metrics.connection(b.rule, b.pool.owner, "", "denied")
+		return
+	}
 	if l.kind == kindSSL {
 		tc := tls.Server(c, b.tls)
 		tc.SetDeadline(time.Now().Add(10 * time.Second))

@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 
@@ -165,6 +166,8 @@ func urlDecode(s string) string {
 // Expression is a compiled match expression.
 type Expression struct {
 	prg cel.Program
+	// readsRequest: it reads what only an HTTP request has (ReadsRequest).
+	readsRequest bool
 	// exclusions are the request fields its preconfigured WAF rules do
 	// not inspect.
 	exclusions []exclusion
@@ -172,7 +175,7 @@ type Expression struct {
 
 // WithExclusions is x with a rule's preconfiguredWafConfig exclusions.
 func (x *Expression) WithExclusions(exclusions []api.WafExclusion) *Expression {
-	out := &Expression{prg: x.prg}
+	out := &Expression{prg: x.prg, readsRequest: x.readsRequest}
 	for _, e := range exclusions {
 		out.exclusions = append(out.exclusions, newExclusion(e))
 	}
@@ -201,7 +204,29 @@ func Compile(expr string) (*Expression, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Expression{prg: prg}, nil
+	return &Expression{prg: prg, readsRequest: readsRequest(ast.NativeRep())}, nil
+}
+
+// ReadsRequest tells whether the expression reads what only an HTTP
+// request has (request.*, the reCAPTCHA tokens, the preconfigured WAF
+// rules), as opposed to what a TCP connection has too (origin.*): a proxy
+// Network Load Balancer decides its connections by the others alone.
+func (x *Expression) ReadsRequest() bool { return x.readsRequest }
+
+// readsRequest tells whether a checked expression names a request
+// attribute or a function that reads the request.
+func readsRequest(a *celast.AST) bool {
+	for _, ref := range a.ReferenceMap() {
+		if strings.HasPrefix(ref.Name, "request.") || strings.HasPrefix(ref.Name, "token.") {
+			return true
+		}
+		for _, id := range ref.OverloadIDs {
+			if strings.HasPrefix(id, "evaluatePreconfigured") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Request is what an expression sees of one request.

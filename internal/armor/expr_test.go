@@ -215,3 +215,31 @@ func TestRanges(t *testing.T) {
 		t.Error("ValidRange")
 	}
 }
+
+// An expression that reads the HTTP request (its attributes, the
+// reCAPTCHA tokens, the WAF rules) is told from one over the connection's
+// origin alone, which a TCP or SSL proxy can decide.
+func TestReadsRequest(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"origin.ip == '127.0.0.1'":                              false,
+		"inIpRange(origin.ip, '10.0.0.0/8') && origin.asn == 0": false,
+		"origin.region_code == 'US'":                            false,
+		"request.path.lower().contains('/admin')":               true,
+		"origin.ip == '1.2.3.4' || request.headers['x'] == 'y'": true,
+		"token.recaptcha_session.valid":                         true,
+		"evaluatePreconfiguredWaf('sqli-v33-stable')":           true,
+		"evaluatePreconfiguredExpr('xss-v33-stable', [])":       true,
+		"evaluateThreatIntelligence('iplist-tor-exit-nodes')":   false,
+	} {
+		x, err := Compile(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := x.ReadsRequest(); got != want {
+			t.Errorf("%s: ReadsRequest %v, want %v", expr, got, want)
+		}
+		if got := x.WithExclusions(nil).ReadsRequest(); got != want {
+			t.Errorf("%s with exclusions: ReadsRequest %v, want %v", expr, got, want)
+		}
+	}
+}
