@@ -184,6 +184,44 @@ func TestStart_WorkloadCommandsNeedLoopbackOrAToken(t *testing.T) {
 	}
 }
 
+// Clients holding more idle keep-alive connections than the API keeps open
+// (1,100 against the default 1,024) do not keep a new client waiting: the
+// connection idle the longest makes room for it, and each of them got its
+// answer first.
+func TestLimits_IdleConnectionsDoNotKeepANewClientWaiting(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator0())
+	held := make([]net.Conn, 0, 1100)
+	t.Cleanup(func() {
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	for i := range cap(held) {
+		c, err := net.Dial("tcp", e.Addr())
+		if err != nil {
+			t.Fatalf("connection %d: %v", i+1, err)
+		}
+		held = append(held, c)
+		c.SetDeadline(time.Now().Add(20 * time.Second)) // a hang guard, not a measurement
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: "+e.Addr()+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d, with %d idle before it: no answer (%v)", i+1, i, err)
+		}
+		resp.Body.Close()
+	}
+	client := &http.Client{Timeout: 20 * time.Second} // a hang guard
+	resp, err := client.Get(e.URL() + "/healthz")
+	if err != nil {
+		t.Fatalf("a new client, with %d idle connections held: %v", len(held), err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a new client: %d", resp.StatusCode)
+	}
+}
+
 // TestLimits_StalledRequestIsCut: a client that sends part of a request
 // and stalls loses its connection once the read timeout passes, instead of
 // holding it (and a descriptor) for as long as it likes.
@@ -218,27 +256,15 @@ func TestLimits_StalledRequestIsCut(t *testing.T) {
 	}
 }
 
-// TestLimits_MaxConnections: beyond the cap, a connection waits to be
-// accepted until another one closes.
+// TestLimits_MaxConnections: beyond the cap, a connection waits while
+// every open one is busy with a request, until one closes; an idle one
+// (between keep-alive requests) makes room for it at once.
 func TestLimits_MaxConnections(t *testing.T) {
 	t.Parallel()
 	cfg := emulator0()
 	cfg.Limits = emulator.Limits{MaxConnections: 1}
 	e := startEmulator(t, cfg)
-	first, err := net.Dial("tcp", e.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
-	// The first connection is accepted (it is answered), then held idle.
-	io.WriteString(first, "GET /healthz HTTP/1.1\r\nHost: "+e.Addr()+"\r\n\r\n")
-	if resp, err := http.ReadResponse(bufio.NewReader(first), nil); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("first connection: %v %v", resp, err)
-	}
-
-	var wg sync.WaitGroup
-	answered := make(chan int, 1)
-	wg.Go(func() {
+	get := func(answered chan<- int) {
 		tr := &http.Transport{}
 		defer tr.CloseIdleConnections()
 		resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Get(e.URL() + "/healthz")
@@ -248,16 +274,50 @@ func TestLimits_MaxConnections(t *testing.T) {
 		}
 		resp.Body.Close()
 		answered <- resp.StatusCode
-	})
+	}
+
+	// Busy: a request whose body is still coming. The server's "100
+	// Continue" says its handler has begun reading it.
+	busy, err := net.Dial("tcp", e.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	io.WriteString(busy, "POST "+healthChecks+" HTTP/1.1\r\nHost: "+e.Addr()+
+		"\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	busy.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+	if line, err := bufio.NewReader(busy).ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 100") {
+		t.Fatalf("the busy request: %q %v, want 100 Continue", line, err)
+	}
+	io.WriteString(busy, `{"na`)
+	var wg sync.WaitGroup
+	answered := make(chan int, 1)
+	wg.Go(func() { get(answered) })
 	time.Sleep(300 * time.Millisecond) // a chance to break the cap; passing does not depend on it
 	select {
 	case code := <-answered:
-		t.Fatalf("a second connection was served (%d) while the only one allowed was open", code)
+		t.Fatalf("a second connection was served (%d) while the only one allowed was busy", code)
 	default:
 	}
-	first.Close()
+	busy.Close()
 	if code := <-answered; code != http.StatusOK {
 		t.Fatalf("second connection after the first closed: %d, want 200", code)
+	}
+	wg.Wait()
+
+	// Idle: answered, then held open.
+	idle, err := net.Dial("tcp", e.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: "+e.Addr()+"\r\n\r\n")
+	if resp, err := http.ReadResponse(bufio.NewReader(idle), nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the idle connection's request: %v %v", resp, err)
+	}
+	wg.Go(func() { get(answered) })
+	if code := <-answered; code != http.StatusOK {
+		t.Fatalf("a new connection while the only one allowed is idle: %d, want 200", code)
 	}
 	wg.Wait()
 }

@@ -26,7 +26,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"golang.org/x/net/netutil"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
@@ -282,8 +281,9 @@ type Limits struct {
 // arriving (no handler streams or waits for long); an idle keep-alive
 // connection is closed after 2 minutes, longer than a Terraform run's
 // pauses between calls (the provider drops its own after 90 s, first).
-// Beyond 1,024 connections new ones wait in the kernel's accept queue
-// rather than take more descriptors.
+// At most 1,024 connections are open at once: a client that comes when all
+// are taken gets the place of the one idle longest (idleFirstListener), and
+// waits in the kernel's accept queue only while all are busy.
 var DefaultLimits = Limits{
 	ReadHeaderTimeout: 10 * time.Second,
 	ReadTimeout:       30 * time.Second,
@@ -379,7 +379,9 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	}
 	// The status page's streams never go idle: Shutdown must end them.
 	e.http.RegisterOnShutdown(api.StopStreams)
-	go func() { e.served <- e.http.Serve(netutil.LimitListener(ln, limits.MaxConnections)) }()
+	limited := newIdleFirstListener(ln, limits.MaxConnections)
+	e.http.ConnState = limited.track
+	go func() { e.served <- e.http.Serve(limited) }()
 	healCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stopHealing, e.healed = stop, make(chan struct{})
 	go func() {

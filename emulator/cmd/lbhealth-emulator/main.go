@@ -284,7 +284,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		"require \"Authorization: Bearer <token>\" on every API call; /healthz, /metrics and the status page stay open. "+
 			"Prefer the environment variable: a flag shows in the process list (env LBHEALTH_TOKEN)")
 	maxConns := fs.Int("max-connections", envInt("LBHEALTH_MAX_CONNECTIONS", emulator.DefaultLimits.MaxConnections),
-		"most API connections open at once; more wait to be accepted (env LBHEALTH_MAX_CONNECTIONS)")
+		"most API connections open at once; when all are taken, a new one replaces the one idle longest, and waits to be accepted only "+
+			"while all are busy with a request (env LBHEALTH_MAX_CONNECTIONS)")
 	opsTTL := fs.Duration("operations-ttl", envDuration("LBHEALTH_OPERATIONS_TTL", httpapi.DefaultOperationsTTL),
 		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
 	certProvisioning := fs.Duration("certificate-provisioning", envDuration("LBHEALTH_CERTIFICATE_PROVISIONING", httpapi.DefaultCertificateProvisioning),
