@@ -43,8 +43,13 @@ const ModeFlap targets.Mode = "flap"
 const FlapPeriod = 10 * time.Second
 
 // WorkloadModes are the modes SetMode takes, ModeOK first.
-var WorkloadModes = []targets.Mode{targets.ModeOK, ModeStop, ModeFlap, targets.ModeRefuse, targets.ModeReset, targets.ModeHang,
-	targets.ModeSlow, targets.ModeStatus500, targets.ModeStatus301, targets.ModeWrongBody, targets.ModeNotServing}
+var WorkloadModes = func() []targets.Mode {
+	out := make([]targets.Mode, len(api.WorkloadModes))
+	for i, m := range api.WorkloadModes {
+		out[i] = targets.Mode(m)
+	}
+	return out
+}()
 
 // ModeNames lists WorkloadModes for messages: "ok", "stop", ...
 func ModeNames() string {

@@ -52,6 +52,13 @@ const (
 	MetadataWorkloadCommand = "lbhealth-workload-command"
 )
 
+// WorkloadModes are the modes of an instance's simulated workload (POST
+// /_emulator/workloads/{instance path} {"mode": ...}), "ok" (healed) first:
+// stop (every port refuses), flap (serves 10 s, stopped 10 s), then the
+// failures of the target simulator's servers.
+var WorkloadModes = []string{"ok", "stop", "flap", "refuse", "reset", "hang", "slow", "status-500", "status-301",
+	"wrong-body", "not-serving"}
+
 // Value returns the value of key, and whether the metadata has it.
 func (m *Metadata) Value(key string) (string, bool) {
 	if m == nil {

@@ -44,12 +44,25 @@ func Wait[H any](ctx context.Context, timeout, poll time.Duration, read func(con
 // has: the count, and each endpoint that is not HEALTHY with its state
 // and reason.
 func EndpointsHealthy(statuses []api.HealthStatus, min int64) (bool, string) {
-	var healthy int64
+	return endpointsIn(statuses, rules.StateHealthy, min)
+}
+
+// EndpointsUnhealthy tells whether statuses has at least min endpoints
+// UNHEALTHY (every one, and at least one, when min is 0): a break seen by
+// the probes. It says what it has as EndpointsHealthy does.
+func EndpointsUnhealthy(statuses []api.HealthStatus, min int64) (bool, string) {
+	return endpointsIn(statuses, rules.StateUnhealthy, min)
+}
+
+// endpointsIn counts the endpoints of statuses in state against min, and
+// names the others with their states and reasons.
+func endpointsIn(statuses []api.HealthStatus, want string, min int64) (bool, string) {
+	var in int64
 	var others []string
 	for _, hs := range statuses {
 		state := hs.State()
-		if state == rules.StateHealthy {
-			healthy++
+		if state == want {
+			in++
 			continue
 		}
 		at := hs.IPAddress
@@ -62,11 +75,11 @@ func EndpointsHealthy(statuses []api.HealthStatus, min int64) (bool, string) {
 		others = append(others, at+" "+state)
 	}
 	total := int64(len(statuses))
-	want, done := "every one", total > 0 && healthy == total
+	wanted, done := "every one", total > 0 && in == total
 	if min > 0 {
-		want, done = fmt.Sprintf("at least %d", min), healthy >= min
+		wanted, done = fmt.Sprintf("at least %d", min), in >= min
 	}
-	saw := fmt.Sprintf("%d of %d endpoints HEALTHY, want %s", healthy, total, want)
+	saw := fmt.Sprintf("%d of %d endpoints %s, want %s", in, total, want, wanted)
 	if len(others) > 0 {
 		saw += "; " + strings.Join(others, ", ")
 	}

@@ -58,3 +58,18 @@ func TestEndpointsHealthy(t *testing.T) {
 		t.Error("no endpoint at all counted as every one healthy")
 	}
 }
+
+// EndpointsUnhealthy waits for a break: UNHEALTHY endpoints counted
+// against every one or a minimum, the others named.
+func TestEndpointsUnhealthy(t *testing.T) {
+	statuses := []api.HealthStatus{
+		{IPAddress: "10.0.0.1", Port: 80, HealthState: "HEALTHY"},
+		{IPAddress: "10.0.0.2", Port: 80, HealthState: "UNHEALTHY", Reason: "TIMEOUT"},
+	}
+	if ok, saw := EndpointsUnhealthy(statuses, 1); !ok || saw != "1 of 2 endpoints UNHEALTHY, want at least 1; 10.0.0.1:80 HEALTHY" {
+		t.Errorf("at least 1: %v %q", ok, saw)
+	}
+	if ok, saw := EndpointsUnhealthy(statuses, 0); ok || !strings.HasPrefix(saw, "1 of 2 endpoints UNHEALTHY, want every one") {
+		t.Errorf("every one: %v %q", ok, saw)
+	}
+}

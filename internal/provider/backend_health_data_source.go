@@ -75,7 +75,7 @@ var readBackendHealth = readHealth("backend_service", backendServiceNoun, backen
 			return get(ctx)
 		}
 		return waitingGet(ctx, config.WaitFor.Timeout, get, func(h *api.BackendServiceGroupHealth) (bool, string) {
-			return client.EndpointsHealthy(h.HealthStatus, config.WaitFor.MinHealthy.ValueInt64())
+			return config.WaitFor.ready(h.HealthStatus)
 		})
 	},
 	flattenBackendHealth)

@@ -158,6 +158,7 @@ func (p *lbhealthProvider) Resources(_ context.Context) []func() resource.Resour
 		newInstanceTemplateResource,
 		newInstanceGroupManagerResource,
 		newFirewallResource,
+		newWorkloadResource,
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
@@ -28,8 +30,17 @@ const healthPoll = 500 * time.Millisecond
 
 // endpointsWaitModel is lbhealth_backend_health's wait_for block.
 type endpointsWaitModel struct {
-	MinHealthy types.Int64  `tfsdk:"min_healthy"`
-	Timeout    types.String `tfsdk:"timeout"`
+	MinHealthy   types.Int64  `tfsdk:"min_healthy"`
+	MinUnhealthy types.Int64  `tfsdk:"min_unhealthy"`
+	Timeout      types.String `tfsdk:"timeout"`
+}
+
+// ready is the test the block asks of what a read gives.
+func (w *endpointsWaitModel) ready(statuses []api.HealthStatus) (bool, string) {
+	if !w.MinUnhealthy.IsNull() {
+		return client.EndpointsUnhealthy(statuses, w.MinUnhealthy.ValueInt64())
+	}
+	return client.EndpointsHealthy(statuses, w.MinHealthy.ValueInt64())
 }
 
 // healthyWaitModel is lbhealth_composite_health's wait_for block.
@@ -47,11 +58,16 @@ func waitTimeoutAttribute() schema.StringAttribute {
 func endpointsWaitBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Wait, reading again every half second, until the endpoints are healthy: at least " +
-			"`min_healthy` of them `HEALTHY`, or, without it, every one (and at least one). Past `timeout` the read " +
-			"fails, saying what it saw. Without this block the read shows health as it is at that moment.",
+			"`min_healthy` of them `HEALTHY`, or, without it, every one (and at least one); or, with `min_unhealthy`, " +
+			"until the probes see a break. Past `timeout` the read fails, saying what it saw. Without this block the " +
+			"read shows health as it is at that moment.",
 		Attributes: map[string]schema.Attribute{
 			"min_healthy": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1)},
 				MarkdownDescription: "How many endpoints must be `HEALTHY`. Unset: every endpoint."},
+			"min_unhealthy": schema.Int64Attribute{Optional: true, Validators: []validator.Int64{int64validator.AtLeast(1),
+				int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("min_healthy"))},
+				MarkdownDescription: "Wait instead until at least this many endpoints are `UNHEALTHY`: a break the " +
+					"probes have seen, as a test that broke a backend waits for. Conflicts with `min_healthy`."},
 			"timeout": waitTimeoutAttribute(),
 		},
 	}
