@@ -21,6 +21,7 @@ import (
 // templates/ (make generate). tfplugindocs runs the terraform on PATH.
 //go:generate terraform fmt -recursive ./examples/
 //go:generate go tool tfplugindocs generate --provider-name lbhealth
+//go:generate sh -c "go run ./emulator/cmd/lbhealth-emulator help --markdown | go run ./scripts/emulatordocs docs/guides/emulator.md"
 
 // version is set by the release build with -ldflags "-X main.version=...".
 var version = "dev"

@@ -41,7 +41,7 @@ func main() {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	case errors.As(err, &usage):
-		fmt.Fprintf(os.Stderr, "lbhealth-emulator: %v\n\n%s\nRun 'lbhealth-emulator --help' for the flags.\n", err, synopsis)
+		fmt.Fprintf(os.Stderr, "lbhealth-emulator: %v\n\n%s\n", err, usage.usage())
 		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "lbhealth-emulator:", err)
@@ -49,94 +49,207 @@ func main() {
 	}
 }
 
+// command is one of the emulator's commands: its name (serve is also the
+// command of no name), its arguments, what it does, and what runs it.
+type command struct {
+	name, args, summary string
+	run                 func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands are the emulator's commands, in the order help lists them:
+// the one table that run, help, the synopsis and the emulator guide
+// (help --markdown) read.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"serve", "[flags]", "serve the API on its database and probe what it stores", serve},
+		{"targets", "[flags]", "start sample targets to probe, and a control API to break and recover them", runTargets},
+		{"healthcheck", "[flags]", "exit 0 if the emulator at --listen answers /healthz (a container's health check)",
+			func(args []string, stdout, _ io.Writer) error { return healthcheck(args, stdout) }},
+		{"wait", "[flags]", "wait until a backend service, target pool or composite check is healthy (exit 0) or time runs out",
+			func(args []string, stdout, _ io.Writer) error { return wait(args, stdout) }},
+		{"timeline", "[flags]", "print every change of state recorded (endpoints, sources, composites, instances)",
+			func(args []string, stdout, _ io.Writer) error { return timelineCommand(args, stdout) }},
+		{"scenario", "[flags]", "run a chaos scenario (break, slow, heal instances, zones, targets on a schedule)",
+			func(args []string, stdout, _ io.Writer) error { return scenarioCommand(args, stdout) }},
+		{"terraform-override", "[flags]", "point a hashicorp/google configuration at the emulator, its files unchanged", terraformOverride},
+		{"version", "", "print the version", versionCommand},
+		{"help", "[command]", "print this help, or a command's", help},
+	}
+}
+
+// lookupCommand is the command of name, and whether there is one.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// line is c's usage line: "lbhealth-emulator wait [flags]" (serve's is the
+// command of no name).
+func (c command) line() string {
+	words := []string{"lbhealth-emulator"}
+	if c.name != "serve" {
+		words = append(words, c.name)
+	}
+	if c.args != "" {
+		words = append(words, c.args)
+	}
+	return strings.Join(words, " ")
+}
+
 // synopsis is the commands, as help and a usage error show them.
-const synopsis = `usage:
-  lbhealth-emulator [flags]           serve the API on its database and probe what it stores
-  lbhealth-emulator targets [flags]   start sample targets to probe, and a control API to break and recover them
-  lbhealth-emulator healthcheck       exit 0 if the emulator at --listen answers /healthz (a container's health check)
-  lbhealth-emulator wait [flags]      wait until a backend service, target pool or composite check is healthy (exit 0) or time runs out
-  lbhealth-emulator timeline [flags]  print every change of state recorded (endpoints, sources, composites, instances)
-  lbhealth-emulator scenario [flags]  run a chaos scenario (break, slow, heal instances, zones, targets on a schedule)
-  lbhealth-emulator terraform-override [flags]
-                                      point a hashicorp/google configuration at the emulator, its files unchanged
-  lbhealth-emulator version           print the version
-  lbhealth-emulator help [command]    print this help, or a command's`
+func synopsis() string {
+	var b strings.Builder
+	b.WriteString("usage:")
+	for _, c := range commands {
+		if line := c.line(); len(line) <= 34 {
+			fmt.Fprintf(&b, "\n  %-34s  %s", line, c.summary)
+		} else {
+			fmt.Fprintf(&b, "\n  %s\n  %-34s  %s", line, "", c.summary)
+		}
+	}
+	return b.String()
+}
 
 // usageError is a command line the emulator cannot read: it exits 2 and
-// shows the synopsis.
-type usageError struct{ msg string }
+// shows how the command is used. command is the one whose line it was
+// ("" when no command could be told).
+type usageError struct{ command, msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// run runs the command args name. Help goes to stdout, and is not an error.
-func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		switch args[0] {
-		case "serve":
-			return serve(args[1:], stdout, stderr)
-		case "targets":
-			return runTargets(args[1:], stdout, stderr)
-		case "healthcheck":
-			return healthcheck(args[1:], stdout)
-		case "wait":
-			return wait(args[1:], stdout)
-		case "terraform-override":
-			return terraformOverride(args[1:], stdout, stderr)
-		case "timeline":
-			return timelineCommand(args[1:], stdout)
-		case "scenario":
-			return scenarioCommand(args[1:], stdout)
-		case "version":
-			if len(args) > 1 {
-				return usageError{fmt.Sprintf("version takes no arguments, got %q", args[1])}
-			}
-			fmt.Fprintln(stdout, buildinfo.String("lbhealth-emulator", version))
-			return nil
-		case "help":
-			switch {
-			case len(args) == 1 || args[1] == "serve":
-				return serve([]string{"--help"}, stdout, stderr)
-			case args[1] == "targets":
-				return runTargets([]string{"--help"}, stdout, stderr)
-			case args[1] == "healthcheck":
-				return healthcheck([]string{"--help"}, stdout)
-			case args[1] == "wait":
-				return wait([]string{"--help"}, stdout)
-			case args[1] == "terraform-override":
-				return terraformOverride([]string{"--help"}, stdout, stderr)
-			case args[1] == "timeline":
-				return timelineCommand([]string{"--help"}, stdout)
-			case args[1] == "scenario":
-				return scenarioCommand([]string{"--help"}, stdout)
-			case args[1] == "version":
-				fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
-				return nil
-			}
-			return usageError{fmt.Sprintf("help: unknown command %q", args[1])}
-		}
-		return usageError{fmt.Sprintf("unknown command %q", args[0])}
+// usage is what to show with the error: the command's usage line and
+// where its flags are, or every command.
+func (e usageError) usage() string {
+	if c, ok := lookupCommand(e.command); ok {
+		return fmt.Sprintf("usage: %s\nRun 'lbhealth-emulator help %s' for its flags.", c.line(), c.name)
 	}
-	return serve(args, stdout, stderr)
+	return synopsis() + "\nRun 'lbhealth-emulator help COMMAND' for a command's flags."
+}
+
+// run runs the command args name (serve when the first is a flag or there
+// is none). Help goes to stdout, and is not an error.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return serve(args, stdout, stderr)
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		return usageError{"", fmt.Sprintf("unknown command %q%s", args[0], didYouMean(args[0], commandNames()))}
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+func versionCommand(args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 && args[0] == "--help" {
+		fmt.Fprintln(stdout, "usage: lbhealth-emulator version\n\nPrints the version, the commit it was built from and the Go that built it.")
+		return nil
+	}
+	if len(args) > 0 {
+		return usageError{"version", fmt.Sprintf("version takes no arguments, got %q", args[0])}
+	}
+	fmt.Fprintln(stdout, buildinfo.String("lbhealth-emulator", version))
+	return nil
+}
+
+// help prints the synopsis and serve's flags, or a command's help;
+// --markdown prints every command's flags for the emulator guide.
+func help(args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 0:
+		return serve([]string{"--help"}, stdout, stderr)
+	case args[0] == "--markdown" && len(args) == 1:
+		return markdown(stdout)
+	case args[0] == "help" || args[0] == "--help":
+		fmt.Fprintln(stdout, synopsis())
+		return nil
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok || len(args) > 1 {
+		return usageError{"help", fmt.Sprintf("help: unknown command %q%s", strings.Join(args, " "), didYouMean(args[0], commandNames()))}
+	}
+	return c.run([]string{"--help"}, stdout, stderr)
 }
 
 // parse reads args into fs. --help prints help (the synopsis, then fs's
 // flags) to stdout and gives flag.ErrHelp; a flag fs does not have, a bad
-// value or a stray argument is a usageError.
+// value or a stray argument is a usageError. While the guide's flags are
+// collected (collecting), it only hands fs over and gives flag.ErrHelp.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer, intro string) error {
+	if collecting != nil {
+		collecting(fs, intro)
+		return flag.ErrHelp
+	}
 	fs.SetOutput(io.Discard)
+	name := strings.TrimPrefix(strings.TrimPrefix(fs.Name(), "lbhealth-emulator"), " ")
+	if name == "" {
+		name = "serve"
+	}
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, "%s\n\n%s\n\nflags:\n", synopsis, wrap(intro, "", 80))
+		fmt.Fprintf(stdout, "%s\n\n%s\n\nflags:\n", synopsis(), wrap(intro, "", 80))
 		printFlags(stdout, fs)
 		return err
 	}
 	if err != nil {
-		return usageError{flagError(fs, err)}
+		return usageError{name, flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q: %s takes flags only", fs.Arg(0), fs.Name())}
+		return usageError{name, fmt.Sprintf("unexpected argument %q: %s takes flags only", fs.Arg(0), fs.Name())}
 	}
 	return nil
+}
+
+// undefinedFlag is how the flag package says a flag is not one.
+var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+
+// didYouMean is ", did you mean X?" for the one of names closest to
+// typed, when one is close enough to be a typo; else "".
+func didYouMean(typed string, names []string) string {
+	best, bestDist := "", 3 // at most two edits
+	for _, n := range names {
+		if d := editDistance(typed, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // badValue is how the flag package says a value did not parse.
@@ -145,6 +258,15 @@ var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:fla
 // flagError says what is wrong with a flag as the rest of the command
 // line's errors do: the flag, the value and what it wants.
 func flagError(fs *flag.FlagSet, err error) string {
+	if m := undefinedFlag.FindStringSubmatch(err.Error()); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		suggestion := didYouMean(m[1], names)
+		if suggestion != "" {
+			suggestion = strings.Replace(suggestion, `"`, `"--`, 1)
+		}
+		return err.Error() + suggestion
+	}
 	m := badValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err.Error()

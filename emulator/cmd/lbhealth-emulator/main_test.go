@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -73,6 +74,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--operations-ttl", "banana"}, `--operations-ttl "banana": want a duration, such as 30s, 10m or 1h`},
 		{[]string{"--in-memory", "--strict-fields=maybe"}, `--strict-fields "maybe": want true or false`},
 		{[]string{"targets", "stray"}, `unexpected argument "stray"`},
+		{[]string{"wait", "--backend-servce", "x"}, `flag provided but not defined: -backend-servce; did you mean "--backend-service"?`},
+		{[]string{"versoin"}, `unknown command "versoin"; did you mean "version"?`},
+		{[]string{"help", "targts"}, `help: unknown command "targts"; did you mean "targets"?`},
 	} {
 		var stdout bytes.Buffer
 		err := run(c.args, &stdout, &stdout)
@@ -80,6 +84,13 @@ func TestUsageErrors(t *testing.T) {
 		if !errors.As(err, &usage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want a usage error with %q", c.args, err, c.want)
 		}
+	}
+	// A command's usage error shows that command's line and where its
+	// flags are, not every command.
+	var usage usageError
+	if err := run([]string{"wait", "--backend-servce", "x"}, io.Discard, io.Discard); !errors.As(err, &usage) ||
+		usage.usage() != "usage: lbhealth-emulator wait [flags]\nRun 'lbhealth-emulator help wait' for its flags." {
+		t.Errorf("wait's usage error: %v, shows %q", err, usage.usage())
 	}
 	var stdout bytes.Buffer
 	// An address that is not one is not "another emulator running".

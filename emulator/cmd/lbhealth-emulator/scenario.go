@@ -39,7 +39,7 @@ func scenarioCommand(args []string, stdout io.Writer) error {
 	defer cancel()
 	switch {
 	case (*file == "") == (*stop == ""):
-		return usageError{"scenario: give --file (a scenario to run) or --stop (the name of one to stop)"}
+		return usageError{"scenario", "scenario: give --file (a scenario to run) or --stop (the name of one to stop)"}
 	case *stop != "":
 		st, err := c.StopScenario(ctx, *stop)
 		if err != nil {

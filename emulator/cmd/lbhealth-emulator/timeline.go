@@ -38,7 +38,7 @@ func timelineCommand(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *kind != "" && !slices.Contains(api.TimelineKinds, *kind) {
-		return usageError{fmt.Sprintf("--kind %q: want one of %v", *kind, api.TimelineKinds)}
+		return usageError{"timeline", fmt.Sprintf("--kind %q: want one of %v", *kind, api.TimelineKinds)}
 	}
 	out := stdout
 	if *output != "" {

@@ -42,11 +42,11 @@ func wait(args []string, stdout io.Writer) error {
 	}
 	switch {
 	case named != 1:
-		return usageError{"wait: name one of --backend-service, --target-pool or --composite-check"}
+		return usageError{"wait", "wait: name one of --backend-service, --target-pool or --composite-check"}
 	case *minHealthy < 0:
-		return usageError{fmt.Sprintf("--min-healthy %d: want 0 (every endpoint) or more", *minHealthy)}
+		return usageError{"wait", fmt.Sprintf("--min-healthy %d: want 0 (every endpoint) or more", *minHealthy)}
 	case *timeout <= 0:
-		return usageError{fmt.Sprintf("--timeout %s: want a positive duration, such as 30s or 2m", *timeout)}
+		return usageError{"wait", fmt.Sprintf("--timeout %s: want a positive duration, such as 30s or 2m", *timeout)}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
