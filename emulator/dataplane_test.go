@@ -807,3 +807,15 @@ func TestDataPlane_TargetInstanceForwardsToItsInstance(t *testing.T) {
 		t.Fatalf("through the target instance: served by %q, want 127.0.0.2:%s", got, port)
 	}
 }
+
+// The status page's empty Traffic section says what gets a listener and
+// which guide tells more (it used to point to a README section there is
+// not).
+func TestStatusPage_EmptyTrafficSaysWhereToRead(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	_, _, page := get(t, e.URL()+"/")
+	if !strings.Contains(page, "a forwarding rule whose address is on loopback gets one") || !strings.Contains(page, "docs/guides/traffic.md") {
+		t.Errorf("the empty Traffic section does not say what gets a listener, nor where to read more")
+	}
+}

@@ -81,7 +81,9 @@ echo "== terraform init"
 rm -f .terraform.lock.hcl
 terraform init -input=false -no-color >/dev/null
 echo "== terraform apply"
-terraform apply -input=false -auto-approve -no-color | grep -vE '^\s*$' | tail -25
+# Its outputs are read before the first probes answer (UNKNOWN): the end
+# of the demo prints them read again.
+terraform apply -input=false -auto-approve -no-color | sed '/^Outputs:/,$d' | grep -vE '^\s*$' | tail -25
 echo "== terraform plan (expect no resource changes; live health outputs may differ)"
 terraform plan -input=false -no-color | grep -E 'No changes|without changing any real infrastructure|to add|to change' || true
 
@@ -95,6 +97,9 @@ wait_state 9001 UNHEALTHY
 echo "== recover it"
 curl -fsS -X POST "http://$control/targets/http-2/recover" >/dev/null
 wait_state 9001 HEALTHY
+echo "== what Terraform reads now (terraform apply -refresh-only; output web_endpoints)"
+terraform apply -refresh-only -input=false -auto-approve -no-color >/dev/null
+terraform output -no-color web_endpoints
 
 cat <<MSG
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
@@ -27,7 +28,7 @@ func timelineCommand(args []string, stdout io.Writer) error {
 	endpoint := fs.String("endpoint", env("LBHEALTH_EMULATOR_HOST", emulator.DefaultListen),
 		"the emulator to ask: host:port or its URL (env LBHEALTH_EMULATOR_HOST)")
 	since := fs.Uint64("since", 0, "print the events after this sequence number (0: from the start)")
-	kind := fs.String("kind", "", "print only events of this kind: endpoint, healthSource, compositeHealthCheck, instance, scenario, securityPolicy or autoscaler")
+	kind := fs.String("kind", "", "print only events of this kind: "+strings.Join(api.TimelineKinds, ", "))
 	resource := fs.String("resource", "", "print only events whose resource or group contains this text (a name, or a path)")
 	follow := fs.Bool("follow", false, "keep printing events as they happen, until interrupted")
 	output := fs.String("output", "", "write to this file instead of standard output")
