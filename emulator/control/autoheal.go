@@ -91,6 +91,9 @@ type healing struct {
 	// recreations counts recreations in a row without a pass.
 	passed      bool
 	recreations int
+	// hooked is closed once the policy's hook answered (or gave up) for
+	// the recreation under way; nil while none was called.
+	hooked chan struct{}
 }
 
 // Autohealer keeps managed groups whole and recreates their unhealthy
@@ -241,14 +244,13 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 		h := a.of(path)
 		v, fresh := verdicts[api.Generation(path, in.ID)]
 		switch {
-		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.timeScale.Of(RecreateTime):
+		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.timeScale.Of(RecreateTime) && a.hookAnswered(&h, policy.HookURL, k, in):
 			if err := a.groups.Recreate(ctx, in.Key); err != nil {
 				return err
 			}
-			h.action, h.since, h.passed = api.ActionVerifying, now, false
+			h.action, h.since, h.passed, h.hooked = api.ActionVerifying, now, false, nil
 			a.log.Info("autohealing: instance recreated, verifying", "group", k.Path(), "instance", path)
 			a.record(k.Path(), path, api.ActionRecreating, api.ActionVerifying, "recreated")
-			a.callHook(policy.HookURL, k, in)
 		case h.action == api.ActionRecreating:
 		case fresh && v.State == rules.StateHealthy:
 			if h.action == api.ActionVerifying {
@@ -288,15 +290,36 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 	return a.groups.SetManagerStatus(ctx, k, actions, loop)
 }
 
-// callHook tells the user's hook, if the policy names one, that instance
-// in of group k was recreated: a POST of {"group", "instance",
-// "ipAddress"}, so that a test can restart what answers at that address.
-func (a *Autohealer) callHook(url string, k store.Key, in ManagedInstance) {
+// hookAnswered tells whether the recreation of in may go on: the policy
+// has no hook, or its hook has answered. The first time, it calls the
+// hook: the new instance is made, and probed, only once the hook has
+// done what it does (restart what answers at the address), so that its
+// verification never races the restart.
+func (a *Autohealer) hookAnswered(h *healing, url string, k store.Key, in ManagedInstance) bool {
 	if url == "" {
-		return
+		return true
 	}
+	if h.hooked == nil {
+		h.hooked = a.callHook(url, k, in)
+		return false
+	}
+	select {
+	case <-h.hooked:
+		return true
+	default:
+		return false
+	}
+}
+
+// callHook tells the user's hook that instance in of group k is being
+// recreated: a POST of {"group", "instance", "ipAddress"}, so that a test
+// can restart what answers at that address. The channel it returns is
+// closed once the hook answered, failed or timed out (5 s).
+func (a *Autohealer) callHook(url string, k store.Key, in ManagedInstance) chan struct{} {
+	done := make(chan struct{})
 	body, _ := json.Marshal(map[string]string{"group": a.groups.Link(k.Path()), "instance": in.Link, "ipAddress": in.IP})
 	go func() {
+		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -313,6 +336,7 @@ func (a *Autohealer) callHook(url string, k store.Key, in ManagedInstance) {
 		resp.Body.Close()
 		a.log.Info("autohealing hook called", "url", url, "instance", in.Link, "status", strconv.Itoa(resp.StatusCode))
 	}()
+	return done
 }
 
 func valueOr(p *int64) int64 {

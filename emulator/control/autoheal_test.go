@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -159,16 +160,21 @@ func TestAutohealer_KeepsSizeAndForgets(t *testing.T) {
 }
 
 // A recreation calls the policy's hook with the group, the instance and its
-// address.
-func TestAutohealer_CallsTheHook(t *testing.T) {
+// address, and the instance is made anew only once the hook has answered:
+// its verification never races what the hook restarts.
+func TestAutohealer_CallsTheHookBeforeRecreating(t *testing.T) {
 	got := make(chan map[string]string, 1)
+	release := make(chan struct{})
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]string
 		b, _ := io.ReadAll(r.Body)
 		json.Unmarshal(b, &body)
 		got <- body
+		<-release // the restart takes its time
 	}))
 	t.Cleanup(hook.Close)
+	answer := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(answer) // before hook.Close, which waits for the handler
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	f := newFakeGroup(start, 0, hook.URL)
@@ -185,6 +191,24 @@ func TestAutohealer_CallsTheHook(t *testing.T) {
 		}
 	case <-time.After(time.Minute): // a hang guard, not a measurement
 		t.Fatal("the hook was never called")
+	}
+	recreated := func() bool { return strings.Contains(strings.Join(f.calls, ","), "recreate web-1") }
+	for range 5 {
+		now = now.Add(RecreateTime)
+		a.Once(context.Background())
+	}
+	if recreated() || a.Action("projects/p/zones/z-a/instances/web-1") != api.ActionRecreating {
+		t.Fatalf("recreated while the hook had not answered: %v", f.calls)
+	}
+	answer()
+	for deadline := time.Now().Add(time.Minute); !recreated(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) { // a hang guard, not a measurement
+			t.Fatalf("never recreated after the hook answered: %v", f.calls)
+		}
+		a.Once(context.Background())
+	}
+	if n := strings.Count(strings.Join(f.calls, ","), "recreate web-1"); n != 1 {
+		t.Errorf("recreated %d times, want once: %v", n, f.calls)
 	}
 }
 

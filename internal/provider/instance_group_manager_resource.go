@@ -106,7 +106,8 @@ var instanceGroupManagerDescriptions = map[string]string{
 		"source shows it).", rules.MaxInitialDelaySec),
 	"auto_healing_policies.hook_url": "lbhealth extension: an http or https URL of this machine (127.0.0.0/8, ::1 " +
 		"or localhost) the emulator calls (POST) each time it recreates an instance, so that a test can restart " +
-		"what answers at the instance's address (the target simulator's recover endpoint is one).",
+		"what answers at the instance's address (the target simulator's recover endpoint is one); the new instance " +
+		"is made, and probed, once the hook has answered (5 s at most).",
 	"instance_group":     "URL of the instance group that holds the group's instances: what a backend service's `backend.group` takes.",
 	"self_link":          "URL of the group, as the API writes it (the Compute API's service root, unless the emulator runs with `--self-link-root emulator`).",
 	"creation_timestamp": "When the group was created (RFC 3339).",
