@@ -24,6 +24,9 @@ func TestAccResourceExamples(t *testing.T) {
 	e := newTestEmulator(t)
 	for _, f := range files {
 		name := filepath.Base(filepath.Dir(f))
+		if appliedElsewhere[name] != "" {
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			body, err := os.ReadFile(f)
@@ -42,4 +45,12 @@ provider "lbhealth" {
 			})
 		})
 	}
+}
+
+// appliedElsewhere are the examples another test applies as written, with
+// what this test's emulator has not: the test that does, by example.
+var appliedElsewhere = map[string]string{
+	// Workloads must run at the instances' addresses, which two emulators
+	// running side by side cannot both serve.
+	"lbhealth_workload": "TestAccWorkload_breaksAndHeals",
 }
