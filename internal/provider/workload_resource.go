@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -97,14 +98,7 @@ func (r *workloadResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan workloadModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
-		return
-	}
-	r.set(ctx, &plan, &resp.Diagnostics, "setting")
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	}
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "setting")
 }
 
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -126,14 +120,7 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan workloadModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
-		return
-	}
-	r.set(ctx, &plan, &resp.Diagnostics, "updating")
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-	}
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, "updating")
 }
 
 // Delete heals the workload; an instance already gone has none to heal.
@@ -158,15 +145,20 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("instance"), req.ID)...)
 }
 
-// set puts the workload of m's instance in m's mode, and records what the
-// emulator says of it in m.
-func (r *workloadResource) set(ctx context.Context, m *workloadModel, diags *diag.Diagnostics, action string) {
+// write puts the workload of the planned instance in the planned mode,
+// and records what the emulator says of it in state.
+func (r *workloadResource) write(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics, action string) {
+	var m workloadModel
+	if diags.Append(plan.Get(ctx, &m)...); diags.HasError() {
+		return
+	}
 	w, err := r.data.client.SetWorkloadMode(ctx, m.Instance.ValueString(), m.Mode.ValueString())
 	if err != nil {
 		addClientError(diags, action, workloadNoun, err)
 		return
 	}
-	flattenWorkload(w, m)
+	flattenWorkload(w, &m)
+	diags.Append(state.Set(ctx, m)...)
 }
 
 // instancePathValidator accepts an instance's id or self link: a path
