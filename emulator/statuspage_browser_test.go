@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 )
 
@@ -256,6 +257,90 @@ func TestStatusPage_BreaksAndHealsAWorkload(t *testing.T) {
 	wait("the healed instance green", endpoint, "ok")
 	if js(`window.loadedOnce === true`) != "true" {
 		t.Error("the page was reloaded")
+	}
+	if errs := pageErrors(); len(errs) > 0 {
+		t.Errorf("the page threw: %v", errs)
+	}
+}
+
+// TestStatusPage_AddressesStayWholeAndStateInView: at 1,400 and at 800
+// pixels wide, no address or path of the endpoints and traffic tables is
+// broken over two lines, and at 800, with the endpoints table scrolled
+// all the way right, each row's state is still in view.
+func TestStatusPage_AddressesStayWholeAndStateInView(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	set, err := targets.Start(context.Background(), targets.Config{HTTP: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	a, b := set.Targets()[0], set.Targets()[1]
+	mustCall(t, e, "POST", "global/healthChecks", `{"name":"a-health-check-with-a-long-name","checkIntervalSec":1,"timeoutSec":1,
+		"httpHealthCheck":{"portSpecification":"USE_SERVING_PORT"}}`)
+	mustCall(t, e, "POST", "zones/us-central1-a/networkEndpointGroups", fmt.Sprintf(`{"name":"a-network-endpoint-group-with-a-long-name","endpoints":[
+		{"ipAddress":"127.0.0.1","port":%d},{"ipAddress":"127.0.0.1","port":%d}]}`, a.Port, b.Port))
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"a-backend-service-with-a-long-name","loadBalancingScheme":"EXTERNAL_MANAGED",
+		"backends":[{"group":"zones/us-central1-a/networkEndpointGroups/a-network-endpoint-group-with-a-long-name","balancingMode":"RATE","maxRatePerEndpoint":100}],
+		"healthChecks":["global/healthChecks/a-health-check-with-a-long-name"]}`)
+	applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/a-backend-service-with-a-long-name"}`)
+
+	ctx, js, pageErrors := openBrowser(t)
+	// brokenCells lists the cells of selector whose text runs over more
+	// than one line.
+	brokenCells := func(selector string) string {
+		return js(`[...document.querySelectorAll("` + selector + `")].filter(td => {
+			const r = document.createRange(); r.selectNodeContents(td);
+			const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+			return tops.size > 1;
+		}).map(td => td.textContent).join(" | ")`)
+	}
+	for _, width := range []int64{1400, 800} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.URL()+"/")); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); js(`document.querySelectorAll("td.path").length`) == "0" ||
+			js(`document.querySelectorAll("table.traffic td").length`) == "0"; time.Sleep(50 * time.Millisecond) {
+			if time.Since(start) > 30*time.Second { // a hang guard, not a measurement
+				t.Fatalf("%d px: the page never showed the endpoints and the traffic", width)
+			}
+		}
+		if broken := brokenCells("td.path"); broken != "" {
+			t.Errorf("%d px: addresses or paths broken over lines: %s", width, broken)
+		}
+		if broken := brokenCells("table.traffic td"); broken != "" {
+			t.Errorf("%d px: traffic cells broken over lines: %s", width, broken)
+		}
+		if width != 800 {
+			continue
+		}
+		// Scrolled and measured in one go: the page's live updates may
+		// redraw the table between two evaluations.
+		measure := `(() => {
+			const s = document.querySelector(".scroll"); s.scrollLeft = s.scrollWidth;
+			const out = [...s.querySelectorAll("tr[data-endpoint] td:first-child")].filter(td => {
+				const r = td.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).length;
+			return s.scrollLeft + " " + s.scrollWidth + " " + s.clientWidth + " " + out; })()`
+		var scrolled, scrollWidth, clientWidth, out int
+		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+			fmt.Sscan(js(measure), &scrolled, &scrollWidth, &clientWidth, &out)
+			if scrolled > 0 || time.Since(start) > 10*time.Second { // a hang guard, not a measurement
+				break
+			}
+		}
+		if scrolled == 0 {
+			t.Fatalf("800 px: the endpoints table does not scroll sideways (%d px wide in %d), so this test shows nothing",
+				scrollWidth, clientWidth)
+		}
+		if out != 0 {
+			t.Errorf("800 px, scrolled right by %d px: %d state cells out of view", scrolled, out)
+		}
 	}
 	if errs := pageErrors(); len(errs) > 0 {
 		t.Errorf("the page threw: %v", errs)
