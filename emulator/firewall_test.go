@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,6 +101,10 @@ func TestFirewalls_WarnByDefault(t *testing.T) {
 	}
 	if page := string(b); !strings.Contains(page, "every probe would be blocked") || !strings.Contains(page, "global external Application LB") {
 		t.Errorf("the status page lacks the finding or the load balancer:\n%s", page)
+	}
+	// The badge itself, folded, says what to add.
+	if page := string(b); !regexp.MustCompile(`<summary>BLOCKED: add a rule to allow tcp:\d+ from [^<]+ to [^<]+ in network default</summary>`).MatchString(page) {
+		t.Errorf("the status page's firewall badge does not say which rule to add:\n%s", page)
 	}
 	code, body, err := call("POST", e.URL()+"/compute/v1/projects/p/global/backendServices/bs/getHealth", "")
 	if err != nil || code != 200 || strings.Contains(string(body), "firewall") || strings.Contains(string(body), "loadBalancer") {

@@ -83,6 +83,10 @@ type Finding struct {
 	// implied deny does.
 	DeniedBy string
 	Message  string
+	// Fix is the rule that would let the probes in, as an instruction:
+	// "add a rule to allow tcp:80 from 35.191.0.0/16, ... to every
+	// instance in network default".
+	Fix string
 }
 
 // Evaluate applies a network's firewall rules to probes from sources, as
@@ -147,12 +151,14 @@ func Evaluate(rules []*api.Firewall, t Target, sources []netip.Prefix) Finding {
 		f.Verdict = Partial
 	}
 	f.DeniedBy = deniedBy
-	f.Message = message(f, t, sources)
+	f.Fix = fix(t, sources)
+	f.Message = message(f, t)
 	return f
 }
 
-// message says what blocks the probes and the rule that would let them in.
-func message(f Finding, t Target, sources []netip.Prefix) string {
+// message says what blocks the probes and the rule that would let them in
+// (f.Fix).
+func message(f Finding, t Target) string {
 	var why string
 	if f.DeniedBy != "" {
 		why = fmt.Sprintf("firewall rule %s denies them", f.DeniedBy)
@@ -163,6 +169,11 @@ func message(f Finding, t Target, sources []netip.Prefix) string {
 	if f.Verdict == Blocked {
 		what = "every probe"
 	}
+	return fmt.Sprintf("%s would be blocked: %s; %s", what, why, f.Fix)
+}
+
+// fix is the rule that would let probes from sources reach t.
+func fix(t Target, sources []netip.Prefix) string {
 	to := "every instance"
 	switch {
 	case len(t.Tags) > 0:
@@ -175,8 +186,7 @@ func message(f Finding, t Target, sources []netip.Prefix) string {
 		traffic += ":" + strconv.Itoa(t.Port)
 	}
 	network := t.Network[strings.LastIndexByte(t.Network, '/')+1:]
-	return fmt.Sprintf("%s would be blocked: %s; add a rule to allow %s from %s to %s in network %s",
-		what, why, traffic, join(sources), to, network)
+	return fmt.Sprintf("add a rule to allow %s from %s to %s in network %s", traffic, join(sources), to, network)
 }
 
 func join(ps []netip.Prefix) string {

@@ -56,8 +56,9 @@ type Check struct {
 	LoadBalancer string
 	// Firewall, when set, says what the network's firewall rules do to the
 	// cloud's probes of the endpoint (FirewallVerdict BLOCKED or PARTIAL):
-	// a finding, which does not change how it is probed.
-	Firewall, FirewallVerdict string
+	// a finding, which does not change how it is probed; FirewallFix the
+	// rule that would let the probes in.
+	Firewall, FirewallVerdict, FirewallFix string
 	// Multiplicity is how many times each prober probes the endpoint per
 	// interval: the forwarding rules or target proxies that use its owner
 	// (--probe-multiplicity); 0 and 1 mean once.
@@ -172,8 +173,9 @@ type Status struct {
 	// bit 0, 1 for a probe that passed: Recent reads them.
 	History  uint32
 	Recorded int
-	// LoadBalancer, Firewall and FirewallVerdict are the target's (Check).
-	LoadBalancer, Firewall, FirewallVerdict string
+	// LoadBalancer, Firewall, FirewallVerdict and FirewallFix are the
+	// target's (Check).
+	LoadBalancer, Firewall, FirewallVerdict, FirewallFix string
 	// Probes counts the results recorded since the target (re)started.
 	// ExpectedRate is the probes per second its settings ask for (0 when
 	// it is not probed), DeliveredRate the mean rate since its first
@@ -463,6 +465,7 @@ func judgedAlike(a, b *placement) bool {
 	ac.Log, bc.Log, ae.Instance, be.Instance = false, false, "", ""
 	ac.LoadBalancer, bc.LoadBalancer, ac.Firewall, bc.Firewall = "", "", "", ""
 	ac.FirewallVerdict, bc.FirewallVerdict, ac.Blocked, bc.Blocked = "", "", false, false
+	ac.FirewallFix, bc.FirewallFix = "", ""
 	// The specs' parts are pointers, made anew at each plan: compared by
 	// what they hold.
 	same := ac.Probe.Equal(bc.Probe)
@@ -648,7 +651,8 @@ func (ep *endpoint) statusLocked(t *placement, scale TimeScale) Status {
 		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
 		Since: ep.since, Latency: ep.latency, History: ep.history, Recorded: ep.recorded,
 		ExpectedRate: expectedRate(t, ep.verdict, scale), DeliveredRate: ep.deliveredRateLocked(),
-		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict}
+		LoadBalancer: t.Check.LoadBalancer, Firewall: t.Check.Firewall, FirewallVerdict: t.Check.FirewallVerdict,
+		FirewallFix: t.Check.FirewallFix}
 }
 
 // Statuses returns the health of every target of owner, ordered by group

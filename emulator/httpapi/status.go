@@ -90,10 +90,10 @@ type statusRow struct {
 	Since, LastProbe                                     time.Time // LastProbe zero before the first probe
 	Latency                                              string
 	Recent                                               []bool // the last results, oldest first
-	// LoadBalancer, Firewall and FirewallVerdict are the endpoint's
-	// load-balancer type and firewall finding (what the rules do to the
-	// cloud's probes).
-	LoadBalancer, Firewall, FirewallVerdict string
+	// LoadBalancer, Firewall, FirewallVerdict and FirewallFix are the
+	// endpoint's load-balancer type and firewall finding (what the rules do
+	// to the cloud's probes, and the rule that would let them in).
+	LoadBalancer, Firewall, FirewallVerdict, FirewallFix string
 	// Rate is the probes per second asked for and delivered.
 	Rate string
 }
@@ -320,7 +320,7 @@ func (s *Server) ownerSection(o store.Object, changes *historyIndex) ownerSectio
 			Class: class, State: st.State, Endpoint: endpoint, Group: st.Group,
 			Check: st.Check, Reason: st.Reason, Detail: st.Detail,
 			Since: st.Since, LastProbe: st.LastProbe, Recent: st.Recent(),
-			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall, FirewallVerdict: st.FirewallVerdict,
+			LoadBalancer: st.LoadBalancer, Firewall: st.Firewall, FirewallVerdict: st.FirewallVerdict, FirewallFix: st.FirewallFix,
 			Rate: fmt.Sprintf("%.2f / %.2f", st.ExpectedRate, st.DeliveredRate),
 		}
 		if !st.LastProbe.IsZero() {

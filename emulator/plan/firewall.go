@@ -98,7 +98,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 		if network != "" {
 			networks[network] = true
 		}
-		t.Check.Firewall, t.Check.FirewallVerdict = f.message, f.verdict
+		t.Check.Firewall, t.Check.FirewallVerdict, t.Check.FirewallFix = f.message, f.verdict, f.fix
 		// Target pools may be probed through the metadata server, which
 		// every network lets in: a block is only ever a warning for them.
 		t.Check.Blocked = f.verdict == string(firewall.Blocked) && p.firewallMode == FirewallsEnforce && !pool
@@ -110,6 +110,7 @@ func (p *Planner) judge(owner string, targets []health.Target) []string {
 type finding struct {
 	message string // "" when the probes get in, or nothing can be said
 	verdict string // BLOCKED or PARTIAL with a message from the rules; else ""
+	fix     string // with a verdict: the rule that would let the probes in
 }
 
 // loadBalancerOf is the load balancer an owner's probes are for; false for
@@ -169,7 +170,7 @@ func (p *Planner) findingOf(owner string, lb firewall.Type, t *health.Target, me
 	fd := firewall.Evaluate(p.s.firewallsOf(network), target, sources)
 	f := finding{message: fd.Message}
 	if fd.Verdict != firewall.Allowed {
-		f.verdict = string(fd.Verdict)
+		f.verdict, f.fix = string(fd.Verdict), fd.Fix
 	}
 	memo[key] = f
 	return f, network
