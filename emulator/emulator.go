@@ -465,14 +465,20 @@ const healTick = 250 * time.Millisecond
 // anyone who can connect may then change every resource, and make the
 // emulator probe whatever --probe-networks allows.
 func warnIfExposed(log *slog.Logger, addr net.Addr, token string) {
-	tcp, ok := addr.(*net.TCPAddr)
-	if token != "" || !ok || tcp.IP.IsLoopback() {
+	if token != "" || !beyondLoopback(addr) {
 		return
 	}
 	log.Warn("the API listens beyond loopback with no token: anyone who can connect to it may create, change and "+
 		"delete every resource and make the emulator send probes; set --token or LBHEALTH_TOKEN (the provider's "+
 		"token attribute or LBHEALTH_TOKEN then sends it), or listen on 127.0.0.1",
 		"listen", addr.String())
+}
+
+// beyondLoopback tells whether the API's listener at addr takes
+// connections from beyond this machine.
+func beyondLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && !tcp.IP.IsLoopback()
 }
 
 // checkCommandsExposure refuses workload commands on an API that anyone
@@ -486,7 +492,7 @@ func checkCommandsExposure(addr net.Addr, cfg Config) error {
 	if !cfg.WorkloadCommands {
 		return nil
 	}
-	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && cfg.Token == "" {
+	if beyondLoopback(addr) && cfg.Token == "" {
 		return fmt.Errorf("--workload-commands: the API listens on %s, beyond loopback, with no token, and would run any "+
 			"instance's lbhealth-workload-command as a shell command on this machine for whoever can connect: "+
 			"set --token (or LBHEALTH_TOKEN), or listen on 127.0.0.1", addr)

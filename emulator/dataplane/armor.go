@@ -437,12 +437,11 @@ func (p *Plane) admit(b *binding, client net.Addr) bool {
 	return !stopped
 }
 
-// addrOf is the IP address of a connection's end.
+// addrOf is the IP address of a connection's end (*net.TCPAddr,
+// *net.UDPAddr), unmapped; the zero Addr for another kind.
 func addrOf(a net.Addr) netip.Addr {
-	if tcp, ok := a.(*net.TCPAddr); ok {
-		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
-			return ip.Unmap()
-		}
+	if c, ok := a.(interface{ AddrPort() netip.AddrPort }); ok {
+		return c.AddrPort().Addr().Unmap()
 	}
 	return netip.Addr{}
 }

@@ -158,12 +158,8 @@ func (p *Plane) dialBackend(b *binding, addr string, client net.Addr) (net.Conn,
 // family (every loopback address is this machine's, so it can be bound);
 // nil otherwise.
 func sourceFor(client net.Addr, addr string) net.IP {
-	c, ok := client.(interface{ AddrPort() netip.AddrPort }) // *net.TCPAddr, *net.UDPAddr
-	if !ok {
-		return nil
-	}
-	from := c.AddrPort()
-	if !from.Addr().Unmap().IsLoopback() {
+	from := addrOf(client)
+	if !from.IsLoopback() {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
@@ -171,10 +167,10 @@ func sourceFor(client net.Addr, addr string) net.IP {
 		return nil
 	}
 	to, err := netip.ParseAddr(host)
-	if err != nil || to.Unmap().Is4() != from.Addr().Unmap().Is4() {
+	if err != nil || to.Unmap().Is4() != from.Is4() {
 		return nil
 	}
-	return net.IP(from.Addr().Unmap().AsSlice())
+	return net.IP(from.AsSlice())
 }
 
 // halfClose ends the writing side of c, so that the peer reads EOF while

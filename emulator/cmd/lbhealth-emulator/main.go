@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agext/levenshtein"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
@@ -221,7 +223,7 @@ var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`
 func didYouMean(typed string, names []string) string {
 	best, bestDist := "", 3 // at most two edits
 	for _, n := range names {
-		if d := editDistance(typed, n); d < bestDist {
+		if d := levenshtein.Distance(typed, n, nil); d < bestDist {
 			best, bestDist = n, d
 		}
 	}
@@ -229,27 +231,6 @@ func didYouMean(typed string, names []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // badValue is how the flag package says a value did not parse.
