@@ -19,6 +19,9 @@ type idleFirstListener struct {
 	net.Listener
 	slots chan struct{} // one per open connection
 	done  chan struct{} // closed with the listener
+	// idled wakes an Accept that waits for a place when a connection
+	// becomes idle: its request ended after the Accept found none idle.
+	idled chan struct{}
 
 	mu        sync.Mutex
 	idleSince map[net.Conn]time.Time // the open connections without a request in flight
@@ -27,28 +30,33 @@ type idleFirstListener struct {
 
 func newIdleFirstListener(l net.Listener, max int) *idleFirstListener {
 	return &idleFirstListener{Listener: l, slots: make(chan struct{}, max), done: make(chan struct{}),
-		idleSince: map[net.Conn]time.Time{}}
+		idled: make(chan struct{}, 1), idleSince: map[net.Conn]time.Time{}}
 }
 
 // Accept takes the next connection, then a place for it: the idlest
-// connection's when none is free, or the first freed when none is idle.
+// connection's when none is free, or, when none is idle, the first freed
+// or the first to become idle.
 func (l *idleFirstListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case l.slots <- struct{}{}:
-	default:
+	for {
+		select {
+		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+		default:
+		}
 		l.closeIdlest()
 		select {
 		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+		case <-l.idled:
 		case <-l.done:
 			c.Close()
 			return nil, net.ErrClosed
 		}
 	}
-	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
 }
 
 // closeIdlest closes the connection idle the longest, if any: closing
@@ -79,6 +87,10 @@ func (l *idleFirstListener) track(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew, http.StateIdle:
 		l.idleSince[c] = time.Now()
+		select {
+		case l.idled <- struct{}{}:
+		default: // a wake-up is already waiting
+		}
 	default:
 		delete(l.idleSince, c)
 	}
