@@ -28,13 +28,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/certificatemanager"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iam"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iap"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/resourcemanager"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
@@ -545,25 +550,26 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	e.scenarios = scenario.NewRunner(workloads, e.timeline, scale)
 	health.RegisterStateGauge(reg, e.engine)
+	core := compute.New(e.store, compute.Options{OnChange: func(ctx context.Context, changed []store.Key) {
+		if err := e.sync(ctx, changed); err != nil {
+			log.Error("probe engine not updated", "error", err)
+		}
+	}})
 	srv := httpapi.New(e.store, httpapi.Options{
-		RootURL:       e.URL(),
-		LinkRoot:      cfg.SelfLinkRoot,
-		Log:           log,
-		Health:        e.engine,
-		Aggregates:    e.aggregator,
-		Events:        events,
-		Timeline:      e.timeline,
-		Scenarios:     e.scenarios,
-		FastForward:   e.engine.FastForward,
-		GroupRequests: e.groupRequests(),
-		Traffic:       e.traffic(),
-		Workloads:     e.workloadControl(),
-		Metrics:       promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
-		OnChange: func(ctx context.Context, changed []store.Key) {
-			if err := e.sync(ctx, changed); err != nil {
-				log.Error("probe engine not updated", "error", err)
-			}
-		},
+		Core:                    core,
+		RootURL:                 e.URL(),
+		LinkRoot:                cfg.SelfLinkRoot,
+		Log:                     log,
+		Health:                  e.engine,
+		Aggregates:              e.aggregator,
+		Events:                  events,
+		Timeline:                e.timeline,
+		Scenarios:               e.scenarios,
+		FastForward:             e.engine.FastForward,
+		GroupRequests:           e.groupRequests(),
+		Traffic:                 e.traffic(),
+		Workloads:               e.workloadControl(),
+		Metrics:                 promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		Access:                  httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
 		StrictFields:            cfg.StrictFields,
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
@@ -573,6 +579,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		TimeScale:               scale,
 		OperationsMax:           cfg.OperationsMax,
 	})
+	// The APIs beside Compute, each a service of its own (googleapi.Service).
+	policies := iam.New(e.store)
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(core, policies), certificatemanager.New(core))
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
 		srv.Close()

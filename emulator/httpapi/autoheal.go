@@ -65,8 +65,8 @@ func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, er
 // hand, as a managed group does: it keeps targetSize instances.
 func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
 	s := g.s
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	var m api.InstanceGroupManager // as stored now: it may have changed or gone meanwhile
 	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
 		return nil
@@ -76,16 +76,16 @@ func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
 
 // Recreate makes instance k again: a new id and creation time, RUNNING.
 func (g managedGroups) Recreate(ctx context.Context, k store.Key) error {
-	g.s.writeMu.Lock()
-	defer g.s.writeMu.Unlock()
+	g.s.core.Lock()
+	defer g.s.core.Unlock()
 	return g.s.recreateInstance(ctx, k)
 }
 
 // SetInstanceStatus sets the status of instance k, unless it is gone.
 func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, status string) error {
 	s := g.s
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
 		doc["status"] = status
 		return true
@@ -100,8 +100,8 @@ func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, statu
 // recreate loop, when they changed.
 func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, actions api.ManagerActions, loop string) error {
 	s := g.s
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	_, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
 		var m api.InstanceGroupManager
 		if json.Unmarshal(mustJSON(doc), &m) != nil {

@@ -144,8 +144,8 @@ func perInstance(services []api.BackendService, group string, n int) float64 {
 // it, as instanceGroupManagers.resize does.
 func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error {
 	s := g.s
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	if changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool { doc["targetSize"] = size; return true }); err != nil || !changed {
 		return err
 	}

@@ -224,11 +224,11 @@ func (c *collection[T, P]) checkUpdate(prior, obj P) error {
 		case sent == "" && c.fingerprintOptional:
 		case sent == "":
 			// The Compute API answers a missing fingerprint as a stale one.
-			return &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
-				fmt.Sprintf("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current)}
+			return newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current))
 		case sent != current:
-			return &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
-				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current)}
+			return newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current))
 		}
 	}
 	if c.immutable != nil {
@@ -279,8 +279,8 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.s.writeMu.Lock()
-	defer c.s.writeMu.Unlock()
+	c.s.core.Lock()
+	defer c.s.core.Unlock()
 	if err := c.prepare(r.Context(), obj, doc, sc, nil); err != nil {
 		return nil, err
 	}
@@ -417,8 +417,8 @@ func (c *collection[T, P]) withoutOutputFields(stored []byte) document {
 // makes from it, once validated. Reading, building and writing happen under
 // the write lock, so concurrent patches cannot lose each other's changes.
 func (c *collection[T, P]) replace(r *http.Request, opType string, build func(stored []byte) (P, document, error)) (any, error) {
-	c.s.writeMu.Lock()
-	defer c.s.writeMu.Unlock()
+	c.s.core.Lock()
+	defer c.s.core.Unlock()
 	prior, priorBody, sc, err := c.loadBody(r)
 	if err != nil {
 		return nil, err
@@ -483,8 +483,8 @@ func (c *collection[T, P]) modify(r *http.Request, opType string, change func(st
 }
 
 func (c *collection[T, P]) delete(r *http.Request) (any, error) {
-	c.s.writeMu.Lock()
-	defer c.s.writeMu.Unlock()
+	c.s.core.Lock()
+	defer c.s.core.Unlock()
 	obj, sc, err := c.load(r)
 	if err != nil {
 		return nil, err

@@ -11,29 +11,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // MaxBodyBytes is the largest request body accepted; larger ones get 413.
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = googleapi.MaxBodyBytes
 
 // readBody reads a request body, refusing oversized and empty ones.
-func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, &apiError{http.StatusRequestEntityTooLarge, api.ReasonRequestTooLarge,
-			fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes)}
-	}
-	if err != nil {
-		return nil, invalid("Could not read the request body: %v", err)
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, invalid("The request body is empty: send the resource as a JSON object.")
-	}
-	return body, nil
-}
+func readBody(r *http.Request) ([]byte, error) { return googleapi.ReadBody(r) }
 
 // document is a JSON object as the API reads it: numbers kept as the
 // client wrote them (json.Number).

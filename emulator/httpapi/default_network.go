@@ -12,11 +12,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
-// projectsCollection records, per project, that the emulator has given it
-// its default network, so that a default network the user deletes stays
-// deleted. It is not an API collection: no route serves it.
-const projectsCollection = "lbhealthProjects"
-
 // provisionProject gives the project the request names, the first time
 // any request names it, what the cloud gives a new project: the auto-mode
 // network default, its subnetworks and its firewall rules. They are stored
@@ -28,9 +23,9 @@ func (s *Server) provisionProject(r *http.Request) error {
 		return nil
 	}
 	ctx := context.WithoutCancel(r.Context())
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	marker := store.Key{Project: project, Scope: "global", Collection: projectsCollection, Name: project}
+	s.core.Lock()
+	defer s.core.Unlock()
+	marker := store.Key{Project: project, Scope: "global", Collection: api.CollectionProvisionedProjects, Name: project}
 	switch _, err := s.store.Get(ctx, marker); {
 	case err == nil:
 		s.provisioned.Store(project, true)
@@ -45,9 +40,7 @@ func (s *Server) provisionProject(r *http.Request) error {
 	for _, k := range created {
 		s.indexRefs(ctx, k)
 	}
-	if s.onChange != nil {
-		s.onChange(ctx, created)
-	}
+	s.core.Changed(ctx, created)
 	s.provisioned.Store(project, true)
 	s.log.Info("project provisioned with the default network", "project", project, "resources", len(created))
 	return nil

@@ -127,8 +127,8 @@ func (s *Server) resolveDisks(ctx context.Context, in *api.Instance, sc scope) e
 		}
 		for _, u := range disk.Users {
 			if u != self && (d.Mode != api.DiskReadOnly || !s.readOnlyEverywhere(ctx, u, k)) {
-				return &apiError{http.StatusBadRequest, api.ReasonResourceInUse, fmt.Sprintf(
-					"The disk resource '%s' is already being used by '%s': detach it there first, or attach it READ_ONLY on both instances.", k.Path(), api.PathOf(u))}
+				return newAPIError(http.StatusBadRequest, api.ReasonResourceInUse, fmt.Sprintf(
+					"The disk resource '%s' is already being used by '%s': detach it there first, or attach it READ_ONLY on both instances.", k.Path(), api.PathOf(u)))
 			}
 		}
 		d.Source = s.link(k.Path())

@@ -192,15 +192,15 @@ func TestFilter_MalformedIsInvalidNamingPositionAndProblem(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("parseFilter(%q) = %v, want an *apiError", tc.expr, err)
 			}
-			if ae.code != http.StatusBadRequest || ae.reason != api.ReasonInvalid {
-				t.Errorf("code, reason = %d %q, want 400 invalid", ae.code, ae.reason)
+			if ae.Code != http.StatusBadRequest || ae.Reason != api.ReasonInvalid {
+				t.Errorf("code, reason = %d %q, want 400 invalid", ae.Code, ae.Reason)
 			}
-			if !strings.HasPrefix(ae.message, "Invalid value for field 'filter': ") {
-				t.Errorf("message %q does not name the parameter", ae.message)
+			if !strings.HasPrefix(ae.Message, "Invalid value for field 'filter': ") {
+				t.Errorf("message %q does not name the parameter", ae.Message)
 			}
 			for _, part := range tc.want {
-				if !strings.Contains(ae.message, part) {
-					t.Errorf("message %q does not say %q", ae.message, part)
+				if !strings.Contains(ae.Message, part) {
+					t.Errorf("message %q does not say %q", ae.Message, part)
 				}
 			}
 		})
@@ -257,13 +257,13 @@ func TestOrderBy_OthersAreInvalidNamingTheValueAndWhatIsAllowed(t *testing.T) {
 	for _, in := range []string{"id", "name desc", "creationTimestamp", "creationTimestamp asc", "name,id", "desc"} {
 		_, err := parseOrderBy(in)
 		var ae *apiError
-		if !errors.As(err, &ae) || ae.code != http.StatusBadRequest || ae.reason != api.ReasonInvalid {
+		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || ae.Reason != api.ReasonInvalid {
 			t.Errorf("parseOrderBy(%q) = %v, want 400 invalid", in, err)
 			continue
 		}
 		for _, part := range []string{"'orderBy'", `"` + in + `"`, `"name"`, `"creationTimestamp desc"`} {
-			if !strings.Contains(ae.message, part) {
-				t.Errorf("parseOrderBy(%q): message %q does not say %s", in, ae.message, part)
+			if !strings.Contains(ae.Message, part) {
+				t.Errorf("parseOrderBy(%q): message %q does not say %s", in, ae.Message, part)
 			}
 		}
 	}
@@ -284,7 +284,7 @@ func FuzzParseFilter(f *testing.F) {
 		pred, err := parseFilter(expr)
 		if err != nil {
 			var ae *apiError
-			if !errors.As(err, &ae) || ae.code != http.StatusBadRequest {
+			if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest {
 				t.Fatalf("parseFilter(%q) = %v, want a 400", expr, err)
 			}
 			return

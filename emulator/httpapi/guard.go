@@ -37,7 +37,7 @@ func openRead(r *http.Request) bool {
 // handler, so a refused request has touched nothing.
 func (s *Server) guard(r *http.Request) *apiError {
 	if no := s.access.Check(r); no != nil {
-		return &apiError{no.Status, no.Reason, no.Message}
+		return newAPIError(no.Status, no.Reason, no.Message)
 	}
 	return nil
 }

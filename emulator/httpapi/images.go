@@ -43,8 +43,8 @@ const imageRoot = "https://www.googleapis.com/compute/v1/"
 
 func publicImage(project, name, family string) (map[string]any, error) {
 	if !strings.HasSuffix(project, "-cloud") || rules.Name("name", name) != nil {
-		return nil, &apiError{http.StatusNotFound, "notFound", fmt.Sprintf(
-			"The resource 'projects/%s/global/images/%s' was not found: the emulator has the public images of Google's image projects (names ending in -cloud, such as debian-cloud) only.", project, name)}
+		return nil, newAPIError(http.StatusNotFound, "notFound", fmt.Sprintf(
+			"The resource 'projects/%s/global/images/%s' was not found: the emulator has the public images of Google's image projects (names ending in -cloud, such as debian-cloud) only.", project, name))
 	}
 	return map[string]any{
 		"kind": "compute#image", "id": imageID(project, name), "name": name, "family": family,

@@ -265,9 +265,7 @@ func (s *Server) written(ctx context.Context, keys ...store.Key) {
 	for _, k := range keys {
 		s.indexRefs(ctx, k)
 	}
-	if s.onChange != nil {
-		s.onChange(ctx, keys)
-	}
+	s.core.Changed(ctx, keys)
 }
 
 // managedInstances makes and deletes the instances of managed groups in

@@ -137,9 +137,9 @@ func (s *Server) instanceGroupSetNamedPorts(r *http.Request) (any, error) {
 	}
 	return s.instanceGroups().modify(r, "setNamedPorts", func(stored *api.InstanceGroup) (*api.InstanceGroup, error) {
 		if req.Fingerprint != "" && req.Fingerprint != stored.Fingerprint {
-			return nil, &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet, fmt.Sprintf(
+			return nil, newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet, fmt.Sprintf(
 				"fingerprint (%q) is stale: group %s has changed since (its fingerprint is now %q); GET it again and set its named ports again.",
-				req.Fingerprint, stored.Name, stored.Fingerprint)}
+				req.Fingerprint, stored.Name, stored.Fingerprint))
 		}
 		g := cloneOf(stored)
 		g.NamedPorts = req.NamedPorts
@@ -202,9 +202,7 @@ func (s *Server) leaveGroups(ctx context.Context, in *api.Instance, sc scope) er
 		}); err != nil {
 			return err
 		}
-		if s.onChange != nil {
-			s.onChange(ctx, []store.Key{o.Key})
-		}
+		s.core.Changed(ctx, []store.Key{o.Key})
 	}
 	return nil
 }

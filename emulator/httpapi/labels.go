@@ -30,8 +30,8 @@ func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
 		current, _ := parseObject(stored) // our own JSON
 		sent, _ := req["labelFingerprint"].(string)
 		if now, _ := current["labelFingerprint"].(string); sent != "" && sent != now {
-			return nil, nil, &apiError{http.StatusPreconditionFailed, api.ReasonConditionNotMet,
-				fmt.Sprintf("labelFingerprint (%q) is stale: the labels have changed since (it is now %q); GET the resource and set its labels again.", sent, now)}
+			return nil, nil, newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+				fmt.Sprintf("labelFingerprint (%q) is stale: the labels have changed since (it is now %q); GET the resource and set its labels again.", sent, now))
 		}
 		doc := c.withoutOutputFields(stored)
 		if fp, ok := current["fingerprint"]; ok {

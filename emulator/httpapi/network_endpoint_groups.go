@@ -184,8 +184,8 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 			}
 			j := slices.IndexFunc(g.Endpoints, func(e api.NetworkEndpoint) bool { return detachMatches(d, e) })
 			if j < 0 {
-				return nil, &apiError{http.StatusNotFound, api.ReasonNotFound,
-					fmt.Sprintf("%s (%s) is not an endpoint of network endpoint group %s.", field, describeEndpoint(d), g.Name)}
+				return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+					fmt.Sprintf("%s (%s) is not an endpoint of network endpoint group %s.", field, describeEndpoint(d), g.Name))
 			}
 			// By its port alone (terraform-provider-google sends ip_address,
 			// a field the API does not know and drops): the port must name

@@ -194,9 +194,9 @@ func (s *Server) getOperation(r *http.Request) (any, error) {
 		s.ops.mu.Lock()
 		ttl, limit := cmp.Or(s.ops.ttl, DefaultOperationsTTL), cmp.Or(s.ops.max, DefaultOperationsMax)
 		s.ops.mu.Unlock()
-		return nil, &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
+		return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
 			"The resource '%s' was not found: the emulator keeps operations for %s and at most %d of them, dropping the oldest first, so it may have been dropped (see --operations-ttl and --operations-max).",
-			key.Path(), ttl, limit)}
+			key.Path(), ttl, limit))
 	}
 	if err != nil {
 		return nil, storeError(key, err)
@@ -215,13 +215,13 @@ func (s *Server) durable(r *http.Request, err error) error {
 		return err
 	}
 	var ae *apiError
-	if derr != nil && errors.As(err, &ae) && ae.code < 500 {
+	if derr != nil && errors.As(err, &ae) && ae.Code < 500 {
 		return err // the client's mistake: it changed nothing
 	}
 	if derr == nil {
 		derr = err
 	}
 	s.log.Error("change not saved", "method", r.Method, "path", r.URL.Path, "error", derr)
-	return &apiError{http.StatusInternalServerError, api.ReasonBackendError,
-		"The emulator could not save this change to its database, and refuses every change until it is restarted: see its log."}
+	return newAPIError(http.StatusInternalServerError, api.ReasonBackendError,
+		"The emulator could not save this change to its database, and refuses every change until it is restarted: see its log.")
 }

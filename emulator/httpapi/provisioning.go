@@ -17,8 +17,8 @@ const DefaultCertificateProvisioning = control.DefaultCertificateProvisioning
 // update is the control plane's way to change what is stored
 // (control.Updater): under the write lock, like any request.
 func (s *Server) update(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	_, err := s.updateLocked(ctx, k, change)
 	return err
 }

@@ -91,7 +91,7 @@ func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any
 func (s *Server) loadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
 	o, err := s.getByNameOrID(ctx, k)
 	if err == store.ErrNotFound {
-		return store.Object{Key: k}, &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path())}
+		return store.Object{Key: k}, newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path()))
 	}
 	if err != nil {
 		return store.Object{Key: k}, err
@@ -234,9 +234,9 @@ func (s *Server) recheckUsers(ctx context.Context, k store.Key) error {
 				return err
 			}
 			if u.via != "" {
-				return invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.message)
+				return invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.Message)
 			}
-			return invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.message)
+			return invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.Message)
 		}
 		for _, next := range s.refs.usersOf(u.path) {
 			queue = append(queue, user{next, u.path})
@@ -277,8 +277,8 @@ func (s *Server) usedBy(_ context.Context, k store.Key) (string, error) {
 }
 
 func inUse(k store.Key, user string) *apiError {
-	return &apiError{http.StatusBadRequest, api.ReasonResourceInUse,
-		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user)}
+	return newAPIError(http.StatusBadRequest, api.ReasonResourceInUse,
+		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user))
 }
 
 // computeRoot is the start of a URL of the Compute API, in any version,

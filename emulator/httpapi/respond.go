@@ -8,30 +8,23 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // apiError is an error the client caused (or a missing resource): it becomes
 // a Google-style error body with its code and reason.
-type apiError struct {
-	code    int
-	reason  string
-	message string
-}
+type apiError = googleapi.Error
 
-func (e *apiError) Error() string { return e.message }
-
-func invalid(format string, args ...any) *apiError {
-	return &apiError{http.StatusBadRequest, api.ReasonInvalid, fmt.Sprintf(format, args...)}
-}
+func invalid(format string, args ...any) *apiError { return googleapi.Invalid(format, args...) }
 
 func notFound(k store.Key) *apiError {
-	return &apiError{http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path())}
+	return newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path()))
 }
 
 func alreadyExists(k store.Key) *apiError {
-	return &apiError{http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path())}
+	return newAPIError(http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path()))
 }
 
 // storeError maps the store's sentinel errors for key k to API errors and
@@ -48,7 +41,7 @@ func storeError(k store.Key, err error) error {
 
 // handler is what every API endpoint implements: a value to answer with, or
 // an error. serve turns both into HTTP, so no handler writes a response.
-type handler func(r *http.Request) (any, error)
+type handler = googleapi.Handler
 
 func (s *Server) serve(h handler) http.HandlerFunc {
 	h = s.idempotent(h)
@@ -78,12 +71,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// Not the client's fault: the cause goes to the log, where the
 		// message sends the user; it may hold paths of the machine.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		ae = &apiError{http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: see its log."}
+		ae = newAPIError(http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: see its log.")
 	}
-	writeJSON(w, ae.code, api.ErrorBody{Error: api.ErrorDetail{
-		Code:    ae.code,
-		Message: ae.message,
-		Errors:  []api.ErrorItem{{Domain: "global", Reason: ae.reason, Message: ae.message}},
+	writeJSON(w, ae.Code, api.ErrorBody{Error: api.ErrorDetail{
+		Code:    ae.Code,
+		Message: ae.Message,
+		Errors:  []api.ErrorItem{{Domain: "global", Reason: ae.Reason, Message: ae.Message}},
 		Status:  statusWord(r, ae),
 	}})
 }
@@ -95,12 +88,12 @@ func statusWord(r *http.Request, ae *apiError) string {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/compute/") || !strings.HasPrefix(r.URL.Path, "/") || strings.HasPrefix(r.URL.Path, "/_emulator/"):
 		return ""
-	case ae.reason == strings.ToUpper(ae.reason):
-		return ae.reason
+	case ae.Reason == strings.ToUpper(ae.Reason):
+		return ae.Reason
 	}
 	return map[int]string{http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED",
 		http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND", http.StatusConflict: "ALREADY_EXISTS",
-		http.StatusTooManyRequests: "RESOURCE_EXHAUSTED"}[ae.code]
+		http.StatusTooManyRequests: "RESOURCE_EXHAUSTED"}[ae.Code]
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -112,4 +105,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(code)
 	w.Write(append(body, '\n'))
+}
+
+// newAPIError is an error of code with reason and message.
+func newAPIError(code int, reason, message string) *apiError {
+	return &apiError{Code: code, Reason: reason, Message: message}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -169,8 +170,8 @@ func (s *Server) routes() {
 		s.mux.HandleFunc("POST "+prefix+"operations/{name}/wait", s.serve(s.getOperation))
 	}
 
-	s.routeIAM()
-	s.routeCertificateManager()
+	// The Compute API's own read of a project.
+	s.mux.HandleFunc("GET /compute/v1/projects/{project}", s.serve(s.getComputeProject))
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /{$}", s.status)
@@ -284,17 +285,15 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 
 // reset deletes everything, for test suites that share one emulator.
 func (s *Server) reset(r *http.Request) (any, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.core.Lock()
+	defer s.core.Unlock()
 	if err := s.store.Reset(r.Context()); err != nil {
 		return nil, err
 	}
 	s.refs.reset()
 	s.resetOperations()
 	s.provisioned.Clear()
-	if s.onChange != nil {
-		s.onChange(r.Context(), nil)
-	}
+	s.core.Changed(r.Context(), nil)
 	s.log.Info("reset: every resource deleted")
 	return map[string]string{"status": "reset"}, nil
 }
@@ -308,17 +307,15 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/compute/") {
 		if allow := s.allowed(r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.writeError(w, r, &apiError{http.StatusMethodNotAllowed, "methodNotAllowed",
-				r.URL.Path + " does not take " + r.Method + "; it takes " + strings.Join(allow, ", ") + "."})
+			s.writeError(w, r, newAPIError(http.StatusMethodNotAllowed, "methodNotAllowed",
+				r.URL.Path+" does not take "+r.Method+"; it takes "+strings.Join(allow, ", ")+"."))
 			return
 		}
 	}
 	s.writeError(w, r, notRouted(r))
 }
 
-func notRouted(r *http.Request) error {
-	return &apiError{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see docs/guides/api.md for the API."}
-}
+func notRouted(r *http.Request) error { return googleapi.NotRouted(r) }
 
 // allowed lists the methods that have a route for r's path other than the
 // catch-all.

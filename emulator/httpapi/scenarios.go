@@ -37,7 +37,7 @@ func (s *Server) startScenario(r *http.Request) (any, error) {
 	st, err := s.scenarios.Start(sc)
 	switch {
 	case errors.Is(err, scenario.ErrRunning):
-		return nil, &apiError{http.StatusConflict, "alreadyExists", err.Error()}
+		return nil, newAPIError(http.StatusConflict, "alreadyExists", err.Error())
 	case err != nil:
 		return nil, invalid("%v", err)
 	}
@@ -68,5 +68,5 @@ func (s *Server) stopScenario(r *http.Request) (any, error) {
 }
 
 func noScenario(name string) *apiError {
-	return &apiError{http.StatusNotFound, "notFound", "No scenario named '" + name + "' has run."}
+	return newAPIError(http.StatusNotFound, "notFound", "No scenario named '"+name+"' has run.")
 }

@@ -52,8 +52,8 @@ func rulePriority(r *http.Request) (int64, error) {
 func ruleAt(p *api.SecurityPolicy, priority int64) (int, error) {
 	i := slices.IndexFunc(p.Rules, func(r api.SecurityPolicyRule) bool { return r.PriorityValue() == priority })
 	if i < 0 {
-		return i, &apiError{http.StatusNotFound, api.ReasonNotFound,
-			fmt.Sprintf("priority (%d) is not the priority of a rule of security policy %s.", priority, p.Name)}
+		return i, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+			fmt.Sprintf("priority (%d) is not the priority of a rule of security policy %s.", priority, p.Name))
 	}
 	return i, nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
@@ -34,19 +35,17 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	// writeMu serialises every mutation: check, then write, atomically.
-	writeMu sync.Mutex
-	// lastCreated is the newest creation time given, under writeMu.
+	// core holds the write lock every mutation takes (check, then write,
+	// atomically) and the change feed each tells.
+	core *compute.Core
+	// lastCreated is the newest creation time given, under the write lock.
 	lastCreated time.Time
 	mux         *http.ServeMux
 	// holders are the collections whose objects reference others, and
 	// refs who references what among their objects.
-	holders []holder
-	refs    refIndex
-	ops     operationLog
-	// onChange runs after every mutation, under writeMu, so that the probe
-	// engine sees each change before the client gets its answer.
-	onChange   func(ctx context.Context, changed []store.Key)
+	holders    []holder
+	refs       refIndex
+	ops        operationLog
 	health     HealthReader
 	aggregates AggregateReader
 	traffic    TrafficReader
@@ -99,9 +98,7 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, target store.
 	// has gone away meanwhile (Ctrl-C in Terraform).
 	r = r.WithContext(context.WithoutCancel(r.Context()))
 	s.indexRefs(r.Context(), target)
-	if s.onChange != nil {
-		s.onChange(r.Context(), []store.Key{target})
-	}
+	s.core.Changed(r.Context(), []store.Key{target})
 	return s.recordOperation(r, sc, opType, target, targetID)
 }
 
@@ -155,9 +152,14 @@ type Options struct {
 	Workloads WorkloadControl
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
+	// Core is the compute core the server writes through (its write lock,
+	// its change feed), shared with the APIs beside Compute whose objects
+	// Compute references; nil: a core of its own over the store, Now and
+	// OnChange.
+	Core *compute.Core
 	// OnChange runs after every mutation (under the write lock, before the
 	// answer is sent) with the keys it changed; nil keys mean that
-	// everything may have changed (a reset).
+	// everything may have changed (a reset). Only without Core.
 	OnChange func(ctx context.Context, changed []store.Key)
 	// Access says who may use the API.
 	Access Access
@@ -225,7 +227,6 @@ func New(st store.Store, o Options) *Server {
 		streams:         make(chan struct{}, statusStreams),
 		streamsDone:     make(chan struct{}),
 		metrics:         o.Metrics,
-		onChange:        o.OnChange,
 
 		strictFields:   o.StrictFields,
 		defaultNetwork: o.DefaultNetwork,
@@ -233,6 +234,10 @@ func New(st store.Store, o Options) *Server {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.core = o.Core
+	if s.core == nil {
+		s.core = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange})
 	}
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
@@ -261,7 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// connection, and keep serving.
 		if p := recover(); p != nil {
 			s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", p)
-			s.writeError(w, r, &apiError{http.StatusInternalServerError, "backendError", "Internal error in the emulator."})
+			s.writeError(w, r, newAPIError(http.StatusInternalServerError, "backendError", "Internal error in the emulator."))
 		}
 	}()
 	if s.timeScale != "" {
@@ -270,8 +275,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.guard(r); err != nil {
 		// Never the Authorization header: it may hold a token.
 		s.log.Warn("request refused", "method", r.Method, "path", r.URL.Path, "host", r.Host,
-			"origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", err.reason)
-		if err.code == http.StatusUnauthorized {
+			"origin", r.Header.Get("Origin"), "remote", r.RemoteAddr, "reason", err.Reason)
+		if err.Code == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lbhealth-emulator"`)
 		}
 		s.writeError(w, r, err)
@@ -279,8 +284,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if uncleanPath(r.URL.Path) {
 		// net/http's mux would answer a redirect with an HTML body.
-		s.writeError(w, r, &apiError{http.StatusNotFound, api.ReasonNotFound,
-			"The emulator has no " + r.Method + " " + r.URL.Path + ": a request path has no empty, \".\" or \"..\" segments."})
+		s.writeError(w, r, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+			"The emulator has no "+r.Method+" "+r.URL.Path+": a request path has no empty, \".\" or \"..\" segments."))
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -306,7 +311,7 @@ func newID() uint64 {
 // creationTime is the creationTimestamp of a new resource: now, or a
 // millisecond after the last one given when that is not earlier, so that
 // resources made within one millisecond still sort in the order they were
-// made (orderBy "creationTimestamp desc"). Call it under writeMu.
+// made (orderBy "creationTimestamp desc"). Call it under the write lock.
 func (s *Server) creationTime() string {
 	t := s.now().Truncate(time.Millisecond)
 	if !t.After(s.lastCreated) {

@@ -195,8 +195,8 @@ func (s *Server) statusLive(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-s.streams }()
 	default:
 		w.Header().Set("Retry-After", "5")
-		s.writeError(w, r, &apiError{http.StatusServiceUnavailable, "rateLimitExceeded",
-			fmt.Sprintf("%d status pages are already open: close one, this one retries", statusStreams)})
+		s.writeError(w, r, newAPIError(http.StatusServiceUnavailable, "rateLimitExceeded",
+			fmt.Sprintf("%d status pages are already open: close one, this one retries", statusStreams)))
 		return
 	}
 	rc := http.NewResponseController(w)

@@ -95,8 +95,8 @@ func (s *Server) followTimeline(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-s.timelineStreams }()
 	default:
 		w.Header().Set("Retry-After", "5")
-		s.writeError(w, r, &apiError{http.StatusServiceUnavailable, "rateLimitExceeded",
-			fmt.Sprintf("%d timelines are already followed: stop one, or read pages instead", timelineStreams)})
+		s.writeError(w, r, newAPIError(http.StatusServiceUnavailable, "rateLimitExceeded",
+			fmt.Sprintf("%d timelines are already followed: stop one, or read pages instead", timelineStreams)))
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -142,5 +142,5 @@ func (s *Server) followTimeline(w http.ResponseWriter, r *http.Request) {
 }
 
 func timelineOff() *apiError {
-	return &apiError{http.StatusNotFound, "notFound", "This emulator keeps no timeline."}
+	return newAPIError(http.StatusNotFound, "notFound", "This emulator keeps no timeline.")
 }

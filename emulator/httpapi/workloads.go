@@ -62,13 +62,13 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 		return nil, storeError(k, err)
 	}
 	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
-		return nil, &apiError{http.StatusNotFound, api.ReasonNotFound, err.Error()}
+		return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound, err.Error())
 	}
 	st, _ := s.workloads.Status(k.Path())
 	return st, nil
 }
 
 func workloadsOff() *apiError {
-	return &apiError{http.StatusNotFound, api.ReasonNotFound,
-		"Simulated workloads are off: start the emulator with --workloads on to run one at each instance's address."}
+	return newAPIError(http.StatusNotFound, api.ReasonNotFound,
+		"Simulated workloads are off: start the emulator with --workloads on to run one at each instance's address.")
 }

@@ -135,3 +135,9 @@ func PathOf(ref string) string {
 	}
 	return ""
 }
+
+// CollectionProvisionedProjects records, per project, that the emulator
+// has given it its default network, so that a default network the user
+// deletes stays deleted; Resource Manager lists these projects. It is not
+// an API collection: no route serves it.
+const CollectionProvisionedProjects = "lbhealthProjects"

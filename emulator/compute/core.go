@@ -1,0 +1,71 @@
+// Package compute is the emulator's core: what every API's writes go
+// through. It owns the store, the one write lock, the clock resources are
+// stamped with, and the change feed that tells the engine (probes, data
+// plane, control loops) what changed.
+//
+// Every write of every API (Compute's, and those beside it whose objects
+// Compute references, such as Certificate Manager's maps) holds the write
+// lock from its checks to its write, so that a check that spans several
+// objects (a reference, a name) cannot race with the write that would
+// break it, and tells the feed what it changed before it answers, so that
+// the engine sees each change before the client does.
+package compute
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+)
+
+// Core is the store, the write lock, the clock and the change feed.
+type Core struct {
+	store    store.Store
+	mu       sync.Mutex
+	now      func() time.Time
+	onChange func(ctx context.Context, changed []store.Key)
+}
+
+// Options say how to build a Core.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnChange is the change feed: it runs after every write, under the
+	// write lock, with the keys it changed; nil keys mean that everything
+	// may have changed (a reset). nil: nothing listens.
+	OnChange func(ctx context.Context, changed []store.Key)
+}
+
+// New returns the core over st.
+func New(st store.Store, o Options) *Core {
+	c := &Core{store: st, now: o.Now, onChange: o.OnChange}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c
+}
+
+// Store is where resources are kept. Reads may happen at any time; a
+// write holds the write lock (Lock).
+func (c *Core) Store() store.Store { return c.store }
+
+// Lock takes the write lock: hold it from a write's first check to its
+// last write and its Changed.
+func (c *Core) Lock() { c.mu.Lock() }
+
+// Unlock releases the write lock.
+func (c *Core) Unlock() { c.mu.Unlock() }
+
+// Now is the time on the emulator's clock.
+func (c *Core) Now() time.Time { return c.now() }
+
+// Changed tells the feed that keys changed (nil: anything may have), under
+// the write lock. The change is stored: what the feed does must happen
+// even if the client that asked has gone away, so ctx's cancellation is
+// not passed on.
+func (c *Core) Changed(ctx context.Context, keys []store.Key) {
+	if c.onChange != nil {
+		c.onChange(context.WithoutCancel(ctx), keys)
+	}
+}

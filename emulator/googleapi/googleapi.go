@@ -1,0 +1,113 @@
+// Package googleapi is what the emulator's Google APIs share: the error a
+// handler returns, the handler each endpoint is, the mux a service mounts
+// its routes on, and the reading of a request's JSON body.
+//
+// Each API beside Compute is a package of its own (iam, resourcemanager,
+// iap, ...) with the same shape: a Service over the store, with typed
+// methods, and Routes, which mounts its endpoints on a Mux. The HTTP
+// server (package httpapi) implements Mux: it guards every request, turns
+// a handler's value or error into the answer, and makes writes durable, so
+// that no service writes a response or knows HTTP beyond its request.
+package googleapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// Error is an error the client caused (or a missing resource): the server
+// answers it as a Google error body with its code and reason. The Compute
+// API's reasons are words such as "invalid"; the APIs beside Compute give
+// their status word ("NOT_FOUND") as the reason.
+type Error struct {
+	Code    int
+	Reason  string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf is an error of the APIs beside Compute: its HTTP code and status
+// word ("NOT_FOUND"), which is also its reason.
+func Errorf(code int, status, format string, args ...any) *Error {
+	return &Error{Code: code, Reason: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid is a 400 with the Compute API's reason.
+func Invalid(format string, args ...any) *Error {
+	return &Error{http.StatusBadRequest, api.ReasonInvalid, fmt.Sprintf(format, args...)}
+}
+
+// NotRouted is the answer to a path (or a method on it) that no API has.
+func NotRouted(r *http.Request) *Error {
+	return &Error{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see docs/guides/api.md for the API."}
+}
+
+// Handler is what every endpoint implements: a value to answer with, or an
+// error.
+type Handler func(r *http.Request) (any, error)
+
+// Mux is where a service mounts its endpoints; pattern is net/http's
+// ("POST /iam/v1/projects/{project}/serviceAccounts").
+type Mux interface {
+	Handle(pattern string, h Handler)
+}
+
+// Service is an API served beside Compute.
+type Service interface {
+	Routes(Mux)
+}
+
+// MaxBodyBytes is the largest request body accepted; larger ones get 413.
+const MaxBodyBytes = 1 << 20
+
+// ReadBody reads a request body, refusing oversized and empty ones.
+func ReadBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, &Error{http.StatusRequestEntityTooLarge, api.ReasonRequestTooLarge,
+			fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes)}
+	}
+	if err != nil {
+		return nil, Invalid("Could not read the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, Invalid("The request body is empty: send the resource as a JSON object.")
+	}
+	return body, nil
+}
+
+// ReadJSON reads a request body of the APIs beside Compute into v.
+func ReadJSON(r *http.Request, v any) error {
+	body, err := ReadBody(r)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", "Invalid JSON payload received: %s.", err.Error())
+	}
+	return nil
+}
+
+// ProjectNumber is the number every API gives project: the same for an
+// id every time.
+func ProjectNumber(project string) string {
+	h := fnv.New64a()
+	h.Write([]byte(project))
+	return strconv.FormatUint(100000000000+h.Sum64()%900000000000, 10)
+}
+
+// DefaultComputeAccount is the email of a project's Compute Engine default
+// service account, which every project has.
+func DefaultComputeAccount(project string) string {
+	return ProjectNumber(project) + "-compute@developer.gserviceaccount.com"
+}
