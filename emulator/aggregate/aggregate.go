@@ -17,6 +17,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
@@ -246,7 +247,7 @@ func (a *Aggregator) set(path, kind, state string) (from, to string, ok bool) {
 		return from, state, false
 	}
 	if !seen {
-		from = rules.StateUnknown
+		from = api.StateUnknown
 	}
 	a.states[path] = state
 	if a.gauge != nil {
@@ -254,7 +255,7 @@ func (a *Aggregator) set(path, kind, state string) (from, to string, ok bool) {
 		a.gauge.WithLabelValues(path, kind, state).Set(1)
 	}
 	// A first evaluation that says UNKNOWN changes nothing worth a log line.
-	return from, state, seen || state != rules.StateUnknown
+	return from, state, seen || state != api.StateUnknown
 }
 
 func (a *Aggregator) forget(path string) {
@@ -296,7 +297,7 @@ func (a *Aggregator) SourceHealth(path string) (SourceReport, bool) {
 			i = len(r.Groups) - 1
 		}
 		r.Groups[i].Endpoints++
-		if st.State == health.Healthy {
+		if st.State == api.StateHealthy {
 			r.Groups[i].Healthy++
 		}
 	}
@@ -326,7 +327,7 @@ func (a *Aggregator) CompositeHealth(path string) (CompositeReport, bool) {
 	r := CompositeReport{}
 	states := make([]string, 0, len(c.Sources))
 	for _, sp := range c.Sources {
-		st := rules.StateUnknown
+		st := api.StateUnknown
 		if rep, ok := a.SourceHealth(sp); ok {
 			st = rep.State
 		}
@@ -353,7 +354,7 @@ func (a *Aggregator) compositeState(c Composite) string {
 	for _, sp := range c.Sources {
 		st, ok := a.states[sp]
 		if !ok {
-			st = rules.StateUnknown
+			st = api.StateUnknown
 		}
 		states = append(states, st)
 	}

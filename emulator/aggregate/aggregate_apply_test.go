@@ -1,7 +1,7 @@
 package aggregate
 
 import (
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 
 	"bytes"
 	"log/slog"
@@ -14,14 +14,14 @@ import (
 // endpoints were added or removed, which makes no transition.
 func TestAggregator_ApplyAndOwnersChangedAreIncremental(t *testing.T) {
 	const a, b = "projects/p/regions/r/backendServices/a", "projects/p/regions/r/backendServices/b"
-	statuses := fixedStatuses{a: {{Owner: a, State: health.Healthy}}, b: {{Owner: b, State: health.Healthy}}}
+	statuses := fixedStatuses{a: {{Owner: a, State: api.StateHealthy}}, b: {{Owner: b, State: api.StateHealthy}}}
 	var logs bytes.Buffer
 	agg := NewAggregator(statuses, slog.New(slog.NewTextHandler(&logs, nil)), nil)
 	srcA := &Source{Path: "projects/p/regions/r/healthSources/a", Service: a, HealthyPercent: 60, MinHealthy: 1}
 	srcB := &Source{Path: "projects/p/regions/r/healthSources/b", Service: b, HealthyPercent: 60, MinHealthy: 1}
 	chc := &Composite{Path: "projects/p/regions/r/compositeHealthChecks/c", Sources: []string{srcA.Path}}
 	agg.Apply(map[string]*Source{srcA.Path: srcA, srcB.Path: srcB}, map[string]*Composite{chc.Path: chc})
-	if got := agg.States(); len(got) != 3 || got[0].State != health.Healthy {
+	if got := agg.States(); len(got) != 3 || got[0].State != api.StateHealthy {
 		t.Fatalf("states %+v", got)
 	}
 

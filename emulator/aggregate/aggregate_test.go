@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 
 	"bytes"
 	"log/slog"
@@ -31,15 +32,15 @@ func TestAggregator_transitionCause(t *testing.T) {
 	ep := func(port int, state string) health.Status {
 		return health.Status{Owner: svc, Endpoint: health.Endpoint{IP: "127.0.0.1", Port: port}, State: state}
 	}
-	statuses := fixedStatuses{svc: {ep(9000, health.Healthy), ep(9001, health.Healthy)}}
+	statuses := fixedStatuses{svc: {ep(9000, api.StateHealthy), ep(9001, api.StateHealthy)}}
 	var logs bytes.Buffer
 	a := NewAggregator(statuses, slog.New(slog.NewTextHandler(&logs, nil)), nil)
 	a.Update([]Source{{Path: "projects/p/regions/r/healthSources/src", Service: svc, HealthyPercent: 60, MinHealthy: 1}},
 		[]Composite{{Path: "projects/p/regions/r/compositeHealthChecks/chc", Sources: []string{"projects/p/regions/r/healthSources/src"}}})
 	logs.Reset()
 
-	statuses[svc][1] = ep(9001, health.Unhealthy) // 1 of 2 is 50% < 60%
-	a.OnTransition(health.Transition{Status: statuses[svc][1], From: health.Healthy})
+	statuses[svc][1] = ep(9001, api.StateUnhealthy) // 1 of 2 is 50% < 60%
+	a.OnTransition(health.Transition{Status: statuses[svc][1], From: api.StateHealthy})
 	out := logs.String()
 	for _, want := range []string{
 		`msg="health source transition" resource=projects/p/regions/r/healthSources/src from=HEALTHY to=UNHEALTHY ` +

@@ -17,7 +17,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // Autohealing, as a managed instance group does it: the group's
@@ -252,13 +251,13 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 			a.log.Info("autohealing: instance recreated, verifying", "group", k.Path(), "instance", path)
 			a.record(k.Path(), path, api.ActionRecreating, api.ActionVerifying, "recreated")
 		case h.action == api.ActionRecreating:
-		case fresh && v.State == rules.StateHealthy:
+		case fresh && v.State == api.StateHealthy:
 			if h.action == api.ActionVerifying {
 				a.log.Info("autohealing: instance verified HEALTHY", "group", k.Path(), "instance", path)
 				a.record(k.Path(), path, api.ActionVerifying, api.ActionNone, "verified HEALTHY by "+check)
 			}
 			h.action, h.passed, h.recreations = api.ActionNone, true, 0
-		case fresh && v.State == rules.StateUnhealthy && now.Sub(in.Created) >= delay:
+		case fresh && v.State == api.StateUnhealthy && now.Sub(in.Created) >= delay:
 			if !h.passed {
 				h.recreations++
 			}

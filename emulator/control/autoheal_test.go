@@ -14,7 +14,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // fakeGroups is one managed group of one instance, whose check's verdict
@@ -92,15 +91,15 @@ func TestAutohealer_RecreatesAfterTheInitialDelayAndVerifies(t *testing.T) {
 	}
 	path := f.group.Instances[0].Key.Path()
 
-	step(10*time.Second, rules.StateUnhealthy)
+	step(10*time.Second, api.StateUnhealthy)
 	if len(f.calls) != 0 || a.Action(path) != api.ActionNone || f.actions.None != 1 {
 		t.Fatalf("within the initial delay: calls %v, action %s, counts %+v; want nothing done", f.calls, a.Action(path), f.actions)
 	}
-	step(31*time.Second, rules.StateUnhealthy)
+	step(31*time.Second, api.StateUnhealthy)
 	if a.Action(path) != api.ActionRecreating || f.actions.Recreating != 1 || strings.Join(f.calls, ",") != "STOPPING web-1" {
 		t.Fatalf("after the delay: calls %v, action %s, counts %+v; want STOPPING, RECREATING", f.calls, a.Action(path), f.actions)
 	}
-	step(31*time.Second+RecreateTime/2, rules.StateUnhealthy)
+	step(31*time.Second+RecreateTime/2, api.StateUnhealthy)
 	if len(f.calls) != 1 {
 		t.Fatalf("recreated before RecreateTime: %v", f.calls)
 	}
@@ -108,7 +107,7 @@ func TestAutohealer_RecreatesAfterTheInitialDelayAndVerifies(t *testing.T) {
 	if a.Action(path) != api.ActionVerifying || f.actions.Verifying != 1 || f.calls[1] != "recreate web-1" {
 		t.Fatalf("after RecreateTime: calls %v, action %s, counts %+v; want recreated, VERIFYING", f.calls, a.Action(path), f.actions)
 	}
-	step(40*time.Second, rules.StateHealthy)
+	step(40*time.Second, api.StateHealthy)
 	if a.Action(path) != api.ActionNone || f.actions.None != 1 || f.loop != "" {
 		t.Fatalf("once HEALTHY: action %s, counts %+v, loop %q; want NONE and no loop", a.Action(path), f.actions, f.loop)
 	}
@@ -123,7 +122,7 @@ func TestAutohealer_ReportsARecreateLoop(t *testing.T) {
 	a := NewAutohealer(f, func() time.Time { return now }, nil)
 	for i := range 6 { // UNHEALTHY, recreated, UNHEALTHY again ...
 		now = start.Add(time.Duration(i) * RecreateTime)
-		f.verdict = rules.StateUnhealthy
+		f.verdict = api.StateUnhealthy
 		f.group.Instances[0].Created = now.Add(-time.Second)
 		if err := a.Once(context.Background()); err != nil {
 			t.Fatal(err)
@@ -132,7 +131,7 @@ func TestAutohealer_ReportsARecreateLoop(t *testing.T) {
 	if !strings.Contains(f.loop, "instance web-1 was recreated 3 times in a row without passing hc") {
 		t.Fatalf("loop = %q, want the recreate loop named", f.loop)
 	}
-	now, f.verdict = now.Add(RecreateTime), rules.StateHealthy
+	now, f.verdict = now.Add(RecreateTime), api.StateHealthy
 	a.Once(context.Background())
 	a.Once(context.Background())
 	if f.loop != "" {
@@ -179,7 +178,7 @@ func TestAutohealer_CallsTheHookBeforeRecreating(t *testing.T) {
 	now := start
 	f := newFakeGroup(start, 0, hook.URL)
 	a := NewAutohealer(f, func() time.Time { return now }, nil)
-	f.verdict = rules.StateUnhealthy
+	f.verdict = api.StateUnhealthy
 	a.Once(context.Background())
 	now = now.Add(RecreateTime)
 	a.Once(context.Background())
@@ -223,7 +222,7 @@ func TestAutohealer_ScaledTime(t *testing.T) {
 	path := f.group.Instances[0].Key.Path()
 	step := func(at time.Duration) {
 		t.Helper()
-		now, f.verdict = start.Add(at), rules.StateUnhealthy
+		now, f.verdict = start.Add(at), api.StateUnhealthy
 		if err := a.Once(context.Background()); err != nil {
 			t.Fatal(err)
 		}

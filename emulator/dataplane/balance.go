@@ -314,7 +314,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 			continue
 		}
 		seen[addr] = true
-		out = append(out, member{addr: addr, group: st.Group, healthy: st.State == health.Healthy, failover: failover[st.Group]})
+		out = append(out, member{addr: addr, group: st.Group, healthy: st.State == api.StateHealthy, failover: failover[st.Group]})
 	}
 	return out
 }

@@ -19,52 +19,18 @@ import (
 // load to stop at a capacity: it divides by capacity, so that a
 // capacityScaler of 0.1 sends a tenth of the traffic there.
 
-// capacity is what one backend group of a service can take.
-type capacity struct {
-	scaler      float64
-	perEndpoint float64 // 0: none named
-	perGroup    float64 // maxRate or maxConnections: shared by its healthy endpoints
-}
-
-func capacityOf(b serviceBackend) capacity {
-	c := capacity{scaler: 1}
-	if b.CapacityScaler != nil {
-		c.scaler = *b.CapacityScaler
-	}
-	switch b.BalancingMode {
-	case "RATE":
-		c.perEndpoint = cmpOr(b.MaxRatePerEndpoint, b.MaxRatePerInstance)
-		c.perGroup = b.MaxRate
-	case "CONNECTION":
-		c.perEndpoint = cmpOr(b.MaxConnectionsPerEndpoint, b.MaxConnectionsPerInstance)
-		c.perGroup = b.MaxConnections
-	}
-	return c
-}
-
-func (c capacity) named() bool { return c.perEndpoint > 0 || c.perGroup > 0 }
-
-func cmpOr(vs ...float64) float64 {
-	for _, v := range vs {
-		if v > 0 {
-			return v
-		}
-	}
-	return 0
-}
-
 // weightsOf is the weight of each of bes (endpoints of bs that a pool
 // sends to) by its group's capacity; nil when they all weigh the same.
 func weightsOf(bs *backendService, bes []*backend) []float64 {
 	if bs == nil || len(bes) < 2 {
 		return nil
 	}
-	groups := map[string]capacity{}
+	groups := map[string]api.Capacity{}
 	allNamed := true
 	for _, b := range bs.Backends {
-		c := capacityOf(b)
+		c := b.Capacity()
 		groups[api.PathOf(b.Group)] = c
-		allNamed = allNamed && c.named()
+		allNamed = allNamed && c.Named()
 	}
 	inGroup := map[string]int{}
 	for _, b := range bes {
@@ -74,17 +40,12 @@ func weightsOf(bs *backendService, bes []*backend) []float64 {
 	for i, b := range bes {
 		c, ok := groups[b.group]
 		if !ok {
-			c = capacity{scaler: 1}
+			c = api.Capacity{Scaler: 1}
 		}
-		w := c.scaler
-		switch {
-		case !allNamed:
-		case c.perEndpoint > 0:
-			w *= c.perEndpoint
-		default:
-			w *= c.perGroup / float64(inGroup[b.group])
+		weights[i] = c.Scaler
+		if allNamed {
+			weights[i] = c.PerEach(inGroup[b.group])
 		}
-		weights[i] = w
 	}
 	if !slices.ContainsFunc(weights, func(w float64) bool { return w != weights[0] }) {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // fixedHealth reports every endpoint of one owner HEALTHY.
@@ -23,7 +24,7 @@ func (f fixedHealth) Statuses(owner string) []health.Status {
 	}
 	var out []health.Status
 	for _, ep := range f.eps {
-		out = append(out, health.Status{Owner: owner, Endpoint: ep, State: health.Healthy})
+		out = append(out, health.Status{Owner: owner, Endpoint: ep, State: api.StateHealthy})
 	}
 	return out
 }

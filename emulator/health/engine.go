@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Target is one endpoint to probe for one owner (a backend service or a
@@ -482,14 +483,14 @@ func (e *Engine) settle(ep *endpoint, t *placement) (Transition, bool) {
 	switch {
 	case t.Endpoint.Stopped:
 		// Probers connect only to running machines.
-		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
+		ep.verdict.state, ep.reason, ep.detail = api.StateUnhealthy, ReasonStopped, "the endpoint is STOPPED: it is not probed"
 	case t.Check.Unresolved != "":
-		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, t.Check.Unresolved
+		ep.verdict.state, ep.reason, ep.detail = api.StateUnhealthy, ReasonNotProbed, t.Check.Unresolved
 	case t.Check.Unchecked:
-		ep.verdict.state, ep.reason, ep.detail = Healthy, ReasonNoHealthCheck,
+		ep.verdict.state, ep.reason, ep.detail = api.StateHealthy, ReasonNoHealthCheck,
 			"no health check: every instance is treated as HEALTHY, without probes"
 	case t.Check.Port == 0 && !t.Check.Probe.NoPort():
-		ep.verdict.state, ep.reason, ep.detail = Unhealthy, ReasonNotProbed, ""
+		ep.verdict.state, ep.reason, ep.detail = api.StateUnhealthy, ReasonNotProbed, ""
 	case !t.Check.Blocked:
 		return Transition{}, false
 	}
@@ -584,9 +585,9 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start, end 
 		ep.firstProbe = start
 	}
 	ep.probes++
-	if to != Healthy && !res.Healthy {
+	if to != api.StateHealthy && !res.Healthy {
 		ep.reason, ep.detail = res.Reason, res.Detail
-	} else if to == Healthy {
+	} else if to == api.StateHealthy {
 		ep.reason, ep.detail = "", ""
 	}
 	// The status is built only for a transition: most probes change no
@@ -640,7 +641,7 @@ func (ep *endpoint) deliveredRateLocked() float64 {
 // before the block.
 func (ep *endpoint) reportedLocked(t *placement) (state, reason, detail string) {
 	if t.Check.Blocked && ep.reason != ReasonStopped && ep.reason != ReasonNotProbed {
-		return Unhealthy, ReasonFirewallBlocked, t.Check.Firewall
+		return api.StateUnhealthy, ReasonFirewallBlocked, t.Check.Firewall
 	}
 	return ep.verdict.state, ep.reason, ep.detail
 }
@@ -722,9 +723,9 @@ func (e *Engine) Count(owner string) Counts {
 func (c *Counts) Add(state string) {
 	c.Total++
 	switch state {
-	case Healthy:
+	case api.StateHealthy:
 		c.Healthy++
-	case Unknown:
+	case api.StateUnknown:
 		c.Unknown++
 	}
 }

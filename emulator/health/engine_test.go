@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // script is a fake probe: it records when each probe started (on the fake
@@ -144,7 +145,7 @@ func TestEngine_DetectionWithinBound(t *testing.T) {
 	e := newTestEngine(t, s, 1, transitions)
 	e.Update([]Target{target(interval, timeout, 2, 3)})
 	step(t, e, s.clock)
-	if tr := <-transitions; tr.State != Healthy || tr.From != Unknown {
+	if tr := <-transitions; tr.State != api.StateHealthy || tr.From != api.StateUnknown {
 		t.Fatalf("first transition %s -> %s, want UNKNOWN -> HEALTHY after one success", tr.From, tr.State)
 	}
 	s.set(false)
@@ -160,7 +161,7 @@ func TestEngine_DetectionWithinBound(t *testing.T) {
 	// The third failing probe ends at its timeout: (3-1)*interval + timeout
 	// after the first failing probe started.
 	detected := s.clock.Now().Sub(firstFailure)
-	if tr.State != Unhealthy || tr.Reason != prober.ReasonTimeout || detected != 2*interval+timeout {
+	if tr.State != api.StateUnhealthy || tr.Reason != prober.ReasonTimeout || detected != 2*interval+timeout {
 		t.Fatalf("got %s (%s) %v after the first failure, want UNHEALTHY (TIMEOUT) after %v", tr.State, tr.Reason, detected, 2*interval+timeout)
 	}
 }
@@ -195,7 +196,7 @@ func TestEngine_UpdateStopsRemovedAndSettlesStopped(t *testing.T) {
 	tg.Endpoint.Stopped = true
 	e.Update([]Target{tg})
 	st := e.Statuses(tg.Owner)
-	if len(st) != 1 || st[0].State != Unhealthy || st[0].Reason != ReasonStopped {
+	if len(st) != 1 || st[0].State != api.StateUnhealthy || st[0].Reason != ReasonStopped {
 		t.Fatalf("stopped endpoint: %+v, want UNHEALTHY/STOPPED", st)
 	}
 	s.clock.advance(10 * time.Second)
@@ -213,7 +214,7 @@ func TestEngine_UncheckedIsHealthyUnprobed(t *testing.T) {
 		Check: Check{Unchecked: true}}
 	e.Update([]Target{tg})
 	s.clock.advance(10 * time.Second)
-	if st := e.Statuses(tg.Owner); len(st) != 1 || st[0].State != Healthy || st[0].Reason != ReasonNoHealthCheck {
+	if st := e.Statuses(tg.Owner); len(st) != 1 || st[0].State != api.StateHealthy || st[0].Reason != ReasonNoHealthCheck {
 		t.Fatalf("unchecked endpoint: %+v, want HEALTHY/NO_HEALTH_CHECK", st)
 	}
 	if n := len(s.startTimes()); n != 0 {
@@ -221,7 +222,7 @@ func TestEngine_UncheckedIsHealthyUnprobed(t *testing.T) {
 	}
 	tg.Endpoint.Stopped = true
 	e.Update([]Target{tg})
-	if st := e.Statuses(tg.Owner)[0]; st.State != Unhealthy || st.Reason != ReasonStopped {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateUnhealthy || st.Reason != ReasonStopped {
 		t.Fatalf("stopped unchecked endpoint: %s/%s, want UNHEALTHY/STOPPED", st.State, st.Reason)
 	}
 }
@@ -232,20 +233,20 @@ func TestEngine_ChangedCheckStartsOverAtUnknown(t *testing.T) {
 	tg := target(time.Second, time.Second, 2, 2)
 	e.Update([]Target{tg})
 	step(t, e, s.clock)
-	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateHealthy {
 		t.Fatalf("state %s, want HEALTHY", st.State)
 	}
 	e.Update([]Target{tg}) // unchanged: keeps its verdict
-	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateHealthy {
 		t.Fatalf("after a no-op update: %s, want HEALTHY", st.State)
 	}
 	tg.Check.Probe.HTTP = &prober.HTTPSpec{RequestPath: "/other"}
 	e.Update([]Target{tg})
-	if st := e.Statuses(tg.Owner)[0]; st.State != Unknown || !st.LastProbe.IsZero() {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateUnknown || !st.LastProbe.IsZero() {
 		t.Fatalf("after a check change: %s, want UNKNOWN with no probe yet", st.State)
 	}
 	step(t, e, s.clock)
-	if st := e.Statuses(tg.Owner)[0]; st.State != Healthy {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateHealthy {
 		t.Fatalf("after the next probe: %s, want HEALTHY", st.State)
 	}
 }
@@ -261,7 +262,7 @@ func TestEngine_LogFlagAndInstanceKeepTheVerdict(t *testing.T) {
 	tg.Check.Log, tg.Endpoint.Instance = true, "web-1"
 	e.Update([]Target{tg})
 	st := e.Statuses(tg.Owner)[0]
-	if st.State != Healthy || st.Endpoint.Instance != "web-1" {
+	if st.State != api.StateHealthy || st.Endpoint.Instance != "web-1" {
 		t.Fatalf("after turning logging on: %s (instance %q), want HEALTHY with the new instance", st.State, st.Endpoint.Instance)
 	}
 }
@@ -277,7 +278,7 @@ func TestEngine_SettledVerdictIsATransition(t *testing.T) {
 	e.Update([]Target{tg})
 	select {
 	case tr := <-transitions:
-		if tr.From != Unknown || tr.State != Unhealthy || tr.Reason != ReasonStopped {
+		if tr.From != api.StateUnknown || tr.State != api.StateUnhealthy || tr.Reason != ReasonStopped {
 			t.Fatalf("transition %s -> %s (%s), want UNKNOWN -> UNHEALTHY (STOPPED)", tr.From, tr.State, tr.Reason)
 		}
 	default:
@@ -326,14 +327,14 @@ func TestEngine_FirewallBlockIsReportedOverTheVerdict(t *testing.T) {
 	tg := target(time.Second, time.Second, 1, 1)
 	tg.Check.Blocked, tg.Check.Firewall, tg.Check.FirewallVerdict = true, "every probe would be blocked", "BLOCKED"
 	e.Update([]Target{tg})
-	if tr := <-transitions; tr.State != Unhealthy || tr.Reason != ReasonFirewallBlocked || tr.Detail != tg.Check.Firewall {
+	if tr := <-transitions; tr.State != api.StateUnhealthy || tr.Reason != ReasonFirewallBlocked || tr.Detail != tg.Check.Firewall {
 		t.Fatalf("blocked: %+v, want UNHEALTHY (FIREWALL_BLOCKED) with the finding", tr)
 	}
 	step(t, e, s.clock)
 	if len(s.startTimes()) == 0 {
 		t.Fatal("no probe behind the block")
 	}
-	if st := e.Statuses(tg.Owner)[0]; st.State != Unhealthy || st.Reason != ReasonFirewallBlocked {
+	if st := e.Statuses(tg.Owner)[0]; st.State != api.StateUnhealthy || st.Reason != ReasonFirewallBlocked {
 		t.Fatalf("a passing probe behind the block: %+v, want still blocked", st)
 	}
 	if c := e.Count(tg.Owner); c.Healthy != 0 || c.Total != 1 {
@@ -343,14 +344,14 @@ func TestEngine_FirewallBlockIsReportedOverTheVerdict(t *testing.T) {
 	open := tg
 	open.Check.Blocked, open.Check.Firewall, open.Check.FirewallVerdict = false, "", ""
 	e.Update([]Target{open})
-	if tr := <-transitions; tr.State != Healthy || tr.From != Unhealthy {
+	if tr := <-transitions; tr.State != api.StateHealthy || tr.From != api.StateUnhealthy {
 		t.Fatalf("block lifted: %+v, want UNHEALTHY -> HEALTHY at once", tr)
 	}
 	if n := len(s.startTimes()); n != probes {
 		t.Errorf("%d probes ran to report the verdict, want none", n-probes)
 	}
 	e.Update([]Target{tg})
-	if tr := <-transitions; tr.State != Unhealthy || tr.Reason != ReasonFirewallBlocked {
+	if tr := <-transitions; tr.State != api.StateUnhealthy || tr.Reason != ReasonFirewallBlocked {
 		t.Fatalf("blocked again: %+v", tr)
 	}
 }
@@ -376,12 +377,12 @@ func TestEngine_SinceLatencyAndHistory(t *testing.T) {
 	step(t, e, s.clock)
 	s.set(false)
 	step(t, e, s.clock)
-	if st := status(); st.State != Healthy || !st.Since.Equal(healthyAt) {
+	if st := status(); st.State != api.StateHealthy || !st.Since.Equal(healthyAt) {
 		t.Fatalf("after one failure: %s since %v, want HEALTHY since %v (threshold 2)", st.State, st.Since, healthyAt)
 	}
 	step(t, e, s.clock)
 	st := status()
-	if st.State != Unhealthy || !st.Since.Equal(s.clock.Now()) || st.Latency != 2*time.Second {
+	if st.State != api.StateUnhealthy || !st.Since.Equal(s.clock.Now()) || st.Latency != 2*time.Second {
 		t.Fatalf("after two failures: %s since %v latency %v, want UNHEALTHY since %v, latency 2s", st.State, st.Since, st.Latency, s.clock.Now())
 	}
 	if got, want := st.Recent(), []bool{true, true, false, false}; !slices.Equal(got, want) {
@@ -444,7 +445,7 @@ func TestEngine_FastForwardRunsTheProbesDue(t *testing.T) {
 	tg := target(10*time.Second, time.Second, 1, 3)
 	e.Update([]Target{tg})
 	step(t, e, s.clock)
-	if tr := <-transitions; tr.State != Healthy {
+	if tr := <-transitions; tr.State != api.StateHealthy {
 		t.Fatalf("first verdict %s, want HEALTHY", tr.State)
 	}
 	waitQuiet(t, e, s.clock)
@@ -458,7 +459,7 @@ func TestEngine_FastForwardRunsTheProbesDue(t *testing.T) {
 	}
 	select {
 	case tr := <-transitions:
-		if tr.State != Unhealthy || tr.From != Healthy {
+		if tr.State != api.StateUnhealthy || tr.From != api.StateHealthy {
 			t.Errorf("transition %s -> %s, want HEALTHY -> UNHEALTHY", tr.From, tr.State)
 		}
 	default:

@@ -1,6 +1,10 @@
 package health
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
 
 func TestEvents_KeepTheLastNewestFirstAndWake(t *testing.T) {
 	ev := NewEvents(3)
@@ -8,7 +12,7 @@ func TestEvents_KeepTheLastNewestFirstAndWake(t *testing.T) {
 		t.Fatal("a new log has events")
 	}
 	woken := ev.Changed()
-	for _, to := range []string{Healthy, Unhealthy, Healthy, Unhealthy} {
+	for _, to := range []string{api.StateHealthy, api.StateUnhealthy, api.StateHealthy, api.StateUnhealthy} {
 		ev.Add(Transition{Status: Status{State: to}})
 	}
 	select {
@@ -17,7 +21,7 @@ func TestEvents_KeepTheLastNewestFirstAndWake(t *testing.T) {
 		t.Error("Add did not wake the waiter")
 	}
 	got := ev.Recent()
-	if len(got) != 3 || got[0].State != Unhealthy || got[1].State != Healthy || got[2].State != Unhealthy {
+	if len(got) != 3 || got[0].State != api.StateUnhealthy || got[1].State != api.StateHealthy || got[2].State != api.StateUnhealthy {
 		t.Errorf("Recent() = %+v, want the last 3, newest first", got)
 	}
 	select {

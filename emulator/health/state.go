@@ -1,11 +1,9 @@
 package health
 
-// Health states of an endpoint.
-const (
-	Unknown   = "UNKNOWN"
-	Healthy   = "HEALTHY"
-	Unhealthy = "UNHEALTHY"
-)
+import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+
+// An endpoint's health states are the API's: api.StateUnknown,
+// api.StateHealthy, api.StateUnhealthy.
 
 // Reasons of endpoints that are not probed.
 const (
@@ -41,7 +39,7 @@ type streak struct {
 }
 
 func newVerdict(probers int) verdict {
-	return verdict{state: Unknown, counts: make([]streak, probers)}
+	return verdict{state: api.StateUnknown, counts: make([]streak, probers)}
 }
 
 // observe records one probe result of prober p and returns the new state.
@@ -54,13 +52,13 @@ func (v *verdict) observe(p int, healthy bool, healthyThreshold, unhealthyThresh
 		c.successes, c.failures = 0, c.failures+1
 	}
 	switch {
-	case v.state == Unknown && healthy:
+	case v.state == api.StateUnknown && healthy:
 		// A new endpoint needs one success, not healthyThreshold of them.
-		v.state = Healthy
-	case v.state != Unhealthy && int(c.failures) >= unhealthyThreshold:
-		v.state = Unhealthy
-	case v.state == Unhealthy && int(c.successes) >= healthyThreshold:
-		v.state = Healthy
+		v.state = api.StateHealthy
+	case v.state != api.StateUnhealthy && int(c.failures) >= unhealthyThreshold:
+		v.state = api.StateUnhealthy
+	case v.state == api.StateUnhealthy && int(c.successes) >= healthyThreshold:
+		v.state = api.StateHealthy
 	}
 	return v.state
 }

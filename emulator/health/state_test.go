@@ -3,6 +3,8 @@ package health
 import (
 	"strings"
 	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // run feeds a sequence of results ("+" success, "-" failure) for prober 0
@@ -11,9 +13,9 @@ func run(v *verdict, results string, healthyT, unhealthyT int) string {
 	var b strings.Builder
 	for _, r := range results {
 		switch v.observe(0, r == '+', healthyT, unhealthyT) {
-		case Healthy:
+		case api.StateHealthy:
 			b.WriteByte('H')
-		case Unhealthy:
+		case api.StateUnhealthy:
 			b.WriteByte('U')
 		default:
 			b.WriteByte('?')
@@ -56,13 +58,13 @@ func TestVerdict_AnyProber(t *testing.T) {
 	// the threshold is enough.
 	v.observe(0, false, 2, 2)
 	v.observe(1, true, 2, 2)
-	if got := v.observe(0, false, 2, 2); got != Unhealthy {
+	if got := v.observe(0, false, 2, 2); got != api.StateUnhealthy {
 		t.Fatalf("after 2 failures of prober 0: %s, want UNHEALTHY", got)
 	}
 	// Back to healthy when one prober sees 2 successes, even if the other
 	// one has just failed.
 	v.observe(0, false, 2, 2)
-	if got := v.observe(1, true, 2, 2); got != Healthy {
+	if got := v.observe(1, true, 2, 2); got != api.StateHealthy {
 		// prober 1 had successes before: its count is already >= 2.
 		t.Fatalf("prober 1 at 3 consecutive successes: %s, want HEALTHY", got)
 	}
@@ -74,10 +76,10 @@ func TestVerdict_ProbersCountSeparately(t *testing.T) {
 	v.observe(0, false, 2, 2)
 	// Two failures in a row across the endpoint, but one per prober: no
 	// prober has reached the threshold.
-	if got := v.observe(1, false, 2, 2); got != Healthy {
+	if got := v.observe(1, false, 2, 2); got != api.StateHealthy {
 		t.Fatalf("one failure on each of two probers: %s, want HEALTHY", got)
 	}
-	if got := v.observe(0, false, 2, 2); got != Unhealthy {
+	if got := v.observe(0, false, 2, 2); got != api.StateUnhealthy {
 		t.Fatalf("second failure of prober 0: %s, want UNHEALTHY", got)
 	}
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
@@ -115,26 +114,15 @@ func valueOf(p *int64) int64 {
 }
 
 // perInstance is the requests per second the RATE backends of services
-// give an instance of group (of n instances): maxRatePerInstance, or
-// maxRate shared, times capacityScaler; the largest when several do.
+// give an instance of group (of n instances): their capacity for each
+// (api.Capacity.PerEach); the largest when several do.
 func perInstance(services []api.BackendService, group string, n int) float64 {
 	best := 0.0
 	for _, bs := range services {
 		for _, b := range bs.Backends {
-			if api.PathOf(b.Group) != group || !strings.EqualFold(b.BalancingMode, "RATE") {
-				continue
+			if c := b.Capacity(); api.PathOf(b.Group) == group && c.Mode == "RATE" {
+				best = max(best, c.PerEach(n))
 			}
-			rate := 0.0
-			switch {
-			case b.MaxRatePerInstance > 0:
-				rate = b.MaxRatePerInstance
-			case b.MaxRate > 0 && n > 0:
-				rate = b.MaxRate / float64(n)
-			}
-			if b.CapacityScaler != nil {
-				rate *= *b.CapacityScaler
-			}
-			best = max(best, rate)
 		}
 	}
 	return best

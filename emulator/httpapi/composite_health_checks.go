@@ -96,7 +96,7 @@ func (s *Server) compositeHealth(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := api.CompositeHealthCheckHealth{Kind: api.KindCompositeHealthCheckHealth, HealthState: rules.StateUnknown, HealthSources: []api.HealthSourceState{}}
+	out := api.CompositeHealthCheckHealth{Kind: api.KindCompositeHealthCheckHealth, HealthState: api.StateUnknown, HealthSources: []api.HealthSourceState{}}
 	if s.aggregates == nil {
 		return out, nil
 	}

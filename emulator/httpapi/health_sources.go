@@ -76,7 +76,7 @@ func (s *Server) healthSourceHealth(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := api.HealthSourceHealth{Kind: api.KindHealthSourceHealth, HealthState: rules.StateUnknown, Sources: []api.SourceHealth{}}
+	out := api.HealthSourceHealth{Kind: api.KindHealthSourceHealth, HealthState: api.StateUnknown, Sources: []api.SourceHealth{}}
 	if s.aggregates == nil {
 		return out, nil
 	}

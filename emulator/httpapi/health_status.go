@@ -19,8 +19,8 @@ func (s *Server) statuses(owner string) []health.Status {
 // the reason saying it is not known to be (api.ReasonNoVerdict).
 func (s *Server) healthStatus(st health.Status) api.HealthStatus {
 	state, reason := st.State, st.Reason
-	if state == health.Unknown {
-		state, reason = health.Unhealthy, api.ReasonNoVerdict
+	if state == api.StateUnknown {
+		state, reason = api.StateUnhealthy, api.ReasonNoVerdict
 	}
 	hs := api.HealthStatus{
 		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,

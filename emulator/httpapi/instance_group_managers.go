@@ -423,7 +423,7 @@ func (s *Server) managerListInstances(r *http.Request) (any, error) {
 		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
 			CurrentAction: s.healer.Action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
 		for _, p := range m.AutoHealingPolicies {
-			state := rules.StateUnknown
+			state := api.StateUnknown
 			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {
 				state = v.State
 			}

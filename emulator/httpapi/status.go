@@ -138,11 +138,11 @@ type statusPage struct {
 // yellow preparing, grey no data.
 func stateClass(state string) string {
 	switch state {
-	case health.Healthy:
+	case api.StateHealthy:
 		return "ok"
-	case health.Unhealthy:
+	case api.StateUnhealthy:
 		return "error"
-	case health.Unknown:
+	case api.StateUnknown:
 		return "preparing"
 	}
 	return "nodata"

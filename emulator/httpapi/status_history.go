@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // The status page's history: for each backend service, target pool or
@@ -119,7 +119,7 @@ func (ix *historyIndex) of(owner string, endpoints []endpointNow) *history {
 		if len(changes) > 0 {
 			state = changes[0].From
 		}
-		if state == health.Unknown {
+		if state == api.StateUnknown {
 			state = ""
 		}
 		from := ix.start

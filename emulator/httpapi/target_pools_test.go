@@ -166,8 +166,8 @@ func TestHealth_Enums(t *testing.T) {
 		hc  = "projects/p/global/healthChecks/hc"
 	)
 	h := fakeHealth{bs: {
-		{Owner: bs, Group: neg, Endpoint: health.Endpoint{IP: "127.0.0.1", Port: 80}, Check: hc, State: health.Unknown},
-		{Owner: bs, Group: neg, Endpoint: health.Endpoint{IP: "127.0.0.2", Port: 80}, Check: hc, State: health.Healthy, LastProbe: time.Now()},
+		{Owner: bs, Group: neg, Endpoint: health.Endpoint{IP: "127.0.0.1", Port: 80}, Check: hc, State: api.StateUnknown},
+		{Owner: bs, Group: neg, Endpoint: health.Endpoint{IP: "127.0.0.2", Port: 80}, Check: hc, State: api.StateHealthy, LastProbe: time.Now()},
 	}}
 	e := newEmuHealth(t, h)
 	e.insert("/compute/v1/"+"projects/p/global/healthChecks", `{"name": "hc", "tcpHealthCheck": {"port": 80}}`)

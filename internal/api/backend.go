@@ -1,5 +1,7 @@
 package api
 
+import "cmp"
+
 // Kinds of the probe-target collections.
 const (
 	KindNetworkEndpointGroup      = "compute#networkEndpointGroup"
@@ -155,6 +157,50 @@ type Backend struct {
 	MaxConnectionsPerEndpoint float64  `json:"maxConnectionsPerEndpoint,omitempty"`
 }
 
+// Capacity is what one backend of a service can take, by its
+// balancingMode: for RATE, maxRatePerEndpoint or maxRatePerInstance each,
+// or maxRate shared by the group; for CONNECTION the same of
+// maxConnections*; UTILIZATION names no number. Scaler is its
+// capacityScaler (1 when unset), which the numbers are not yet multiplied
+// by. The data plane divides traffic by it; autoscalers size a group by
+// its rate.
+type Capacity struct {
+	Mode        string
+	Scaler      float64
+	PerEndpoint float64 // 0: none named
+	PerGroup    float64 // shared by the group's healthy endpoints; 0: none named
+}
+
+// Capacity is what b can take.
+func (b Backend) Capacity() Capacity {
+	c := Capacity{Mode: b.BalancingMode, Scaler: 1}
+	if b.CapacityScaler != nil {
+		c.Scaler = *b.CapacityScaler
+	}
+	switch b.BalancingMode {
+	case "RATE":
+		c.PerEndpoint = cmp.Or(b.MaxRatePerEndpoint, b.MaxRatePerInstance)
+		c.PerGroup = b.MaxRate
+	case "CONNECTION":
+		c.PerEndpoint = cmp.Or(b.MaxConnectionsPerEndpoint, b.MaxConnectionsPerInstance)
+		c.PerGroup = b.MaxConnections
+	}
+	return c
+}
+
+// Named reports whether c names a number (not only a scaler).
+func (c Capacity) Named() bool { return c.PerEndpoint > 0 || c.PerGroup > 0 }
+
+// PerEach is what each of n endpoints can take: its own number, or the
+// group's shared among them; 0 when c names none. The scaler is applied.
+func (c Capacity) PerEach(n int) float64 {
+	each := c.PerEndpoint
+	if each == 0 && c.PerGroup > 0 && n > 0 {
+		each = c.PerGroup / float64(n)
+	}
+	return each * c.Scaler
+}
+
 // ResourceGroupReference is the body of backendServices.getHealth.
 type ResourceGroupReference struct {
 	Group string `json:"group,omitempty"`
@@ -201,7 +247,7 @@ type HealthStatus struct {
 // HEALTHY, UNHEALTHY, or UNKNOWN for one reported UNHEALTHY for want of a
 // verdict (ReasonNoVerdict).
 func (hs *HealthStatus) State() string {
-	if hs.HealthState == "UNHEALTHY" && hs.Reason == ReasonNoVerdict {
+	if hs.HealthState == StateUnhealthy && hs.Reason == ReasonNoVerdict {
 		return ReasonNoVerdict
 	}
 	return hs.HealthState

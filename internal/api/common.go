@@ -141,3 +141,16 @@ func PathOf(ref string) string {
 // deletes stays deleted; Resource Manager lists these projects. It is not
 // an API collection: no route serves it.
 const CollectionProvisionedProjects = "lbhealthProjects"
+
+// Health states, the one set every part of lbhealth uses: of an endpoint
+// (the probe engine's verdict, UNKNOWN until its first), of a health source
+// and of a composite health check (HEALTHY when its aggregation policy
+// holds, UNHEALTHY when it does not, UNKNOWN while health is not yet
+// known, a passing state). The Compute API's healthState of an endpoint
+// has only HEALTHY and UNHEALTHY (ReasonNoVerdict says which UNHEALTHY is
+// not known to be so).
+const (
+	StateHealthy   = "HEALTHY"
+	StateUnhealthy = "UNHEALTHY"
+	StateUnknown   = "UNKNOWN"
+)

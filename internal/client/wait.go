@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // Waiting for health, as the provider's wait_for blocks and the
@@ -44,14 +43,14 @@ func Wait[H any](ctx context.Context, timeout, poll time.Duration, read func(con
 // has: the count, and each endpoint that is not HEALTHY with its state
 // and reason.
 func EndpointsHealthy(statuses []api.HealthStatus, min int64) (bool, string) {
-	return endpointsIn(statuses, rules.StateHealthy, min)
+	return endpointsIn(statuses, api.StateHealthy, min)
 }
 
 // EndpointsUnhealthy tells whether statuses has at least min endpoints
 // UNHEALTHY (every one, and at least one, when min is 0): a break seen by
 // the probes. It says what it has as EndpointsHealthy does.
 func EndpointsUnhealthy(statuses []api.HealthStatus, min int64) (bool, string) {
-	return endpointsIn(statuses, rules.StateUnhealthy, min)
+	return endpointsIn(statuses, api.StateUnhealthy, min)
 }
 
 // endpointsIn counts the endpoints of statuses in state against min, and
@@ -93,7 +92,7 @@ func CompositeHealthy(h *api.CompositeHealthCheckHealth) (bool, string) {
 	for _, s := range h.HealthSources {
 		sources = append(sources, s.Source+" "+s.HealthState)
 	}
-	return h.HealthState == rules.StateHealthy,
+	return h.HealthState == api.StateHealthy,
 		fmt.Sprintf("the check is %s, want HEALTHY; its sources: %s", h.HealthState, strings.Join(sources, ", "))
 }
 

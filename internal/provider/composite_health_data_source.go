@@ -12,7 +12,6 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 func newCompositeHealthDataSource() datasource.DataSource {
@@ -106,7 +105,7 @@ func flattenCompositeHealth(h *api.CompositeHealthCheckHealth, scope client.Scop
 	m.ID = types.StringValue(scopedID(scope.Project, scope.Region, api.CollectionCompositeHealthChecks, name))
 	m.Project, m.Region = types.StringValue(scope.Project), types.StringValue(scope.Region)
 	m.HealthState = types.StringValue(h.HealthState)
-	m.Healthy = types.BoolValue(h.HealthState == rules.StateHealthy)
+	m.Healthy = types.BoolValue(h.HealthState == api.StateHealthy)
 	elems := make([]attr.Value, 0, len(h.HealthSources))
 	for _, s := range h.HealthSources {
 		obj, diags := types.ObjectValue(sourceStateAttrTypes, map[string]attr.Value{

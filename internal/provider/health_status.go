@@ -10,7 +10,6 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // What the health data sources share (lbhealth_backend_health,
@@ -109,9 +108,9 @@ func summarizeHealth(statuses []api.HealthStatus, t types.ObjectType) (healthSum
 	elems := make([]attr.Value, 0, len(statuses))
 	for _, hs := range statuses {
 		switch hs.State() {
-		case rules.StateHealthy:
+		case api.StateHealthy:
 			healthy++
-		case rules.StateUnhealthy:
+		case api.StateUnhealthy:
 			unhealthy++
 		}
 		obj, diags := healthStatusValue(hs, t)

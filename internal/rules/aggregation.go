@@ -1,11 +1,6 @@
 package rules
 
-// Aggregated health states.
-const (
-	StateHealthy   = "HEALTHY"
-	StateUnhealthy = "UNHEALTHY"
-	StateUnknown   = "UNKNOWN"
-)
+import "github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 
 // PolicyHolds tells whether healthy of total endpoints satisfy a policy:
 // at least percent percent of them and at least min of them.
@@ -21,30 +16,30 @@ func PolicyHolds(percent, min, healthy, total int64) bool {
 func SourceState(percent, min, healthy, unknown, total int64) string {
 	switch {
 	case total == 0:
-		return StateUnhealthy
+		return api.StateUnhealthy
 	case PolicyHolds(percent, min, healthy, total):
-		return StateHealthy
+		return api.StateHealthy
 	case !PolicyHolds(percent, min, healthy+unknown, total):
-		return StateUnhealthy
+		return api.StateUnhealthy
 	}
-	return StateUnknown
+	return api.StateUnknown
 }
 
 // CompositeState combines the states of a composite check's sources:
 // HEALTHY when all are, UNHEALTHY when any is, else UNKNOWN.
 func CompositeState(sources []string) string {
-	state := StateHealthy
+	state := api.StateHealthy
 	for _, s := range sources {
 		switch s {
-		case StateUnhealthy:
-			return StateUnhealthy
-		case StateHealthy:
+		case api.StateUnhealthy:
+			return api.StateUnhealthy
+		case api.StateHealthy:
 		default:
-			state = StateUnknown
+			state = api.StateUnknown
 		}
 	}
 	if len(sources) == 0 {
-		return StateUnknown
+		return api.StateUnknown
 	}
 	return state
 }

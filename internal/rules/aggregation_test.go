@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
 
 func TestSourceState(t *testing.T) {
 	tests := []struct {
@@ -8,20 +12,20 @@ func TestSourceState(t *testing.T) {
 		percent, min, healthy, unk, all int64
 		want                            string
 	}{
-		{"60% of 5 = 3 healthy is enough", 60, 1, 3, 0, 5, StateHealthy},
-		{"2 of 5 under 60% is not", 60, 1, 2, 0, 5, StateUnhealthy},
-		{"1 of 2 under 60/1: 50% < 60%", 60, 1, 1, 0, 2, StateUnhealthy},
-		{"1 of 2 under 40/2: 1 < 2", 40, 2, 1, 0, 2, StateUnhealthy},
-		{"2 of 2 under 40/2", 40, 2, 2, 0, 2, StateHealthy},
-		{"75/3 needs the share: 3 of 5 is 60%", 75, 3, 3, 0, 5, StateUnhealthy},
-		{"75/3 needs the count: 2 of 2 is 100%", 75, 3, 2, 0, 2, StateUnhealthy},
-		{"75/3 with both: 3 of 4", 75, 3, 3, 0, 4, StateHealthy},
-		{"all unknown just after creation", 60, 1, 0, 4, 4, StateUnknown},
-		{"unknowns could still make it", 60, 1, 2, 1, 5, StateUnknown},
-		{"fails even if every unknown turned healthy", 60, 1, 1, 1, 5, StateUnhealthy},
-		{"no endpoints at all", 60, 1, 0, 0, 0, StateUnhealthy},
-		{"0% threshold, min 1: one healthy", 0, 1, 1, 0, 10, StateHealthy},
-		{"100% threshold: one unhealthy is enough to fail", 100, 1, 9, 0, 10, StateUnhealthy},
+		{"60% of 5 = 3 healthy is enough", 60, 1, 3, 0, 5, api.StateHealthy},
+		{"2 of 5 under 60% is not", 60, 1, 2, 0, 5, api.StateUnhealthy},
+		{"1 of 2 under 60/1: 50% < 60%", 60, 1, 1, 0, 2, api.StateUnhealthy},
+		{"1 of 2 under 40/2: 1 < 2", 40, 2, 1, 0, 2, api.StateUnhealthy},
+		{"2 of 2 under 40/2", 40, 2, 2, 0, 2, api.StateHealthy},
+		{"75/3 needs the share: 3 of 5 is 60%", 75, 3, 3, 0, 5, api.StateUnhealthy},
+		{"75/3 needs the count: 2 of 2 is 100%", 75, 3, 2, 0, 2, api.StateUnhealthy},
+		{"75/3 with both: 3 of 4", 75, 3, 3, 0, 4, api.StateHealthy},
+		{"all unknown just after creation", 60, 1, 0, 4, 4, api.StateUnknown},
+		{"unknowns could still make it", 60, 1, 2, 1, 5, api.StateUnknown},
+		{"fails even if every unknown turned healthy", 60, 1, 1, 1, 5, api.StateUnhealthy},
+		{"no endpoints at all", 60, 1, 0, 0, 0, api.StateUnhealthy},
+		{"0% threshold, min 1: one healthy", 0, 1, 1, 0, 10, api.StateHealthy},
+		{"100% threshold: one unhealthy is enough to fail", 100, 1, 9, 0, 10, api.StateUnhealthy},
 	}
 	for _, tt := range tests {
 		if got := SourceState(tt.percent, tt.min, tt.healthy, tt.unk, tt.all); got != tt.want {
@@ -32,7 +36,7 @@ func TestSourceState(t *testing.T) {
 }
 
 func TestCompositeState(t *testing.T) {
-	H, U, K := StateHealthy, StateUnhealthy, StateUnknown
+	H, U, K := api.StateHealthy, api.StateUnhealthy, api.StateUnknown
 	tests := []struct {
 		sources []string
 		want    string
