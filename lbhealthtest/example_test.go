@@ -62,7 +62,7 @@ name: break-one
 steps:
   - {at: 0s, target: "`+sim.ControlURL()+`/targets/`+broken.Name+`", mode: status-500}
 `)
-		ev := emu.WaitEvent(t, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
+		ev := emu.WaitEvent(t, 0, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
 		fmt.Printf("%s turned %s (%s)\n", broken.Name, ev.To, ev.Reason)
 	})
 	// Output:

@@ -9,7 +9,9 @@
 //	// ... apply a configuration against emu.ComputeEndpoint() ...
 //	emu.WaitHealthy(t, lbhealthtest.BackendService("projects/p/global/backendServices/web"), time.Minute)
 //	emu.RunScenario(t, `{"name": "break", "steps": [{"at": "0s", "target": "`+sim.ControlURL()+`/targets/http-1", "mode": "status-500"}]}`)
-//	emu.WaitEvent(t, lbhealthtest.Unhealthy(sim.Targets()[0].Addr()), time.Minute)
+//	down := emu.WaitEvent(t, 0, lbhealthtest.Unhealthy(sim.Targets()[0].Addr()), time.Minute)
+//	// ... heal it ...
+//	emu.WaitEvent(t, down.Seq, lbhealthtest.HealthyAgain(sim.Targets()[0].Addr()), time.Minute)
 package lbhealthtest
 
 import (
@@ -92,8 +94,14 @@ func (e *Emulator) LbhealthProvider(project string) string {
 `
 }
 
-// Healthy is what WaitHealthy waits for (client.WaitTarget).
-type Healthy = client.WaitTarget
+// Healthy is what WaitHealthy waits for: the backend service, target pool
+// or composite check at a path, one of them.
+type Healthy struct {
+	BackendService, TargetPool, CompositeCheck string
+	// MinHealthy is how many endpoints must be HEALTHY; 0: every one (and
+	// at least one). A composite check must be HEALTHY.
+	MinHealthy int64
+}
 
 // BackendService waits until every endpoint of the backend service at
 // path (projects/p/global/backendServices/web, or regions/r/ in place of
@@ -112,7 +120,8 @@ func CompositeCheck(path string) Healthy { return Healthy{CompositeCheck: path} 
 // after timeout, saying what it saw.
 func (e *Emulator) WaitHealthy(t testing.TB, h Healthy, timeout time.Duration) {
 	t.Helper()
-	if _, err := e.client.WaitHealthy(t.Context(), h, timeout, poll); err != nil {
+	w := client.WaitTarget{BackendService: h.BackendService, TargetPool: h.TargetPool, CompositeCheck: h.CompositeCheck, MinHealthy: h.MinHealthy}
+	if _, err := e.client.WaitHealthy(t.Context(), w, timeout, poll); err != nil {
 		t.Fatalf("lbhealthtest: %v", err)
 	}
 }
@@ -122,13 +131,15 @@ func (e *Emulator) Events(filter timeline.Filter) []timeline.Event {
 	return e.Timeline().Read(0, filter, 0).Events
 }
 
-// WaitEvent waits for the first event of the timeline (from its start)
-// that match accepts, and returns it; it fails the test after timeout.
-func (e *Emulator) WaitEvent(t testing.TB, match func(timeline.Event) bool, timeout time.Duration) timeline.Event {
+// WaitEvent waits for the first event of the timeline after since (the
+// Seq of an event WaitEvent returned, or 0 for the timeline's start) that
+// match accepts, and returns it; it fails the test after timeout. Give
+// the Seq of the change that broke an endpoint to wait for it to heal:
+// from the start, HealthyAgain matches its first HEALTHY.
+func (e *Emulator) WaitEvent(t testing.TB, since uint64, match func(timeline.Event) bool, timeout time.Duration) timeline.Event {
 	t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	since := uint64(0)
 	for {
 		changed := e.Timeline().Changed()
 		page := e.Timeline().Read(since, timeline.Filter{}, 0)
@@ -141,7 +152,7 @@ func (e *Emulator) WaitEvent(t testing.TB, match func(timeline.Event) bool, time
 		select {
 		case <-changed:
 		case <-deadline.C:
-			t.Fatalf("lbhealthtest: no event on the timeline matched in %s (%d events in all)", timeout, since)
+			t.Fatalf("lbhealthtest: no event on the timeline matched in %s (%d events in all)", timeout, page.Next)
 		case <-t.Context().Done():
 			t.Fatalf("lbhealthtest: the test ended while waiting for an event")
 		}
@@ -150,15 +161,19 @@ func (e *Emulator) WaitEvent(t testing.TB, match func(timeline.Event) bool, time
 
 // Unhealthy matches the change of the endpoint at addr (ip:port) to
 // UNHEALTHY.
-func Unhealthy(addr string) func(timeline.Event) bool { return endpointTo(addr, "HEALTHY", false) }
+func Unhealthy(addr string) func(timeline.Event) bool {
+	return endpointTo(addr, api.StateHealthy, false)
+}
 
 // HealthyAgain matches the change of the endpoint at addr (ip:port) to
-// HEALTHY.
-func HealthyAgain(addr string) func(timeline.Event) bool { return endpointTo(addr, "HEALTHY", true) }
+// HEALTHY: wait for it after the Seq of its change to UNHEALTHY.
+func HealthyAgain(addr string) func(timeline.Event) bool {
+	return endpointTo(addr, api.StateHealthy, true)
+}
 
 func endpointTo(addr, state string, is bool) func(timeline.Event) bool {
 	return func(ev timeline.Event) bool {
-		return ev.Kind == timeline.KindEndpoint && ev.Endpoint == addr && (ev.To == state) == is && ev.To != "UNKNOWN"
+		return ev.Kind == timeline.KindEndpoint && ev.Endpoint == addr && (ev.To == state) == is && ev.To != api.StateUnknown
 	}
 }
 

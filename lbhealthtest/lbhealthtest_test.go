@@ -28,7 +28,8 @@ func computeClient(t *testing.T, emu *lbhealthtest.Emulator) *compute.Service {
 
 // The kit, driven by Google's own client: resources made through
 // ComputeEndpoint are probed; WaitHealthy ends once they are HEALTHY; a
-// scenario breaks a target; WaitEvent and Events read the timeline.
+// scenario breaks a target and heals it; WaitEvent (from the start, and
+// after the break) and Events read the timeline.
 func TestKit(t *testing.T) {
 	t.Parallel()
 	emu := lbhealthtest.Start(t)
@@ -72,13 +73,23 @@ func TestKit(t *testing.T) {
 	if st.State != "RUNNING" || st.Steps != 1 {
 		t.Errorf("the scenario started as %+v", st)
 	}
-	down := emu.WaitEvent(t, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
+	down := emu.WaitEvent(t, 0, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
 	if down.Reason != "TIMEOUT" || !strings.HasSuffix(down.Resource, "/backendServices/web") {
 		t.Errorf("the hung target's change: %+v, want TIMEOUT on web", down)
 	}
 	scenarios := emu.Events(timeline.Filter{Kind: timeline.KindScenario})
 	if len(scenarios) != 1 || scenarios[0].Seq > down.Seq || scenarios[0].To != "hang" {
 		t.Errorf("the scenario's steps on the timeline: %+v, want the hang, before %d", scenarios, down.Seq)
+	}
+
+	// Healed, it is HEALTHY again: after the break, not its first HEALTHY.
+	emu.RunScenario(t, "name: heal\nsteps:\n  - {at: 0s, target: \""+sim.ControlURL()+"/targets/"+broken.Name+"\", mode: ok}\n")
+	again := emu.WaitEvent(t, down.Seq, lbhealthtest.HealthyAgain(broken.Addr()), time.Minute)
+	if again.Seq <= down.Seq || again.From != "UNHEALTHY" {
+		t.Errorf("healthy again: %+v, want a change from UNHEALTHY after %d", again, down.Seq)
+	}
+	if first := emu.WaitEvent(t, 0, lbhealthtest.HealthyAgain(broken.Addr()), time.Minute); first.Seq >= down.Seq {
+		t.Errorf("from the start, HealthyAgain matches %+v, want the first HEALTHY, before %d", first, down.Seq)
 	}
 	for _, block := range []string{emu.GoogleProvider("p"), emu.LbhealthProvider("p")} {
 		if !strings.Contains(block, emu.URL()) {

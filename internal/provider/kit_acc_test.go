@@ -84,7 +84,7 @@ func TestAccTestingKit_breakOneJudgeFromTheTimeline(t *testing.T) {
 
 	judge := func(*terraform.State) error {
 		emu.RunScenario(t, `{"name": "break", "steps": [{"at": "0s", "target": "`+sim.ControlURL()+`/targets/`+broken.Name+`", "mode": "status-500"}]}`)
-		down := emu.WaitEvent(t, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
+		down := emu.WaitEvent(t, 0, lbhealthtest.Unhealthy(broken.Addr()), time.Minute)
 		var step timeline.Event
 		for _, ev := range emu.Events(timeline.Filter{}) {
 			switch {
@@ -113,9 +113,7 @@ func TestAccTestingKit_breakOneJudgeFromTheTimeline(t *testing.T) {
 		}
 
 		emu.RunScenario(t, `{"name": "heal", "steps": [{"at": "0s", "target": "`+sim.ControlURL()+`/targets/`+broken.Name+`", "mode": "ok"}]}`)
-		emu.WaitEvent(t, func(ev timeline.Event) bool {
-			return ev.Seq > down.Seq && lbhealthtest.HealthyAgain(broken.Addr())(ev)
-		}, time.Minute)
+		emu.WaitEvent(t, down.Seq, lbhealthtest.HealthyAgain(broken.Addr()), time.Minute)
 		return nil
 	}
 	resource.ParallelTest(t, resource.TestCase{
