@@ -120,7 +120,7 @@ func (e *Emulator) load(ctx context.Context) error {
 	collections := syncedCollections
 	if e.plane != nil {
 		e.plane.Forget()
-		for _, name := range dataplane.Collections {
+		for _, name := range dataplane.Collections() {
 			c, ok := api.CollectionNamed(name)
 			switch {
 			case ok && c.Role == api.Stored:

@@ -511,7 +511,7 @@ func (e *poolEntry) carries() bool {
 // in its instance group (then on the service, an lbhealth extension);
 // passthrough traffic without a port of the endpoint's own keeps the port
 // it was sent to, and the address alone names the endpoint.
-func (cfg *config) addrFor(bs *backendService, st health.Status, mode string) (string, bool) {
+func (cfg *config) addrFor(bs *api.BackendService, st health.Status, mode string) (string, bool) {
 	ip := st.ProbedAt
 	if ip == "" {
 		ip = st.Endpoint.IP

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Backend buckets: a URL map's route to a Cloud Storage bucket is answered
@@ -22,7 +24,7 @@ import (
 const noSuchKey = "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>"
 
 // serveBucket answers r from bucket b's objects, and returns the status.
-func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *backendBucket) int {
+func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.BackendBucket) int {
 	if code := p.enforce(w, r, b.EdgeSecurityPolicy, ""); code != 0 {
 		return code
 	}

@@ -21,7 +21,7 @@ import (
 
 // weightsOf is the weight of each of bes (endpoints of bs that a pool
 // sends to) by its group's capacity; nil when they all weigh the same.
-func weightsOf(bs *backendService, bes []*backend) []float64 {
+func weightsOf(bs *api.BackendService, bes []*backend) []float64 {
 	if bs == nil || len(bes) < 2 {
 		return nil
 	}

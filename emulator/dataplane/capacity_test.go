@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 func TestWeightsOf_ByBalancingModeAndScaler(t *testing.T) {
@@ -33,7 +35,7 @@ func TestWeightsOf_ByBalancingModeAndScaler(t *testing.T) {
 			two, nil},
 	}
 	for _, c := range cases {
-		var bs backendService
+		var bs api.BackendService
 		if err := json.Unmarshal([]byte(`{"backends":`+c.backends+`}`), &bs); err != nil {
 			t.Fatal(err)
 		}

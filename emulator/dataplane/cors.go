@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // A route action's corsPolicy answers browsers' cross-origin requests as
@@ -20,13 +22,13 @@ import (
 
 // cors is what a request's answer owes its origin under a CORS policy.
 type cors struct {
-	policy    *corsPolicy
+	policy    *api.CorsPolicy
 	origin    string // the request's Origin, which the policy allows
 	preflight bool   // the proxy answers the request itself
 }
 
 // corsOf is what r gets under policy; nil when the policy does not apply.
-func (rt *router) corsOf(policy *corsPolicy, r request) *cors {
+func (rt *router) corsOf(policy *api.CorsPolicy, r request) *cors {
 	if policy == nil || policy.Disabled {
 		return nil
 	}
@@ -38,7 +40,7 @@ func (rt *router) corsOf(policy *corsPolicy, r request) *cors {
 	return &cors{policy: policy, origin: origin, preflight: asks && r.method() == "OPTIONS"}
 }
 
-func (rt *router) originAllowed(p *corsPolicy, origin string) bool {
+func (rt *router) originAllowed(p *api.CorsPolicy, origin string) bool {
 	for _, o := range p.AllowOrigins {
 		if o == "*" || o == origin {
 			return true

@@ -3,6 +3,8 @@ package dataplane
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // A route action's faultInjectionPolicy makes the data plane misbehave on
@@ -18,7 +20,7 @@ const faultAbortBody = "fault filter abort"
 
 // rollFault decides what fi does to one request: how long to hold it, and
 // the status to answer it with instead of forwarding it (0: forward it).
-func rollFault(fi *faultInjection) (delay time.Duration, abort int) {
+func rollFault(fi *api.FaultInjectionPolicy) (delay time.Duration, abort int) {
 	if fi == nil {
 		return 0, 0
 	}

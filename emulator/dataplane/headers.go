@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // The headers the cloud's Application Load Balancers add to what they
@@ -29,7 +31,7 @@ type front struct {
 	internal bool
 }
 
-func frontOf(fr *forwardingRule) front {
+func frontOf(fr *api.ForwardingRule) front {
 	scheme := fr.LoadBalancingScheme
 	return front{ip: fr.IPAddress, internal: scheme == "INTERNAL_MANAGED" || scheme == "INTERNAL_SELF_MANAGED"}
 }
@@ -37,7 +39,7 @@ func frontOf(fr *forwardingRule) front {
 // addHeaders adds to pr.Out the headers the cloud's proxies add for a
 // backend of bs. The reverse proxy has removed the client's
 // X-Forwarded-* headers from pr.Out; pr.In keeps them.
-func (f front) addHeaders(pr *httputil.ProxyRequest, bs *backendService) {
+func (f front) addHeaders(pr *httputil.ProxyRequest, bs *api.BackendService) {
 	h := pr.Out.Header
 	forwarded := request{pr.In}.clientIP()
 	if !f.internal && f.ip != "" {

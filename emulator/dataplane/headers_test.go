@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // An internal load balancer adds the client's address alone to
@@ -18,7 +20,7 @@ func TestFront_AddsTheCloudsHeaders(t *testing.T) {
 	in.Header.Set("X-Forwarded-For", "203.0.113.9")
 	in.Header.Set("X-Cloud-Trace-Context", "abc/1;o=1")
 	in.TLS = &tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_128_GCM_SHA256, ServerName: "shop.example.com"}
-	bs := &backendService{CustomRequestHeaders: []string{"X-TLS: {tls_version} {tls_cipher_suite} {tls_sni_hostname}",
+	bs := &api.BackendService{CustomRequestHeaders: []string{"X-TLS: {tls_version} {tls_cipher_suite} {tls_sni_hostname}",
 		"X-Client: {client_ip_address} {client_encrypted} {client_rtt_msec}", "no colon"}}
 	for _, c := range []struct {
 		f    front

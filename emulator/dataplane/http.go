@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // httpProxy is the listener of an Application Load Balancer's forwarding
@@ -31,7 +33,7 @@ type httpProxy struct {
 // sent is what the reverse proxy's hooks need of a request's choice.
 type sent struct {
 	rule, service string
-	bs            *backendService
+	bs            *api.BackendService
 	b             *backend
 	d             decision
 	tls           bool          // the service speaks HTTPS or HTTP/2 to its backends
@@ -121,7 +123,7 @@ func unforwardable(r *http.Request) string {
 }
 
 // forward sends r to a healthy backend of bs, the service d chose.
-func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, d decision, bs *backendService) {
+func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, d decision, bs *api.BackendService) {
 	rule := b.rule
 	pl := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy})
 	c := pl.choose(request{r})
@@ -243,7 +245,7 @@ func isDialError(err error) bool {
 }
 
 // speaksTLS tells whether bs's backends are spoken to over TLS.
-func speaksTLS(bs *backendService) bool { return bs.Protocol == "HTTPS" || bs.Protocol == "HTTP2" }
+func speaksTLS(bs *api.BackendService) bool { return bs.Protocol == "HTTPS" || bs.Protocol == "HTTP2" }
 
 // notAService is the answer when the URL map sends a request to service,
 // which is no backend service: a backend bucket, which the emulator does
@@ -263,7 +265,7 @@ func noBackend(w http.ResponseWriter, code int, msg string) {
 
 // backendTimeout is the service's timeoutSec: how long a backend has to
 // answer (30 s when unset, as in the Compute API).
-func backendTimeout(bs *backendService) time.Duration {
+func backendTimeout(bs *api.BackendService) time.Duration {
 	if t := orDefault(bs.TimeoutSec, 0); t > 0 {
 		return time.Duration(t) * time.Second
 	}
@@ -322,7 +324,7 @@ func newTransport(http2 bool) *http.Transport {
 // transportFor is how the data plane speaks to bs's backends: HTTP/2 to
 // a service of protocol HTTP2, else HTTP/1.1 (over TLS for HTTPS), as the
 // cloud's proxies do.
-func (p *Plane) transportFor(bs *backendService) *http.Transport {
+func (p *Plane) transportFor(bs *api.BackendService) *http.Transport {
 	p.proxy() // makes the transports
 	if bs.Protocol == "HTTP2" {
 		return p.http2
@@ -417,7 +419,7 @@ func rewrite(pr *httputil.ProxyRequest) {
 // rule took, under d: the Host and path the URL map rewrites, the headers
 // the cloud's proxies add, the header actions; the backend's own mirror's
 // too (shadowOf).
-func (d *decision) outgoing(pr *httputil.ProxyRequest, f front, bs *backendService) {
+func (d *decision) outgoing(pr *httputil.ProxyRequest, f front, bs *api.BackendService) {
 	pr.Out.Host = pr.In.Host
 	if rw := d.rewrite; rw != nil && rw.HostRewrite != "" {
 		pr.Out.Host = rw.HostRewrite

@@ -50,7 +50,7 @@ func (m *mirrorSlots) take() bool {
 func (m *mirrorSlots) give() { m.n.Add(-1) }
 
 // rollMirror tells whether this request is one of those m mirrors.
-func rollMirror(m *mirrorPolicy) bool {
+func rollMirror(m *api.RequestMirrorPolicy) bool {
 	if m == nil || m.BackendService == "" {
 		return false
 	}
@@ -77,7 +77,7 @@ func shadowHost(host string) string {
 
 // mirror sends s to a healthy endpoint of m's service on a goroutine of
 // its own.
-func (p *Plane) mirror(rule string, m *mirrorPolicy, s *shadow) {
+func (p *Plane) mirror(rule string, m *api.RequestMirrorPolicy, s *shadow) {
 	service := api.PathOf(m.BackendService)
 	bs := p.cfg.service(service)
 	if bs == nil {
@@ -115,7 +115,7 @@ func (p *Plane) mirror(rule string, m *mirrorPolicy, s *shadow) {
 // shadowOf is the copy of r, as the backend is to get it after d, for
 // the mirror; nil when its body is too long or of unknown length. A body
 // it copies, it reads: r reads it again from the copy.
-func shadowOf(r *http.Request, d *decision, f front, bs *backendService) *shadow {
+func shadowOf(r *http.Request, d *decision, f front, bs *api.BackendService) *shadow {
 	var body []byte
 	switch n := r.ContentLength; {
 	case r.Body == nil || r.Body == http.NoBody || n == 0:

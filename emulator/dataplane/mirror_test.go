@@ -1,6 +1,10 @@
 package dataplane
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
 
 func TestShadowHost_SuffixesTheNameBeforeThePort(t *testing.T) {
 	for host, want := range map[string]string{
@@ -15,13 +19,13 @@ func TestShadowHost_SuffixesTheNameBeforeThePort(t *testing.T) {
 }
 
 func TestRequestMirrorPolicy_MirrorsItsPercentage(t *testing.T) {
-	var none *mirrorPolicy
+	var none *api.RequestMirrorPolicy
 	if rollMirror(none) {
 		t.Error("no policy mirrored a request")
 	}
-	all := &mirrorPolicy{BackendService: "s"}
+	all := &api.RequestMirrorPolicy{BackendService: "s"}
 	quarter := 25.0
-	some := &mirrorPolicy{BackendService: "s", MirrorPercent: &quarter}
+	some := &api.RequestMirrorPolicy{BackendService: "s", MirrorPercent: &quarter}
 	n := 0
 	for range 10000 {
 		if !rollMirror(all) {

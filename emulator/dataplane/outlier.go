@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // A proxy's service with outlierDetection takes an endpoint out of its
@@ -35,7 +37,7 @@ type outlierRules struct {
 	maxPercent              int64
 }
 
-func rulesOf(od *outlierDetection) outlierRules {
+func rulesOf(od *api.OutlierDetection) outlierRules {
 	r := outlierRules{
 		errors: orDefault(od.ConsecutiveErrors, 5), enforceErrors: orDefault(od.EnforcingConsecutiveErrors, 0),
 		gateway: orDefault(od.ConsecutiveGatewayFailure, 3), enforceGateway: orDefault(od.EnforcingConsecutiveGatewayFailure, 100),
@@ -59,7 +61,7 @@ func (o *outlier) ejected(now time.Time) bool { return o.ejectedUntil.Load() > n
 
 // count records an answer of b (or its absence, as code) for rule and
 // service: in the metrics and for outlier detection.
-func (p *Plane) count(rule, service string, bs *backendService, b *backend, code int) {
+func (p *Plane) count(rule, service string, bs *api.BackendService, b *backend, code int) {
 	p.metrics.request(rule, service, b.addr, code)
 	p.observe(service, bs, b, code)
 }
@@ -67,7 +69,7 @@ func (p *Plane) count(rule, service string, bs *backendService, b *backend, code
 // observe records an answer of b with status code (502 or 504 too when b
 // could not be reached or did not answer in time) for service bs, and
 // ejects b when its failures in a row call for it.
-func (p *Plane) observe(service string, bs *backendService, b *backend, code int) {
+func (p *Plane) observe(service string, bs *api.BackendService, b *backend, code int) {
 	if bs == nil || bs.OutlierDetection == nil {
 		return
 	}

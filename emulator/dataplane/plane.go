@@ -100,23 +100,23 @@ type Plane struct {
 
 	// The front end Set was given, by path (the owners are in cfg); Apply
 	// turns it into listeners.
-	rules      map[string]*forwardingRule
-	proxies    map[string]*targetHTTPProxy
-	tcpProxies map[string]*targetTCPProxy
+	rules      map[string]*api.ForwardingRule
+	proxies    map[string]*api.TargetHTTPProxy
+	tcpProxies map[string]*api.TargetTCPProxy
 	// HTTPS and SSL proxies, and what they end TLS with.
-	httpsProxies    map[string]*targetHTTPSProxy
-	sslProxies      map[string]*targetSSLProxy
-	sslCertificates map[string]*sslCertificate
-	sslPolicies     map[string]*sslPolicy
-	certs           map[*sslCertificate]tls.Certificate // made once per certificate version
+	httpsProxies    map[string]*api.TargetHTTPSProxy
+	sslProxies      map[string]*api.TargetSSLProxy
+	sslCertificates map[string]*api.SSLCertificate
+	sslPolicies     map[string]*api.SSLPolicy
+	certs           map[*api.SSLCertificate]tls.Certificate // made once per certificate version
 	// Certificate Manager's certificates and map entries, for proxies
 	// with a certificate map, and the certificates made for the entries
 	// (anew whenever one of them changes).
 	cmCertificates map[string]*api.CMCertificate
 	cmEntries      map[string]*api.CertificateMapEntry
 	cmMade         map[*api.CertificateMapEntry]tls.Certificate
-	urlMaps        map[string]*urlMap
-	routers        map[*urlMap]*router // built once per URL map version
+	urlMaps        map[string]*api.URLMap
+	routers        map[*api.URLMap]*router // built once per URL map version
 	// frontChanged: a rule, proxy or URL map changed since Apply, which
 	// must then see which listeners the rules want.
 	frontChanged bool
@@ -131,27 +131,27 @@ type Plane struct {
 // under its lock, so that a write costs what it changes.
 type config struct {
 	mu          sync.RWMutex
-	services    map[string]*backendService
-	groups      map[string]*instanceGroup
-	targetPools map[string]*targetPool
+	services    map[string]*api.BackendService
+	groups      map[string]*api.InstanceGroup
+	targetPools map[string]*api.TargetPool
 	// Target instances, and the instances they name.
-	targetInstances map[string]*targetInstance
-	instances       map[string]*instance
+	targetInstances map[string]*api.TargetInstance
+	instances       map[string]*api.Instance
 	// Cloud Armor policies, compiled.
 	policies map[string]*armorPolicy
-	buckets  map[string]*backendBucket
+	buckets  map[string]*api.BackendBucket
 }
 
-func (cfg *config) policy(path string) *armorPolicy   { return lookup(cfg, cfg.policies, path) }
-func (cfg *config) bucket(path string) *backendBucket { return lookup(cfg, cfg.buckets, path) }
+func (cfg *config) policy(path string) *armorPolicy       { return lookup(cfg, cfg.policies, path) }
+func (cfg *config) bucket(path string) *api.BackendBucket { return lookup(cfg, cfg.buckets, path) }
 
-func (cfg *config) service(path string) *backendService { return lookup(cfg, cfg.services, path) }
-func (cfg *config) group(path string) *instanceGroup    { return lookup(cfg, cfg.groups, path) }
-func (cfg *config) targetPool(path string) *targetPool  { return lookup(cfg, cfg.targetPools, path) }
-func (cfg *config) targetInstance(path string) *targetInstance {
+func (cfg *config) service(path string) *api.BackendService { return lookup(cfg, cfg.services, path) }
+func (cfg *config) group(path string) *api.InstanceGroup    { return lookup(cfg, cfg.groups, path) }
+func (cfg *config) targetPool(path string) *api.TargetPool  { return lookup(cfg, cfg.targetPools, path) }
+func (cfg *config) targetInstance(path string) *api.TargetInstance {
 	return lookup(cfg, cfg.targetInstances, path)
 }
-func (cfg *config) instance(path string) *instance { return lookup(cfg, cfg.instances, path) }
+func (cfg *config) instance(path string) *api.Instance { return lookup(cfg, cfg.instances, path) }
 
 // lookup reads m[path] under cfg's lock.
 func lookup[T any](cfg *config, m map[string]*T, path string) *T {
@@ -169,75 +169,81 @@ func New(opts Options) *Plane {
 	opts.MaxConnectionsPerListener = cmp.Or(opts.MaxConnectionsPerListener, DefaultMaxConnectionsPerListener)
 	p := &Plane{opts: opts, slots: make(slots, opts.MaxConnections), log: opts.Log, metrics: newMetrics(opts.Registerer),
 		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, scale: opts.TimeScale, byKey: map[poolKey]*poolEntry{}},
-		rules: map[string]*forwardingRule{}, proxies: map[string]*targetHTTPProxy{}, urlMaps: map[string]*urlMap{},
-		tcpProxies: map[string]*targetTCPProxy{}, routers: map[*urlMap]*router{},
-		httpsProxies: map[string]*targetHTTPSProxy{}, sslProxies: map[string]*targetSSLProxy{},
-		sslCertificates: map[string]*sslCertificate{}, sslPolicies: map[string]*sslPolicy{},
-		certs:          map[*sslCertificate]tls.Certificate{},
+		rules: map[string]*api.ForwardingRule{}, proxies: map[string]*api.TargetHTTPProxy{}, urlMaps: map[string]*api.URLMap{},
+		tcpProxies: map[string]*api.TargetTCPProxy{}, routers: map[*api.URLMap]*router{},
+		httpsProxies: map[string]*api.TargetHTTPSProxy{}, sslProxies: map[string]*api.TargetSSLProxy{},
+		sslCertificates: map[string]*api.SSLCertificate{}, sslPolicies: map[string]*api.SSLPolicy{},
+		certs:          map[*api.SSLCertificate]tls.Certificate{},
 		cmCertificates: map[string]*api.CMCertificate{}, cmEntries: map[string]*api.CertificateMapEntry{},
 		cmMade: map[*api.CertificateMapEntry]tls.Certificate{},
-		cfg: &config{services: map[string]*backendService{}, groups: map[string]*instanceGroup{},
-			targetPools: map[string]*targetPool{}, targetInstances: map[string]*targetInstance{}, instances: map[string]*instance{},
-			policies: map[string]*armorPolicy{}, buckets: map[string]*backendBucket{}},
+		cfg: &config{services: map[string]*api.BackendService{}, groups: map[string]*api.InstanceGroup{},
+			targetPools: map[string]*api.TargetPool{}, targetInstances: map[string]*api.TargetInstance{}, instances: map[string]*api.Instance{},
+			policies: map[string]*armorPolicy{}, buckets: map[string]*api.BackendBucket{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
 	return p
 }
 
-// Wants tells whether the data plane reads collection.
-func Wants(collection string) bool { return slices.Contains(Collections, collection) }
-
-// Set hands the plane one stored object of collection at path, as JSON;
-// nil body: it is gone. Nothing changes until Apply.
-func (p *Plane) Set(collection, path string, body []byte) {
-	cfg := p.cfg
-	switch collection {
-	case api.CollectionForwardingRules:
-		set(p, nil, p.rules, path, body)
-	case api.CollectionTargetHTTPProxies:
-		set(p, nil, p.proxies, path, body)
-	case api.CollectionTargetTCPProxies:
-		set(p, nil, p.tcpProxies, path, body)
-	case api.CollectionTargetHTTPSProxies:
-		set(p, nil, p.httpsProxies, path, body)
-	case api.CollectionTargetSSLProxies:
-		set(p, nil, p.sslProxies, path, body)
-	case api.CollectionSSLCertificates:
+// readers are the collections the data plane reads, each with what it
+// does with one of their objects; front marks those that decide which
+// listeners there are and what they serve (the rest decide where their
+// traffic goes).
+var readers = map[string]struct {
+	set   func(p *Plane, path string, body []byte)
+	front bool
+}{
+	api.CollectionForwardingRules:    {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.rules, path, body) }},
+	api.CollectionTargetHTTPProxies:  {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.proxies, path, body) }},
+	api.CollectionTargetTCPProxies:   {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.tcpProxies, path, body) }},
+	api.CollectionTargetHTTPSProxies: {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.httpsProxies, path, body) }},
+	api.CollectionTargetSSLProxies:   {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.sslProxies, path, body) }},
+	api.CollectionSSLCertificates: {front: true, set: func(p *Plane, path string, body []byte) {
 		if old := p.sslCertificates[path]; old != nil {
 			delete(p.certs, old)
 		}
 		set(p, nil, p.sslCertificates, path, body)
-	case api.CollectionSSLPolicies:
-		set(p, nil, p.sslPolicies, path, body)
-	case api.CollectionCMCertificates:
+	}},
+	api.CollectionSSLPolicies: {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.sslPolicies, path, body) }},
+	api.CollectionCMCertificates: {front: true, set: func(p *Plane, path string, body []byte) {
 		clear(p.cmMade)
 		set(p, nil, p.cmCertificates, path, body)
-	case api.CollectionCMMapEntries:
+	}},
+	api.CollectionCMMapEntries: {front: true, set: func(p *Plane, path string, body []byte) {
 		clear(p.cmMade)
 		set(p, nil, p.cmEntries, path, body)
-	case api.CollectionURLMaps:
+	}},
+	api.CollectionURLMaps: {front: true, set: func(p *Plane, path string, body []byte) {
 		if old := p.urlMaps[path]; old != nil {
 			delete(p.routers, old)
 		}
 		set(p, nil, p.urlMaps, path, body)
-	case api.CollectionBackendServices:
-		set(p, &cfg.mu, cfg.services, path, body)
-	case api.CollectionInstanceGroups:
-		set(p, &cfg.mu, cfg.groups, path, body)
-	case api.CollectionTargetPools:
-		set(p, &cfg.mu, cfg.targetPools, path, body)
-	case api.CollectionTargetInstances:
-		set(p, &cfg.mu, cfg.targetInstances, path, body)
-	case api.CollectionInstances:
-		set(p, &cfg.mu, cfg.instances, path, body)
-	case api.CollectionSecurityPolicies:
-		p.setPolicy(path, body)
-	case api.CollectionBackendBuckets:
-		set(p, &cfg.mu, cfg.buckets, path, body)
+	}},
+	api.CollectionBackendServices:  {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.services, path, body) }},
+	api.CollectionInstanceGroups:   {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.groups, path, body) }},
+	api.CollectionTargetPools:      {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.targetPools, path, body) }},
+	api.CollectionTargetInstances:  {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.targetInstances, path, body) }},
+	api.CollectionInstances:        {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.instances, path, body) }},
+	api.CollectionSecurityPolicies: {set: (*Plane).setPolicy},
+	api.CollectionBackendBuckets:   {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.buckets, path, body) }},
+}
+
+// Collections are the collections the data plane reads, in order.
+func Collections() []string { return slices.Sorted(maps.Keys(readers)) }
+
+// Wants tells whether the data plane reads collection.
+func Wants(collection string) bool {
+	_, ok := readers[collection]
+	return ok
+}
+
+// Set hands the plane one stored object of collection at path, as JSON;
+// nil body: it is gone. Nothing changes until Apply.
+func (p *Plane) Set(collection, path string, body []byte) {
+	r, ok := readers[collection]
+	if !ok {
+		return
 	}
-	switch collection {
-	case api.CollectionBackendServices, api.CollectionInstanceGroups, api.CollectionTargetPools,
-		api.CollectionTargetInstances, api.CollectionInstances, api.CollectionSecurityPolicies, api.CollectionBackendBuckets:
-	default:
+	r.set(p, path, body)
+	if r.front {
 		p.frontChanged = true
 	}
 }
@@ -366,7 +372,7 @@ func (p *Plane) Apply() {
 }
 
 // routerOf is m's router, built once per version of the map.
-func (p *Plane) routerOf(m *urlMap) *router {
+func (p *Plane) routerOf(m *api.URLMap) *router {
 	rt := p.routers[m]
 	if rt == nil {
 		rt = newRouter(m)
@@ -455,7 +461,7 @@ func (p *Plane) wanted() map[string]*binding {
 // bindingsOf is what rule fr's listeners serve, one per protocol; none
 // for a target the data plane does not carry (a target gRPC proxy, a
 // rule of a scheme that takes no backend service).
-func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
+func (p *Plane) bindingsOf(path string, fr *api.ForwardingRule) []*binding {
 	target := api.PathOf(fr.Target)
 	switch api.CollectionOf(target) {
 	case api.CollectionTargetHTTPProxies:
@@ -500,7 +506,7 @@ func (p *Plane) bindingsOf(path string, fr *forwardingRule) []*binding {
 
 // passthrough is what a passthrough rule's listeners serve: its protocol's
 // traffic (TCP and UDP for L3_DEFAULT) to owner's endpoints.
-func passthrough(path string, fr *forwardingRule, owner string) []*binding {
+func passthrough(path string, fr *api.ForwardingRule, owner string) []*binding {
 	key := poolKey{owner, modePassthrough}
 	switch fr.IPProtocol {
 	case "", "TCP":
@@ -513,7 +519,7 @@ func passthrough(path string, fr *forwardingRule, owner string) []*binding {
 	return nil // ESP, ICMP, SCTP ...: not carried
 }
 
-func allPorts(fr *forwardingRule) bool { return fr.AllPorts != nil && *fr.AllPorts }
+func allPorts(fr *api.ForwardingRule) bool { return fr.AllPorts != nil && *fr.AllPorts }
 
 func (p *Plane) hasAllPortsRule() bool {
 	for _, fr := range p.rules {
@@ -562,7 +568,7 @@ const maxRulePorts = 16
 
 // rulePorts are the ports a rule receives on: its portRange ("80" or
 // "8000-8010") or its ports, the first maxRulePorts of them.
-func rulePorts(fr *forwardingRule) []int {
+func rulePorts(fr *api.ForwardingRule) []int {
 	var out []int
 	add := func(spec string) {
 		lo, hi, found := strings.Cut(spec, "-")

@@ -3,6 +3,8 @@ package dataplane
 import (
 	"slices"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // A route's retryPolicy tries a request again, on a backend chosen anew,
@@ -25,7 +27,7 @@ const (
 )
 
 // retries is how many times rp tries a request again at most.
-func retries(rp *retryPolicy) int {
+func retries(rp *api.RetryPolicy) int {
 	if rp == nil {
 		return 0
 	}
@@ -42,7 +44,7 @@ var grpcStatuses = map[string]string{
 
 // again tells whether an attempt that ended so (with code and gRPC status
 // grpc when answered) is tried again under rp.
-func again(rp *retryPolicy, failure attemptFailure, code int, grpc string) bool {
+func again(rp *api.RetryPolicy, failure attemptFailure, code int, grpc string) bool {
 	if rp == nil {
 		return false
 	}
@@ -65,7 +67,7 @@ func again(rp *retryPolicy, failure attemptFailure, code int, grpc string) bool 
 // timeouts are how long one attempt may take and all of them together:
 // the route's timeout when set, else the service's timeoutSec; an attempt
 // within perTryTimeout when that is shorter.
-func (d *decision) timeouts(bs *backendService) (perTry, total time.Duration) {
+func (d *decision) timeouts(bs *api.BackendService) (perTry, total time.Duration) {
 	total = backendTimeout(bs)
 	if t := d.timeout; t > 0 {
 		total = t

@@ -17,8 +17,8 @@ import (
 // (its path), rewritten or not, or answer with a redirect.
 type decision struct {
 	service  string
-	rewrite  *urlRewrite
-	redirect *urlRedirect
+	rewrite  *api.URLRewrite
+	redirect *api.Redirect
 	// matched is the part of the path the rule matched, which a
 	// pathPrefixRewrite or prefixRedirect replaces.
 	matched string
@@ -26,16 +26,16 @@ type decision struct {
 	// pathTemplateRewrite.
 	vars map[string]string
 	// retry and timeout are the route action's (timeout 0: the service's).
-	retry   *retryPolicy
+	retry   *api.RetryPolicy
 	timeout time.Duration
-	fault   *faultInjection
+	fault   *api.FaultInjectionPolicy
 	// headers are the header actions that apply, in the order they apply
 	// (nil ones skipped): the chosen weighted service's, the route
 	// rule's, the path matcher's, the map's.
-	headers [4]*headerAction
+	headers [4]*api.HeaderAction
 	// mirror is the route action's requestMirrorPolicy; cors what its
 	// corsPolicy owes this request.
-	mirror *mirrorPolicy
+	mirror *api.RequestMirrorPolicy
 	cors   *cors
 }
 
@@ -44,17 +44,17 @@ type decision struct {
 // tried in priority order, then its path rules by the longest path, then
 // its default; a host no rule names takes the map's default.
 type router struct {
-	m      *urlMap
-	byName map[string]*pathMatcher
-	rules  map[*pathMatcher][]*routeRule // by priority
-	regex  map[string]*regexp.Regexp     // compiled once; nil: invalid
+	m      *api.URLMap
+	byName map[string]*api.PathMatcher
+	rules  map[*api.PathMatcher][]*api.RouteRule // by priority
+	regex  map[string]*regexp.Regexp             // compiled once; nil: invalid
 	// templates are the pathTemplateMatches compiled to regular
 	// expressions; nil: invalid.
 	templates map[string]*regexp.Regexp
 }
 
-func newRouter(m *urlMap) *router {
-	rt := &router{m: m, byName: map[string]*pathMatcher{}, rules: map[*pathMatcher][]*routeRule{},
+func newRouter(m *api.URLMap) *router {
+	rt := &router{m: m, byName: map[string]*api.PathMatcher{}, rules: map[*api.PathMatcher][]*api.RouteRule{},
 		regex: map[string]*regexp.Regexp{}, templates: map[string]*regexp.Regexp{}}
 	rt.compileAction(m.DefaultRouteAction)
 	for i := range m.PathMatchers {
@@ -64,7 +64,7 @@ func newRouter(m *urlMap) *router {
 		for _, pr := range pm.PathRules {
 			rt.compileAction(pr.RouteAction)
 		}
-		rules := make([]*routeRule, len(pm.RouteRules))
+		rules := make([]*api.RouteRule, len(pm.RouteRules))
 		for j := range pm.RouteRules {
 			rules[j] = &pm.RouteRules[j]
 			rt.compileAction(pm.RouteRules[j].RouteAction)
@@ -81,14 +81,14 @@ func newRouter(m *urlMap) *router {
 				}
 			}
 		}
-		slices.SortStableFunc(rules, func(a, b *routeRule) int { return cmp.Compare(orDefault(a.Priority, 0), orDefault(b.Priority, 0)) })
+		slices.SortStableFunc(rules, func(a, b *api.RouteRule) int { return cmp.Compare(orDefault(a.Priority, 0), orDefault(b.Priority, 0)) })
 		rt.rules[pm] = rules
 	}
 	return rt
 }
 
 // compileAction compiles the regular expressions of ra's CORS policy.
-func (rt *router) compileAction(ra *routeAction) {
+func (rt *router) compileAction(ra *api.RouteAction) {
 	if ra != nil && ra.CorsPolicy != nil {
 		for _, expr := range ra.CorsPolicy.AllowOriginRegexes {
 			rt.compile(expr)
@@ -124,7 +124,7 @@ func (rt *router) route(r request) decision {
 			}
 		}
 	}
-	var best *pathRule
+	var best *api.PathRule
 	bestLen, bestExact := -1, false
 	for i := range pm.PathRules {
 		pr := &pm.PathRules[i]
@@ -144,8 +144,8 @@ func (rt *router) route(r request) decision {
 // pathMatcher is the path matcher of the most specific host rule that
 // names host: an exact name before any wildcard, a longer wildcard before
 // a shorter one; nil when none does.
-func (rt *router) pathMatcher(host string) *pathMatcher {
-	var best *pathMatcher
+func (rt *router) pathMatcher(host string) *api.PathMatcher {
+	var best *api.PathMatcher
 	bestScore := -1
 	for _, hr := range rt.m.HostRules {
 		for _, h := range hr.Hosts {
@@ -185,7 +185,7 @@ func pathMatch(pattern, path string) (n int, exact, ok bool) {
 
 // matches tells whether r meets every condition of mr, what part of its
 // path matched, and what a path template captured.
-func (rt *router) matches(mr *matchRule, r request, path string) (string, map[string]string, bool) {
+func (rt *router) matches(mr *api.MatchRule, r request, path string) (string, map[string]string, bool) {
 	cmpPath, fold := path, func(s string) string { return s }
 	if mr.IgnoreCase {
 		fold = strings.ToLower
@@ -239,7 +239,7 @@ func (rt *router) matches(mr *matchRule, r request, path string) (string, map[st
 	return matched, vars, true
 }
 
-func (rt *router) headerMatches(hm *headerMatch, r request) bool {
+func (rt *router) headerMatches(hm *api.HeaderMatch, r request) bool {
 	v, present := r.header(hm.HeaderName)
 	ok := present
 	switch {
@@ -262,12 +262,12 @@ func (rt *router) headerMatches(hm *headerMatch, r request) bool {
 // weighted split picks one service by its weight. pm is the path matcher
 // the rule belongs to (nil for the map's defaults), rule the route rule's
 // header action.
-func (rt *router) act(r request, service string, ra *routeAction, redirect *urlRedirect, matched string, pm *pathMatcher, rule *headerAction) decision {
+func (rt *router) act(r request, service string, ra *api.RouteAction, redirect *api.Redirect, matched string, pm *api.PathMatcher, rule *api.HeaderAction) decision {
 	d := decision{service: api.PathOf(service), redirect: redirect, matched: matched}
 	if redirect != nil {
 		return d
 	}
-	var chosen *headerAction
+	var chosen *api.HeaderAction
 	if ra != nil {
 		d.rewrite, d.retry, d.timeout, d.fault = ra.URLRewrite, ra.RetryPolicy, ra.Timeout.Value(), ra.FaultInjectionPolicy
 		d.mirror, d.cors = ra.RequestMirrorPolicy, rt.corsOf(ra.CorsPolicy, r)
@@ -276,7 +276,7 @@ func (rt *router) act(r request, service string, ra *routeAction, redirect *urlR
 			d.service, chosen = api.PathOf(w.BackendService), w.HeaderAction
 		}
 	}
-	d.headers = [4]*headerAction{chosen, rule, nil, rt.m.HeaderAction}
+	d.headers = [4]*api.HeaderAction{chosen, rule, nil, rt.m.HeaderAction}
 	if pm != nil {
 		d.headers[2] = pm.HeaderAction
 	}
@@ -285,7 +285,7 @@ func (rt *router) act(r request, service string, ra *routeAction, redirect *urlR
 
 // pickWeighted picks a service with probability weight / total; with no
 // weight at all, the first.
-func pickWeighted(ws []weightedService) *weightedService {
+func pickWeighted(ws []api.WeightedBackendService) *api.WeightedBackendService {
 	var total int64
 	for _, w := range ws {
 		total += max(orDefault(w.Weight, 0), 0)
@@ -338,7 +338,7 @@ func (d *decision) editResponse(h http.Header) {
 
 // edit removes the headers named, then adds each option: replacing the
 // header's values, or besides them.
-func edit(h http.Header, remove []string, add []headerOption) {
+func edit(h http.Header, remove []string, add []api.HeaderOption) {
 	for _, name := range remove {
 		h.Del(name)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 const routingMap = `{
@@ -43,7 +45,7 @@ const routingMap = `{
 }`
 
 func TestRouter_PicksByHostPathHeadersAndPriority(t *testing.T) {
-	var m urlMap
+	var m api.URLMap
 	if err := json.Unmarshal([]byte(routingMap), &m); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestRouter_PicksByHostPathHeadersAndPriority(t *testing.T) {
 }
 
 func TestRouter_RewritesAndRedirects(t *testing.T) {
-	var m urlMap
+	var m api.URLMap
 	if err := json.Unmarshal([]byte(routingMap), &m); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestRouter_RewritesAndRedirects(t *testing.T) {
 
 func TestPickWeighted_FollowsWeights(t *testing.T) {
 	w90, w10, w0 := int64(90), int64(10), int64(0)
-	ws := []weightedService{{BackendService: "a", Weight: &w90}, {BackendService: "b", Weight: &w10}, {BackendService: "c", Weight: &w0}}
+	ws := []api.WeightedBackendService{{BackendService: "a", Weight: &w90}, {BackendService: "b", Weight: &w10}, {BackendService: "c", Weight: &w0}}
 	got := map[string]int{}
 	for range 10000 {
 		got[pickWeighted(ws).BackendService]++
@@ -186,23 +188,23 @@ func TestRetryPolicy_Conditions(t *testing.T) {
 		{nil, answeredAttempt, 503, "", false},
 	}
 	for _, c := range cases {
-		rp := &retryPolicy{RetryConditions: c.conditions}
+		rp := &api.RetryPolicy{RetryConditions: c.conditions}
 		if got := again(rp, c.failure, c.code, c.grpc); got != c.want {
 			t.Errorf("%v after (failure %d, %d, grpc %q): %v, want %v", c.conditions, c.failure, c.code, c.grpc, got, c.want)
 		}
 	}
-	var none *retryPolicy
+	var none *api.RetryPolicy
 	if again(none, noAnswer, 502, "") || retries(none) != 0 {
 		t.Error("no retry policy retried")
 	}
 	zero := int64(0)
-	if retries(&retryPolicy{}) != 1 || retries(&retryPolicy{NumRetries: &zero}) != 0 {
+	if retries(&api.RetryPolicy{}) != 1 || retries(&api.RetryPolicy{NumRetries: &zero}) != 0 {
 		t.Error("numRetries: 1 unless set")
 	}
 }
 
 func TestFaultInjection_Rolls(t *testing.T) {
-	var fi faultInjection
+	var fi api.FaultInjectionPolicy
 	if err := json.Unmarshal([]byte(`{"delay":{"fixedDelay":{"seconds":"2","nanos":500000000},"percentage":100},"abort":{"httpStatus":418,"percentage":25}}`), &fi); err != nil {
 		t.Fatal(err)
 	}
@@ -219,11 +221,11 @@ func TestFaultInjection_Rolls(t *testing.T) {
 	if aborted < 800 || aborted > 1200 {
 		t.Errorf("abort at 25%%: %d of 4000", aborted)
 	}
-	var none *faultInjection
+	var none *api.FaultInjectionPolicy
 	if d, a := rollFault(none); d != 0 || a != 0 {
 		t.Error("no policy injected a fault")
 	}
-	bad := faultInjection{}
+	bad := api.FaultInjectionPolicy{}
 	json.Unmarshal([]byte(`{"abort":{"httpStatus":42,"percentage":100}}`), &bad)
 	if _, a := rollFault(&bad); a != 0 {
 		t.Errorf("abort with status 42, which no answer can have: %d", a)

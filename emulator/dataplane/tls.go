@@ -22,7 +22,7 @@ import (
 // the chain must skip verification, as with any local test server.
 
 // certificateNames are the host names c is for.
-func certificateNames(c *sslCertificate) []string {
+func certificateNames(c *api.SSLCertificate) []string {
 	pemText := c.Certificate
 	if c.SelfManaged != nil && c.SelfManaged.Certificate != "" {
 		pemText = c.SelfManaged.Certificate
@@ -75,7 +75,7 @@ func (p *Plane) tlsConfig(certs []string, certificateMap, policy string) *tls.Co
 	if len(cfg.Certificates) == 0 {
 		// Nothing to present yet (a certificate or an entry not made):
 		// a certificate for localhost.
-		if tc, err := p.certificateOf(&sslCertificate{SubjectAlternativeNames: []string{"localhost"}}); err == nil {
+		if tc, err := p.certificateOf(&api.SSLCertificate{SubjectAlternativeNames: []string{"localhost"}}); err == nil {
 			cfg.Certificates = append(cfg.Certificates, tc)
 		}
 	}
@@ -168,7 +168,7 @@ func tlsVersion(name string) uint16 {
 
 // certificateOf is the self-signed certificate that stands for c, made
 // once per version of c.
-func (p *Plane) certificateOf(c *sslCertificate) (tls.Certificate, error) {
+func (p *Plane) certificateOf(c *api.SSLCertificate) (tls.Certificate, error) {
 	if tc, ok := p.certs[c]; ok {
 		return tc, nil
 	}
