@@ -41,6 +41,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/resourcemanager"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
@@ -311,12 +312,14 @@ func (l Limits) withDefaults() Limits {
 
 // Emulator is a running emulator.
 type Emulator struct {
-	listener      net.Listener
-	http          *http.Server
-	store         store.Store
-	engine        *health.Engine
-	aggregator    *aggregate.Aggregator
-	timeline      *timeline.Timeline
+	listener   net.Listener
+	http       *http.Server
+	store      store.Store
+	engine     *health.Engine
+	aggregator *aggregate.Aggregator
+	timeline   *timeline.Timeline
+	// views are the status page and the timeline's endpoints.
+	views         *statuspage.Page
 	scenarios     *scenario.Runner
 	api           *httpapi.Server
 	plane         *dataplane.Plane   // nil without a data plane
@@ -382,8 +385,9 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 		IdleTimeout:       limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	// The status page's streams never go idle: Shutdown must end them.
-	e.http.RegisterOnShutdown(api.StopStreams)
+	// The status page's and the timeline's streams never go idle:
+	// Shutdown must end them.
+	e.http.RegisterOnShutdown(e.views.StopStreams)
 	limited := newIdleFirstListener(ln, limits.MaxConnections)
 	e.http.ConnState = limited.track
 	go func() { e.served <- e.http.Serve(limited) }()
@@ -410,7 +414,7 @@ func (e *Emulator) groupRequests() func(string) int64 {
 
 // traffic is what the status page reads of the data plane: nil without
 // one (a nil *Plane in the interface would not be nil).
-func (e *Emulator) traffic() httpapi.TrafficReader {
+func (e *Emulator) traffic() statuspage.TrafficReader {
 	if e.plane == nil {
 		return nil
 	}
@@ -562,12 +566,10 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Log:                     log,
 		Health:                  e.engine,
 		Aggregates:              e.aggregator,
-		Events:                  events,
 		Timeline:                e.timeline,
 		Scenarios:               e.scenarios,
 		FastForward:             e.engine.FastForward,
 		GroupRequests:           e.groupRequests(),
-		Traffic:                 e.traffic(),
 		Workloads:               e.workloadControl(),
 		Metrics:                 promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		Access:                  httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
@@ -582,6 +584,10 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(core, policies), certificatemanager.New(core))
+	// The status page and the timeline, read-only views beside the APIs.
+	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
+		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: scale, Log: log})
+	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
 		srv.Close()

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -34,6 +35,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// NewError is an error of code with reason and message.
+func NewError(code int, reason, message string) *Error {
+	return &Error{Code: code, Reason: reason, Message: message}
+}
 
 // Errorf is an error of the APIs beside Compute: its HTTP code and status
 // word ("NOT_FOUND"), which is also its reason.
@@ -59,6 +65,29 @@ type Handler func(r *http.Request) (any, error)
 // ("POST /iam/v1/projects/{project}/serviceAccounts").
 type Mux interface {
 	Handle(pattern string, h Handler)
+	// HandleHTTP mounts h, which writes its own answer (a page, a
+	// stream), behind the same guard as the API.
+	HandleHTTP(pattern string, h http.HandlerFunc)
+	// HandleView mounts h as HandleHTTP does, open without the token for
+	// GET and HEAD: a read-only view of health (the status page) that
+	// changes nothing and shows names, addresses and states, never
+	// settings. pattern is "GET /path" (or "GET /{$}" for the root).
+	HandleView(pattern string, h http.HandlerFunc)
+	// WriteError answers err as the API answers a handler's error (an
+	// *Error as it says; any other error as the emulator's own, logged).
+	WriteError(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// WriteJSON answers v, indented, with code.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		slog.Error("encode response", "error", err)
+		code, body = http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"encode response"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(code)
+	w.Write(append(body, '\n'))
 }
 
 // Service is an API served beside Compute.

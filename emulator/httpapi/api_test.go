@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -77,9 +78,14 @@ func newEmuOptions(t *testing.T, st store.Store, o httpapi.Options) *emu {
 	root := "http://" + ts.Listener.Addr().String()
 	o.RootURL = root
 	o.Log = slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	ts.Config.Handler = httpapi.New(st, o)
+	srv := httpapi.New(st, o)
+	// The views the emulator mounts beside the API.
+	views := statuspage.New(statuspage.Sources{Store: st})
+	srv.Mount(views)
+	ts.Config.Handler = srv
 	ts.Start()
 	t.Cleanup(ts.Close)
+	t.Cleanup(views.StopStreams) // runs first: ts.Close waits for streams
 	return &emu{t: t, url: root, store: st}
 }
 

@@ -17,19 +17,17 @@ type Access struct {
 	Token string
 }
 
-// setAccess sets who may use the API.
+// setAccess sets who may use the API. The paths served without the token
+// are read-only views of health (the probe of a load balancer, the
+// metrics scraper, and the views mounted with HandleView) that change
+// nothing and show names, addresses and states, never settings.
 func (s *Server) setAccess(a Access) {
-	s.access = guard.New(guard.Config{AllowedHosts: a.AllowedHosts, Token: a.Token, Open: openRead})
+	s.openPaths = map[string]bool{"/healthz": true, "/metrics": true}
+	s.access = guard.New(guard.Config{AllowedHosts: a.AllowedHosts, Token: a.Token, Open: s.openRead})
 }
 
-// openPaths are served without the token: read-only views of health (the
-// probe of a load balancer, the metrics scraper, the status page) that
-// change nothing and show names, addresses and states, never settings.
-var openPaths = map[string]bool{"/healthz": true, "/metrics": true, "/": true,
-	statusLivePath: true, statusScriptPath: true, statusStylePath: true}
-
-func openRead(r *http.Request) bool {
-	return openPaths[r.URL.Path] && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+func (s *Server) openRead(r *http.Request) bool {
+	return s.openPaths[r.URL.Path] && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 }
 
 // guard refuses what a web page could send through the user's browser, and

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -31,6 +32,9 @@ func newGuarded(t *testing.T, a httpapi.Access) *guarded {
 	st := store.NewMemory()
 	log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
 	h := httpapi.New(st, httpapi.Options{RootURL: guardRoot, Log: log, Access: a})
+	// The views the emulator mounts beside the API, some open without the
+	// token.
+	h.Mount(statuspage.New(statuspage.Sources{Store: st}))
 	return &guarded{t: t, h: h, store: st}
 }
 

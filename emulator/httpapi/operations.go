@@ -55,7 +55,6 @@ func (s *Server) setOperationRetention(ttl time.Duration, limit int) {
 // in the background. Call it
 // before closing the store.
 func (s *Server) Close() {
-	s.StopStreams()
 	s.certs.Close()
 	s.ops.mu.Lock()
 	defer s.ops.mu.Unlock()

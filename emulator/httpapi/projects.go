@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -27,7 +28,23 @@ func (s *Server) Handle(pattern string, h googleapi.Handler) {
 	s.mux.HandleFunc(pattern, s.serve(h))
 }
 
-// Mount mounts the APIs beside Compute.
+// HandleHTTP mounts h, which writes its own answer (googleapi.Mux).
+func (s *Server) HandleHTTP(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
+
+// HandleView mounts h, open without the token for reads (googleapi.Mux).
+func (s *Server) HandleView(pattern string, h http.HandlerFunc) {
+	_, path, _ := strings.Cut(pattern, " ")
+	s.openPaths[strings.TrimSuffix(path, "{$}")] = true
+	s.mux.HandleFunc(pattern, h)
+}
+
+// WriteError answers err as the API answers a handler's error
+// (googleapi.Mux).
+func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeError(w, r, err)
+}
+
+// Mount mounts the APIs beside Compute and the views beside them.
 func (s *Server) Mount(services ...googleapi.Service) {
 	for _, svc := range services {
 		svc.Routes(s)

@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -96,18 +94,9 @@ func statusWord(r *http.Request, ae *apiError) string {
 		http.StatusTooManyRequests: "RESOURCE_EXHAUSTED"}[ae.Code]
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	body, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		slog.Error("encode response", "error", err)
-		code, body = http.StatusInternalServerError, []byte(`{"error":{"code":500,"message":"encode response"}}`)
-	}
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(code)
-	w.Write(append(body, '\n'))
-}
+func writeJSON(w http.ResponseWriter, code int, v any) { googleapi.WriteJSON(w, code, v) }
 
 // newAPIError is an error of code with reason and message.
 func newAPIError(code int, reason, message string) *apiError {
-	return &apiError{Code: code, Reason: reason, Message: message}
+	return googleapi.NewError(code, reason, message)
 }

@@ -174,12 +174,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /compute/v1/projects/{project}", s.serve(s.getComputeProject))
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.HandleFunc("GET /{$}", s.status)
-	s.mux.HandleFunc("GET "+statusLivePath, s.statusLive)
-	s.mux.HandleFunc("GET "+statusScriptPath, s.statusAsset("status.js", "text/javascript; charset=utf-8"))
-	s.mux.HandleFunc("GET "+statusStylePath, s.statusAsset("status.css", "text/css; charset=utf-8"))
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
-	s.mux.HandleFunc("GET "+timelinePath, s.serveTimeline())
 	if s.forward != nil {
 		s.mux.HandleFunc("POST "+fastForwardPath, s.fastForward)
 	}

@@ -48,22 +48,11 @@ type Server struct {
 	ops        operationLog
 	health     HealthReader
 	aggregates AggregateReader
-	traffic    TrafficReader
 	workloads  WorkloadControl
-	// events feed the status page; streams counts its open streams, which
-	// end when streamsDone is closed (StopStreams).
-	events      *health.Events
-	streams     chan struct{}
-	streamsDone chan struct{}
-	stopStreams sync.Once
-	// timeline records changes of state; timelineStreams counts the
-	// followers of GET /_emulator/timeline?follow=true.
-	timeline        *timeline.Timeline
-	timelineStreams chan struct{}
-	scenarios       ScenarioRunner
-	forward         func(ctx context.Context, d time.Duration) int
-	timeScale       string // the factor times run faster by, or ""
-	metrics         http.Handler
+	scenarios  ScenarioRunner
+	forward    func(ctx context.Context, d time.Duration) int
+	timeScale  string // the factor times run faster by, or ""
+	metrics    http.Handler
 	// requests remembers the answers to mutations that carried a requestId.
 	requests requestIDs
 
@@ -87,8 +76,10 @@ type Server struct {
 	// certs turns managed certificates ACTIVE.
 	certs *control.Certificates
 
-	// access checks every request before a handler runs (guard.go).
-	access *guard.Guard
+	// access checks every request before a handler runs (guard.go);
+	// openPaths are those it lets read without the token.
+	access    *guard.Guard
+	openPaths map[string]bool
 }
 
 // changed finishes a successful mutation: it tells the engine and records
@@ -132,11 +123,8 @@ type Options struct {
 	// checks reads; nil reports no verdicts yet.
 	Health     HealthReader
 	Aggregates AggregateReader
-	// Events are the recent transitions the status page lists, and wake
-	// its streams; nil lists none.
-	Events *health.Events
-	// Timeline is where changes of state are recorded, and what
-	// GET /_emulator/timeline reads; nil keeps none.
+	// Timeline is where autohealing and autoscaling record their steps;
+	// nil keeps none.
 	Timeline *timeline.Timeline
 	// Scenarios runs chaos scenarios (/_emulator/scenarios); nil serves
 	// none.
@@ -144,9 +132,6 @@ type Options struct {
 	// FastForward runs now the probes due in the next d, and says how many
 	// ran (POST /_emulator/fastForward); nil serves none.
 	FastForward func(ctx context.Context, d time.Duration) int
-	// Traffic is what the data plane carried, for the status page; nil
-	// shows no traffic section (the data plane is off).
-	Traffic TrafficReader
 	// Workloads are the instances' simulated workloads, which the API lists
 	// and breaks or heals; nil when they are off.
 	Workloads WorkloadControl
@@ -216,17 +201,11 @@ func New(st store.Store, o Options) *Server {
 		mux:        http.NewServeMux(),
 		health:     o.Health,
 		aggregates: o.Aggregates,
-		traffic:    o.Traffic,
 		workloads:  o.Workloads,
-		events:     o.Events,
-		timeline:   o.Timeline,
 		scenarios:  o.Scenarios,
 		forward:    o.FastForward,
 
-		timelineStreams: make(chan struct{}, timelineStreams),
-		streams:         make(chan struct{}, statusStreams),
-		streamsDone:     make(chan struct{}),
-		metrics:         o.Metrics,
+		metrics: o.Metrics,
 
 		strictFields:   o.StrictFields,
 		defaultNetwork: o.DefaultNetwork,

@@ -1,14 +1,16 @@
-package httpapi_test
+package statuspage_test
 
 import (
 	"bufio"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -16,7 +18,16 @@ import (
 // (as the page is), answers server-sent events at once, and the page and
 // its stream load nothing but their own script and style.
 func TestStatusStream(t *testing.T) {
-	e := newEmuOptions(t, store.NewMemory(), httpapi.Options{Access: httpapi.Access{Token: "s3cret-token"}})
+	st := store.NewMemory()
+	ts := httptest.NewUnstartedServer(nil)
+	srv := httpapi.New(st, httpapi.Options{RootURL: "http://" + ts.Listener.Addr().String(), Access: httpapi.Access{Token: "s3cret-token"}})
+	views := statuspage.New(statuspage.Sources{Store: st})
+	srv.Mount(views)
+	ts.Config.Handler = srv
+	ts.Start()
+	defer ts.Close()
+	defer views.StopStreams() // before ts.Close, which waits for the stream
+	e := struct{ url string }{ts.URL}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/_emulator/status/live", nil)

@@ -1,4 +1,4 @@
-package httpapi
+package statuspage
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -30,18 +31,18 @@ func timelineQuery(r *http.Request) (since uint64, f timeline.Filter, limit int,
 	q := r.URL.Query()
 	if v := q.Get("since"); v != "" {
 		if since, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return 0, f, 0, invalid("since (%q) is not a sequence number: give the next of an earlier read, or 0 for the start.", v)
+			return 0, f, 0, googleapi.Invalid("since (%q) is not a sequence number: give the next of an earlier read, or 0 for the start.", v)
 		}
 	}
 	f = timeline.Filter{Kind: q.Get("kind"), Resource: q.Get("resource")}
 	if f.Kind != "" && !slices.Contains(api.TimelineKinds, f.Kind) {
-		return 0, f, 0, invalid("kind (%q) is not a kind of event: one of %v.", f.Kind, api.TimelineKinds)
+		return 0, f, 0, googleapi.Invalid("kind (%q) is not a kind of event: one of %v.", f.Kind, api.TimelineKinds)
 	}
 	limit = timelinePageSize
 	if v := q.Get("limit"); v != "" {
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 || n > timelinePageSize {
-			return 0, f, 0, invalid("limit (%q) must be a number of events from 1 to %d.", v, timelinePageSize)
+			return 0, f, 0, googleapi.Invalid("limit (%q) must be a number of events from 1 to %d.", v, timelinePageSize)
 		}
 		limit = n
 	}
@@ -50,23 +51,25 @@ func timelineQuery(r *http.Request) (since uint64, f timeline.Filter, limit int,
 
 // serveTimeline answers GET /_emulator/timeline: one page, or with
 // follow=true a stream.
-func (s *Server) serveTimeline() http.HandlerFunc {
-	page := s.serve(s.getTimeline)
-	return func(w http.ResponseWriter, r *http.Request) {
-		switch v := r.URL.Query().Get("follow"); v {
-		case "", "false":
-			page(w, r)
-		case "true":
-			s.followTimeline(w, r)
-		default:
-			s.writeError(w, r, invalid("follow (%q) must be true or false.", v))
+func (s *Page) serveTimeline(w http.ResponseWriter, r *http.Request) {
+	switch v := r.URL.Query().Get("follow"); v {
+	case "", "false":
+		page, err := s.getTimeline(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
 		}
+		googleapi.WriteJSON(w, http.StatusOK, page)
+	case "true":
+		s.followTimeline(w, r)
+	default:
+		s.writeError(w, r, googleapi.Invalid("follow (%q) must be true or false.", v))
 	}
 }
 
 // getTimeline answers one read: the events after since, oldest first, and
 // the sequence number to read from next.
-func (s *Server) getTimeline(r *http.Request) (any, error) {
+func (s *Page) getTimeline(r *http.Request) (any, error) {
 	if s.timeline == nil {
 		return nil, timelineOff()
 	}
@@ -80,7 +83,7 @@ func (s *Server) getTimeline(r *http.Request) (any, error) {
 
 // followTimeline streams the events after since as they happen, one JSON
 // object a line (application/x-ndjson), until the client leaves.
-func (s *Server) followTimeline(w http.ResponseWriter, r *http.Request) {
+func (s *Page) followTimeline(w http.ResponseWriter, r *http.Request) {
 	since, f, limit, err := timelineQuery(r)
 	switch {
 	case s.timeline == nil:
@@ -90,15 +93,11 @@ func (s *Server) followTimeline(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	select {
-	case s.timelineStreams <- struct{}{}:
-		defer func() { <-s.timelineStreams }()
-	default:
-		w.Header().Set("Retry-After", "5")
-		s.writeError(w, r, newAPIError(http.StatusServiceUnavailable, "rateLimitExceeded",
-			fmt.Sprintf("%d timelines are already followed: stop one, or read pages instead", timelineStreams)))
+	release, ok := s.takeStream(w, r, s.timelineStreams, fmt.Sprintf("%d timelines are already followed: stop one, or read pages instead", timelineStreams))
+	if !ok {
 		return
 	}
+	defer release()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
@@ -141,6 +140,6 @@ func (s *Server) followTimeline(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func timelineOff() *apiError {
-	return newAPIError(http.StatusNotFound, "notFound", "This emulator keeps no timeline.")
+func timelineOff() *googleapi.Error {
+	return googleapi.NewError(http.StatusNotFound, "notFound", "This emulator keeps no timeline.")
 }

@@ -1,4 +1,4 @@
-package httpapi
+package statuspage
 
 import (
 	"bytes"
@@ -13,12 +13,20 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
+// Package statuspage serves the emulator's read-only views for people and
+// scripts beside the API: the status page and the timeline. It reads what
+// the emulator is made of (the store, the probe engine's verdicts, the
+// aggregates, the data plane's traffic, the workloads, the timeline) and
+// changes nothing; it is mounted on the API's server (googleapi.Mux), behind
+// the same guard.
+//
 // The status page: GET / renders it whole, and GET /_emulator/status/live
 // streams its live part again (server-sent events) whenever it changes,
 // which status.js swaps in. Nothing is loaded from elsewhere: it works
@@ -44,7 +52,7 @@ const (
 	statusTick = time.Second
 )
 
-//go:embed statuspage
+//go:embed assets
 var statusFiles embed.FS
 
 var statusTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
@@ -65,7 +73,7 @@ var statusTemplate = template.Must(template.New("page.html").Funcs(template.Func
 		}
 		return "nodata"
 	},
-}).ParseFS(statusFiles, "statuspage/page.html"))
+}).ParseFS(statusFiles, "assets/page.html"))
 
 // statusCounts are an owner's endpoints by state, in the words of the
 // appliance's dashboard.
@@ -151,7 +159,7 @@ func stateClass(state string) string {
 // status serves GET /: every backend service, target pool and managed
 // group with each endpoint's state, every health source and composite
 // check, and the recent transitions.
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+func (s *Page) status(w http.ResponseWriter, r *http.Request) {
 	page, err := s.statusPage(r)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -175,10 +183,10 @@ func statusHeaders(w http.ResponseWriter, contentType string) {
 }
 
 // statusAsset serves the page's script and style.
-func (s *Server) statusAsset(name, contentType string) http.HandlerFunc {
-	body, err := statusFiles.ReadFile("statuspage/" + name)
+func (s *Page) statusAsset(name, contentType string) http.HandlerFunc {
+	body, err := statusFiles.ReadFile("assets/" + name)
 	if err != nil {
-		panic("httpapi: the status page's " + name + " is not embedded")
+		panic("statuspage: the status page's " + name + " is not embedded")
 	}
 	return func(w http.ResponseWriter, _ *http.Request) {
 		statusHeaders(w, contentType)
@@ -189,16 +197,12 @@ func (s *Server) statusAsset(name, contentType string) http.HandlerFunc {
 // statusLive streams the live part of the page as server-sent events: at
 // once, then whenever it changes, looked at every statusTick and at every
 // transition. It ends when the page goes away or the emulator stops.
-func (s *Server) statusLive(w http.ResponseWriter, r *http.Request) {
-	select {
-	case s.streams <- struct{}{}:
-		defer func() { <-s.streams }()
-	default:
-		w.Header().Set("Retry-After", "5")
-		s.writeError(w, r, newAPIError(http.StatusServiceUnavailable, "rateLimitExceeded",
-			fmt.Sprintf("%d status pages are already open: close one, this one retries", statusStreams)))
+func (s *Page) statusLive(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.takeStream(w, r, s.streams, fmt.Sprintf("%d status pages are already open: close one, this one retries", statusStreams))
+	if !ok {
 		return
 	}
+	defer release()
 	rc := http.NewResponseController(w)
 	statusHeaders(w, "text/event-stream")
 	w.WriteHeader(http.StatusOK)
@@ -249,11 +253,21 @@ func (s *Server) statusLive(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// StopStreams ends every status page stream, so that shutting the server
-// down does not wait for the pages open: they reconnect to the next one.
-func (s *Server) StopStreams() { s.stopStreams.Do(func() { close(s.streamsDone) }) }
+// takeStream takes one of slots for a stream, or, when none is free,
+// answers 503 with full as its message and Retry-After (EventSource and
+// the timeline's followers try again); release gives the slot back.
+func (s *Page) takeStream(w http.ResponseWriter, r *http.Request, slots chan struct{}, full string) (release func(), ok bool) {
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, true
+	default:
+		w.Header().Set("Retry-After", "5")
+		s.writeError(w, r, googleapi.NewError(http.StatusServiceUnavailable, "rateLimitExceeded", full))
+		return nil, false
+	}
+}
 
-func (s *Server) statusPage(r *http.Request) (statusPage, error) {
+func (s *Page) statusPage(r *http.Request) (statusPage, error) {
 	page := statusPage{TimeScale: s.timeScale}
 	changes := s.historyIndex()
 	for _, c := range api.CollectionsWith(api.ProbeOwner) {
@@ -270,10 +284,8 @@ func (s *Server) statusPage(r *http.Request) (statusPage, error) {
 			page.Owners = append(page.Owners, sec)
 		}
 	}
-	if a, ok := s.aggregates.(interface {
-		States() []aggregate.AggregateState
-	}); ok {
-		page.Aggregates = a.States()
+	if s.aggregates != nil {
+		page.Aggregates = s.aggregates.States()
 	}
 	if s.traffic != nil {
 		page.DataPlane, page.Traffic, page.Armor = true, s.traffic.Traffic(), s.traffic.ArmorDecisions()
@@ -295,7 +307,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // per endpoint (with the address probed, when a probe map moved it), a
 // red note for a managed group in a recreate loop, or a grey one when
 // nothing is probed for it.
-func (s *Server) ownerSection(o store.Object, changes *historyIndex) ownerSection {
+func (s *Page) ownerSection(o store.Object, changes *historyIndex) ownerSection {
 	sec := ownerSection{Path: o.Path(), ID: strings.ReplaceAll(o.Path(), "/", "-")}
 	if o.Collection == api.CollectionInstanceGroupManagers {
 		var m api.InstanceGroupManager
@@ -304,7 +316,11 @@ func (s *Server) ownerSection(o store.Object, changes *historyIndex) ownerSectio
 		}
 	}
 	var addrs []endpointNow
-	for _, st := range s.statuses(o.Path()) {
+	var statuses []health.Status
+	if s.health != nil {
+		statuses = s.health.Statuses(o.Path())
+	}
+	for _, st := range statuses {
 		addrs = append(addrs, endpointNow{st.Address(), st.State})
 		class := stateClass(st.State)
 		sec.Counts.add(class)

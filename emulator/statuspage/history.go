@@ -1,4 +1,4 @@
-package httpapi
+package statuspage
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ type historyIndex struct {
 	marks      []historyMark
 }
 
-func (s *Server) historyIndex() *historyIndex {
+func (s *Page) historyIndex() *historyIndex {
 	if s.timeline == nil {
 		return nil
 	}
