@@ -554,8 +554,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	e.scenarios = scenario.NewRunner(workloads, e.timeline, scale)
 	health.RegisterStateGauge(reg, e.engine)
-	core := compute.New(e.store, compute.Options{OnChange: func(ctx context.Context, changed []store.Key) {
-		if err := e.sync(ctx, changed); err != nil {
+	core := compute.New(e.store, compute.Options{OnChange: func(ctx context.Context, changes []compute.Change) {
+		if err := e.sync(ctx, changes); err != nil {
 			log.Error("probe engine not updated", "error", err)
 		}
 	}})

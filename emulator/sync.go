@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -37,40 +38,47 @@ type syncState struct {
 // catalogue whose resources decide probing or aggregation.
 var syncedCollections = api.CollectionsWith(api.ProbeInput, api.ProbeOwner, api.Aggregated)
 
-// sync hands the probe engine and the aggregator what the keys changed
-// (nil: everything, as at start and after a reset). It runs under the
-// API's write lock, after each mutation.
-func (e *Emulator) sync(ctx context.Context, keys []store.Key) error {
-	if keys == nil || e.state == nil {
+// sync hands the probe engine, the aggregator and the data plane what the
+// changes did (nil: everything, as at start and after a reset). It runs
+// under the write lock, after each mutation. A change that carries what
+// was stored is not read back; an object is decoded once, for all of
+// them.
+func (e *Emulator) sync(ctx context.Context, changes []compute.Change) error {
+	if changes == nil || e.state == nil {
 		return e.load(ctx)
 	}
 	y := e.state
 	planeChanged, workloadsChanged := false, false
-	for _, k := range keys {
+	for _, ch := range changes {
+		k := ch.Key
 		// Collections beside the catalogue (Certificate Manager's) are the
 		// data plane's only.
 		c, ok := api.CollectionNamed(k.Collection)
+		synced := ok && c.Role != api.Stored
 		toPlane := e.plane != nil && dataplane.Wants(k.Collection)
-		if !toPlane && (!ok || c.Role == api.Stored) {
+		if !toPlane && !synced {
 			continue
 		}
-		body, err := read(ctx, e.store, k)
-		if err != nil {
-			return err
+		body := ch.Body
+		if ch.Unknown {
+			var err error
+			if body, err = read(ctx, e.store, k); err != nil {
+				return err
+			}
+		}
+		var obj any
+		if synced {
+			var err error
+			if obj, err = y.decodeBody(c, k.Path(), body); err != nil {
+				return err
+			}
+			y.set(c, k.Path(), obj)
+			workloadsChanged = e.setInstance(c, k.Path(), obj) || workloadsChanged
 		}
 		if toPlane {
-			e.plane.Set(k.Collection, k.Path(), body)
+			e.plane.Set(k.Collection, k.Path(), body, obj)
 			planeChanged = true
 		}
-		if !ok || c.Role == api.Stored {
-			continue
-		}
-		obj, err := y.decodeBody(c, k.Path(), body)
-		if err != nil {
-			return err
-		}
-		y.set(c, k.Path(), obj)
-		workloadsChanged = e.setInstance(c, k.Path(), obj) || workloadsChanged
 	}
 	if owners := y.planner.Flush(); len(owners) > 0 {
 		if e.workloads != nil {
@@ -132,7 +140,7 @@ func (e *Emulator) load(ctx context.Context) error {
 					return err
 				}
 				for _, o := range objects {
-					e.plane.Set(name, o.Path(), o.Body)
+					e.plane.Set(name, o.Path(), o.Body, nil)
 				}
 			}
 		}
@@ -144,18 +152,18 @@ func (e *Emulator) load(ctx context.Context) error {
 		}
 		toPlane := e.plane != nil && dataplane.Wants(c.Name)
 		for _, o := range objects {
+			var obj any
+			if c.Role != api.Stored {
+				var err error
+				if obj, err = y.decode(c, o); err != nil {
+					return err
+				}
+				y.set(c, o.Path(), obj)
+				e.setInstance(c, o.Path(), obj)
+			}
 			if toPlane {
-				e.plane.Set(c.Name, o.Path(), o.Body)
+				e.plane.Set(c.Name, o.Path(), o.Body, obj)
 			}
-			if c.Role == api.Stored {
-				continue
-			}
-			obj, err := y.decode(c, o)
-			if err != nil {
-				return err
-			}
-			y.set(c, o.Path(), obj)
-			e.setInstance(c, o.Path(), obj)
 		}
 	}
 	e.state = y

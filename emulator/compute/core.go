@@ -24,7 +24,19 @@ type Core struct {
 	store    store.Store
 	mu       sync.Mutex
 	now      func() time.Time
-	onChange func(ctx context.Context, changed []store.Key)
+	onChange func(ctx context.Context, changes []Change)
+}
+
+// Change is what a write did at one key: what the store holds there now,
+// when the write knows it, so that the feed's readers need not read it
+// back.
+type Change struct {
+	Key store.Key
+	// Body is what the store holds at Key after the write (nil: nothing,
+	// it was deleted), unless Unknown: then a reader that needs it reads
+	// the store.
+	Body    []byte
+	Unknown bool
 }
 
 // Options say how to build a Core.
@@ -32,9 +44,9 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnChange is the change feed: it runs after every write, under the
-	// write lock, with the keys it changed; nil keys mean that everything
+	// write lock, with what it changed; nil changes mean that everything
 	// may have changed (a reset). nil: nothing listens.
-	OnChange func(ctx context.Context, changed []store.Key)
+	OnChange func(ctx context.Context, changes []Change)
 }
 
 // New returns the core over st.
@@ -61,11 +73,27 @@ func (c *Core) Unlock() { c.mu.Unlock() }
 func (c *Core) Now() time.Time { return c.now() }
 
 // Changed tells the feed that keys changed (nil: anything may have), under
-// the write lock. The change is stored: what the feed does must happen
-// even if the client that asked has gone away, so ctx's cancellation is
-// not passed on.
+// the write lock; readers read what they hold now from the store. The
+// change is stored: what the feed does must happen even if the client
+// that asked has gone away, so ctx's cancellation is not passed on.
 func (c *Core) Changed(ctx context.Context, keys []store.Key) {
+	if c.onChange == nil {
+		return
+	}
+	var changes []Change
+	if keys != nil {
+		changes = make([]Change, len(keys))
+		for i, k := range keys {
+			changes[i] = Change{Key: k, Unknown: true}
+		}
+	}
+	c.onChange(context.WithoutCancel(ctx), changes)
+}
+
+// Wrote tells the feed that the write stored body at k (nil: deleted it),
+// under the write lock, as Changed does.
+func (c *Core) Wrote(ctx context.Context, k store.Key, body []byte) {
 	if c.onChange != nil {
-		c.onChange(context.WithoutCancel(ctx), keys)
+		c.onChange(context.WithoutCancel(ctx), []Change{{Key: k, Body: body}})
 	}
 }

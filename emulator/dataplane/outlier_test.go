@@ -15,7 +15,7 @@ func outlierPlane(t *testing.T, od string) (*Plane, func() *pool) {
 	p := New(Options{Health: fixedHealth{owner: service, eps: []health.Endpoint{
 		{IP: "127.0.0.1", Port: 9001}, {IP: "127.0.0.1", Port: 9002}, {IP: "127.0.0.1", Port: 9003}}}})
 	t.Cleanup(p.Close)
-	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","outlierDetection":`+od+`}`))
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","outlierDetection":`+od+`}`), nil)
 	p.Apply()
 	return p, func() *pool { return p.pools.get(p.cfg, poolKey{service, modeProxy}) }
 }
@@ -90,7 +90,7 @@ func TestTimeScale_EjectionAndDraining(t *testing.T) {
 		{IP: "127.0.0.1", Port: 9001}, {IP: "127.0.0.1", Port: 9002}}}})
 	t.Cleanup(p.Close)
 	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","connectionDraining":{"drainingTimeoutSec":30},
-		"outlierDetection":{"consecutiveGatewayFailure":1,"baseEjectionTime":{"seconds":"60"},"maxEjectionPercent":100}}`))
+		"outlierDetection":{"consecutiveGatewayFailure":1,"baseEjectionTime":{"seconds":"60"},"maxEjectionPercent":100}}`), nil)
 	p.Apply()
 	pool := p.pools.get(p.cfg, poolKey{service, modeProxy})
 	if pool.draining != 3*time.Second {

@@ -188,42 +188,46 @@ func New(opts Options) *Plane {
 // listeners there are and what they serve (the rest decide where their
 // traffic goes).
 var readers = map[string]struct {
-	set   func(p *Plane, path string, body []byte)
+	set   func(p *Plane, path string, body []byte, obj any)
 	front bool
 }{
-	api.CollectionForwardingRules:    {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.rules, path, body) }},
-	api.CollectionTargetHTTPProxies:  {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.proxies, path, body) }},
-	api.CollectionTargetTCPProxies:   {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.tcpProxies, path, body) }},
-	api.CollectionTargetHTTPSProxies: {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.httpsProxies, path, body) }},
-	api.CollectionTargetSSLProxies:   {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.sslProxies, path, body) }},
-	api.CollectionSSLCertificates: {front: true, set: func(p *Plane, path string, body []byte) {
+	api.CollectionForwardingRules:    {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.rules, path, body, obj) }},
+	api.CollectionTargetHTTPProxies:  {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.proxies, path, body, obj) }},
+	api.CollectionTargetTCPProxies:   {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.tcpProxies, path, body, obj) }},
+	api.CollectionTargetHTTPSProxies: {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.httpsProxies, path, body, obj) }},
+	api.CollectionTargetSSLProxies:   {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.sslProxies, path, body, obj) }},
+	api.CollectionSSLCertificates: {front: true, set: func(p *Plane, path string, body []byte, obj any) {
 		if old := p.sslCertificates[path]; old != nil {
 			delete(p.certs, old)
 		}
-		set(p, nil, p.sslCertificates, path, body)
+		set(p, nil, p.sslCertificates, path, body, obj)
 	}},
-	api.CollectionSSLPolicies: {front: true, set: func(p *Plane, path string, body []byte) { set(p, nil, p.sslPolicies, path, body) }},
-	api.CollectionCMCertificates: {front: true, set: func(p *Plane, path string, body []byte) {
+	api.CollectionSSLPolicies: {front: true, set: func(p *Plane, path string, body []byte, obj any) { set(p, nil, p.sslPolicies, path, body, obj) }},
+	api.CollectionCMCertificates: {front: true, set: func(p *Plane, path string, body []byte, obj any) {
 		clear(p.cmMade)
-		set(p, nil, p.cmCertificates, path, body)
+		set(p, nil, p.cmCertificates, path, body, obj)
 	}},
-	api.CollectionCMMapEntries: {front: true, set: func(p *Plane, path string, body []byte) {
+	api.CollectionCMMapEntries: {front: true, set: func(p *Plane, path string, body []byte, obj any) {
 		clear(p.cmMade)
-		set(p, nil, p.cmEntries, path, body)
+		set(p, nil, p.cmEntries, path, body, obj)
 	}},
-	api.CollectionURLMaps: {front: true, set: func(p *Plane, path string, body []byte) {
+	api.CollectionURLMaps: {front: true, set: func(p *Plane, path string, body []byte, obj any) {
 		if old := p.urlMaps[path]; old != nil {
 			delete(p.routers, old)
 		}
-		set(p, nil, p.urlMaps, path, body)
+		set(p, nil, p.urlMaps, path, body, obj)
 	}},
-	api.CollectionBackendServices:  {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.services, path, body) }},
-	api.CollectionInstanceGroups:   {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.groups, path, body) }},
-	api.CollectionTargetPools:      {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.targetPools, path, body) }},
-	api.CollectionTargetInstances:  {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.targetInstances, path, body) }},
-	api.CollectionInstances:        {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.instances, path, body) }},
-	api.CollectionSecurityPolicies: {set: (*Plane).setPolicy},
-	api.CollectionBackendBuckets:   {set: func(p *Plane, path string, body []byte) { set(p, &p.cfg.mu, p.cfg.buckets, path, body) }},
+	api.CollectionBackendServices: {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.services, path, body, obj) }},
+	api.CollectionInstanceGroups:  {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.groups, path, body, obj) }},
+	api.CollectionTargetPools: {set: func(p *Plane, path string, body []byte, obj any) {
+		set(p, &p.cfg.mu, p.cfg.targetPools, path, body, obj)
+	}},
+	api.CollectionTargetInstances: {set: func(p *Plane, path string, body []byte, obj any) {
+		set(p, &p.cfg.mu, p.cfg.targetInstances, path, body, obj)
+	}},
+	api.CollectionInstances:        {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.instances, path, body, obj) }},
+	api.CollectionSecurityPolicies: {set: func(p *Plane, path string, body []byte, _ any) { p.setPolicy(path, body) }},
+	api.CollectionBackendBuckets:   {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.buckets, path, body, obj) }},
 }
 
 // Collections are the collections the data plane reads, in order.
@@ -235,23 +239,27 @@ func Wants(collection string) bool {
 	return ok
 }
 
-// Set hands the plane one stored object of collection at path, as JSON;
-// nil body: it is gone. Nothing changes until Apply.
-func (p *Plane) Set(collection, path string, body []byte) {
+// Set hands the plane one stored object of collection at path, as JSON,
+// and as the API's typed view when the caller has decoded it already (obj,
+// of the collection's type; nil: the plane decodes body); nil body: it is
+// gone. The plane keeps obj and does not change it. Nothing changes until
+// Apply.
+func (p *Plane) Set(collection, path string, body []byte, obj any) {
 	r, ok := readers[collection]
 	if !ok {
 		return
 	}
-	r.set(p, path, body)
+	r.set(p, path, body, obj)
 	if r.front {
 		p.frontChanged = true
 	}
 }
 
-// set decodes body into m[path] (deletes it for nil), under mu if any.
-func set[T any](p *Plane, mu *sync.RWMutex, m map[string]*T, path string, body []byte) {
-	var v *T
-	if body != nil {
+// set puts obj, or body decoded, at m[path] (deletes it for a nil body),
+// under mu if any.
+func set[T any](p *Plane, mu *sync.RWMutex, m map[string]*T, path string, body []byte, obj any) {
+	v, decoded := obj.(*T)
+	if body != nil && !decoded {
 		v = new(T)
 		if err := json.Unmarshal(body, v); err != nil {
 			// Stored objects passed the API's schema: this is a bug.

@@ -47,11 +47,11 @@ func proxyPlane(tb testing.TB, opts Options, backend string) (*Plane, string) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, lport, _ := net.SplitHostPort(addr)
-	p.Set("backendServices", service, []byte(`{"protocol":"HTTP"}`))
-	p.Set("urlMaps", "projects/p/global/urlMaps/um", []byte(`{"defaultService":"`+service+`"}`))
-	p.Set("targetHttpProxies", "projects/p/global/targetHttpProxies/tp", []byte(`{"urlMap":"projects/p/global/urlMaps/um"}`))
+	p.Set("backendServices", service, []byte(`{"protocol":"HTTP"}`), nil)
+	p.Set("urlMaps", "projects/p/global/urlMaps/um", []byte(`{"defaultService":"`+service+`"}`), nil)
+	p.Set("targetHttpProxies", "projects/p/global/targetHttpProxies/tp", []byte(`{"urlMap":"projects/p/global/urlMaps/um"}`), nil)
 	p.Set("forwardingRules", "projects/p/global/forwardingRules/fr",
-		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`))
+		[]byte(`{"IPAddress":"127.0.0.1","portRange":"`+lport+`","target":"projects/p/global/targetHttpProxies/tp"}`), nil)
 	p.Apply()
 	return p, addr
 }

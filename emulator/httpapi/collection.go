@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -285,7 +286,8 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 		return nil, err
 	}
 	key := sc.key(c.def.Name, obj.GetMeta().Name)
-	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
+	kept := c.stored(doc, obj)
+	if err := c.s.store.Insert(r.Context(), store.Object{Key: key, Body: kept}); err != nil {
 		return nil, storeError(key, err)
 	}
 	if c.attach != nil {
@@ -296,7 +298,8 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return c.s.changed(r, sc, "insert", key, obj.GetMeta().ID)
+	// A hook may write the object again: then the feed reads what it holds.
+	return c.s.changed(r, sc, "insert", compute.Change{Key: key, Body: kept, Unknown: c.attach != nil}, obj.GetMeta().ID)
 }
 
 // load reads the stored object the request path names.
@@ -439,7 +442,8 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 		return nil, err
 	}
 	key := sc.key(c.def.Name, name)
-	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: c.stored(doc, obj)}); err != nil {
+	kept := c.stored(doc, obj)
+	if err := c.s.store.Update(r.Context(), store.Object{Key: key, Body: kept}); err != nil {
 		return nil, storeError(key, err)
 	}
 	// Rules that span objects (a service and its check, a health source and
@@ -455,7 +459,7 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 			return nil, err
 		}
 	}
-	return c.s.changed(r, sc, opType, key, obj.GetMeta().ID)
+	return c.s.changed(r, sc, opType, compute.Change{Key: key, Body: kept, Unknown: c.updated != nil}, obj.GetMeta().ID)
 }
 
 // modify stores, in place of the object the path names, what change makes
@@ -510,7 +514,7 @@ func (c *collection[T, P]) delete(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return c.s.changed(r, sc, "delete", key, obj.GetMeta().ID)
+	return c.s.changed(r, sc, "delete", compute.Change{Key: key, Unknown: c.release != nil}, obj.GetMeta().ID)
 }
 
 // mustJSON marshals values that always marshal (our own API types).

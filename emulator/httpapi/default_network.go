@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -38,7 +39,7 @@ func (s *Server) provisionProject(r *http.Request) error {
 		return err
 	}
 	for _, k := range created {
-		s.indexRefs(ctx, k)
+		s.indexRefs(ctx, compute.Change{Key: k, Unknown: true})
 	}
 	s.core.Changed(ctx, created)
 	s.provisioned.Store(project, true)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -263,7 +264,7 @@ func (s *Server) storeManagedGroup(ctx context.Context, k store.Key, g *api.Inst
 // the emulator itself wrote, changed.
 func (s *Server) written(ctx context.Context, keys ...store.Key) {
 	for _, k := range keys {
-		s.indexRefs(ctx, k)
+		s.indexRefs(ctx, compute.Change{Key: k, Unknown: true})
 	}
 	s.core.Changed(ctx, keys)
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
 
 	"context"
@@ -169,20 +170,29 @@ func (s *Server) buildRefIndex() {
 
 // indexRefs brings the reference index up to date with the object stored
 // at k (or its absence): every successful write calls it, through changed.
-func (s *Server) indexRefs(ctx context.Context, k store.Key) {
+func (s *Server) indexRefs(ctx context.Context, change compute.Change) {
+	k := change.Key
 	h, ok := s.holderOf(k.Collection)
 	if !ok {
 		return
 	}
-	o, err := s.store.Get(ctx, k)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.refs.set(k.Path(), nil)
-	case err != nil:
-		s.log.Error("reference index not updated", "resource", k.Path(), "error", err)
-	default:
-		s.refs.set(k.Path(), h.refs(o.Body))
+	body := change.Body
+	if change.Unknown {
+		o, err := s.store.Get(ctx, k)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			s.log.Error("reference index not updated", "resource", k.Path(), "error", err)
+			return
+		default:
+			body = o.Body
+		}
 	}
+	if body == nil {
+		s.refs.set(k.Path(), nil)
+		return
+	}
+	s.refs.set(k.Path(), h.refs(body))
 }
 
 // usersIn returns the paths of the objects of collection that reference

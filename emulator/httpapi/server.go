@@ -84,13 +84,17 @@ type Server struct {
 
 // changed finishes a successful mutation: it tells the engine and records
 // the Operation that answers the client.
-func (s *Server) changed(r *http.Request, sc scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
+func (s *Server) changed(r *http.Request, sc scope, opType string, change compute.Change, targetID uint64) (*api.Operation, error) {
 	// The change is stored: what follows must happen even if the client
 	// has gone away meanwhile (Ctrl-C in Terraform).
 	r = r.WithContext(context.WithoutCancel(r.Context()))
-	s.indexRefs(r.Context(), target)
-	s.core.Changed(r.Context(), []store.Key{target})
-	return s.recordOperation(r, sc, opType, target, targetID)
+	s.indexRefs(r.Context(), change)
+	if change.Unknown {
+		s.core.Changed(r.Context(), []store.Key{change.Key})
+	} else {
+		s.core.Wrote(r.Context(), change.Key, change.Body)
+	}
+	return s.recordOperation(r, sc, opType, change.Key, targetID)
 }
 
 // HealthReader is what getHealth reads: the probe engine's verdicts.
@@ -145,7 +149,7 @@ type Options struct {
 	// OnChange runs after every mutation (under the write lock, before the
 	// answer is sent) with the keys it changed; nil keys mean that
 	// everything may have changed (a reset). Only without Core.
-	OnChange func(ctx context.Context, changed []store.Key)
+	OnChange func(ctx context.Context, changes []compute.Change)
 	// Access says who may use the API.
 	Access Access
 	// StrictFields refuses a body with a field the API does not define
