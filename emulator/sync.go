@@ -66,11 +66,13 @@ func (e *Emulator) sync(ctx context.Context, changes []compute.Change) error {
 				return err
 			}
 		}
-		var obj any
+		obj := ch.Object
 		if synced {
-			var err error
-			if obj, err = y.decodeBody(c, k.Path(), body); err != nil {
-				return err
+			if obj == nil {
+				var err error
+				if obj, err = y.decodeBody(c, k.Path(), body); err != nil {
+					return err
+				}
 			}
 			y.set(c, k.Path(), obj)
 			workloadsChanged = e.setInstance(c, k.Path(), obj) || workloadsChanged

@@ -37,6 +37,11 @@ type Change struct {
 	// the store.
 	Body    []byte
 	Unknown bool
+	// Object is Body as the API's typed view (of the type the catalogue's
+	// New makes, equal to Body decoded), when the write has it; nil: a
+	// reader that needs it decodes Body. Readers keep it and do not
+	// change it.
+	Object any
 }
 
 // Options say how to build a Core.
@@ -90,10 +95,10 @@ func (c *Core) Changed(ctx context.Context, keys []store.Key) {
 	c.onChange(context.WithoutCancel(ctx), changes)
 }
 
-// Wrote tells the feed that the write stored body at k (nil: deleted it),
-// under the write lock, as Changed does.
-func (c *Core) Wrote(ctx context.Context, k store.Key, body []byte) {
+// Wrote tells the feed what a write did (its Body known), under the write
+// lock, as Changed does.
+func (c *Core) Wrote(ctx context.Context, change Change) {
 	if c.onChange != nil {
-		c.onChange(context.WithoutCancel(ctx), []Change{{Key: k, Body: body}})
+		c.onChange(context.WithoutCancel(ctx), []Change{change})
 	}
 }

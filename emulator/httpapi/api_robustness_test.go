@@ -10,11 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -447,7 +449,7 @@ func FuzzInsertAnyCollection(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, body string) {
 		st := store.NewMemory()
 		log := slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-		h := httpapi.New(st, httpapi.Options{RootURL: root, Log: log})
+		h := httpapi.New(st, httpapi.Options{RootURL: root, Log: log, OnChange: typedViewIsStored(t)})
 		path := "/compute/v1/projects/p/" + fuzzCollections[int(which)%len(fuzzCollections)]
 		w := httptest.NewRecorder()
 		req := httptest.NewRequest("POST", root+path, strings.NewReader(body))
@@ -474,4 +476,32 @@ func FuzzInsertAnyCollection(f *testing.F) {
 			}
 		}
 	})
+}
+
+// typedViewIsStored is a change feed that checks what every write says of
+// itself: the typed view it hands the feed (compute.Change.Object), which
+// sync, the planner and the data plane keep instead of decoding the
+// stored body, is exactly the stored body decoded, as it would be after a
+// restart.
+func typedViewIsStored(t *testing.T) func(context.Context, []compute.Change) {
+	return func(_ context.Context, changes []compute.Change) {
+		for _, ch := range changes {
+			if ch.Object == nil {
+				continue
+			}
+			c, ok := api.CollectionNamed(ch.Key.Collection)
+			if !ok {
+				t.Errorf("%s: a typed view of a collection beside the catalogue", ch.Key.Path())
+				continue
+			}
+			decoded := c.New()
+			if err := json.Unmarshal(ch.Body, decoded); err != nil {
+				t.Errorf("%s: the stored body does not decode: %v", ch.Key.Path(), err)
+				continue
+			}
+			if !reflect.DeepEqual(ch.Object, decoded) {
+				t.Errorf("%s: the write's typed view is not what it stored:\n view   %#v\n stored %#v", ch.Key.Path(), ch.Object, decoded)
+			}
+		}
+	}
 }

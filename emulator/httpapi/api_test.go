@@ -71,13 +71,17 @@ func newStrictEmu(t *testing.T) *emu {
 	return newEmuOptions(t, store.NewMemory(), httpapi.Options{StrictFields: true})
 }
 
-// newEmuOptions is an emulator built with o (RootURL and Log are its own).
+// newEmuOptions is an emulator built with o (RootURL and Log are its own;
+// without a change feed of o's, every write's typed view is checked).
 func newEmuOptions(t *testing.T, st store.Store, o httpapi.Options) *emu {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	root := "http://" + ts.Listener.Addr().String()
 	o.RootURL = root
 	o.Log = slog.New(slog.NewTextHandler(errorLog{t}, &slog.HandlerOptions{Level: slog.LevelError}))
+	if o.OnChange == nil && o.Core == nil {
+		o.OnChange = typedViewIsStored(t)
+	}
 	srv := httpapi.New(st, o)
 	// The views the emulator mounts beside the API.
 	views := statuspage.New(statuspage.Sources{Store: st})

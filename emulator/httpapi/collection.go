@@ -107,10 +107,13 @@ func (c *collection[T, P]) holder() (holder, bool) {
 	if c.refs == nil {
 		return holder{}, false
 	}
-	return holder{collection: c.def.Name, refs: func(body []byte) []string {
-		obj := P(new(T))
-		if json.Unmarshal(body, obj) != nil {
-			return nil
+	return holder{collection: c.def.Name, refs: func(body []byte, decoded any) []string {
+		obj, ok := decoded.(P)
+		if !ok {
+			obj = P(new(T))
+			if json.Unmarshal(body, obj) != nil {
+				return nil
+			}
 		}
 		return c.refs(obj)
 	}, recheck: func(ctx context.Context, o store.Object) error {
@@ -299,7 +302,7 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 		}
 	}
 	// A hook may write the object again: then the feed reads what it holds.
-	return c.s.changed(r, sc, "insert", compute.Change{Key: key, Body: kept, Unknown: c.attach != nil}, obj.GetMeta().ID)
+	return c.s.changed(r, sc, "insert", compute.Change{Key: key, Body: kept, Unknown: c.attach != nil, Object: obj}, obj.GetMeta().ID)
 }
 
 // load reads the stored object the request path names.
@@ -459,7 +462,19 @@ func (c *collection[T, P]) replace(r *http.Request, opType string, build func(st
 			return nil, err
 		}
 	}
-	return c.s.changed(r, sc, opType, compute.Change{Key: key, Body: kept, Unknown: c.updated != nil}, obj.GetMeta().ID)
+	return c.s.changed(r, sc, opType, compute.Change{Key: key, Body: kept, Unknown: c.updated != nil, Object: c.typedView(opType, obj)}, obj.GetMeta().ID)
+}
+
+// typedView is obj for the change feed after a write of opType: an update
+// or a patch builds it from the document it stores, as an insert does, so
+// that it is what decoding the stored object gives; a method's change
+// (modify) may leave it other than that (an empty list the JSON omits),
+// so readers decode the stored object instead.
+func (c *collection[T, P]) typedView(opType string, obj P) any {
+	if opType == "update" || opType == "patch" {
+		return obj
+	}
+	return nil
 }
 
 // modify stores, in place of the object the path names, what change makes

@@ -216,6 +216,7 @@ func jsonKind(v any) string {
 // client sent, fields the emulator does not model included. Objects merge
 // field by field, and lists of the same length item by item, so that a
 // backend keeps its balancingMode when the emulator rewrites its group.
+// doc is the caller's to give: it is merged into in place and returned.
 func mergeTyped(doc document, typed any) document {
 	var t document
 	dec := json.NewDecoder(bytes.NewReader(mustJSON(typed)))
@@ -224,6 +225,8 @@ func mergeTyped(doc document, typed any) document {
 	return mergeValues(doc, t).(document)
 }
 
+// mergeValues lays over on under, into under where both are objects or
+// lists of one length.
 func mergeValues(under, over any) any {
 	switch o := over.(type) {
 	case map[string]any:
@@ -231,24 +234,19 @@ func mergeValues(under, over any) any {
 		if !ok {
 			return o
 		}
-		out := make(map[string]any, len(u)+len(o))
-		for k, v := range u {
-			out[k] = v
-		}
 		for k, v := range o {
-			out[k] = mergeValues(u[k], v)
+			u[k] = mergeValues(u[k], v)
 		}
-		return out
+		return u
 	case []any:
 		u, ok := under.([]any)
 		if !ok || len(u) != len(o) {
 			return o
 		}
-		out := make([]any, len(o))
 		for i := range o {
-			out[i] = mergeValues(u[i], o[i])
+			u[i] = mergeValues(u[i], o[i])
 		}
-		return out
+		return u
 	}
 	return over
 }

@@ -103,7 +103,9 @@ func (s *Server) loadObject(ctx context.Context, field, ref string, k store.Key,
 // holder is a collection whose objects reference others.
 type holder struct {
 	collection string
-	refs       func(body []byte) []string
+	// refs lists the references of a stored object: its typed view when
+	// given (decoded), else body decoded.
+	refs func(body []byte, decoded any) []string
 	// recheck runs the collection's reference rules again on one of its
 	// stored objects.
 	recheck func(ctx context.Context, o store.Object) error
@@ -163,7 +165,7 @@ func (s *Server) buildRefIndex() {
 			continue
 		}
 		for _, o := range objects {
-			s.refs.set(o.Path(), h.refs(o.Body))
+			s.refs.set(o.Path(), h.refs(o.Body, nil))
 		}
 	}
 }
@@ -192,7 +194,7 @@ func (s *Server) indexRefs(ctx context.Context, change compute.Change) {
 		s.refs.set(k.Path(), nil)
 		return
 	}
-	s.refs.set(k.Path(), h.refs(body))
+	s.refs.set(k.Path(), h.refs(body, change.Object))
 }
 
 // usersIn returns the paths of the objects of collection that reference

@@ -92,7 +92,7 @@ func (s *Server) changed(r *http.Request, sc scope, opType string, change comput
 	if change.Unknown {
 		s.core.Changed(r.Context(), []store.Key{change.Key})
 	} else {
-		s.core.Wrote(r.Context(), change.Key, change.Body)
+		s.core.Wrote(r.Context(), change)
 	}
 	return s.recordOperation(r, sc, opType, change.Key, targetID)
 }
