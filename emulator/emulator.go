@@ -29,6 +29,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/certificatemanager"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
@@ -318,6 +319,8 @@ type Emulator struct {
 	engine     *health.Engine
 	aggregator *aggregate.Aggregator
 	timeline   *timeline.Timeline
+	// clock is the emulator's time, which fast-forwards move.
+	clock *clock.Clock
 	// views are the status page and the timeline's endpoints.
 	views         *statuspage.Page
 	scenarios     *scenario.Runner
@@ -396,7 +399,7 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	go func() {
 		defer close(e.healed)
 		var wg sync.WaitGroup
-		wg.Go(func() { e.api.Autoscale(healCtx, health.TimeScale(cfg.TimeScale).Of(scaleTick)) })
+		wg.Go(func() { e.api.Autoscale(healCtx, e.clock.Scale(scaleTick)) })
 		e.api.Autoheal(healCtx, healTick)
 		wg.Wait()
 	}()
@@ -517,13 +520,14 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	reg := prometheus.NewRegistry()
 	events := health.NewEvents(statusEvents)
 	scale := health.TimeScale(cfg.TimeScale)
+	e.clock = clock.New(cfg.TimeScale)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), TimeScale: scale,
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
 			// The endpoint's change first, then what it moves.
-			e.timeline.Add(timeline.Event{Time: tr.Since, Kind: timeline.KindEndpoint, Resource: tr.Owner, Group: tr.Group,
+			e.timeline.Add(timeline.Event{Time: e.clock.At(tr.Since), Kind: timeline.KindEndpoint, Resource: tr.Owner, Group: tr.Group,
 				Endpoint: tr.Address(), Check: tr.Check, From: tr.From, To: tr.State, Reason: tr.Reason, Detail: tr.Detail,
 				LatencyMs: float64(tr.Latency.Microseconds()) / 1000})
 			e.aggregator.OnTransition(tr)
@@ -537,24 +541,24 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir,
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
 			TimeScale: scale, Now: cfg.ArmorClock, OnBan: func(b dataplane.Ban) {
-				e.timeline.Add(timeline.Event{Time: b.Since, Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
+				e.timeline.Add(timeline.Event{Time: e.clock.At(b.Since), Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
 					From: "ALLOWED", To: "BANNED", Cause: b.Cause,
 					Detail: fmt.Sprintf("rule %d bans until %s", b.Priority, b.Until.UTC().Format(time.RFC3339))})
 			}})
 	}
 	if cfg.Workloads {
-		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: scale.Of(cfg.WorkloadBoot), Log: log,
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: e.clock.Scale(cfg.WorkloadBoot), Log: log,
 			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
-	e.aggregator.RecordTo(e.timeline, time.Now)
+	e.aggregator.RecordTo(e.timeline, e.clock.Now)
 	var workloads scenario.Workloads
 	if e.workloads != nil {
 		workloads = zoneWorkloads{e.workloads}
 	}
-	e.scenarios = scenario.NewRunner(workloads, e.timeline, scale)
+	e.scenarios = scenario.NewRunner(workloads, e.timeline, e.clock)
 	health.RegisterStateGauge(reg, e.engine)
-	core := compute.New(e.store, compute.Options{OnChange: func(ctx context.Context, changes []compute.Change) {
+	core := compute.New(e.store, compute.Options{Now: e.clock.Now, OnChange: func(ctx context.Context, changes []compute.Change) {
 		if err := e.sync(ctx, changes); err != nil {
 			log.Error("probe engine not updated", "error", err)
 		}
@@ -568,7 +572,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Aggregates:              e.aggregator,
 		Timeline:                e.timeline,
 		Scenarios:               e.scenarios,
-		FastForward:             e.engine.FastForward,
+		FastForward:             e.FastForward,
 		GroupRequests:           e.groupRequests(),
 		Workloads:               e.workloadControl(),
 		Metrics:                 promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
@@ -577,7 +581,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		OperationsTTL:           cfg.OperationsTTL,
-		CertificateProvisioning: scale.Of(cfg.CertificateProvisioning),
+		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
+		Now:                     e.clock.Now,
 		TimeScale:               scale,
 		OperationsMax:           cfg.OperationsMax,
 	})
@@ -586,7 +591,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(core, policies), certificatemanager.New(core))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
-		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: scale, Log: log})
+		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: scale, Log: log, Now: e.clock.Now})
 	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
@@ -639,11 +644,16 @@ func (e *Emulator) Addr() string { return e.listener.Addr().String() }
 // URL is the root URL of the emulator's API.
 func (e *Emulator) URL() string { return "http://" + e.Addr() }
 
-// FastForward runs now, in order, the probes due in the next d, as real
-// probes, as if that much time had passed (health.Engine.FastForward); it
-// returns how many ran.
+// FastForward moves the emulator d ahead, as if that much time had
+// passed: it runs now, in order, the probes due in the next d, as real
+// probes (health.Engine.FastForward), then moves the clock that
+// autohealing, autoscaling, scenarios and the API's timestamps read, so
+// that what waited for that time (an initial delay, a recreation, a
+// scenario's later step) comes at once. It returns how many probes ran.
 func (e *Emulator) FastForward(ctx context.Context, d time.Duration) int {
-	return e.engine.FastForward(ctx, d)
+	ran := e.engine.FastForward(ctx, d)
+	e.clock.Skip(d)
+	return ran
 }
 
 // Timeline is every change of state of endpoints, health sources,

@@ -2,12 +2,17 @@ package emulator_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
 // With --time-scale 10, a check of a 10 s interval is probed once a
@@ -91,4 +96,60 @@ func TestFastForward(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400", bad, code, body)
 		}
 	}
+}
+
+// A fast-forward moves every waiting thing of the emulator, not only the
+// probes: with an autohealing initial delay of 10 minutes, a broken
+// instance is not recreated until FastForward(10 minutes), and then is;
+// a scenario's step 10 minutes after its first comes at once.
+func TestFastForward_CarriesAutohealingAndAScenario(t *testing.T) {
+	t.Parallel()
+	const ip = "127.1.9.17"
+	target := startManagedTarget(t, ip)
+	e, mig := managedSetup(t, ip, target.port, 600, "")
+	waitFor(t, "the instance HEALTHY", func() bool { return healthOf(managed(t, e, mig)) == "HEALTHY" })
+	first := managed(t, e, mig)
+
+	sim, err := targets.Start(t.Context(), targets.Config{HTTP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	target.status.Store(500)
+	waitFor(t, "the instance UNHEALTHY", func() bool { return healthOf(managed(t, e, mig)) == "UNHEALTHY" })
+	body := `{"name": "later", "steps": [{"at": "0s", "target": "` + sim.ControlURL() + `/targets/http-1", "mode": "status-500"},
+		{"at": "10m", "target": "` + sim.ControlURL() + `/targets/http-1", "mode": "ok"}]}`
+	resp, err := http.Post(e.URL()+"/_emulator/scenarios", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start scenario.Status
+	json.NewDecoder(resp.Body).Decode(&start)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || start.State != "RUNNING" {
+		t.Fatalf("starting the scenario: %d %+v", resp.StatusCode, start)
+	}
+	waitFor(t, "the scenario's first step", func() bool { return len(scenarioSteps(e, "later")) == 1 })
+	// Within its initial delay, an UNHEALTHY instance is left alone.
+	if mi := managed(t, e, mig); mi.CurrentAction != "NONE" || mi.ID != first.ID {
+		t.Fatalf("within the initial delay: %+v, want it left alone", mi)
+	}
+
+	e.FastForward(t.Context(), 10*time.Minute)
+	waitFor(t, "the instance recreated", func() bool { return managed(t, e, mig).ID != first.ID })
+	waitFor(t, "the scenario's step at 10m", func() bool { return len(scenarioSteps(e, "later")) == 2 })
+	if steps := scenarioSteps(e, "later"); steps[1].To != "ok" || steps[1].Time.Sub(start.StartTime) < 10*time.Minute {
+		t.Errorf("the later step: %+v, want ok, 10 minutes or more (of the emulator's time) after the start", steps[1])
+	}
+}
+
+// scenarioSteps are the steps of the scenario name on e's timeline.
+func scenarioSteps(e *emulator.Emulator, name string) []timeline.Event {
+	var out []timeline.Event
+	for _, ev := range e.Timeline().Read(0, timeline.Filter{Kind: timeline.KindScenario}, 0).Events {
+		if ev.Group == name {
+			out = append(out, ev)
+		}
+	}
+	return out
 }

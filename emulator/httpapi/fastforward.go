@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// fastForwardPath runs now the probes due in the next seconds: an lbhealth
-// extension, for tests that would otherwise wait for them.
+// fastForwardPath moves the emulator ahead by some seconds (the probes due
+// in them run now; what waits on its clock comes at once): an lbhealth
+// extension, for tests that would otherwise wait.
 const fastForwardPath = "/_emulator/fastForward"
 
 // maxFastForward bounds one fast-forward: its probes run one after another

@@ -133,8 +133,9 @@ type Options struct {
 	// Scenarios runs chaos scenarios (/_emulator/scenarios); nil serves
 	// none.
 	Scenarios ScenarioRunner
-	// FastForward runs now the probes due in the next d, and says how many
-	// ran (POST /_emulator/fastForward); nil serves none.
+	// FastForward moves the emulator d ahead (the probes due in the next
+	// d run now, its clock skips d) and says how many probes ran
+	// (POST /_emulator/fastForward); nil serves none.
 	FastForward func(ctx context.Context, d time.Duration) int
 	// Workloads are the instances' simulated workloads, which the API lists
 	// and breaks or heals; nil when they are off.

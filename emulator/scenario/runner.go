@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -41,8 +40,7 @@ type Status = api.ScenarioStatus
 type Runner struct {
 	workloads Workloads // nil when the emulator runs no workloads
 	timeline  *timeline.Timeline
-	now       func() time.Time
-	scale     health.TimeScale // the emulator's
+	clock     Clock
 	targets   *http.Client
 
 	mu   sync.Mutex
@@ -60,10 +58,21 @@ type run struct {
 	stop   context.CancelFunc
 }
 
-// NewRunner runs scenarios on workloads (nil: none run), recording each
-// step on tl; scale (the emulator's) runs the steps' times faster.
-func NewRunner(workloads Workloads, tl *timeline.Timeline, scale health.TimeScale) *Runner {
-	return &Runner{workloads: workloads, timeline: tl, now: time.Now, scale: scale, runs: map[string]*run{},
+// Clock is the time steps are carried out on: the emulator's (package
+// clock), whose fast-forwards bring later steps forward and whose time
+// scale runs the steps' times faster.
+type Clock interface {
+	Now() time.Time
+	// SleepUntil waits until the clock reads t; false when ctx ends first.
+	SleepUntil(ctx context.Context, t time.Time) bool
+	// Scale is a step's time as the emulator runs it.
+	Scale(d time.Duration) time.Duration
+}
+
+// NewRunner runs scenarios on workloads (nil: none run) on clk, recording
+// each step on tl.
+func NewRunner(workloads Workloads, tl *timeline.Timeline, clk Clock) *Runner {
+	return &Runner{workloads: workloads, timeline: tl, clock: clk, runs: map[string]*run{},
 		// A target is a URL of this machine (the rules say so), and a
 		// redirect must not take the call anywhere else.
 		targets: &http.Client{Timeout: 10 * time.Second,
@@ -95,7 +104,7 @@ func (r *Runner) Start(s *Scenario) (Status, error) {
 		return old.status, fmt.Errorf("%w: %q started at %s; stop it first", ErrRunning, s.Name, old.status.StartTime.Format(time.RFC3339))
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	rn := &run{status: Status{Name: s.Name, State: StateRunning, StartTime: r.now(), Steps: len(steps)}, stop: stop}
+	rn := &run{status: Status{Name: s.Name, State: StateRunning, StartTime: r.clock.Now(), Steps: len(steps)}, stop: stop}
 	r.runs[s.Name] = rn
 	r.wg.Add(1)
 	go r.run(ctx, rn, steps)
@@ -108,7 +117,7 @@ func (r *Runner) run(ctx context.Context, rn *run, steps []indexed) {
 	defer rn.stop()
 	start := rn.status.StartTime
 	for _, st := range steps {
-		if !(health.RealClock{}).SleepUntil(ctx, start.Add(r.scale.Of(st.at))) {
+		if !r.clock.SleepUntil(ctx, start.Add(r.clock.Scale(st.at))) {
 			return
 		}
 		err := r.step(ctx, rn.status.Name, st.index, st.Step)
@@ -144,7 +153,7 @@ func (r *Runner) step(ctx context.Context, name string, i int, st Step) error {
 		resource = st.Target
 		err = r.setTarget(ctx, st.Target, st.Mode)
 	}
-	ev := timeline.Event{Time: r.now(), Kind: api.TimelineScenario, Resource: resource, Group: name, To: st.Mode,
+	ev := timeline.Event{Time: r.clock.Now(), Kind: api.TimelineScenario, Resource: resource, Group: name, To: st.Mode,
 		Cause: fmt.Sprintf("scenario %s, steps[%d] at %s", name, i, st.At)}
 	if err != nil {
 		ev.Detail = err.Error()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
@@ -108,7 +109,7 @@ func TestRunner(t *testing.T) {
 	t.Cleanup(sim.Close)
 	w := &fakeWorkloads{}
 	tl := timeline.New(100)
-	r := NewRunner(w, tl, 1)
+	r := NewRunner(w, tl, clock.New(1))
 	t.Cleanup(r.Close)
 	s, err := Parse([]byte(`{"name": "s", "steps": [
 		{"at": "20ms", "zone": "projects/p/zones/z", "mode": "ok"},
@@ -162,7 +163,7 @@ func TestRunner(t *testing.T) {
 		t.Error("stopped a scenario that never ran")
 	}
 
-	off := NewRunner(nil, tl, 1)
+	off := NewRunner(nil, tl, clock.New(1))
 	if _, err := off.Start(s); err == nil || !strings.Contains(err.Error(), "steps[0] changes an instance's workload, and simulated workloads are off") {
 		t.Errorf("without workloads: %v", err)
 	}

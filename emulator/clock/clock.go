@@ -1,0 +1,84 @@
+// Package clock is the emulator's time: the wall clock, moved ahead by
+// every fast-forward, with the durations the emulator decides itself run
+// faster by its time scale. The control loops (autohealing, autoscaling),
+// the scenarios, the API's timestamps and the timeline read it, so that a
+// fast-forward carries them all; the probe scheduler moves its own slots
+// by the same amount (health.Engine.FastForward), since its probes run on
+// real sockets against real deadlines.
+package clock
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Clock is the emulator's time.
+type Clock struct {
+	scale float64
+
+	mu      sync.Mutex
+	skipped time.Duration
+	// jumped is closed, and replaced, whenever time jumps ahead, so that
+	// sleepers look at the time again.
+	jumped chan struct{}
+}
+
+// New is a clock whose own durations run scale times faster (0 and 1:
+// real time).
+func New(scale float64) *Clock {
+	return &Clock{scale: scale, jumped: make(chan struct{})}
+}
+
+// Now is the emulator's time: the wall clock plus what fast-forwards
+// skipped.
+func (c *Clock) Now() time.Time { return c.At(time.Now()) }
+
+// At is the emulator's time at the wall-clock instant t.
+func (c *Clock) At(t time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return t.Add(c.skipped)
+}
+
+// Scale is d as the emulator runs it: divided by the time scale.
+func (c *Clock) Scale(d time.Duration) time.Duration {
+	if c.scale > 1 {
+		return time.Duration(float64(d) / c.scale)
+	}
+	return d
+}
+
+// Skip moves the clock d ahead, at once, and wakes the sleepers.
+func (c *Clock) Skip(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.skipped += d
+	close(c.jumped)
+	c.jumped = make(chan struct{})
+}
+
+// SleepUntil waits until the clock reads t (a jump ahead may end the wait
+// early); false when ctx ends first.
+func (c *Clock) SleepUntil(ctx context.Context, t time.Time) bool {
+	for {
+		c.mu.Lock()
+		wait, jumped := t.Sub(time.Now().Add(c.skipped)), c.jumped
+		c.mu.Unlock()
+		if wait <= 0 {
+			return ctx.Err() == nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-jumped:
+			timer.Stop()
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		}
+	}
+}
