@@ -547,7 +547,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			}})
 	}
 	if cfg.Workloads {
-		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: e.clock.Scale(cfg.WorkloadBoot), Log: log,
+		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: e.clock.Scale(cfg.WorkloadBoot), Now: e.clock.Now, Log: log,
 			Commands: cfg.WorkloadCommands})
 	}
 	e.aggregator = aggregate.NewAggregator(e.engine, log, reg)
@@ -649,10 +649,13 @@ func (e *Emulator) URL() string { return "http://" + e.Addr() }
 // probes (health.Engine.FastForward), then moves the clock that
 // autohealing, autoscaling, scenarios and the API's timestamps read, so
 // that what waited for that time (an initial delay, a recreation, a
-// scenario's later step) comes at once. It returns how many probes ran.
+// scenario's later step, an instance's boot) comes at once. It returns how many probes ran.
 func (e *Emulator) FastForward(ctx context.Context, d time.Duration) int {
 	ran := e.engine.FastForward(ctx, d)
 	e.clock.Skip(d)
+	if e.workloads != nil {
+		e.workloads.Reconcile() // boots that the skip ended
+	}
 	return ran
 }
 

@@ -3,8 +3,10 @@ package emulator_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +154,36 @@ func scenarioSteps(e *emulator.Emulator, name string) []timeline.Event {
 		}
 	}
 	return out
+}
+
+// A fast-forward carries instances' boots too: an instance that boots for
+// 10 minutes serves once FastForward(10 minutes) is done.
+func TestFastForward_CarriesABoot(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true, Workloads: true, WorkloadBoot: 10 * time.Minute,
+		ManagedInstanceRange: netip.MustParsePrefix("127.1.205.0/29")})
+	mustCall(t, e, "POST", "global/healthChecks", `{"name": "hc", "httpHealthCheck": {"port": 8080}}`)
+	mustCall(t, e, "POST", "global/instanceTemplates", `{"name": "web", "properties": {"networkInterfaces": [{}]}}`)
+	mustCall(t, e, "POST", "zones/us-east1-b/instanceGroupManagers", `{"name": "mig", "baseInstanceName": "web",
+		"instanceTemplate": "global/instanceTemplates/web", "targetSize": 1}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name": "bs", "healthChecks": ["global/healthChecks/hc"],
+		"backends": [{"group": "zones/us-east1-b/instanceGroups/mig"}]}`)
+	state := func() string {
+		var list struct {
+			Items []struct{ State string } `json:"items"`
+		}
+		resp, err := http.Get(e.URL() + "/_emulator/workloads")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		json.NewDecoder(resp.Body).Decode(&list)
+		if len(list.Items) != 1 {
+			return fmt.Sprintf("%d workloads", len(list.Items))
+		}
+		return list.Items[0].State
+	}
+	waitFor(t, "the instance BOOTING", func() bool { return state() == "BOOTING" })
+	e.FastForward(t.Context(), 10*time.Minute)
+	waitFor(t, "the instance SERVING", func() bool { return state() == "SERVING" })
 }
