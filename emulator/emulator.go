@@ -582,7 +582,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		OperationsTTL:           cfg.OperationsTTL,
 		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
-		Now:                     e.clock.Now,
+		Clock:                   e.clock,
 		TimeScale:               scale,
 		OperationsMax:           cfg.OperationsMax,
 	})
@@ -649,7 +649,8 @@ func (e *Emulator) URL() string { return "http://" + e.Addr() }
 // probes (health.Engine.FastForward), then moves the clock that
 // autohealing, autoscaling, scenarios and the API's timestamps read, so
 // that what waited for that time (an initial delay, a recreation, a
-// scenario's later step, an instance's boot) comes at once. It returns how many probes ran.
+// scenario's later step, an instance's boot, a managed certificate's
+// provisioning) comes at once. It returns how many probes ran.
 func (e *Emulator) FastForward(ctx context.Context, d time.Duration) int {
 	ran := e.engine.FastForward(ctx, d)
 	e.clock.Skip(d)

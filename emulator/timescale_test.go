@@ -187,3 +187,23 @@ func TestFastForward_CarriesABoot(t *testing.T) {
 	e.FastForward(t.Context(), 10*time.Minute)
 	waitFor(t, "the instance SERVING", func() bool { return state() == "SERVING" })
 }
+
+// And a managed certificate's provisioning: PROVISIONING for 10 minutes,
+// ACTIVE once FastForward(10 minutes) is done.
+func TestFastForward_CarriesCertificateProvisioning(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true, CertificateProvisioning: 10 * time.Minute})
+	mustCall(t, e, "POST", "global/sslCertificates", `{"name": "managed", "type": "MANAGED", "managed": {"domains": ["www.example.com"]}}`)
+	status := func() string {
+		var cert struct {
+			Managed struct{ Status string } `json:"managed"`
+		}
+		apiCall(t, e, "GET", "global/sslCertificates/managed", "", &cert)
+		return cert.Managed.Status
+	}
+	if got := status(); got != "PROVISIONING" {
+		t.Fatalf("right after insert: %s, want PROVISIONING", got)
+	}
+	e.FastForward(t.Context(), 10*time.Minute)
+	waitFor(t, "the certificate ACTIVE", func() bool { return status() == "ACTIVE" })
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -21,47 +22,54 @@ const DefaultCertificateProvisioning = 5 * time.Second
 // it, and only then is it stored. An object gone meanwhile is no error.
 type Updater func(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error
 
+// Sleeper is the clock provisioning waits on: the emulator's (package
+// clock), whose fast-forwards end a wait early.
+type Sleeper interface {
+	Now() time.Time
+	// SleepUntil waits until the clock reads t; false when ctx ends first.
+	SleepUntil(ctx context.Context, t time.Time) bool
+}
+
 // Certificates turns managed SSL certificates ACTIVE, each after the
 // provisioning delay, as the cloud does once their domains resolve.
 type Certificates struct {
-	delay   time.Duration
-	update  Updater
-	log     *slog.Logger
-	mu      sync.Mutex
-	closed  bool
-	pending map[*time.Timer]bool // the timers not yet fired
+	delay  time.Duration
+	update Updater
+	log    *slog.Logger
+	clock  Sleeper
+	// ctx ends with Close, and the waits with it; waits counts them.
+	ctx    context.Context
+	cancel context.CancelFunc
+	waits  sync.WaitGroup
 }
 
 // NewCertificates provisions through update, each after delay (zero:
-// DefaultCertificateProvisioning).
-func NewCertificates(delay time.Duration, update Updater, log *slog.Logger) *Certificates {
+// DefaultCertificateProvisioning) on clock (nil: the wall clock).
+func NewCertificates(delay time.Duration, update Updater, clock Sleeper, log *slog.Logger) *Certificates {
 	if delay == 0 {
 		delay = DefaultCertificateProvisioning
+	}
+	if clock == nil {
+		clock = health.RealClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Certificates{delay: delay, update: update, log: log, pending: map[*time.Timer]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Certificates{delay: delay, update: update, log: log, clock: clock, ctx: ctx, cancel: cancel}
 }
 
 // Provision makes the managed certificate at k ACTIVE after the delay.
 func (c *Certificates) Provision(k store.Key) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	if c.ctx.Err() != nil {
 		return
 	}
-	var t *time.Timer
-	t = time.AfterFunc(c.delay, func() {
-		c.mu.Lock()
-		delete(c.pending, t)
-		closed := c.closed
-		c.mu.Unlock()
-		if !closed {
+	due := c.clock.Now().Add(c.delay)
+	c.waits.Go(func() {
+		if c.clock.SleepUntil(c.ctx, due) {
 			c.activate(k)
 		}
 	})
-	c.pending[t] = true
 }
 
 // activate writes the certificate's status ACTIVE, and every domain's. A
@@ -96,13 +104,9 @@ func Activate(doc map[string]any) bool {
 	return true
 }
 
-// Close stops the timers not yet fired.
+// Close ends the waits not yet over, and waits for an activation under
+// way, so that nothing is written after it returns.
 func (c *Certificates) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	for t := range c.pending {
-		t.Stop()
-	}
-	clear(c.pending)
+	c.cancel()
+	c.waits.Wait()
 }

@@ -22,7 +22,7 @@ func TestCertificates_ProvisionActivates(t *testing.T) {
 		}
 		done <- change(doc)
 		return nil
-	}, nil)
+	}, nil, nil)
 	t.Cleanup(c.Close)
 	c.Provision(store.Key{Project: "p", Scope: "global", Collection: api.CollectionSSLCertificates, Name: "cert"})
 	select {

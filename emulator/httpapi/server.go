@@ -174,7 +174,11 @@ type Options struct {
 	// CertificateProvisioning is how long a managed certificate stays
 	// PROVISIONING; zero means DefaultCertificateProvisioning.
 	CertificateProvisioning time.Duration
-	// Now is the clock; nil means time.Now.
+	// Clock is the emulator's clock (package clock): what it stamps and
+	// what managed certificates' provisioning waits on. nil: Now, and
+	// the wall clock.
+	Clock control.Sleeper
+	// Now is the clock, when Clock is nil; nil means time.Now.
 	Now func() time.Time
 	// TimeScale, above 1, says the emulator runs its times that many times
 	// faster: autohealing's delays here, and every answer says so
@@ -216,6 +220,9 @@ func New(st store.Store, o Options) *Server {
 		defaultNetwork: o.DefaultNetwork,
 		unknownLogged:  map[string]bool{},
 	}
+	if s.now == nil && o.Clock != nil {
+		s.now = o.Clock.Now
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -224,7 +231,7 @@ func New(st store.Store, o Options) *Server {
 		s.core = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange})
 	}
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
-	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, log)
+	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, o.Clock, log)
 	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
 	if o.TimeScale > 1 {
 		s.timeScale = strconv.FormatFloat(float64(o.TimeScale), 'g', -1, 64)
