@@ -321,6 +321,9 @@ type Emulator struct {
 	timeline   *timeline.Timeline
 	// clock is the emulator's time, which fast-forwards move.
 	clock *clock.Clock
+	// healer and scaler are autohealing and autoscaling.
+	healer *control.Autohealer
+	scaler *control.Autoscaler
 	// views are the status page and the timeline's endpoints.
 	views         *statuspage.Page
 	scenarios     *scenario.Runner
@@ -399,8 +402,8 @@ func Start(ctx context.Context, cfg Config) (*Emulator, error) {
 	go func() {
 		defer close(e.healed)
 		var wg sync.WaitGroup
-		wg.Go(func() { e.api.Autoscale(healCtx, e.clock.Scale(scaleTick)) })
-		e.api.Autoheal(healCtx, healTick)
+		wg.Go(func() { e.scaler.Run(healCtx, e.clock.Scale(scaleTick)) })
+		e.healer.Run(healCtx, healTick)
 		wg.Wait()
 	}()
 	return e, nil
@@ -570,10 +573,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		Log:                     log,
 		Health:                  e.engine,
 		Aggregates:              e.aggregator,
-		Timeline:                e.timeline,
 		Scenarios:               e.scenarios,
 		FastForward:             e.FastForward,
-		GroupRequests:           e.groupRequests(),
+		Actions:                 func(instance string) string { return e.healer.Action(instance) },
 		Workloads:               e.workloadControl(),
 		Metrics:                 promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		Access:                  httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
@@ -586,6 +588,14 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		TimeScale:               scale,
 		OperationsMax:           cfg.OperationsMax,
 	})
+	// What the cloud does by itself with managed groups: autohealing and
+	// autoscaling, on the emulator's clock, through the API's rules.
+	e.healer = control.NewAutohealer(srv.ManagedGroups(), e.clock.Now, log)
+	e.healer.ScaleTime(scale)
+	e.healer.RecordTo(e.timeline)
+	e.scaler = control.NewAutoscaler(srv.ScaledGroups(), e.groupRequests(), e.clock.Now, log)
+	e.scaler.ScaleTime(scale)
+	e.scaler.RecordTo(e.timeline)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(core, policies), certificatemanager.New(core))

@@ -11,11 +11,9 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// RecreateTime is how long a recreated instance stays STOPPING.
-const RecreateTime = control.RecreateTime
-
-// Autoheal runs autohealing (control.Autohealer) every tick until ctx ends.
-func (s *Server) Autoheal(ctx context.Context, tick time.Duration) { s.healer.Run(ctx, tick) }
+// ManagedGroups is what autohealing (control.Autohealer) reads and
+// writes, over this server's store and under its write lock.
+func (s *Server) ManagedGroups() control.Groups { return managedGroups{s} }
 
 // managedGroups is the API's side of autohealing (control.Groups): what
 // is stored, and writes under the write lock, like a request's.

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -54,8 +53,9 @@ func scopeNoun(sc scope) string {
 	return "region"
 }
 
-// Autoscale runs the autoscalers every tick until ctx ends.
-func (s *Server) Autoscale(ctx context.Context, tick time.Duration) { s.scaler.Run(ctx, tick) }
+// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes,
+// over this server's store and under its write lock.
+func (s *Server) ScaledGroups() control.Scalers { return scaledGroups{s} }
 
 // scaledGroups is the API's side of autoscaling (control.Scalers).
 type scaledGroups struct{ s *Server }

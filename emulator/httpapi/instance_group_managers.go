@@ -422,7 +422,7 @@ func (s *Server) managerListInstances(r *http.Request) (any, error) {
 		}
 		path := api.PathOf(inst)
 		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
-			CurrentAction: s.healer.Action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+			CurrentAction: s.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
 		for _, p := range m.AutoHealingPolicies {
 			state := api.StateUnknown
 			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {

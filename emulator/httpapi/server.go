@@ -24,7 +24,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -69,10 +68,10 @@ type Server struct {
 	provisioned    sync.Map // project name → true
 
 	// managedPool is where the instances of managed groups get their
-	// addresses; healer keeps them whole and heals them.
+	// addresses; actions says what autohealing is doing with one (nil:
+	// nothing).
 	managedPool control.Pool
-	healer      *control.Autohealer
-	scaler      *control.Autoscaler
+	actions     func(instance string) string
 	// certs turns managed certificates ACTIVE.
 	certs *control.Certificates
 
@@ -127,9 +126,6 @@ type Options struct {
 	// checks reads; nil reports no verdicts yet.
 	Health     HealthReader
 	Aggregates AggregateReader
-	// Timeline is where autohealing and autoscaling record their steps;
-	// nil keeps none.
-	Timeline *timeline.Timeline
 	// Scenarios runs chaos scenarios (/_emulator/scenarios); nil serves
 	// none.
 	Scenarios ScenarioRunner
@@ -181,14 +177,12 @@ type Options struct {
 	// Now is the clock, when Clock is nil; nil means time.Now.
 	Now func() time.Time
 	// TimeScale, above 1, says the emulator runs its times that many times
-	// faster: autohealing's delays here, and every answer says so
-	// (TimeScaleHeader, the status page). Provisioning times are given
-	// scaled already.
+	// faster: every answer says so (TimeScaleHeader). Provisioning times
+	// are given scaled already.
 	TimeScale health.TimeScale
-	// GroupRequests is the number of requests the data plane has carried
-	// to the instances of an instance group (by its path), which
-	// autoscalers size groups by; nil: none is measured.
-	GroupRequests func(group string) int64
+	// Actions says what autohealing is doing with a managed instance (by
+	// its path: RECREATING, VERIFYING, NONE); nil: nothing.
+	Actions func(instance string) string
 }
 
 // TimeScaleHeader is on every answer of an emulator whose times run faster
@@ -232,15 +226,10 @@ func New(st store.Store, o Options) *Server {
 	}
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, o.Clock, log)
-	s.healer = control.NewAutohealer(managedGroups{s}, s.now, log)
+	s.actions = o.Actions
 	if o.TimeScale > 1 {
 		s.timeScale = strconv.FormatFloat(float64(o.TimeScale), 'g', -1, 64)
-		s.healer.ScaleTime(o.TimeScale)
 	}
-	s.healer.RecordTo(o.Timeline)
-	s.scaler = control.NewAutoscaler(scaledGroups{s}, o.GroupRequests, s.now, log)
-	s.scaler.ScaleTime(o.TimeScale)
-	s.scaler.RecordTo(o.Timeline)
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
@@ -322,4 +311,12 @@ type AggregateReader interface {
 	CompositeHealth(path string) (aggregate.CompositeReport, bool)
 	// States lists the last state of each, for the status page.
 	States() []aggregate.AggregateState
+}
+
+// action is what autohealing is doing with the managed instance at path.
+func (s *Server) action(path string) string {
+	if s.actions == nil {
+		return api.ActionNone
+	}
+	return s.actions(path)
 }
