@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
@@ -102,7 +103,7 @@ func (s *Server) listZones(r *http.Request) (any, error) {
 }
 
 func (s *Server) geoList(r *http.Request, kind, path string, items []map[string]any) (any, error) {
-	match, err := parseFilter(r.URL.Query().Get("filter"))
+	match, err := query.ParseFilter(r.URL.Query().Get("filter"))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -20,8 +21,8 @@ const MaxResults = 500
 // listQuery is what a list call asks for besides its page: filter and
 // orderBy, as the Compute API reads them.
 type listQuery struct {
-	match predicate
-	order orderSpec
+	match query.Predicate
+	order query.Order
 	// plain is a query that keeps every item in name order: the store
 	// pages it by name alone, without reading the whole collection.
 	plain bool
@@ -29,15 +30,15 @@ type listQuery struct {
 
 func readListQuery(r *http.Request) (listQuery, error) {
 	q := r.URL.Query()
-	match, err := parseFilter(q.Get("filter"))
+	match, err := query.ParseFilter(q.Get("filter"))
 	if err != nil {
 		return listQuery{}, err
 	}
-	order, err := parseOrderBy(q.Get("orderBy"))
+	order, err := query.ParseOrderBy(q.Get("orderBy"))
 	if err != nil {
 		return listQuery{}, err
 	}
-	return listQuery{match: match, order: order, plain: q.Get("filter") == "" && order.field == "name" && !order.desc}, nil
+	return listQuery{match: match, order: order, plain: q.Get("filter") == "" && order.ByName()}, nil
 }
 
 // select keeps the objects that match, in the order asked for.
@@ -53,7 +54,7 @@ func (q listQuery) selectFrom(objects []store.Object) []json.RawMessage {
 			items = append(items, item{o.Body, doc})
 		}
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return q.order.compare(a.doc, b.doc) })
+	slices.SortStableFunc(items, func(a, b item) int { return q.order.Compare(a.doc, b.doc) })
 	out := make([]json.RawMessage, len(items))
 	for i, it := range items {
 		out[i] = it.body

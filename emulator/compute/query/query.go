@@ -1,6 +1,6 @@
-package httpapi
-
-// The list `filter` and `orderBy` parameters of the Compute API.
+// Package query is the list `filter` and `orderBy` parameters of the
+// Compute API: parsing them (errors are 400s that name the position and
+// what is wrong) and applying them to resources as they are returned.
 //
 // The grammar is the one the discovery document gives for every list method
 // (compute-api.json, parameters.filter; the same text is on each
@@ -26,6 +26,7 @@ package httpapi
 // a path that crosses a list tests each element, and a comparison holds if
 // it holds for any of them. `!=` and `ne` are the negations of `=` and `eq`,
 // so they hold for a field the resource does not have.
+package query
 
 import (
 	"encoding/json"
@@ -35,10 +36,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 )
 
-// predicate says whether a resource (decoded JSON) passes a filter.
-type predicate func(obj map[string]any) bool
+// Predicate says whether a resource (decoded JSON) passes a filter.
+type Predicate func(obj map[string]any) bool
 
 // matchAll is the predicate of an empty filter.
 func matchAll(map[string]any) bool { return true }
@@ -47,9 +50,9 @@ func matchAll(map[string]any) bool { return true }
 // hostile filter cannot grow the parser's stack without limit.
 const maxFilterDepth = 64
 
-// parseFilter compiles a list filter. Its errors are 400 invalid answers
-// that name the position and what is wrong.
-func parseFilter(expr string) (predicate, error) {
+// ParseFilter compiles a list filter. Its errors are 400 invalid answers
+// (googleapi.Error) that name the position and what is wrong.
+func ParseFilter(expr string) (Predicate, error) {
 	p := &filterParser{src: expr}
 	p.skipSpace()
 	if p.eof() {
@@ -136,7 +139,7 @@ func (p *filterParser) errorf(pos int, format string, args ...any) error {
 	if len(shown) > 200 {
 		shown = shown[:200] + "..."
 	}
-	return invalid("Invalid value for field 'filter': %q: at position %d, %s. See the filter parameter of the list method for the syntax.",
+	return googleapi.Invalid("Invalid value for field 'filter': %q: at position %d, %s. See the filter parameter of the list method for the syntax.",
 		shown, pos+1, fmt.Sprintf(format, args...))
 }
 
@@ -731,8 +734,8 @@ func scalarText(v any) (string, bool) {
 	return "", false
 }
 
-// orderSpec is a parsed orderBy.
-type orderSpec struct {
+// Order is a parsed orderBy.
+type Order struct {
 	// field is "name" or "creationTimestamp".
 	field string
 	desc  bool
@@ -741,13 +744,13 @@ type orderSpec struct {
 // orderByAllowed are the orderBy values the discovery document allows:
 // "Currently, only sorting by `name` or `creationTimestamp desc` is
 // supported."
-var orderByAllowed = map[string]orderSpec{
+var orderByAllowed = map[string]Order{
 	"name":                   {field: "name"},
 	"creationTimestamp desc": {field: "creationTimestamp", desc: true},
 }
 
-// parseOrderBy reads orderBy; empty means by name.
-func parseOrderBy(s string) (orderSpec, error) {
+// ParseOrderBy reads orderBy; empty means by name.
+func ParseOrderBy(s string) (Order, error) {
 	norm := strings.Join(strings.Fields(s), " ")
 	if norm == "" {
 		return orderByAllowed["name"], nil
@@ -755,12 +758,12 @@ func parseOrderBy(s string) (orderSpec, error) {
 	if o, ok := orderByAllowed[norm]; ok {
 		return o, nil
 	}
-	return orderSpec{}, invalid("Invalid value for field 'orderBy': %q. Only \"name\" and \"creationTimestamp desc\" (newest first) are supported.", s)
+	return Order{}, googleapi.Invalid("Invalid value for field 'orderBy': %q. Only \"name\" and \"creationTimestamp desc\" (newest first) are supported.", s)
 }
 
-// compare orders two resources (decoded JSON) by the spec; resources with
-// the same creation time are ordered by name, so that the order is total.
-func (o orderSpec) compare(a, b map[string]any) int {
+// Compare orders two resources (decoded JSON) by o; resources with the
+// same creation time are ordered by name, so that the order is total.
+func (o Order) Compare(a, b map[string]any) int {
 	nameA, _ := a["name"].(string)
 	nameB, _ := b["name"].(string)
 	if o.field == "creationTimestamp" {
@@ -792,3 +795,7 @@ func compareTimestamps(a, b any) int {
 	}
 	return strings.Compare(sa, sb)
 }
+
+// ByName reports whether o is the default order, by name ascending: a
+// list in that order can be paged by the store alone.
+func (o Order) ByName() bool { return o.field == "name" && !o.desc }

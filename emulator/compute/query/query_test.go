@@ -1,4 +1,4 @@
-package httpapi
+package query
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -40,9 +41,9 @@ func mustDecodeAll(s string) []map[string]any {
 // names are the names of the objects that pass the filter.
 func filterNames(t *testing.T, expr string) []string {
 	t.Helper()
-	pred, err := parseFilter(expr)
+	pred, err := ParseFilter(expr)
 	if err != nil {
-		t.Fatalf("parseFilter(%q): %v", expr, err)
+		t.Fatalf("ParseFilter(%q): %v", expr, err)
 	}
 	var names []string
 	for _, o := range filterObjects {
@@ -187,10 +188,10 @@ func TestFilter_MalformedIsInvalidNamingPositionAndProblem(t *testing.T) {
 		{strings.Repeat("NOT ", 100) + "name = x", []string{"nested more than 64"}},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
-			_, err := parseFilter(tc.expr)
-			var ae *apiError
+			_, err := ParseFilter(tc.expr)
+			var ae *googleapi.Error
 			if !errors.As(err, &ae) {
-				t.Fatalf("parseFilter(%q) = %v, want an *apiError", tc.expr, err)
+				t.Fatalf("ParseFilter(%q) = %v, want an *googleapi.Error", tc.expr, err)
 			}
 			if ae.Code != http.StatusBadRequest || ae.Reason != api.ReasonInvalid {
 				t.Errorf("code, reason = %d %q, want 400 invalid", ae.Code, ae.Reason)
@@ -218,13 +219,13 @@ func TestOrderBy_NameOrNewestFirstOnly(t *testing.T) {
 		{"creationTimestamp desc", []string{"web-2", "web-1", "db"}},
 		{"creationTimestamp   desc", []string{"web-2", "web-1", "db"}},
 	} {
-		o, err := parseOrderBy(tc.in)
+		o, err := ParseOrderBy(tc.in)
 		if err != nil {
-			t.Errorf("parseOrderBy(%q): %v", tc.in, err)
+			t.Errorf("ParseOrderBy(%q): %v", tc.in, err)
 			continue
 		}
 		objs := slices.Clone(filterObjects)
-		slices.SortStableFunc(objs, o.compare)
+		slices.SortStableFunc(objs, o.Compare)
 		var got []string
 		for _, obj := range objs {
 			got = append(got, obj["name"].(string))
@@ -239,11 +240,11 @@ func TestOrderBy_TiesOnCreationTimeAreByName(t *testing.T) {
 	objs := mustDecodeAll(`[{"name": "b", "creationTimestamp": "2024-05-01T10:00:00.000Z"},
 		{"name": "a", "creationTimestamp": "2024-05-01T10:00:00.000Z"},
 		{"name": "c", "creationTimestamp": "2024-05-01T03:00:00.000-07:00"}]`)
-	o, err := parseOrderBy("creationTimestamp desc")
+	o, err := ParseOrderBy("creationTimestamp desc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(objs, o.compare)
+	slices.SortFunc(objs, o.Compare)
 	var got []string
 	for _, obj := range objs {
 		got = append(got, obj["name"].(string))
@@ -255,15 +256,15 @@ func TestOrderBy_TiesOnCreationTimeAreByName(t *testing.T) {
 
 func TestOrderBy_OthersAreInvalidNamingTheValueAndWhatIsAllowed(t *testing.T) {
 	for _, in := range []string{"id", "name desc", "creationTimestamp", "creationTimestamp asc", "name,id", "desc"} {
-		_, err := parseOrderBy(in)
-		var ae *apiError
+		_, err := ParseOrderBy(in)
+		var ae *googleapi.Error
 		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || ae.Reason != api.ReasonInvalid {
-			t.Errorf("parseOrderBy(%q) = %v, want 400 invalid", in, err)
+			t.Errorf("ParseOrderBy(%q) = %v, want 400 invalid", in, err)
 			continue
 		}
 		for _, part := range []string{"'orderBy'", `"` + in + `"`, `"name"`, `"creationTimestamp desc"`} {
 			if !strings.Contains(ae.Message, part) {
-				t.Errorf("parseOrderBy(%q): message %q does not say %s", in, ae.Message, part)
+				t.Errorf("ParseOrderBy(%q): message %q does not say %s", in, ae.Message, part)
 			}
 		}
 	}
@@ -281,11 +282,11 @@ func FuzzParseFilter(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		pred, err := parseFilter(expr)
+		pred, err := ParseFilter(expr)
 		if err != nil {
-			var ae *apiError
+			var ae *googleapi.Error
 			if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest {
-				t.Fatalf("parseFilter(%q) = %v, want a 400", expr, err)
+				t.Fatalf("ParseFilter(%q) = %v, want a 400", expr, err)
 			}
 			return
 		}
