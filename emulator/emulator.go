@@ -590,11 +590,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	})
 	// What the cloud does by itself with managed groups: autohealing and
 	// autoscaling, on the emulator's clock, through the API's rules.
-	e.healer = control.NewAutohealer(srv.ManagedGroups(), e.clock.Now, log)
-	e.healer.ScaleTime(scale)
+	e.healer = control.NewAutohealer(srv.ManagedGroups(), e.clock, log)
 	e.healer.RecordTo(e.timeline)
-	e.scaler = control.NewAutoscaler(srv.ScaledGroups(), e.groupRequests(), e.clock.Now, log)
-	e.scaler.ScaleTime(scale)
+	e.scaler = control.NewAutoscaler(srv.ScaledGroups(), e.groupRequests(), e.clock, log)
 	e.scaler.RecordTo(e.timeline)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)

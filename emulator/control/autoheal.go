@@ -99,7 +99,7 @@ type healing struct {
 // instances.
 type Autohealer struct {
 	groups Groups
-	now    func() time.Time
+	clock  Clock
 	log    *slog.Logger
 	hooks  *http.Client
 
@@ -107,14 +107,7 @@ type Autohealer struct {
 	state map[string]healing // by instance path
 
 	timeline *timeline.Timeline // where each step is recorded; nil records none
-	// timeScale runs a policy's initial delay and the time a recreation
-	// takes faster (the emulator's time scale).
-	timeScale health.TimeScale
 }
-
-// ScaleTime runs initial delays and recreations s times faster (the
-// emulator's time scale).
-func (a *Autohealer) ScaleTime(s health.TimeScale) { a.timeScale = s }
 
 // RecordTo records each instance's change of action on tl.
 func (a *Autohealer) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
@@ -122,19 +115,20 @@ func (a *Autohealer) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
 // record notes that the instance at path of group moved from one action to
 // another.
 func (a *Autohealer) record(group, path, from, to, cause string) {
-	a.timeline.Add(timeline.Event{Time: a.now(), Kind: timeline.KindInstance, Resource: path, Group: group, From: from, To: to, Cause: cause})
+	a.timeline.Add(timeline.Event{Time: a.clock.Now(), Kind: timeline.KindInstance, Resource: path, Group: group, From: from, To: to, Cause: cause})
 }
 
-// NewAutohealer heals the groups of groups, on the clock now (nil: the
-// wall clock).
-func NewAutohealer(groups Groups, now func() time.Time, log *slog.Logger) *Autohealer {
-	if now == nil {
-		now = time.Now
+// NewAutohealer heals the groups of groups, on clk (nil: the wall clock,
+// real time): a policy's initial delay and the time a recreation takes run
+// on it, scaled.
+func NewAutohealer(groups Groups, clk Clock, log *slog.Logger) *Autohealer {
+	if clk == nil {
+		clk = WallClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Autohealer{groups: groups, now: now, log: log, state: map[string]healing{},
+	return &Autohealer{groups: groups, clock: clk, log: log, state: map[string]healing{},
 		// A hook is a URL of this machine (the rules say so), and a
 		// redirect must not take the call anywhere else.
 		hooks: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
@@ -232,9 +226,9 @@ func (a *Autohealer) set(path string, st healing) {
 func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]bool) error {
 	k, policy := g.Key, g.Manager.AutoHealingPolicies[0]
 	check := path.Base(policy.HealthCheck)
-	delay := a.timeScale.Of(time.Duration(valueOr(policy.InitialDelaySec)) * time.Second)
+	delay := a.clock.Scale(time.Duration(valueOr(policy.InitialDelaySec)) * time.Second)
 	verdicts := a.groups.Verdicts(k.Path())
-	now := a.now()
+	now := a.clock.Now()
 	actions := api.ManagerActions{}
 	loop := ""
 	for _, in := range g.Instances {
@@ -243,7 +237,7 @@ func (a *Autohealer) heal(ctx context.Context, g ManagedGroup, seen map[string]b
 		h := a.of(path)
 		v, fresh := verdicts[api.Generation(path, in.ID)]
 		switch {
-		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.timeScale.Of(RecreateTime) && a.hookAnswered(&h, policy.HookURL, k, in):
+		case h.action == api.ActionRecreating && now.Sub(h.since) >= a.clock.Scale(RecreateTime) && a.hookAnswered(&h, policy.HookURL, k, in):
 			if err := a.groups.Recreate(ctx, in.Key); err != nil {
 				return err
 			}

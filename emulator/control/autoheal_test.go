@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -80,7 +81,7 @@ func TestAutohealer_RecreatesAfterTheInitialDelayAndVerifies(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	f := newFakeGroup(start, 30, "")
-	a := NewAutohealer(f, func() time.Time { return now }, nil)
+	a := NewAutohealer(f, testClock{now: func() time.Time { return now }}, nil)
 	ctx := context.Background()
 	step := func(at time.Duration, verdict string) {
 		t.Helper()
@@ -119,7 +120,7 @@ func TestAutohealer_ReportsARecreateLoop(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	f := newFakeGroup(start, 0, "")
-	a := NewAutohealer(f, func() time.Time { return now }, nil)
+	a := NewAutohealer(f, testClock{now: func() time.Time { return now }}, nil)
 	for i := range 6 { // UNHEALTHY, recreated, UNHEALTHY again ...
 		now = start.Add(time.Duration(i) * RecreateTime)
 		f.verdict = api.StateUnhealthy
@@ -177,7 +178,7 @@ func TestAutohealer_CallsTheHookBeforeRecreating(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	f := newFakeGroup(start, 0, hook.URL)
-	a := NewAutohealer(f, func() time.Time { return now }, nil)
+	a := NewAutohealer(f, testClock{now: func() time.Time { return now }}, nil)
 	f.verdict = api.StateUnhealthy
 	a.Once(context.Background())
 	now = now.Add(RecreateTime)
@@ -217,8 +218,7 @@ func TestAutohealer_ScaledTime(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	f := newFakeGroup(start, 300, "")
-	a := NewAutohealer(f, func() time.Time { return now }, nil)
-	a.ScaleTime(100)
+	a := NewAutohealer(f, testClock{now: func() time.Time { return now }, scale: 100}, nil)
 	path := f.group.Instances[0].Key.Path()
 	step := func(at time.Duration) {
 		t.Helper()
@@ -240,3 +240,13 @@ func TestAutohealer_ScaledTime(t *testing.T) {
 		t.Fatalf("after RecreateTime/100: %s, want VERIFYING", a.Action(path))
 	}
 }
+
+// testClock is a clock the test moves, with a time scale (0 or 1: none).
+type testClock struct {
+	now   func() time.Time
+	scale float64
+}
+
+func (c testClock) Now() time.Time { return c.now() }
+
+func (c testClock) Scale(d time.Duration) time.Duration { return clock.New(c.scale).Scale(d) }

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -73,9 +72,8 @@ type ScaledGroup struct {
 type Autoscaler struct {
 	scalers  Scalers
 	requests func(group string) int64
-	now      func() time.Time
+	clock    Clock
 	log      *slog.Logger
-	scale    health.TimeScale
 	timeline *timeline.Timeline
 
 	mu    sync.Mutex
@@ -97,11 +95,12 @@ type sample struct {
 }
 
 // NewAutoscaler sizes the groups of scalers by the requests the data plane
-// counted to each group (requests; nil: no traffic is measured), on the
-// clock now (nil: the wall clock).
-func NewAutoscaler(scalers Scalers, requests func(group string) int64, now func() time.Time, log *slog.Logger) *Autoscaler {
-	if now == nil {
-		now = time.Now
+// counted to each group (requests; nil: no traffic is measured), on clk
+// (nil: the wall clock, real time), which its window and periods run on,
+// scaled.
+func NewAutoscaler(scalers Scalers, requests func(group string) int64, clk Clock, log *slog.Logger) *Autoscaler {
+	if clk == nil {
+		clk = WallClock{}
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -109,11 +108,8 @@ func NewAutoscaler(scalers Scalers, requests func(group string) int64, now func(
 	if requests == nil {
 		requests = func(string) int64 { return 0 }
 	}
-	return &Autoscaler{scalers: scalers, requests: requests, now: now, log: log, state: map[string]*scaling{}}
+	return &Autoscaler{scalers: scalers, requests: requests, clock: clk, log: log, state: map[string]*scaling{}}
 }
-
-// ScaleTime runs the window and the periods s times faster.
-func (a *Autoscaler) ScaleTime(s health.TimeScale) { a.scale = s }
 
 // RecordTo records each resize on tl.
 func (a *Autoscaler) RecordTo(tl *timeline.Timeline) { a.timeline = tl }
@@ -130,7 +126,7 @@ func (a *Autoscaler) Once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := a.now()
+	now := a.clock.Now()
 	seen := map[string]bool{}
 	for _, g := range groups {
 		path := g.Autoscaler.Path()
@@ -162,7 +158,7 @@ func (a *Autoscaler) stateOf(path string) *scaling {
 
 // look measures g's rate, decides its size, and resizes it.
 func (a *Autoscaler) look(ctx context.Context, g ScaledGroup, st *scaling, now time.Time) error {
-	rate := st.measure(now, a.requests(g.Group), a.scale.Of(MeasureWindow))
+	rate := st.measure(now, a.requests(g.Group), a.clock.Scale(MeasureWindow))
 	want, why, details := recommend(g, rate)
 	if want != g.Recommended {
 		if err := a.scalers.Recommend(ctx, g.Autoscaler, want, details); err != nil {
@@ -182,7 +178,7 @@ func (a *Autoscaler) look(ctx context.Context, g ScaledGroup, st *scaling, now t
 			st.below, st.belowMax = now, want
 		}
 		st.belowMax = max(st.belowMax, want)
-		if now.Sub(st.below) >= a.scale.Of(stabilization(p)) {
+		if now.Sub(st.below) >= a.clock.Scale(stabilization(p)) {
 			st.below = time.Time{}
 			return a.resize(ctx, g, st.belowMax, why)
 		}
@@ -206,7 +202,7 @@ func (a *Autoscaler) resize(ctx context.Context, g ScaledGroup, size int64, why 
 	if err := a.scalers.Resize(ctx, g.Manager, size); err != nil {
 		return err
 	}
-	a.timeline.Add(timeline.Event{Time: a.now(), Kind: timeline.KindScaler, Resource: g.Autoscaler.Path(), Group: g.Manager.Path(),
+	a.timeline.Add(timeline.Event{Time: a.clock.Now(), Kind: timeline.KindScaler, Resource: g.Autoscaler.Path(), Group: g.Manager.Path(),
 		From: fmt.Sprint(g.Size), To: fmt.Sprint(size), Cause: why})
 	return nil
 }

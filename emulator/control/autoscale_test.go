@@ -53,7 +53,7 @@ func TestAutoscaler_GrowsUnderLoadAndShrinksAfterTheCoolDown(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var requests int64
 	tl := timeline.New(100)
-	a := NewAutoscaler(f, func(string) int64 { return requests }, func() time.Time { return now }, nil)
+	a := NewAutoscaler(f, func(string) int64 { return requests }, testClock{now: func() time.Time { return now }}, nil)
 	a.RecordTo(tl)
 	step := func(rate int64) {
 		now = now.Add(time.Second)
@@ -118,7 +118,7 @@ func TestAutoscaler_Modes(t *testing.T) {
 				CPUUtilization: &api.UtilizationTarget{}}}}
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		var requests int64
-		a := NewAutoscaler(f, func(string) int64 { return requests }, func() time.Time { return now }, nil)
+		a := NewAutoscaler(f, func(string) int64 { return requests }, testClock{now: func() time.Time { return now }}, nil)
 		for range 3 {
 			now = now.Add(time.Second)
 			requests += c.rate

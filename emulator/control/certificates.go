@@ -22,6 +22,22 @@ const DefaultCertificateProvisioning = 5 * time.Second
 // it, and only then is it stored. An object gone meanwhile is no error.
 type Updater func(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error
 
+// Clock is the time the control loops decide by: the emulator's (package
+// clock), which fast-forwards move and whose time scale runs the
+// durations they wait faster.
+type Clock interface {
+	Now() time.Time
+	// Scale is a duration of the loops' own (an initial delay, a window) as
+	// the emulator runs it.
+	Scale(d time.Duration) time.Duration
+}
+
+// WallClock is real time, unscaled.
+type WallClock struct{}
+
+func (WallClock) Now() time.Time                      { return time.Now() }
+func (WallClock) Scale(d time.Duration) time.Duration { return d }
+
 // Sleeper is the clock provisioning waits on: the emulator's (package
 // clock), whose fast-forwards end a wait early.
 type Sleeper interface {
