@@ -100,7 +100,7 @@ type Config struct {
 	ManagedInstanceRange netip.Prefix
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept (oldest dropped first); zero means
-	// httpapi.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
+	// compute.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
 	OperationsTTL time.Duration
 	OperationsMax int
 	// CertificateProvisioning is how long a managed SSL certificate stays
@@ -257,8 +257,8 @@ func (c Config) withDefaults() Config {
 		c.NodeID, _ = os.Hostname()
 	}
 	c.Limits = c.Limits.withDefaults()
-	c.OperationsTTL = cmp.Or(c.OperationsTTL, httpapi.DefaultOperationsTTL)
-	c.OperationsMax = cmp.Or(c.OperationsMax, httpapi.DefaultOperationsMax)
+	c.OperationsTTL = cmp.Or(c.OperationsTTL, compute.DefaultOperationsTTL)
+	c.OperationsMax = cmp.Or(c.OperationsMax, compute.DefaultOperationsMax)
 	if c.ProbeNetworks == nil {
 		c.ProbeNetworks = DefaultProbeNetworks
 	}
@@ -321,6 +321,8 @@ type Emulator struct {
 	timeline   *timeline.Timeline
 	// clock is the emulator's time, which fast-forwards move.
 	clock *clock.Clock
+	// core is what every API writes through.
+	core *compute.Core
 	// healer and scaler are autohealing and autoscaling.
 	healer *control.Autohealer
 	scaler *control.Autoscaler
@@ -561,11 +563,13 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	e.scenarios = scenario.NewRunner(workloads, e.timeline, e.clock)
 	health.RegisterStateGauge(reg, e.engine)
-	core := compute.New(e.store, compute.Options{Now: e.clock.Now, OnChange: func(ctx context.Context, changes []compute.Change) {
-		if err := e.sync(ctx, changes); err != nil {
-			log.Error("probe engine not updated", "error", err)
-		}
-	}})
+	core := compute.New(e.store, compute.Options{Now: e.clock.Now, Log: log, OperationsTTL: cfg.OperationsTTL, OperationsMax: cfg.OperationsMax,
+		OnChange: func(ctx context.Context, changes []compute.Change) {
+			if err := e.sync(ctx, changes); err != nil {
+				log.Error("probe engine not updated", "error", err)
+			}
+		}})
+	e.core = core
 	srv := httpapi.New(e.store, httpapi.Options{
 		Core:                    core,
 		RootURL:                 e.URL(),
@@ -582,11 +586,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		StrictFields:            cfg.StrictFields,
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
-		OperationsTTL:           cfg.OperationsTTL,
 		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
 		Clock:                   e.clock,
 		TimeScale:               scale,
-		OperationsMax:           cfg.OperationsMax,
 	})
 	// What the cloud does by itself with managed groups: autohealing and
 	// autoscaling, on the emulator's clock, through the API's rules.
@@ -604,6 +606,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
 		srv.Close()
+		core.Close()
 		e.engine.Close()
 		if e.dataPath != "" {
 			// What is stored could not be read back: the file is damaged.
@@ -703,6 +706,7 @@ func (e *Emulator) close() error {
 	<-e.healed
 	e.scenarios.Close()
 	e.api.Close()
+	e.core.Close()
 	if e.plane != nil {
 		e.plane.Close()
 	}

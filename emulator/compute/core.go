@@ -13,18 +13,21 @@ package compute
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
-// Core is the store, the write lock, the clock and the change feed.
+// Core is the store, the write lock, the clock, the change feed and the
+// operations kept.
 type Core struct {
 	store    store.Store
 	mu       sync.Mutex
 	now      func() time.Time
 	onChange func(ctx context.Context, changes []Change)
+	ops      *Operations
 }
 
 // Change is what a write did at one key: what the store holds there now,
@@ -52,16 +55,39 @@ type Options struct {
 	// write lock, with what it changed; nil changes mean that everything
 	// may have changed (a reset). nil: nothing listens.
 	OnChange func(ctx context.Context, changes []Change)
+	// OperationsTTL and OperationsMax bound how long and how many
+	// operations are kept; zero means DefaultOperationsTTL and
+	// DefaultOperationsMax.
+	OperationsTTL time.Duration
+	OperationsMax int
+	// Log receives what goes wrong in the background (an expired
+	// operation not deleted); nil discards it.
+	Log *slog.Logger
 }
 
-// New returns the core over st.
+// New returns the core over st, with the operations st holds loaded (and
+// those beyond the retention dropped).
 func New(st store.Store, o Options) *Core {
 	c := &Core{store: st, now: o.Now, onChange: o.OnChange}
 	if c.now == nil {
 		c.now = time.Now
 	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c.ops = &Operations{store: st, now: c.now, log: log, ttl: o.OperationsTTL, max: o.OperationsMax}
+	c.ops.SetRetention(o.OperationsTTL, o.OperationsMax)
+	c.ops.Load()
 	return c
 }
+
+// Operations are the operations kept.
+func (c *Core) Operations() *Operations { return c.ops }
+
+// Close stops what the core does in the background (expiring operations).
+// Call it before closing the store.
+func (c *Core) Close() { c.ops.Close() }
 
 // Store is where resources are kept. Reads may happen at any time; a
 // write holds the write lock (Lock).

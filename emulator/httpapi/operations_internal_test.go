@@ -43,27 +43,21 @@ func TestOperations_ExpireAfterTheTTL(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Fatalf("%d operations, want 2", n)
 	}
-	s.ops.mu.Lock()
-	armed := s.ops.timer != nil
-	s.ops.mu.Unlock()
-	if !armed {
+	if armed, _ := s.core.Operations().Pending(); !armed {
 		t.Fatal("no timer armed for the oldest operation")
 	}
 
-	advance(30 * time.Second) // the first is a minute old
-	s.expireOperations()      // what the timer runs
+	advance(30 * time.Second)    // the first is a minute old
+	s.core.Operations().Expire() // what the timer runs
 	if n := count(); n != 1 {
 		t.Fatalf("after the first expired: %d operations, want 1", n)
 	}
 	advance(time.Hour)
-	s.expireOperations()
+	s.core.Operations().Expire()
 	if n := count(); n != 0 {
 		t.Fatalf("after both expired: %d operations, want 0", n)
 	}
-	s.ops.mu.Lock()
-	armed, queued := s.ops.timer != nil, len(s.ops.queue)
-	s.ops.mu.Unlock()
-	if armed || queued != 0 {
+	if armed, queued := s.core.Operations().Pending(); armed || queued != 0 {
 		t.Fatalf("nothing kept, yet timer armed %v, %d queued", armed, queued)
 	}
 	code, body := serve(http.MethodGet, "/compute/v1/projects/p/global/operations/operation-1-2", "")
@@ -88,7 +82,7 @@ func TestOperations_LoadedAndTrimmedAtStart(t *testing.T) {
 	if len(all) != 2 || all[0].Name != "b" || all[1].Name != "c" {
 		t.Fatalf("after start: %v, want b and c (the ones younger than an hour)", all)
 	}
-	s.setOperationRetention(time.Hour, 1)
+	s.core.Operations().SetRetention(time.Hour, 1)
 	if all, _ := st.All(ctx, operationsCollection); len(all) != 1 || all[0].Name != "b" {
 		t.Fatalf("with at most 1: %v, want b (the newest)", all)
 	}

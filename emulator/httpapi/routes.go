@@ -286,7 +286,7 @@ func (s *Server) reset(r *http.Request) (any, error) {
 		return nil, err
 	}
 	s.refs.reset()
-	s.resetOperations()
+	s.core.Operations().Reset()
 	s.provisioned.Clear()
 	s.core.Changed(r.Context(), nil)
 	s.log.Info("reset: every resource deleted")

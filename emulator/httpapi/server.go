@@ -35,8 +35,10 @@ type Server struct {
 	now     func() time.Time
 
 	// core holds the write lock every mutation takes (check, then write,
-	// atomically) and the change feed each tells.
-	core *compute.Core
+	// atomically), the change feed each tells, and the operations kept;
+	// ownCore: New made it, and Close closes it.
+	core    *compute.Core
+	ownCore bool
 	// lastCreated is the newest creation time given, under the write lock.
 	lastCreated time.Time
 	mux         *http.ServeMux
@@ -44,7 +46,6 @@ type Server struct {
 	// refs who references what among their objects.
 	holders    []holder
 	refs       refIndex
-	ops        operationLog
 	health     HealthReader
 	aggregates AggregateReader
 	workloads  WorkloadControl
@@ -164,7 +165,7 @@ type Options struct {
 	ManagedInstanceRange netip.Prefix
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept; zero means DefaultOperationsTTL and
-	// DefaultOperationsMax.
+	// DefaultOperationsMax. Only without Core (the core's own say).
 	OperationsTTL time.Duration
 	OperationsMax int
 	// CertificateProvisioning is how long a managed certificate stays
@@ -222,7 +223,8 @@ func New(st store.Store, o Options) *Server {
 	}
 	s.core = o.Core
 	if s.core == nil {
-		s.core = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange})
+		s.core, s.ownCore = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange, Log: log,
+			OperationsTTL: o.OperationsTTL, OperationsMax: o.OperationsMax}), true
 	}
 	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
 	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, o.Clock, log)
@@ -233,8 +235,6 @@ func New(st store.Store, o Options) *Server {
 	s.setAccess(o.Access)
 	s.routes()
 	s.buildRefIndex()
-	s.loadOperations()
-	s.setOperationRetention(o.OperationsTTL, o.OperationsMax)
 	s.resumeProvisioning()
 	return s
 }
