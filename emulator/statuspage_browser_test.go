@@ -18,6 +18,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
+	"github.com/lbhealth/terraform-provider-lbhealth/lbhealthtest"
 )
 
 // chromiumPath is the headless browser the status page is tested in.
@@ -42,11 +43,7 @@ func TestStatusPage_InABrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	set, err := targets.Start(context.Background(), targets.Config{HTTP: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { set.Close() })
+	set := lbhealthtest.StartTargets(t, targets.Config{HTTP: 2})
 	broken, fine := set.Targets()[0], set.Targets()[1]
 	e := startEmulator(t, emulator0())
 	// Detection bound: (unhealthy threshold - 1) x interval + timeout = 2s,
@@ -272,11 +269,7 @@ func TestStatusPage_AddressesStayWholeAndStateInView(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	set, err := targets.Start(context.Background(), targets.Config{HTTP: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { set.Close() })
+	set := lbhealthtest.StartTargets(t, targets.Config{HTTP: 2})
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	a, b := set.Targets()[0], set.Targets()[1]
 	mustCall(t, e, "POST", "global/healthChecks", `{"name":"a-health-check-with-a-long-name","checkIntervalSec":1,"timeoutSec":1,

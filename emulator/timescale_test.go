@@ -15,6 +15,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/lbhealthtest"
 )
 
 // With --time-scale 10, a check of a 10 s interval is probed once a
@@ -112,11 +113,7 @@ func TestFastForward_CarriesAutohealingAndAScenario(t *testing.T) {
 	waitFor(t, "the instance HEALTHY", func() bool { return healthOf(managed(t, e, mig)) == "HEALTHY" })
 	first := managed(t, e, mig)
 
-	sim, err := targets.Start(t.Context(), targets.Config{HTTP: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
+	sim := lbhealthtest.StartTargets(t, targets.Config{HTTP: 1})
 	target.status.Store(500)
 	waitFor(t, "the instance UNHEALTHY", func() bool { return healthOf(managed(t, e, mig)) == "UNHEALTHY" })
 	body := `{"name": "later", "steps": [{"at": "0s", "target": "` + sim.ControlURL() + `/targets/http-1", "mode": "status-500"},

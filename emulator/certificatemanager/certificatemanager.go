@@ -16,10 +16,8 @@
 package certificatemanager
 
 import (
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -317,7 +315,7 @@ func (s *Service) cmUser(r *http.Request, key store.Key, k cmKind) (string, erro
 // delete).
 func (s *Service) cmDone(r *http.Request, k cmKind, verb string, doc map[string]any) (any, error) {
 	project, location := r.PathValue("project"), r.PathValue("location")
-	name := fmt.Sprintf("projects/%s/locations/%s/operations/operation-%d-%016x", project, location, s.core.Now().UnixMilli(), newID())
+	name := fmt.Sprintf("projects/%s/locations/%s/operations/operation-%d-%016x", project, location, s.core.Now().UnixMilli(), googleapi.NewID())
 	now := s.core.Now().UTC().Format(time.RFC3339Nano)
 	op := map[string]any{"name": name, "done": true,
 		"metadata": map[string]any{"@type": "type.googleapis.com/google.cloud.certificatemanager.v1.OperationMetadata",
@@ -431,7 +429,7 @@ func checkCMDNSAuthorization(_ *Service, _ *http.Request, doc, _ map[string]any)
 		return googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", "domain is required: the domain the authorization proves control of.")
 	}
 	doc["dnsResourceRecord"] = map[string]any{"name": "_acme-challenge." + domain + ".", "type": "CNAME",
-		"data": fmt.Sprintf("%x.1.authorize.certificatemanager.goog.", newID())}
+		"data": fmt.Sprintf("%x.1.authorize.certificatemanager.goog.", googleapi.NewID())}
 	return nil
 }
 
@@ -443,11 +441,4 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// newID is a random positive 63-bit number.
-func newID() uint64 {
-	var b [8]byte
-	rand.Read(b[:])
-	return binary.BigEndian.Uint64(b[:])>>1 | 1
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
@@ -123,7 +124,7 @@ func (a *Autohealer) record(group, path, from, to, cause string) {
 // on it, scaled.
 func NewAutohealer(groups Groups, clk Clock, log *slog.Logger) *Autohealer {
 	if clk == nil {
-		clk = WallClock{}
+		clk = clock.New(1)
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

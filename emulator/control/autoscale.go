@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -100,7 +101,7 @@ type sample struct {
 // scaled.
 func NewAutoscaler(scalers Scalers, requests func(group string) int64, clk Clock, log *slog.Logger) *Autoscaler {
 	if clk == nil {
-		clk = WallClock{}
+		clk = clock.New(1)
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -32,12 +32,6 @@ type Clock interface {
 	Scale(d time.Duration) time.Duration
 }
 
-// WallClock is real time, unscaled.
-type WallClock struct{}
-
-func (WallClock) Now() time.Time                      { return time.Now() }
-func (WallClock) Scale(d time.Duration) time.Duration { return d }
-
 // Sleeper is the clock provisioning waits on: the emulator's (package
 // clock), whose fast-forwards end a wait early.
 type Sleeper interface {
@@ -61,18 +55,18 @@ type Certificates struct {
 
 // NewCertificates provisions through update, each after delay (zero:
 // DefaultCertificateProvisioning) on clock (nil: the wall clock).
-func NewCertificates(delay time.Duration, update Updater, clock Sleeper, log *slog.Logger) *Certificates {
+func NewCertificates(delay time.Duration, update Updater, clk Sleeper, log *slog.Logger) *Certificates {
 	if delay == 0 {
 		delay = DefaultCertificateProvisioning
 	}
-	if clock == nil {
-		clock = health.RealClock{}
+	if clk == nil {
+		clk = clock.New(1)
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Certificates{delay: delay, update: update, log: log, clock: clock, ctx: ctx, cancel: cancel}
+	return &Certificates{delay: delay, update: update, log: log, clock: clk, ctx: ctx, cancel: cancel}
 }
 
 // Provision makes the managed certificate at k ACTIVE after the delay.

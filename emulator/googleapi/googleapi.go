@@ -12,6 +12,8 @@ package googleapi
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,6 +127,13 @@ func ReadJSON(r *http.Request, v any) error {
 		return Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", "Invalid JSON payload received: %s.", err.Error())
 	}
 	return nil
+}
+
+// NewID is a random positive 63-bit id, like the Compute API's.
+func NewID() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	return binary.BigEndian.Uint64(b[:])>>1 | 1
 }
 
 // ProjectNumber is the number every API gives project: the same for an

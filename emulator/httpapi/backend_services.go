@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -136,7 +137,7 @@ func (s *Server) groupFilter(r *http.Request, bs *api.BackendService, sc scope) 
 	if r.ContentLength == 0 {
 		return "", nil
 	}
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -228,10 +229,10 @@ func (c *collection[T, P]) checkUpdate(prior, obj P) error {
 		case sent == "" && c.fingerprintOptional:
 		case sent == "":
 			// The Compute API answers a missing fingerprint as a stale one.
-			return newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+			return googleapi.NewError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
 				fmt.Sprintf("fingerprint is required to update %s: GET it and send its fingerprint (%q) with the change.", prior.GetMeta().Name, current))
 		case sent != current:
-			return newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+			return googleapi.NewError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
 				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current))
 		}
 	}
@@ -275,7 +276,7 @@ func (c *collection[T, P]) insert(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +359,7 @@ func pageParams(r *http.Request) (limit int, after string, err error) {
 
 // update replaces the whole object (PUT).
 func (c *collection[T, P]) update(r *http.Request) (any, error) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +373,7 @@ func (c *collection[T, P]) update(r *http.Request) (any, error) {
 // like update. The computed type is recomputed unless the patch sets it, so
 // that a patch can switch protocol blocks.
 func (c *collection[T, P]) patch(r *http.Request) (any, error) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,6 @@ import (
 // MaxBodyBytes is the largest request body accepted; larger ones get 413.
 const MaxBodyBytes = googleapi.MaxBodyBytes
 
-// readBody reads a request body, refusing oversized and empty ones.
-func readBody(r *http.Request) ([]byte, error) { return googleapi.ReadBody(r) }
-
 // document is a JSON object as the API reads it: numbers kept as the
 // client wrote them (json.Number).
 type document = map[string]any
@@ -360,7 +357,7 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 
 // readJSON reads a request body whose schema is name into v.
 func (s *Server) readJSON(r *http.Request, name string, v any) error {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return err
 	}

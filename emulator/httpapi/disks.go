@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -127,7 +128,7 @@ func (s *Server) resolveDisks(ctx context.Context, in *api.Instance, sc scope) e
 		}
 		for _, u := range disk.Users {
 			if u != self && (d.Mode != api.DiskReadOnly || !s.readOnlyEverywhere(ctx, u, k)) {
-				return newAPIError(http.StatusBadRequest, api.ReasonResourceInUse, fmt.Sprintf(
+				return googleapi.NewError(http.StatusBadRequest, api.ReasonResourceInUse, fmt.Sprintf(
 					"The disk resource '%s' is already being used by '%s': detach it there first, or attach it READ_ONLY on both instances.", k.Path(), api.PathOf(u)))
 			}
 		}

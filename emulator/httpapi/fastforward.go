@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 )
 
 // fastForwardPath moves the emulator ahead by some seconds (the probes due
@@ -24,7 +26,7 @@ type fastForwardAnswer struct {
 // fastForward reads {"seconds": N} and answers once the probes due in
 // those seconds have run (the answer may take as long as they do).
 func (s *Server) fastForward(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) zone(project, name string) map[string]any {
 func (s *Server) getRegion(r *http.Request) (any, error) {
 	name := r.PathValue("region")
 	if rules.Region("region", name) != nil {
-		return nil, newAPIError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found", r.PathValue("project"), name))
+		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found", r.PathValue("project"), name))
 	}
 	return s.region(r.PathValue("project"), name), nil
 }
@@ -75,7 +76,7 @@ func (s *Server) getRegion(r *http.Request) (any, error) {
 func (s *Server) getZone(r *http.Request) (any, error) {
 	name := r.PathValue("zone")
 	if rules.Region("zone", name) != nil || rules.ZoneRegion(name) == "" {
-		return nil, newAPIError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found", r.PathValue("project"), name))
+		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found", r.PathValue("project"), name))
 	}
 	return s.zone(r.PathValue("project"), name), nil
 }
@@ -144,7 +145,7 @@ func (s *Server) getMachineType(r *http.Request) (any, error) {
 		}
 	}
 	if cpus == 0 {
-		return nil, newAPIError(http.StatusNotFound, "notFound", fmt.Sprintf(
+		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf(
 			"The resource '%s' was not found: the emulator knows the shared-core types (e2-micro, e2-small, e2-medium, f1-micro, g1-small) and {n1,e2,n2,n2d,c2,c2d,c3,n4,t2d}-{standard,highmem,highcpu}-N.", path))
 	}
 	return map[string]any{"kind": "compute#machineType", "id": geoID(path), "name": name, "description": strings.ReplaceAll(name, "-", " "),

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) openRead(r *http.Request) bool {
 // handler, so a refused request has touched nothing.
 func (s *Server) guard(r *http.Request) *apiError {
 	if no := s.access.Check(r); no != nil {
-		return newAPIError(no.Status, no.Reason, no.Message)
+		return googleapi.NewError(no.Status, no.Reason, no.Message)
 	}
 	return nil
 }

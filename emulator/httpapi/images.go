@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -43,7 +44,7 @@ const imageRoot = "https://www.googleapis.com/compute/v1/"
 
 func publicImage(project, name, family string) (map[string]any, error) {
 	if !strings.HasSuffix(project, "-cloud") || rules.Name("name", name) != nil {
-		return nil, newAPIError(http.StatusNotFound, "notFound", fmt.Sprintf(
+		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf(
 			"The resource 'projects/%s/global/images/%s' was not found: the emulator has the public images of Google's image projects (names ending in -cloud, such as debian-cloud) only.", project, name))
 	}
 	return map[string]any{

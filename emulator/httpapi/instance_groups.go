@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -137,7 +138,7 @@ func (s *Server) instanceGroupSetNamedPorts(r *http.Request) (any, error) {
 	}
 	return s.instanceGroups().modify(r, "setNamedPorts", func(stored *api.InstanceGroup) (*api.InstanceGroup, error) {
 		if req.Fingerprint != "" && req.Fingerprint != stored.Fingerprint {
-			return nil, newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet, fmt.Sprintf(
+			return nil, googleapi.NewError(http.StatusPreconditionFailed, api.ReasonConditionNotMet, fmt.Sprintf(
 				"fingerprint (%q) is stale: group %s has changed since (its fingerprint is now %q); GET it again and set its named ports again.",
 				req.Fingerprint, stored.Name, stored.Fingerprint))
 		}

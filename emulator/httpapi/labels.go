@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -14,7 +15,7 @@ import (
 // it replaces the labels, guarded by the labelFingerprint as a PATCH is by
 // the fingerprint.
 func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func (c *collection[T, P]) setLabels(r *http.Request) (any, error) {
 		current, _ := parseObject(stored) // our own JSON
 		sent, _ := req["labelFingerprint"].(string)
 		if now, _ := current["labelFingerprint"].(string); sent != "" && sent != now {
-			return nil, nil, newAPIError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
+			return nil, nil, googleapi.NewError(http.StatusPreconditionFailed, api.ReasonConditionNotMet,
 				fmt.Sprintf("labelFingerprint (%q) is stale: the labels have changed since (it is now %q); GET the resource and set its labels again.", sent, now))
 		}
 		doc := c.withoutOutputFields(stored)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -83,7 +84,7 @@ func (s *Server) endpointInstance(ctx context.Context, field string, e *api.Netw
 // clients that send endpoints in pages (terraform-provider-google, 500 at a
 // time) send an empty last page when the count is a multiple of the page.
 func (s *Server) readEndpoints(r *http.Request) ([]api.NetworkEndpoint, error) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (s *Server) detachNetworkEndpoints(r *http.Request) (any, error) {
 			}
 			j := slices.IndexFunc(g.Endpoints, func(e api.NetworkEndpoint) bool { return detachMatches(d, e) })
 			if j < 0 {
-				return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+				return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound,
 					fmt.Sprintf("%s (%s) is not an endpoint of network endpoint group %s.", field, describeEndpoint(d), g.Name))
 			}
 			// By its port alone (terraform-provider-google sends ip_address,
@@ -310,7 +311,7 @@ func (s *Server) showHealth(r *http.Request) (bool, error) {
 	if r.ContentLength == 0 {
 		return false, nil
 	}
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return false, err
 	}

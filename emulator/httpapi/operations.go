@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -78,7 +79,7 @@ func (s *Server) getOperation(r *http.Request) (any, error) {
 	o, err := s.store.Get(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
 		ttl, limit := s.core.Operations().Retention()
-		return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
+		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
 			"The resource '%s' was not found: the emulator keeps operations for %s and at most %d of them, dropping the oldest first, so it may have been dropped (see --operations-ttl and --operations-max).",
 			key.Path(), ttl, limit))
 	}
@@ -106,6 +107,6 @@ func (s *Server) durable(r *http.Request, err error) error {
 		derr = err
 	}
 	s.log.Error("change not saved", "method", r.Method, "path", r.URL.Path, "error", derr)
-	return newAPIError(http.StatusInternalServerError, api.ReasonBackendError,
+	return googleapi.NewError(http.StatusInternalServerError, api.ReasonBackendError,
 		"The emulator could not save this change to its database, and refuses every change until it is restarted: see its log.")
 }

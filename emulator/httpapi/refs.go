@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
 
 	"context"
@@ -92,7 +93,7 @@ func (s *Server) load(ctx context.Context, field, ref string, k store.Key, v any
 func (s *Server) loadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
 	o, err := s.getByNameOrID(ctx, k)
 	if err == store.ErrNotFound {
-		return store.Object{Key: k}, newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path()))
+		return store.Object{Key: k}, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path()))
 	}
 	if err != nil {
 		return store.Object{Key: k}, err
@@ -289,7 +290,7 @@ func (s *Server) usedBy(_ context.Context, k store.Key) (string, error) {
 }
 
 func inUse(k store.Key, user string) *apiError {
-	return newAPIError(http.StatusBadRequest, api.ReasonResourceInUse,
+	return googleapi.NewError(http.StatusBadRequest, api.ReasonResourceInUse,
 		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user))
 }
 

@@ -18,11 +18,11 @@ type apiError = googleapi.Error
 func invalid(format string, args ...any) *apiError { return googleapi.Invalid(format, args...) }
 
 func notFound(k store.Key) *apiError {
-	return newAPIError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path()))
+	return googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path()))
 }
 
 func alreadyExists(k store.Key) *apiError {
-	return newAPIError(http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path()))
+	return googleapi.NewError(http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path()))
 }
 
 // storeError maps the store's sentinel errors for key k to API errors and
@@ -69,7 +69,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// Not the client's fault: the cause goes to the log, where the
 		// message sends the user; it may hold paths of the machine.
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		ae = newAPIError(http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: see its log.")
+		ae = googleapi.NewError(http.StatusInternalServerError, api.ReasonBackendError, "Internal error in the emulator: see its log.")
 	}
 	writeJSON(w, ae.Code, api.ErrorBody{Error: api.ErrorDetail{
 		Code:    ae.Code,
@@ -95,8 +95,3 @@ func statusWord(r *http.Request, ae *apiError) string {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) { googleapi.WriteJSON(w, code, v) }
-
-// newAPIError is an error of code with reason and message.
-func newAPIError(code int, reason, message string) *apiError {
-	return googleapi.NewError(code, reason, message)
-}

@@ -302,7 +302,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/compute/") {
 		if allow := s.allowed(r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.writeError(w, r, newAPIError(http.StatusMethodNotAllowed, "methodNotAllowed",
+			s.writeError(w, r, googleapi.NewError(http.StatusMethodNotAllowed, "methodNotAllowed",
 				r.URL.Path+" does not take "+r.Method+"; it takes "+strings.Join(allow, ", ")+"."))
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 )
 
@@ -26,7 +27,7 @@ type scenarioList struct {
 // startScenario runs the scenario in the body (JSON, as the API takes it;
 // the CLI reads YAML too) from now.
 func (s *Server) startScenario(r *http.Request) (any, error) {
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func (s *Server) startScenario(r *http.Request) (any, error) {
 	st, err := s.scenarios.Start(sc)
 	switch {
 	case errors.Is(err, scenario.ErrRunning):
-		return nil, newAPIError(http.StatusConflict, "alreadyExists", err.Error())
+		return nil, googleapi.NewError(http.StatusConflict, "alreadyExists", err.Error())
 	case err != nil:
 		return nil, invalid("%v", err)
 	}
@@ -68,5 +69,5 @@ func (s *Server) stopScenario(r *http.Request) (any, error) {
 }
 
 func noScenario(name string) *apiError {
-	return newAPIError(http.StatusNotFound, "notFound", "No scenario named '"+name+"' has run.")
+	return googleapi.NewError(http.StatusNotFound, "notFound", "No scenario named '"+name+"' has run.")
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -52,7 +53,7 @@ func rulePriority(r *http.Request) (int64, error) {
 func ruleAt(p *api.SecurityPolicy, priority int64) (int, error) {
 	i := slices.IndexFunc(p.Rules, func(r api.SecurityPolicyRule) bool { return r.PriorityValue() == priority })
 	if i < 0 {
-		return i, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+		return i, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound,
 			fmt.Sprintf("priority (%d) is not the priority of a rule of security policy %s.", priority, p.Name))
 	}
 	return i, nil

@@ -8,8 +8,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -21,6 +19,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -246,7 +245,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// connection, and keep serving.
 		if p := recover(); p != nil {
 			s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", p)
-			s.writeError(w, r, newAPIError(http.StatusInternalServerError, "backendError", "Internal error in the emulator."))
+			s.writeError(w, r, googleapi.NewError(http.StatusInternalServerError, "backendError", "Internal error in the emulator."))
 		}
 	}()
 	if s.timeScale != "" {
@@ -264,7 +263,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if uncleanPath(r.URL.Path) {
 		// net/http's mux would answer a redirect with an HTML body.
-		s.writeError(w, r, newAPIError(http.StatusNotFound, api.ReasonNotFound,
+		s.writeError(w, r, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound,
 			"The emulator has no "+r.Method+" "+r.URL.Path+": a request path has no empty, \".\" or \"..\" segments."))
 		return
 	}
@@ -282,11 +281,7 @@ func uncleanPath(path string) bool {
 }
 
 // newID returns a random positive 63-bit id, like the Compute API's.
-func newID() uint64 {
-	var b [8]byte
-	rand.Read(b[:])
-	return binary.BigEndian.Uint64(b[:])>>1 | 1
-}
+func newID() uint64 { return googleapi.NewID() }
 
 // creationTime is the creationTimestamp of a new resource: now, or a
 // millisecond after the last one given when that is not earlier, so that

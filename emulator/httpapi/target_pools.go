@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -89,7 +90,7 @@ func (s *Server) instanceFilter(r *http.Request, tp *api.TargetPool) (string, er
 	if r.ContentLength == 0 {
 		return "", nil
 	}
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return "", err
 	}

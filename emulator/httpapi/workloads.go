@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -41,7 +42,7 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 	if s.workloads == nil {
 		return nil, workloadsOff()
 	}
-	body, err := readBody(r)
+	body, err := googleapi.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +63,13 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 		return nil, storeError(k, err)
 	}
 	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
-		return nil, newAPIError(http.StatusNotFound, api.ReasonNotFound, err.Error())
+		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, err.Error())
 	}
 	st, _ := s.workloads.Status(k.Path())
 	return st, nil
 }
 
 func workloadsOff() *apiError {
-	return newAPIError(http.StatusNotFound, api.ReasonNotFound,
+	return googleapi.NewError(http.StatusNotFound, api.ReasonNotFound,
 		"Simulated workloads are off: start the emulator with --workloads on to run one at each instance's address.")
 }

@@ -12,7 +12,6 @@ package iam
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,9 +78,7 @@ type serviceAccount struct {
 var accountID = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$`)
 
 func newServiceAccount(project, email string) serviceAccount {
-	var b [8]byte
-	rand.Read(b[:])
-	id := fmt.Sprintf("1%020d", binary.BigEndian.Uint64(b[:])>>1|1) // 21 digits, as the API's
+	id := fmt.Sprintf("1%020d", googleapi.NewID()) // 21 digits, as the API's
 	return serviceAccount{Name: "projects/" + project + "/serviceAccounts/" + email, ProjectID: project, UniqueID: id, Email: email,
 		Oauth2ClientID: id, Etag: newEtag()}
 }

@@ -64,12 +64,12 @@ type historyIndex struct {
 }
 
 func (s *Page) historyIndex() *historyIndex {
-	if s.timeline == nil {
+	if s.src.Timeline == nil {
 		return nil
 	}
-	now := s.now()
+	now := s.src.Now()
 	window := historyWindow
-	if oldest, ok := s.timeline.Oldest(); ok {
+	if oldest, ok := s.src.Timeline.Oldest(); ok {
 		for _, w := range historySteps {
 			if window = w; now.Sub(oldest) <= w {
 				break
@@ -77,7 +77,7 @@ func (s *Page) historyIndex() *historyIndex {
 		}
 	}
 	ix := &historyIndex{start: now.Add(-window), now: now, window: window, changes: map[string]map[string][]timeline.Event{}}
-	for _, ev := range s.timeline.After(ix.start) {
+	for _, ev := range s.src.Timeline.After(ix.start) {
 		switch ev.Kind {
 		case timeline.KindEndpoint:
 			if ix.changes[ev.Resource] == nil {

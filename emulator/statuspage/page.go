@@ -211,17 +211,17 @@ func (s *Page) statusLive(w http.ResponseWriter, r *http.Request) {
 	var last []byte
 	for {
 		var changed <-chan struct{}
-		if s.events != nil {
-			changed = s.events.Changed()
+		if s.src.Events != nil {
+			changed = s.src.Events.Changed()
 		}
 		page, err := s.statusPage(r)
 		if err != nil {
-			s.log.Error("status page", "error", err)
+			s.src.Log.Error("status page", "error", err)
 			return
 		}
 		var buf bytes.Buffer
 		if err := statusTemplate.ExecuteTemplate(&buf, "live", page); err != nil {
-			s.log.Error("render status page", "error", err)
+			s.src.Log.Error("render status page", "error", err)
 			return
 		}
 		if !bytes.Equal(buf.Bytes(), last) {
@@ -271,7 +271,7 @@ func (s *Page) statusPage(r *http.Request) (statusPage, error) {
 	page := statusPage{TimeScale: s.timeScale}
 	changes := s.historyIndex()
 	for _, c := range api.CollectionsWith(api.ProbeOwner) {
-		owners, err := s.store.All(r.Context(), c.Name)
+		owners, err := s.src.Store.All(r.Context(), c.Name)
 		if err != nil {
 			return page, err
 		}
@@ -284,17 +284,17 @@ func (s *Page) statusPage(r *http.Request) (statusPage, error) {
 			page.Owners = append(page.Owners, sec)
 		}
 	}
-	if s.aggregates != nil {
-		page.Aggregates = s.aggregates.States()
+	if s.src.Aggregates != nil {
+		page.Aggregates = s.src.Aggregates.States()
 	}
-	if s.traffic != nil {
-		page.DataPlane, page.Traffic, page.Armor = true, s.traffic.Traffic(), s.traffic.ArmorDecisions()
+	if s.src.Traffic != nil {
+		page.DataPlane, page.Traffic, page.Armor = true, s.src.Traffic.Traffic(), s.src.Traffic.ArmorDecisions()
 	}
-	if s.workloads != nil {
-		page.Workloads, page.WorkloadList, page.Modes = true, s.workloads.List(), control.WorkloadModes
+	if s.src.Workloads != nil {
+		page.Workloads, page.WorkloadList, page.Modes = true, s.src.Workloads.List(), control.WorkloadModes
 	}
-	if s.events != nil {
-		page.Events = s.events.Recent()
+	if s.src.Events != nil {
+		page.Events = s.src.Events.Recent()
 		page.Events = page.Events[:min(len(page.Events), statusEvents)]
 	}
 	return page, nil
@@ -317,8 +317,8 @@ func (s *Page) ownerSection(o store.Object, changes *historyIndex) ownerSection 
 	}
 	var addrs []endpointNow
 	var statuses []health.Status
-	if s.health != nil {
-		statuses = s.health.Statuses(o.Path())
+	if s.src.Health != nil {
+		statuses = s.src.Health.Statuses(o.Path())
 	}
 	for _, st := range statuses {
 		addrs = append(addrs, endpointNow{st.Address(), st.State})

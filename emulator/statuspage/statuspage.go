@@ -51,18 +51,9 @@ type Sources struct {
 
 // Page is the status page and the timeline's endpoints.
 type Page struct {
-	store      store.Store
-	health     interface{ Statuses(string) []health.Status }
-	aggregates interface {
-		States() []aggregate.AggregateState
-	}
-	traffic    TrafficReader
-	workloads  interface{ List() []control.Status }
-	events     *health.Events
-	timeline   *timeline.Timeline
+	// Sources are what it reads (Log and Now set).
+	src        Sources
 	timeScale  string // the factor times run faster by, or ""
-	log        *slog.Logger
-	now        func() time.Time
 	writeError func(w http.ResponseWriter, r *http.Request, err error)
 
 	// streams counts the status page's open streams and timelineStreams
@@ -76,17 +67,16 @@ type Page struct {
 
 // New returns the views over src.
 func New(src Sources) *Page {
-	p := &Page{store: src.Store, health: src.Health, aggregates: src.Aggregates, traffic: src.Traffic, workloads: src.Workloads,
-		events: src.Events, timeline: src.Timeline, log: src.Log, now: src.Now,
-		streams: make(chan struct{}, statusStreams), timelineStreams: make(chan struct{}, timelineStreams), streamsDone: make(chan struct{})}
+	if src.Log == nil {
+		src.Log = slog.New(slog.DiscardHandler)
+	}
+	if src.Now == nil {
+		src.Now = time.Now
+	}
+	p := &Page{src: src, streams: make(chan struct{}, statusStreams), timelineStreams: make(chan struct{}, timelineStreams),
+		streamsDone: make(chan struct{})}
 	if src.TimeScale > 1 {
 		p.timeScale = strconv.FormatFloat(float64(src.TimeScale), 'g', -1, 64)
-	}
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
-	}
-	if p.now == nil {
-		p.now = time.Now
 	}
 	return p
 }

@@ -70,14 +70,14 @@ func (s *Page) serveTimeline(w http.ResponseWriter, r *http.Request) {
 // getTimeline answers one read: the events after since, oldest first, and
 // the sequence number to read from next.
 func (s *Page) getTimeline(r *http.Request) (any, error) {
-	if s.timeline == nil {
+	if s.src.Timeline == nil {
 		return nil, timelineOff()
 	}
 	since, f, limit, err := timelineQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	page := s.timeline.Read(since, f, limit)
+	page := s.src.Timeline.Read(since, f, limit)
 	return page, nil
 }
 
@@ -86,7 +86,7 @@ func (s *Page) getTimeline(r *http.Request) (any, error) {
 func (s *Page) followTimeline(w http.ResponseWriter, r *http.Request) {
 	since, f, limit, err := timelineQuery(r)
 	switch {
-	case s.timeline == nil:
+	case s.src.Timeline == nil:
 		s.writeError(w, r, timelineOff())
 		return
 	case err != nil:
@@ -107,8 +107,8 @@ func (s *Page) followTimeline(w http.ResponseWriter, r *http.Request) {
 	}
 	enc := json.NewEncoder(w)
 	for {
-		changed := s.timeline.Changed()
-		page := s.timeline.Read(since, f, limit)
+		changed := s.src.Timeline.Changed()
+		page := s.src.Timeline.Read(since, f, limit)
 		if len(page.Events) > 0 || page.Truncated {
 			// A stream outlives the server's write timeout; a reader
 			// that stops reading for long is dropped.
