@@ -94,7 +94,7 @@ type Config struct {
 	NoDefaultNetwork bool
 	// ManagedInstanceRange is where the instances of managed instance
 	// groups get their addresses, so that local servers bound there answer
-	// for them; the zero value is httpapi.DefaultManagedInstanceRange
+	// for them; the zero value is compute.DefaultManagedInstanceRange
 	// (127.1.0.0/16). It must be IPv4, /30 or larger, and probed
 	// (within ProbeNetworks).
 	ManagedInstanceRange netip.Prefix
@@ -105,7 +105,7 @@ type Config struct {
 	OperationsMax int
 	// CertificateProvisioning is how long a managed SSL certificate stays
 	// PROVISIONING before it is ACTIVE; zero means
-	// httpapi.DefaultCertificateProvisioning (5s).
+	// compute.DefaultCertificateProvisioning (5s).
 	CertificateProvisioning time.Duration
 	// NodeID and NodeRole are who this emulator is among the nodes of a
 	// cluster, as EXPRESSION checks see it (node.id, node.role); empty
@@ -227,9 +227,9 @@ func (c Config) Validate() error {
 	}
 	if r := c.ManagedInstanceRange; r.IsValid() && (!r.Addr().Is4() || r.Bits() > 30) {
 		errs = append(errs, fmt.Errorf("--managed-instance-range %s: want an IPv4 range of /30 or larger, such as 127.1.0.0/16", r))
-	} else if r.IsValid() && r.Overlaps(httpapi.RuleAddressRange) {
+	} else if r.IsValid() && r.Overlaps(compute.RuleAddressRange) {
 		errs = append(errs, fmt.Errorf("--managed-instance-range %s overlaps %s, where forwarding rules without an IPAddress get theirs: "+
-			"choose a range outside it, such as 127.1.0.0/16", r, httpapi.RuleAddressRange))
+			"choose a range outside it, such as 127.1.0.0/16", r, compute.RuleAddressRange))
 	}
 	if c.NodeRole != RoleMaster && c.NodeRole != RoleBackup {
 		errs = append(errs, fmt.Errorf("--node-role %q: want %s or %s", c.NodeRole, RoleMaster, RoleBackup))
@@ -592,9 +592,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	})
 	// What the cloud does by itself with managed groups: autohealing and
 	// autoscaling, on the emulator's clock, through the API's rules.
-	e.healer = control.NewAutohealer(srv.ManagedGroups(), e.clock, log)
+	e.healer = control.NewAutohealer(srv.Compute().ManagedGroups(), e.clock, log)
 	e.healer.RecordTo(e.timeline)
-	e.scaler = control.NewAutoscaler(srv.ScaledGroups(), e.groupRequests(), e.clock, log)
+	e.scaler = control.NewAutoscaler(srv.Compute().ScaledGroups(), e.groupRequests(), e.clock, log)
 	e.scaler.RecordTo(e.timeline)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)

@@ -1,7 +1,11 @@
-// Package compute is the emulator's core: what every API's writes go
-// through. It owns the store, the one write lock, the clock resources are
-// stamped with, and the change feed that tells the engine (probes, data
-// plane, control loops) what changed.
+// Package compute is the Compute API over the emulator's core. The core
+// (Core) is what every API's writes go through: it owns the store, the one
+// write lock, the clock resources are stamped with, the operations kept,
+// and the change feed that tells the engine (probes, data plane, control
+// loops) what changed. The Compute API (Service) is its collections, with
+// their rules and hooks, the reference index, and the operations that
+// answer writes; its methods take a Call, whatever protocol brought it
+// (package httpapi serves them over HTTP).
 //
 // Every write of every API (Compute's, and those beside it whose objects
 // Compute references, such as Certificate Manager's maps) holds the write

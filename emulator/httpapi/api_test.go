@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -564,9 +565,9 @@ func TestBadRequests(t *testing.T) {
 		{"blank body", writes, " \n\t", 400, api.ReasonInvalid, []string{"empty"}},
 		{"array body", writes, `[]`, 400, api.ReasonInvalid, []string{"object"}},
 		{"string body", writes, `"web"`, 400, api.ReasonInvalid, []string{"object"}},
-		{"body over 1 MiB", writes, bigDescription(httpapi.MaxBodyBytes + 1), 413, api.ReasonRequestTooLarge,
-			[]string{fmt.Sprint(httpapi.MaxBodyBytes)}},
-		{"body of 1 MiB is read", writes, bigDescription(httpapi.MaxBodyBytes), 400, api.ReasonInvalid,
+		{"body over 1 MiB", writes, bigDescription(googleapi.MaxBodyBytes + 1), 413, api.ReasonRequestTooLarge,
+			[]string{fmt.Sprint(googleapi.MaxBodyBytes)}},
+		{"body of 1 MiB is read", writes, bigDescription(googleapi.MaxBodyBytes), 400, api.ReasonInvalid,
 			[]string{"description is", "at most 2048"}},
 		{"timeout over interval", writes, `{"name": "web", "checkIntervalSec": 5, "timeoutSec": 10, "httpHealthCheck": {}}`,
 			400, api.ReasonInvalid, []string{"timeoutSec (10) must be less than or equal to checkIntervalSec (5)."}},

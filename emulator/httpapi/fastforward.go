@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) fastForward(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	doc, err := parseObject(body)
+	doc, err := compute.ParseObject(body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

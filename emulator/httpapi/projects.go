@@ -5,21 +5,7 @@ import (
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
-
-// getComputeProject answers the Compute API's projects.get: the project's
-// number and default service account.
-func (s *Server) getComputeProject(r *http.Request) (any, error) {
-	project := r.PathValue("project")
-	if v := rules.Project("project", project); v != nil {
-		return nil, invalid("%s", v.Error())
-	}
-	return map[string]any{"kind": "compute#project", "id": googleapi.ProjectNumber(project), "name": project,
-		"selfLink": s.link("projects/" + project), "defaultServiceAccount": googleapi.DefaultComputeAccount(project),
-		"creationTimestamp": "2024-01-01T00:00:00.000-07:00", "xpnProjectStatus": "UNSPECIFIED_XPN_PROJECT_STATUS",
-		"defaultNetworkTier": "PREMIUM", "commonInstanceMetadata": map[string]any{"kind": "compute#metadata", "fingerprint": "AAAAAAAAAAA="}}, nil
-}
 
 // Handle mounts h at pattern (googleapi.Mux): an API beside Compute is
 // served as Compute's endpoints are, behind the same guard, with the same

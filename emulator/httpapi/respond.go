@@ -2,12 +2,11 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
@@ -17,38 +16,35 @@ type apiError = googleapi.Error
 
 func invalid(format string, args ...any) *apiError { return googleapi.Invalid(format, args...) }
 
-func notFound(k store.Key) *apiError {
-	return googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path()))
-}
-
-func alreadyExists(k store.Key) *apiError {
-	return googleapi.NewError(http.StatusConflict, api.ReasonAlreadyExists, fmt.Sprintf("The resource '%s' already exists", k.Path()))
-}
-
-// storeError maps the store's sentinel errors for key k to API errors and
-// leaves any other error (a storage failure, the emulator's fault) alone.
-func storeError(k store.Key, err error) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return notFound(k)
-	case errors.Is(err, store.ErrAlreadyExists):
-		return alreadyExists(k)
-	}
-	return err
-}
-
 // handler is what every API endpoint implements: a value to answer with, or
 // an error. serve turns both into HTTP, so no handler writes a response.
 type handler = googleapi.Handler
 
+// serve serves h, a handler of the emulator's own endpoints or of an API
+// mounted beside Compute.
 func (s *Server) serve(h handler) http.HandlerFunc {
-	h = s.idempotent(h)
+	return s.answer(func(r *http.Request, _ *compute.Call) (any, error) { return h(r) })
+}
+
+// serveCall serves h, a method of the Compute API, with the request as a
+// call.
+func (s *Server) serveCall(h compute.Handler) http.HandlerFunc {
+	return s.answer(func(_ *http.Request, c *compute.Call) (any, error) { return h(c) })
+}
+
+// answer runs h and answers what it returns: the project the request names
+// provisioned first, a retried requestId answered as the first time, the
+// change durable before the answer, the answer in the shape the client
+// asked for.
+func (s *Server) answer(h func(*http.Request, *compute.Call) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := s.provisionProject(r); err != nil {
+		call := compute.NewCall(r.Context(), r.Method, r.URL.Path, r.PathValue, r.URL.Query(), r.ContentLength != 0,
+			func() ([]byte, error) { return googleapi.ReadBody(r) })
+		if err := s.compute.Provision(call); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		v, err := h(r)
+		v, err := s.compute.Idempotent(func(c *compute.Call) (any, error) { return h(r, c) })(call)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)
 		}

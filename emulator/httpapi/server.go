@@ -1,9 +1,9 @@
-// Package httpapi serves the emulator's Compute-shaped REST API: the route
-// table, one generic set of collection handlers, JSON decoding and errors.
-//
-// Handlers validate with package rules before anything is written, and every
-// write happens under one mutex, so a request that fails has changed nothing
-// and checks that span several objects (references, names) cannot race.
+// Package httpapi is the emulator's HTTP layer: it serves the Compute API
+// (package compute) and the APIs mounted beside it, and nothing else. It
+// registers their routes, turns each request into a call, answers in the
+// shape the client asked for and in Google's error format, makes a change
+// durable before it answers, and refuses what a web page or a stranger
+// sends (the access guard) before any handler runs.
 package httpapi
 
 import (
@@ -13,10 +13,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
@@ -26,54 +24,25 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// Server holds what the handlers share.
+// Server serves the Compute API (package compute) and the APIs mounted
+// beside it over HTTP: it routes, reads requests into calls, shapes and
+// writes the answers, and guards the door.
 type Server struct {
+	compute *compute.Service
 	store   store.Store
-	baseURL string // "http://127.0.0.1:8686/compute/v1/"
 	log     *slog.Logger
 	now     func() time.Time
+	mux     *http.ServeMux
 
-	// core holds the write lock every mutation takes (check, then write,
-	// atomically), the change feed each tells, and the operations kept;
-	// ownCore: New made it, and Close closes it.
+	// ownCore: New made the core, and Close closes it.
 	core    *compute.Core
 	ownCore bool
-	// lastCreated is the newest creation time given, under the write lock.
-	lastCreated time.Time
-	mux         *http.ServeMux
-	// holders are the collections whose objects reference others, and
-	// refs who references what among their objects.
-	holders    []holder
-	refs       refIndex
-	health     HealthReader
-	aggregates AggregateReader
-	workloads  WorkloadControl
-	scenarios  ScenarioRunner
-	forward    func(ctx context.Context, d time.Duration) int
-	timeScale  string // the factor times run faster by, or ""
-	metrics    http.Handler
-	// requests remembers the answers to mutations that carried a requestId.
-	requests requestIDs
 
-	// strictFields refuses fields the API does not define, instead of
-	// ignoring them; unknownLogged are those already logged.
-	strictFields  bool
-	unknownMu     sync.Mutex
-	unknownLogged map[string]bool
-
-	// defaultNetwork gives every project the cloud's default network the
-	// first time a request names it; provisioned holds the projects done
-	// in this run (the store holds them all).
-	defaultNetwork bool
-	provisioned    sync.Map // project name → true
-
-	// managedPool is where the instances of managed groups get their
-	// addresses; actions says what autohealing is doing with one (nil:
-	// nothing).
-	managedPool control.Pool
-	actions     func(instance string) string
-	// certs turns managed certificates ACTIVE.
-	certs *control.Certificates
+	workloads WorkloadControl
+	scenarios ScenarioRunner
+	forward   func(ctx context.Context, d time.Duration) int
+	timeScale string // the factor times run faster by, or ""
+	metrics   http.Handler
 
 	// access checks every request before a handler runs (guard.go);
 	// openPaths are those it lets read without the token.
@@ -81,25 +50,8 @@ type Server struct {
 	openPaths map[string]bool
 }
 
-// changed finishes a successful mutation: it tells the engine and records
-// the Operation that answers the client.
-func (s *Server) changed(r *http.Request, sc scope, opType string, change compute.Change, targetID uint64) (*api.Operation, error) {
-	// The change is stored: what follows must happen even if the client
-	// has gone away meanwhile (Ctrl-C in Terraform).
-	r = r.WithContext(context.WithoutCancel(r.Context()))
-	s.indexRefs(r.Context(), change)
-	if change.Unknown {
-		s.core.Changed(r.Context(), []store.Key{change.Key})
-	} else {
-		s.core.Wrote(r.Context(), change)
-	}
-	return s.recordOperation(r, sc, opType, change.Key, targetID)
-}
-
 // HealthReader is what getHealth reads: the probe engine's verdicts.
-type HealthReader interface {
-	Statuses(owner string) []health.Status
-}
+type HealthReader = compute.HealthReader
 
 // linkRoot is the root self links start with, ending with a slash.
 func linkRoot(o Options) string {
@@ -189,30 +141,23 @@ type Options struct {
 // than real time: the factor.
 const TimeScaleHeader = "X-Lbhealth-Time-Scale"
 
-// New returns a Server over st, ready to serve: its routes registered, its
-// reference index built and the stored operations loaded.
+// New returns a Server over st, ready to serve: the Compute API built over
+// the core (its reference index, the stored operations) and its routes
+// registered.
 func New(st store.Store, o Options) *Server {
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		store:      st,
-		baseURL:    linkRoot(o),
-		log:        log,
-		now:        o.Now,
-		mux:        http.NewServeMux(),
-		health:     o.Health,
-		aggregates: o.Aggregates,
-		workloads:  o.Workloads,
-		scenarios:  o.Scenarios,
-		forward:    o.FastForward,
-
-		metrics: o.Metrics,
-
-		strictFields:   o.StrictFields,
-		defaultNetwork: o.DefaultNetwork,
-		unknownLogged:  map[string]bool{},
+		store:     st,
+		log:       log,
+		now:       o.Now,
+		mux:       http.NewServeMux(),
+		workloads: o.Workloads,
+		scenarios: o.Scenarios,
+		forward:   o.FastForward,
+		metrics:   o.Metrics,
 	}
 	if s.now == nil && o.Clock != nil {
 		s.now = o.Clock.Now
@@ -225,18 +170,22 @@ func New(st store.Store, o Options) *Server {
 		s.core, s.ownCore = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange, Log: log,
 			OperationsTTL: o.OperationsTTL, OperationsMax: o.OperationsMax}), true
 	}
-	s.managedPool = control.ManagedPool(o.ManagedInstanceRange)
-	s.certs = control.NewCertificates(o.CertificateProvisioning, s.update, o.Clock, log)
-	s.actions = o.Actions
+	s.compute = compute.NewService(s.core, compute.ServiceOptions{
+		LinkRoot: linkRoot(o), Log: log, Health: o.Health, Aggregates: o.Aggregates,
+		StrictFields: o.StrictFields, DefaultNetwork: o.DefaultNetwork,
+		ManagedInstanceRange: o.ManagedInstanceRange, CertificateProvisioning: o.CertificateProvisioning,
+		Clock: o.Clock, Actions: o.Actions,
+	})
 	if o.TimeScale > 1 {
 		s.timeScale = strconv.FormatFloat(float64(o.TimeScale), 'g', -1, 64)
 	}
 	s.setAccess(o.Access)
 	s.routes()
-	s.buildRefIndex()
-	s.resumeProvisioning()
 	return s
 }
+
+// Compute is the Compute API the server serves.
+func (s *Server) Compute() *compute.Service { return s.compute }
 
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -280,38 +229,6 @@ func uncleanPath(path string) bool {
 	return strings.Contains(path, "//")
 }
 
-// newID returns a random positive 63-bit id, like the Compute API's.
-func newID() uint64 { return googleapi.NewID() }
-
-// creationTime is the creationTimestamp of a new resource: now, or a
-// millisecond after the last one given when that is not earlier, so that
-// resources made within one millisecond still sort in the order they were
-// made (orderBy "creationTimestamp desc"). Call it under the write lock.
-func (s *Server) creationTime() string {
-	t := s.now().Truncate(time.Millisecond)
-	if !t.After(s.lastCreated) {
-		t = s.lastCreated.Add(time.Millisecond)
-	}
-	s.lastCreated = t
-	return timestamp(t)
-}
-
-// timestamp formats t the way the Compute API does.
-func timestamp(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z07:00") }
-
 // AggregateReader is what the getHealth of health sources and composite
 // checks reads: the Aggregator.
-type AggregateReader interface {
-	SourceHealth(path string) (aggregate.SourceReport, bool)
-	CompositeHealth(path string) (aggregate.CompositeReport, bool)
-	// States lists the last state of each, for the status page.
-	States() []aggregate.AggregateState
-}
-
-// action is what autohealing is doing with the managed instance at path.
-func (s *Server) action(path string) string {
-	if s.actions == nil {
-		return api.ActionNone
-	}
-	return s.actions(path)
-}
+type AggregateReader = compute.AggregateReader

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -46,7 +48,7 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseObject(body)
+	doc, err := compute.ParseObject(body)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +59,9 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 	if !slices.Contains(control.WorkloadModes, targets.Mode(mode)) {
 		return nil, invalid("mode (%q) is not a workload mode: one of %s.", mode, control.ModeNames())
 	}
-	sc := scope{project: r.PathValue("project"), zone: r.PathValue("zone")}
-	k := sc.key(api.CollectionInstances, r.PathValue("name"))
+	k := store.Key{Project: r.PathValue("project"), Scope: "zones/" + r.PathValue("zone"), Collection: api.CollectionInstances, Name: r.PathValue("name")}
 	if _, err := s.store.Get(r.Context(), k); err != nil {
-		return nil, storeError(k, err)
+		return nil, compute.StoreError(k, err)
 	}
 	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
 		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, err.Error())

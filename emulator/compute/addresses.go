@@ -1,0 +1,80 @@
+package compute
+
+import (
+	"cmp"
+	"context"
+	"net/netip"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// addresses is the regional addresses collection and, under global/, the
+// global one (globalAddresses in the Compute API). An address without a
+// value gets one: INTERNAL ones in a subnetwork its next free address,
+// IPv6 ones one of 2001:db8:1b::/64, others a loopback address, which
+// probes can reach.
+func (s *Service) addresses() *collection[api.Address, *api.Address] {
+	c := newCollection[api.Address, *api.Address](s, api.CollectionAddresses, nil, rules.ApplyAddressDefaults)
+	c.check = func(a *api.Address, sc scope) rules.Violations {
+		vs := rules.Address(a)
+		if sc.region == "" && a.Subnetwork != "" {
+			vs = append(vs, rules.GlobalAddressSubnetwork())
+		}
+		return vs
+	}
+	c.resolve = s.resolveAddress
+	c.refs = func(a *api.Address) []string { return []string{a.Subnetwork, a.Network} }
+	return c
+}
+
+// resolveAddress checks the address's subnetwork and network and gives it
+// its value.
+func (s *Service) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
+	pool := control.LoopbackPool
+	if a.IPVersion == api.IPv6 {
+		pool = control.IPv6Pool
+	}
+	if a.Subnetwork != "" {
+		var sn api.Subnetwork
+		k, err := s.lookup(ctx, "subnetwork", a.Subnetwork, sc, api.CollectionSubnetworks, &sn)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("subnetwork (%q) is in %s: an address takes a subnetwork of its own region (%s).", a.Subnetwork, k.Scope, sc.region)
+		}
+		switch {
+		case a.IPVersion == api.IPv6 && sn.IPv6CIDRRange == "":
+			return invalid("subnetwork (%q) has no IPv6 range (its stackType is %s): an IPv6 address is reserved in a dual-stack subnetwork, stackType IPV4_IPV6.",
+				a.Subnetwork, cmp.Or(sn.StackType, "IPV4_ONLY"))
+		case a.IPVersion == api.IPv6:
+			prefix, err := netip.ParsePrefix(sn.IPv6CIDRRange)
+			if err != nil || !prefix.Addr().Is6() {
+				return invalid("subnetwork (%q) has an IPv6 range (%q) that is not an IPv6 range in CIDR form.", a.Subnetwork, sn.IPv6CIDRRange)
+			}
+			pool = control.Subnetwork6Pool(k.Project, k.Scope, k.Name, prefix)
+			if ip, err := netip.ParseAddr(a.Address); a.Address != "" && (err != nil || !prefix.Contains(ip)) {
+				return invalid("address (%q) is not in subnetwork %s's IPv6 range (%s).", a.Address, k.Name, sn.IPv6CIDRRange)
+			}
+		case a.Address != "":
+			if v := rules.AddressInSubnetwork("address", a.Address, k.Name, sn.IPCIDRRange); v != nil {
+				return invalid("%s", v.Error())
+			}
+			pool = control.SubnetworkPool(k.Project, k.Scope, k.Name, sn.IPCIDRRange)
+		default:
+			pool = control.SubnetworkPool(k.Project, k.Scope, k.Name, sn.IPCIDRRange)
+		}
+		a.Subnetwork = s.link(k.Path())
+	}
+	if a.Network != "" {
+		k, err := s.lookup(ctx, "network", a.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+		if err != nil {
+			return err
+		}
+		a.Network = s.link(k.Path())
+	}
+	user := sc.key(api.CollectionAddresses, a.Name).Path()
+	return s.assignAddress(ctx, "address", &a.Address, pool, user, map[netip.Addr]bool{})
+}

@@ -1,0 +1,136 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// ManagedGroups is what autohealing (control.Autohealer) reads and
+// writes, over this server's store and under its write lock.
+func (s *Service) ManagedGroups() control.Groups { return managedGroups{s} }
+
+// managedGroups is the API's side of autohealing (control.Groups): what
+// is stored, and writes under the write lock, like a request's.
+type managedGroups struct{ s *Service }
+
+var _ control.Groups = managedGroups{}
+
+// Managers lists the managed groups whose instance group is stored (a
+// manager being deleted has none), with, for those that autoheal, the
+// instances still there.
+func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, error) {
+	s := g.s
+	objects, err := s.store.All(ctx, api.CollectionInstanceGroupManagers)
+	if err != nil {
+		return nil, err
+	}
+	var out []control.ManagedGroup
+	for _, o := range objects {
+		m := new(api.InstanceGroupManager)
+		if err := json.Unmarshal(o.Body, m); err != nil {
+			return nil, err
+		}
+		var group api.InstanceGroup
+		if err := s.load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, scopeOfKey(o.Key)), &group); err != nil {
+			continue
+		}
+		mg := control.ManagedGroup{Key: o.Key, Manager: m, Size: len(group.Instances)}
+		for _, link := range group.Instances {
+			if len(m.AutoHealingPolicies) == 0 {
+				break
+			}
+			k := keyOfPath(api.PathOf(link))
+			var in api.Instance
+			if err := s.load(ctx, "instance", link, k, &in); err != nil {
+				continue
+			}
+			created, _ := time.Parse(time.RFC3339Nano, in.CreationTimestamp)
+			mg.Instances = append(mg.Instances, control.ManagedInstance{Key: k, Link: link, ID: in.ID, Name: in.Name,
+				Created: created, IP: in.PrimaryIP()})
+		}
+		out = append(out, mg)
+	}
+	return out, nil
+}
+
+// KeepSize remakes the instances of the manager at k that were deleted by
+// hand, as a managed group does: it keeps targetSize instances.
+func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
+	s := g.s
+	s.core.Lock()
+	defer s.core.Unlock()
+	var m api.InstanceGroupManager // as stored now: it may have changed or gone meanwhile
+	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
+		return nil
+	}
+	return s.reconcileManager(ctx, &m, scopeOfKey(k))
+}
+
+// Recreate makes instance k again: a new id and creation time, RUNNING.
+func (g managedGroups) Recreate(ctx context.Context, k store.Key) error {
+	g.s.core.Lock()
+	defer g.s.core.Unlock()
+	return g.s.recreateInstance(ctx, k)
+}
+
+// SetInstanceStatus sets the status of instance k, unless it is gone.
+func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, status string) error {
+	s := g.s
+	s.core.Lock()
+	defer s.core.Unlock()
+	changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+		doc["status"] = status
+		return true
+	})
+	if changed {
+		s.written(ctx, k)
+	}
+	return err
+}
+
+// SetManagerStatus writes the group's action counts, stability and
+// recreate loop, when they changed.
+func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, actions api.ManagerActions, loop string) error {
+	s := g.s
+	s.core.Lock()
+	defer s.core.Unlock()
+	_, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+		var m api.InstanceGroupManager
+		if json.Unmarshal(mustJSON(doc), &m) != nil {
+			return false
+		}
+		status := api.NewManagerStatus(actions.Recreating == 0 && actions.Verifying == 0, loop)
+		if m.CurrentActions != nil && *m.CurrentActions == actions && m.Status != nil && *m.Status == *status {
+			return false
+		}
+		doc["currentActions"], doc["status"] = actions, status
+		return true
+	})
+	return err
+}
+
+// Verdicts are the autohealing check's latest verdicts on the instances
+// of manager owner, by instance generation.
+func (g managedGroups) Verdicts(owner string) map[string]health.Status {
+	return g.s.verdicts(owner)
+}
+
+// Link is the self link of the resource at path.
+func (g managedGroups) Link(path string) string { return g.s.link(path) }
+
+// verdicts are the autohealing check's latest verdicts on the instances
+// of manager owner, by instance generation (its path and id): a verdict on
+// an instance since recreated is not its own.
+func (s *Service) verdicts(owner string) map[string]health.Status {
+	out := map[string]health.Status{}
+	for _, st := range s.statuses(owner) {
+		out[st.Group] = st // the group of a manager's target is the instance's generation
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// autoscalers is the zonal and regional autoscalers collection (the API's
+// autoscalers and regionAutoscalers): each targets a managed group of its
+// scope, which control.Autoscaler resizes by the data plane's traffic.
+func (s *Service) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
+	c := newCollection[api.Autoscaler, *api.Autoscaler](s, api.CollectionAutoscalers, rules.Autoscaler, rules.ApplyAutoscalerDefaults)
+	c.resolve = s.resolveAutoscaler
+	c.refs = func(a *api.Autoscaler) []string { return []string{a.Target} }
+	c.outputs = func(a, _ *api.Autoscaler) { a.Status = api.AutoscalerActive }
+	c.kept = func(prior, a *api.Autoscaler) {
+		a.RecommendedSize, a.StatusDetails = prior.RecommendedSize, prior.StatusDetails
+	}
+	return c
+}
+
+// resolveAutoscaler checks the autoscaler's target: a managed group of its
+// zone or region that no other autoscaler sizes.
+func (s *Service) resolveAutoscaler(ctx context.Context, a *api.Autoscaler, sc scope) error {
+	var m api.InstanceGroupManager
+	k, err := s.lookup(ctx, "target", a.Target, sc, api.CollectionInstanceGroupManagers, &m)
+	if err != nil {
+		return err
+	}
+	if k.Scope != sc.path() {
+		return invalid("target (%q) is in %s: an autoscaler in %s sizes a managed group of its own %s.", a.Target, k.Scope, sc.path(), scopeNoun(sc))
+	}
+	self := sc.key(api.CollectionAutoscalers, a.Name).Path()
+	for _, user := range s.refs.usersOf(k.Path()) {
+		if keyOfPath(user).Collection == api.CollectionAutoscalers && user != self {
+			return invalid("target (%q) is already sized by %s: a managed group has one autoscaler.", a.Target, user)
+		}
+	}
+	a.Target = s.link(k.Path())
+	return nil
+}
+
+// scopeNoun is "zone" or "region", as sc is.
+func scopeNoun(sc scope) string {
+	if sc.zone != "" {
+		return "zone"
+	}
+	return "region"
+}
+
+// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes,
+// over this server's store and under its write lock.
+func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s} }
+
+// scaledGroups is the API's side of autoscaling (control.Scalers).
+type scaledGroups struct{ s *Service }
+
+var _ control.Scalers = scaledGroups{}
+
+// Autoscalers lists the autoscalers whose managed group is stored, with
+// the rate an instance of the group may take by the backend services that
+// use its instance group.
+func (g scaledGroups) Autoscalers(ctx context.Context) ([]control.ScaledGroup, error) {
+	s := g.s
+	objects, err := s.store.All(ctx, api.CollectionAutoscalers)
+	if err != nil || len(objects) == 0 {
+		return nil, err
+	}
+	objs, err := s.store.All(ctx, api.CollectionBackendServices)
+	if err != nil {
+		return nil, err
+	}
+	services := make([]api.BackendService, 0, len(objs))
+	for _, o := range objs {
+		var bs api.BackendService
+		if json.Unmarshal(o.Body, &bs) == nil {
+			services = append(services, bs)
+		}
+	}
+	var out []control.ScaledGroup
+	for _, o := range objects {
+		var a api.Autoscaler
+		if err := json.Unmarshal(o.Body, &a); err != nil || a.AutoscalingPolicy == nil {
+			continue
+		}
+		mk := keyOfPath(api.PathOf(a.Target))
+		var m api.InstanceGroupManager
+		if err := s.load(ctx, "target", a.Target, mk, &m); err != nil {
+			continue // being deleted
+		}
+		group := groupOf(&m, scopeOfKey(mk))
+		var members api.InstanceGroup
+		_ = s.load(ctx, "instanceGroup", group.Path(), group, &members)
+		sg := control.ScaledGroup{Autoscaler: o.Key, Policy: *a.AutoscalingPolicy, Recommended: -1, Manager: mk,
+			Group: group.Path(), Size: valueOf(m.TargetSize), PerInstance: perInstance(services, group.Path(), len(members.Instances))}
+		if a.RecommendedSize != nil {
+			sg.Recommended = *a.RecommendedSize
+		}
+		out = append(out, sg)
+	}
+	return out, nil
+}
+
+func valueOf(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// perInstance is the requests per second the RATE backends of services
+// give an instance of group (of n instances): their capacity for each
+// (api.Capacity.PerEach); the largest when several do.
+func perInstance(services []api.BackendService, group string, n int) float64 {
+	best := 0.0
+	for _, bs := range services {
+		for _, b := range bs.Backends {
+			if c := b.Capacity(); api.PathOf(b.Group) == group && c.Mode == "RATE" {
+				best = max(best, c.PerEach(n))
+			}
+		}
+	}
+	return best
+}
+
+// Resize sets the targetSize of the manager at k and brings its group to
+// it, as instanceGroupManagers.resize does.
+func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error {
+	s := g.s
+	s.core.Lock()
+	defer s.core.Unlock()
+	if changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool { doc["targetSize"] = size; return true }); err != nil || !changed {
+		return err
+	}
+	var m api.InstanceGroupManager
+	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
+		return nil
+	}
+	return s.reconcileManager(ctx, &m, scopeOfKey(k))
+}
+
+// Recommend writes an autoscaler's recommendedSize and status details.
+func (g scaledGroups) Recommend(ctx context.Context, k store.Key, size int64, details []api.AutoscalerStatusDetail) error {
+	return g.s.update(ctx, k, func(doc map[string]any) bool {
+		doc["recommendedSize"] = size
+		if len(details) > 0 {
+			doc["statusDetails"] = details
+		} else {
+			delete(doc, "statusDetails")
+		}
+		return true
+	})
+}

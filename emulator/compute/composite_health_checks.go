@@ -1,0 +1,109 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// compositeHealthChecks is the regional compositeHealthChecks collection.
+func (s *Service) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
+	c := newCollection[api.CompositeHealthCheck, *api.CompositeHealthCheck](s, api.CollectionCompositeHealthChecks, rules.CompositeHealthCheck, nil)
+	c.resolve = s.resolveComposite
+	c.refs = func(c *api.CompositeHealthCheck) []string {
+		return append([]string{c.HealthDestination}, c.HealthSources...)
+	}
+	c.fingerprint = func(c *api.CompositeHealthCheck) *string { return &c.Fingerprint }
+	return c
+}
+
+// resolveComposite checks the sources and the destination of a composite
+// check and stores the references as URLs.
+func (s *Service) resolveComposite(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
+	seen := map[string]string{} // resolved path -> the field that named it first
+	for i, ref := range c.HealthSources {
+		field := fmt.Sprintf("healthSources[%d]", i)
+		k, err := parseAnyRef(field, ref, sc, api.CollectionHealthSources)
+		if err != nil {
+			return err
+		}
+		if k.Collection == api.CollectionCompositeHealthChecks {
+			v := rules.CompositeAsSource(field, ref)
+			return invalid("%s", v.Error())
+		}
+		var hs api.HealthSource
+		if k, err = s.lookup(ctx, field, ref, sc, api.CollectionHealthSources, &hs); err != nil {
+			return err
+		}
+		if v := rules.SameRegion(field, ref, "a health source", regionOfScope(k.Scope), sc.region); v != nil {
+			return invalid("%s", v.Error())
+		}
+		if first, dup := seen[k.Path()]; dup {
+			v := rules.RepeatedSource(field, ref, first)
+			return invalid("%s", v.Error())
+		}
+		seen[k.Path()] = field
+		c.HealthSources[i] = s.link(k.Path())
+	}
+	return s.resolveDestination(ctx, c, sc)
+}
+
+// resolveDestination checks the forwarding rule of a composite check: it
+// must fit, and no other composite may report for it.
+func (s *Service) resolveDestination(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
+	var fr api.ForwardingRule
+	k, err := s.lookup(ctx, "healthDestination", c.HealthDestination, sc, api.CollectionForwardingRules, &fr)
+	if err != nil {
+		return err
+	}
+	if v := rules.HealthDestination(c.HealthDestination, &fr, regionOfScope(k.Scope), sc.region); v != nil {
+		return invalid("%s", v.Error())
+	}
+	self := sc.key(api.CollectionCompositeHealthChecks, c.Name)
+	other, err := s.destinationOf(ctx, k, self)
+	if err != nil {
+		return err
+	}
+	if other != "" {
+		v := rules.DestinationTaken(c.HealthDestination, other)
+		return invalid("%s", v.Error())
+	}
+	c.HealthDestination = s.link(k.Path())
+	return nil
+}
+
+// destinationOf returns the path of a composite other than self whose
+// destination is the forwarding rule fr, or "": a look-up in the
+// reference index (a composite references its sources and its
+// destination, and only the destination can be a forwarding rule).
+func (s *Service) destinationOf(_ context.Context, fr, self store.Key) (string, error) {
+	for _, path := range s.usersIn(fr.Path(), api.CollectionCompositeHealthChecks) {
+		if path != self.Path() {
+			return path, nil
+		}
+	}
+	return "", nil
+}
+
+// compositeHealth answers compositeHealthChecks.getHealth.
+func (s *Service) compositeHealth(r *Call) (any, error) {
+	c := s.compositeHealthChecks()
+	chc, sc, err := c.load(r)
+	if err != nil {
+		return nil, err
+	}
+	out := api.CompositeHealthCheckHealth{Kind: api.KindCompositeHealthCheckHealth, HealthState: api.StateUnknown, HealthSources: []api.HealthSourceState{}}
+	if s.aggregates == nil {
+		return out, nil
+	}
+	if rep, ok := s.aggregates.CompositeHealth(sc.key(c.def.Name, chc.Name).Path()); ok {
+		out.HealthState = rep.State
+		for _, src := range rep.Sources {
+			out.HealthSources = append(out.HealthSources, api.HealthSourceState{Source: s.link(src.Source), HealthState: src.State})
+		}
+	}
+	return out, nil
+}

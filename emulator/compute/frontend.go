@@ -1,0 +1,500 @@
+package compute
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// The load balancer's front end: URL maps, target proxies, target
+// instances, certificates and SSL policies. Each is stored and served as
+// the API writes it, and what it names must exist, in its own scope, and
+// fit (a URL map's services are the proxy kind; a TCP proxy's service
+// speaks TCP); what names it keeps it from being deleted.
+
+// follow looks up the resource ref names in collection, in the scope of
+// the resource that names it, and returns its self link; what, when set,
+// says what the referring resource is, for the message that refuses a
+// resource of another scope.
+func (s *Service) follow(ctx context.Context, field, ref string, sc scope, collection, what string, v any) (string, error) {
+	k, err := s.lookup(ctx, field, ref, sc, collection, v)
+	if err != nil {
+		return "", err
+	}
+	if k.Scope != sc.path() {
+		return "", invalid("%s (%q) is in %s: %s in %s takes one of its own scope.", field, ref, k.Scope, what, sc.path())
+	}
+	return s.link(k.Path()), nil
+}
+
+// proxyServiceSchemes are the load-balancing schemes of the backend
+// services a URL map or a proxy may route to: the proxy load balancers'.
+var proxyServiceSchemes = map[string]bool{
+	api.SchemeExternal: true, api.SchemeExternalManaged: true,
+	api.SchemeInternalManaged: true, api.SchemeInternalSelfManaged: true,
+}
+
+// urlMaps is the global and regional urlMaps collection.
+func (s *Service) urlMaps() *collection[api.URLMap, *api.URLMap] {
+	c := newCollection[api.URLMap, *api.URLMap](s, api.CollectionURLMaps, rules.URLMap, nil)
+	c.resolve = s.resolveURLMap
+	c.refs = func(m *api.URLMap) []string {
+		var out []string
+		for _, r := range m.Services() {
+			out = append(out, *r.Value)
+		}
+		return out
+	}
+	c.fingerprint = func(m *api.URLMap) *string { return &m.Fingerprint }
+	c.fingerprintOptional = true
+	return c
+}
+
+// resolveURLMap follows every service a map names: each must be a backend
+// service of the map's scope that a proxy can route to, and all of them of
+// one load-balancing scheme; each backend bucket must exist, in the map's
+// scope.
+func (s *Service) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) error {
+	scheme, first := "", ""
+	for _, r := range m.Services() {
+		k, err := parseAnyRef(r.Field, *r.Value, sc, api.CollectionBackendServices)
+		if err != nil {
+			return err
+		}
+		if k.Collection == api.CollectionBackendBuckets {
+			link, err := s.follow(ctx, r.Field, *r.Value, sc, api.CollectionBackendBuckets, "a URL map", new(api.BackendBucket))
+			if err != nil {
+				return err
+			}
+			*r.Value = link
+			continue
+		}
+		var bs api.BackendService
+		link, err := s.follow(ctx, r.Field, *r.Value, sc, api.CollectionBackendServices, "a URL map", &bs)
+		if err != nil {
+			return err
+		}
+		bsScheme := bs.LoadBalancingScheme
+		if bsScheme == "" {
+			bsScheme = api.SchemeExternal
+		}
+		if !proxyServiceSchemes[bsScheme] {
+			return invalid("%s (%q) is a backend service of scheme %s: a URL map routes to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED).", r.Field, *r.Value, bsScheme)
+		}
+		switch bs.Protocol {
+		case api.ProtocolTCP, api.ProtocolSSL, api.ProtocolUDP, api.ProtocolUnspecified:
+			return invalid("%s (%q) is a backend service of protocol %s: a URL map routes HTTP requests, to services of protocol HTTP, HTTPS, HTTP2, H2C or GRPC.", r.Field, *r.Value, bs.Protocol)
+		}
+		switch {
+		case scheme == "":
+			scheme, first = bsScheme, r.Field
+		case scheme != bsScheme:
+			return invalid("%s (%q) is a backend service of scheme %s, but %s is of scheme %s: the services of one URL map share one load-balancing scheme.", r.Field, *r.Value, bsScheme, first, scheme)
+		}
+		*r.Value = link
+	}
+	return nil
+}
+
+// urlMapValidate answers urlMaps.validate: the map in the request, checked
+// as an insert would check it, reported as the API reports a validation
+// (loadSucceeded and loadErrors) rather than as an error.
+func (s *Service) urlMapValidate(r *Call) (any, error) {
+	sc, err := scopeOf(r)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Resource *api.URLMap `json:"resource"`
+	}
+	name := "UrlMapsValidateRequest"
+	if sc.region != "" {
+		name = "RegionUrlMapsValidateRequest"
+	}
+	if err := s.readJSON(r, name, &req); err != nil {
+		return nil, err
+	}
+	if _, _, _, err := s.urlMaps().loadBody(r); err != nil {
+		return nil, err
+	}
+	if req.Resource == nil {
+		return nil, invalid("resource is required: the URL map to validate.")
+	}
+	var loadErrors []string
+	if err := rules.URLMap(req.Resource).Err(); err != nil {
+		loadErrors = append(loadErrors, err.Error())
+	} else if err := s.resolveURLMap(r.Context(), req.Resource, sc); err != nil {
+		loadErrors = append(loadErrors, err.Error())
+	}
+	result := map[string]any{"loadSucceeded": len(loadErrors) == 0}
+	if len(loadErrors) > 0 {
+		result["loadErrors"] = loadErrors
+	} else {
+		result["testPassed"] = true
+	}
+	return map[string]any{"result": result}, nil
+}
+
+// urlMapInvalidateCache answers urlMaps.invalidateCache: the emulator has
+// no cache, so there is nothing to invalidate but the map must exist.
+func (s *Service) urlMapInvalidateCache(r *Call) (any, error) {
+	var req map[string]any
+	if err := s.readJSON(r, "CacheInvalidationRule", &req); err != nil {
+		return nil, err
+	}
+	return s.urlMaps().modify(r, "invalidateCache", func(stored *api.URLMap) (*api.URLMap, error) { return cloneOf(stored), nil })
+}
+
+// followURLMap resolves a proxy's URL map.
+func (s *Service) followURLMap(ctx context.Context, ref string, sc scope) (string, error) {
+	return s.follow(ctx, "urlMap", ref, sc, api.CollectionURLMaps, "a target proxy", new(api.URLMap))
+}
+
+// followCertificates resolves a proxy's certificates; Certificate Manager
+// certificates ("//certificatemanager.googleapis.com/...") are kept as
+// sent.
+func (s *Service) followCertificates(ctx context.Context, certs []string, sc scope) error {
+	for i, ref := range certs {
+		if strings.HasPrefix(ref, "//certificatemanager.") {
+			continue
+		}
+		link, err := s.follow(ctx, "sslCertificates["+strconv.Itoa(i)+"]", ref, sc, api.CollectionSSLCertificates, "a target proxy", new(api.SSLCertificate))
+		if err != nil {
+			return err
+		}
+		certs[i] = link
+	}
+	return nil
+}
+
+// followSSLPolicy resolves a proxy's SSL policy, when it has one.
+func (s *Service) followSSLPolicy(ctx context.Context, ref *string, sc scope) error {
+	if *ref == "" {
+		return nil
+	}
+	link, err := s.follow(ctx, "sslPolicy", *ref, sc, api.CollectionSSLPolicies, "a target proxy", new(api.SSLPolicy))
+	*ref = link
+	return err
+}
+
+// followProxyService resolves a TCP or SSL proxy's backend service: one of
+// a proxy load balancer, speaking TCP or SSL.
+func (s *Service) followProxyService(ctx context.Context, ref string, sc scope) (string, error) {
+	var bs api.BackendService
+	link, err := s.follow(ctx, "service", ref, sc, api.CollectionBackendServices, "a target proxy", &bs)
+	if err != nil {
+		return "", err
+	}
+	if bs.LoadBalancingScheme != "" && !proxyServiceSchemes[bs.LoadBalancingScheme] {
+		return "", invalid("service (%q) is a backend service of scheme %s: a target proxy sends to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED).", ref, bs.LoadBalancingScheme)
+	}
+	if bs.Protocol != api.ProtocolTCP && bs.Protocol != api.ProtocolSSL {
+		return "", invalid("service (%q) is a backend service of protocol %s: a TCP or SSL proxy sends to a service of protocol TCP or SSL.", ref, orUnset(bs.Protocol))
+	}
+	return link, nil
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}
+
+// targetHTTPProxies is the global and regional targetHttpProxies collection.
+func (s *Service) targetHTTPProxies() *collection[api.TargetHTTPProxy, *api.TargetHTTPProxy] {
+	c := newCollection[api.TargetHTTPProxy, *api.TargetHTTPProxy](s, api.CollectionTargetHTTPProxies, rules.TargetHTTPProxy, nil)
+	c.resolve = func(ctx context.Context, p *api.TargetHTTPProxy, sc scope) (err error) {
+		p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc)
+		return err
+	}
+	c.refs = func(p *api.TargetHTTPProxy) []string { return []string{p.URLMap} }
+	c.fingerprint = func(p *api.TargetHTTPProxy) *string { return &p.Fingerprint }
+	c.fingerprintOptional = true
+	return c
+}
+
+// targetHTTPSProxies is the global and regional targetHttpsProxies
+// collection.
+func (s *Service) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy] {
+	c := newCollection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy](s, api.CollectionTargetHTTPSProxies, rules.TargetHTTPSProxy, func(p *api.TargetHTTPSProxy) {
+		if p.QuicOverride == "" {
+			p.QuicOverride = api.QuicNone
+		}
+	})
+	c.resolve = func(ctx context.Context, p *api.TargetHTTPSProxy, sc scope) (err error) {
+		if p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc); err != nil {
+			return err
+		}
+		if err := s.followCertificates(ctx, p.SSLCertificates, sc); err != nil {
+			return err
+		}
+		return s.followSSLPolicy(ctx, &p.SSLPolicy, sc)
+	}
+	c.refs = func(p *api.TargetHTTPSProxy) []string {
+		return append([]string{p.URLMap, p.SSLPolicy}, p.SSLCertificates...)
+	}
+	c.fingerprint = func(p *api.TargetHTTPSProxy) *string { return &p.Fingerprint }
+	c.fingerprintOptional = true
+	return c
+}
+
+// targetTCPProxies is the global and regional targetTcpProxies collection.
+func (s *Service) targetTCPProxies() *collection[api.TargetTCPProxy, *api.TargetTCPProxy] {
+	c := newCollection[api.TargetTCPProxy, *api.TargetTCPProxy](s, api.CollectionTargetTCPProxies, rules.TargetTCPProxy,
+		func(p *api.TargetTCPProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
+	c.resolve = func(ctx context.Context, p *api.TargetTCPProxy, sc scope) (err error) {
+		p.Service, err = s.followProxyService(ctx, p.Service, sc)
+		return err
+	}
+	c.refs = func(p *api.TargetTCPProxy) []string { return []string{p.Service} }
+	return c
+}
+
+// targetSSLProxies is the global targetSslProxies collection.
+func (s *Service) targetSSLProxies() *collection[api.TargetSSLProxy, *api.TargetSSLProxy] {
+	c := newCollection[api.TargetSSLProxy, *api.TargetSSLProxy](s, api.CollectionTargetSSLProxies, rules.TargetSSLProxy,
+		func(p *api.TargetSSLProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
+	c.resolve = func(ctx context.Context, p *api.TargetSSLProxy, sc scope) (err error) {
+		if p.Service, err = s.followProxyService(ctx, p.Service, sc); err != nil {
+			return err
+		}
+		if err := s.followCertificates(ctx, p.SSLCertificates, sc); err != nil {
+			return err
+		}
+		return s.followSSLPolicy(ctx, &p.SSLPolicy, sc)
+	}
+	c.refs = func(p *api.TargetSSLProxy) []string {
+		return append([]string{p.Service, p.SSLPolicy}, p.SSLCertificates...)
+	}
+	return c
+}
+
+// targetInstances is the zonal targetInstances collection: its instance
+// must be in its zone.
+func (s *Service) targetInstances() *collection[api.TargetInstance, *api.TargetInstance] {
+	c := newCollection[api.TargetInstance, *api.TargetInstance](s, api.CollectionTargetInstances, rules.TargetInstance, rules.ApplyTargetInstanceDefaults)
+	c.resolve = func(ctx context.Context, t *api.TargetInstance, sc scope) (err error) {
+		if t.Instance, err = s.follow(ctx, "instance", t.Instance, sc, api.CollectionInstances, "a target instance", new(api.Instance)); err != nil {
+			return err
+		}
+		if t.Network != "" {
+			k, err := s.lookup(ctx, "network", t.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+			if err != nil {
+				return err
+			}
+			t.Network = s.link(k.Path())
+		}
+		return nil
+	}
+	c.refs = func(t *api.TargetInstance) []string { return []string{t.Instance, t.Network} }
+	return c
+}
+
+// sslCertificates is the global and regional sslCertificates collection.
+// The private key is write only: checked on insert, never stored.
+func (s *Service) sslCertificates() *collection[api.SSLCertificate, *api.SSLCertificate] {
+	c := newCollection[api.SSLCertificate, *api.SSLCertificate](s, api.CollectionSSLCertificates, rules.SSLCertificate, rules.ApplySSLCertificateDefaults)
+	c.outputs = func(cert, _ *api.SSLCertificate) {
+		switch cert.Type {
+		case api.CertificateManaged:
+			cert.Managed.Status = api.CertificateProvisioning
+			cert.Managed.DomainStatus = map[string]string{}
+			for _, d := range cert.Managed.Domains {
+				cert.Managed.DomainStatus[d] = api.CertificateProvisioning
+			}
+			cert.SubjectAlternativeNames = append([]string(nil), cert.Managed.Domains...)
+		default:
+			chain, err := rules.ParseCertificateChain(cert.Certificate)
+			if err != nil {
+				return // the rules refused it already
+			}
+			leaf := chain[0]
+			cert.ExpireTime = leaf.NotAfter.UTC().Format("2006-01-02T15:04:05.000-07:00")
+			cert.SubjectAlternativeNames = append([]string(nil), leaf.DNSNames...)
+		}
+	}
+	c.inputOnly = func(doc document) {
+		delete(doc, "privateKey")
+		delete(doc, "selfManaged")
+	}
+	c.attach = func(ctx context.Context, cert *api.SSLCertificate, sc scope) error {
+		if cert.Type == api.CertificateManaged {
+			s.certs.Provision(sc.key(api.CollectionSSLCertificates, cert.Name))
+		}
+		return nil
+	}
+	return c
+}
+
+// sslPolicies is the global and regional sslPolicies collection.
+func (s *Service) sslPolicies() *collection[api.SSLPolicy, *api.SSLPolicy] {
+	c := newCollection[api.SSLPolicy, *api.SSLPolicy](s, api.CollectionSSLPolicies, rules.SSLPolicy, rules.ApplySSLPolicyDefaults)
+	c.fingerprint = func(p *api.SSLPolicy) *string { return &p.Fingerprint }
+	return c
+}
+
+// The proxies' set methods: each changes one field, under the proxy's
+// own checks.
+
+func (s *Service) httpProxySetURLMap(r *Call) (any, error) {
+	var req api.URLMapReference
+	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
+		return nil, err
+	}
+	return s.targetHTTPProxies().modify(r, "setUrlMap", func(stored *api.TargetHTTPProxy) (*api.TargetHTTPProxy, error) {
+		p := cloneOf(stored)
+		p.URLMap = req.URLMap
+		return p, nil
+	})
+}
+
+func (s *Service) httpsProxySetURLMap(r *Call) (any, error) {
+	var req api.URLMapReference
+	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
+		return nil, err
+	}
+	return s.targetHTTPSProxies().modify(r, "setUrlMap", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+		p := cloneOf(stored)
+		p.URLMap = req.URLMap
+		return p, nil
+	})
+}
+
+func (s *Service) httpsProxySetCertificates(r *Call) (any, error) {
+	sc, err := scopeOf(r)
+	if err != nil {
+		return nil, err
+	}
+	name := "TargetHttpsProxiesSetSslCertificatesRequest"
+	if sc.region != "" {
+		name = "RegionTargetHttpsProxiesSetSslCertificatesRequest"
+	}
+	var req api.SSLCertificatesRequest
+	if err := s.readJSON(r, name, &req); err != nil {
+		return nil, err
+	}
+	return s.targetHTTPSProxies().modify(r, "setSslCertificates", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+		p := cloneOf(stored)
+		p.SSLCertificates = req.SSLCertificates
+		return p, nil
+	})
+}
+
+func (s *Service) httpsProxySetQuicOverride(r *Call) (any, error) {
+	var req api.QuicOverrideRequest
+	if err := s.readJSON(r, "TargetHttpsProxiesSetQuicOverrideRequest", &req); err != nil {
+		return nil, err
+	}
+	if v := oneOfValues("quicOverride", req.QuicOverride, "NONE", "ENABLE", "DISABLE"); v != nil {
+		return nil, v
+	}
+	return s.targetHTTPSProxies().modify(r, "setQuicOverride", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+		p := cloneOf(stored)
+		p.QuicOverride = req.QuicOverride
+		return p, nil
+	})
+}
+
+func (s *Service) httpsProxySetSSLPolicy(r *Call) (any, error) {
+	var req api.SSLPolicyReference
+	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
+		return nil, err
+	}
+	return s.targetHTTPSProxies().modify(r, "setSslPolicy", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+		p := cloneOf(stored)
+		p.SSLPolicy = req.SSLPolicy
+		return p, nil
+	})
+}
+
+func (s *Service) tcpProxySetBackendService(r *Call) (any, error) {
+	var req api.BackendServiceRequest
+	if err := s.readJSON(r, "TargetTcpProxiesSetBackendServiceRequest", &req); err != nil {
+		return nil, err
+	}
+	return s.targetTCPProxies().modify(r, "setBackendService", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
+		p := cloneOf(stored)
+		p.Service = req.Service
+		return p, nil
+	})
+}
+
+func (s *Service) tcpProxySetProxyHeader(r *Call) (any, error) {
+	var req api.ProxyHeaderRequest
+	if err := s.readJSON(r, "TargetTcpProxiesSetProxyHeaderRequest", &req); err != nil {
+		return nil, err
+	}
+	if v := oneOfValues("proxyHeader", req.ProxyHeader, "NONE", "PROXY_V1"); v != nil {
+		return nil, v
+	}
+	return s.targetTCPProxies().modify(r, "setProxyHeader", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
+		p := cloneOf(stored)
+		p.ProxyHeader = req.ProxyHeader
+		return p, nil
+	})
+}
+
+func (s *Service) sslProxySetBackendService(r *Call) (any, error) {
+	var req api.BackendServiceRequest
+	if err := s.readJSON(r, "TargetSslProxiesSetBackendServiceRequest", &req); err != nil {
+		return nil, err
+	}
+	return s.targetSSLProxies().modify(r, "setBackendService", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+		p := cloneOf(stored)
+		p.Service = req.Service
+		return p, nil
+	})
+}
+
+func (s *Service) sslProxySetCertificates(r *Call) (any, error) {
+	var req api.SSLCertificatesRequest
+	if err := s.readJSON(r, "TargetSslProxiesSetSslCertificatesRequest", &req); err != nil {
+		return nil, err
+	}
+	return s.targetSSLProxies().modify(r, "setSslCertificates", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+		p := cloneOf(stored)
+		p.SSLCertificates = req.SSLCertificates
+		return p, nil
+	})
+}
+
+func (s *Service) sslProxySetSSLPolicy(r *Call) (any, error) {
+	var req api.SSLPolicyReference
+	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
+		return nil, err
+	}
+	return s.targetSSLProxies().modify(r, "setSslPolicy", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+		p := cloneOf(stored)
+		p.SSLPolicy = req.SSLPolicy
+		return p, nil
+	})
+}
+
+func (s *Service) sslProxySetProxyHeader(r *Call) (any, error) {
+	var req api.ProxyHeaderRequest
+	if err := s.readJSON(r, "TargetSslProxiesSetProxyHeaderRequest", &req); err != nil {
+		return nil, err
+	}
+	if v := oneOfValues("proxyHeader", req.ProxyHeader, "NONE", "PROXY_V1"); v != nil {
+		return nil, v
+	}
+	return s.targetSSLProxies().modify(r, "setProxyHeader", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+		p := cloneOf(stored)
+		p.ProxyHeader = req.ProxyHeader
+		return p, nil
+	})
+}
+
+// oneOfValues refuses a request field that is not one of its values.
+func oneOfValues(field, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return invalid("%s (%q) must be one of %s.", field, value, strings.Join(allowed, ", "))
+}

@@ -1,0 +1,71 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// healthChecks is the global and regional healthChecks collection.
+func (s *Service) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
+	c := newCollection[api.HealthCheck, *api.HealthCheck](s, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
+	c.computedType = true
+	c.check = func(hc *api.HealthCheck, sc scope) rules.Violations {
+		return rules.HealthCheck(hc, sc.region != "")
+	}
+	c.resolve = s.resolveScenario
+	c.refs = func(hc *api.HealthCheck) []string {
+		if b, ok := hc.BlockOf(api.TypeScenario); ok {
+			return append([]string(nil), *b.Lists["healthChecks"]...)
+		}
+		return nil
+	}
+	c.immutable = func(prior, hc *api.HealthCheck) error {
+		if v := rules.CheckTypeChange(checkType(prior), checkType(hc)); v != nil {
+			return invalid("%s", v.Error())
+		}
+		return nil
+	}
+	return c
+}
+
+// checkType is a check's type: as sent, else that of its one protocol
+// block ("" when it has none or several: its rules say so).
+func checkType(hc *api.HealthCheck) string {
+	if hc.Type != "" {
+		return hc.Type
+	}
+	if b, ok := hc.Block(); ok {
+		return b.Type
+	}
+	return ""
+}
+
+// resolveScenario checks the health checks a scenario combines: each must
+// exist in the scenario's own scope and be neither the scenario nor a
+// scenario; the references are stored as URLs.
+func (s *Service) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc scope) error {
+	b, ok := hc.BlockOf(api.TypeScenario)
+	if !ok {
+		return nil
+	}
+	members := *b.Lists["healthChecks"]
+	for i, ref := range members {
+		field := fmt.Sprintf("scenarioHealthCheck.healthChecks[%d]", i)
+		var member api.HealthCheck
+		k, err := s.lookup(ctx, field, ref, sc, api.CollectionHealthChecks, &member)
+		if err != nil {
+			return err
+		}
+		if k.Scope != sc.path() {
+			return invalid("%s (%q) is in %s: a scenario combines health checks of its own scope (%s).", field, ref, k.Scope, sc.path())
+		}
+		if v := rules.ScenarioMember(field, ref, hc.Name, &member); v != nil {
+			return invalid("%s", v.Error())
+		}
+		members[i] = s.link(k.Path())
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package compute
+
+import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// statuses are the engine's verdicts on the endpoints of owner.
+func (s *Service) statuses(owner string) []health.Status {
+	if s.health == nil {
+		return nil
+	}
+	return s.health.Statuses(owner)
+}
+
+// healthStatus is one endpoint's status as getHealth reports it. The
+// Compute API's HealthStatus.healthState is HEALTHY or UNHEALTHY only, and a
+// backend with no verdict yet is not healthy: UNKNOWN is reported UNHEALTHY,
+// the reason saying it is not known to be (api.ReasonNoVerdict).
+func (s *Service) healthStatus(st health.Status) api.HealthStatus {
+	state, reason := st.State, st.Reason
+	if state == api.StateUnknown {
+		state, reason = api.StateUnhealthy, api.ReasonNoVerdict
+	}
+	hs := api.HealthStatus{
+		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
+		HealthState: state, Reason: reason, Detail: st.Detail,
+		HealthCheck: s.link(st.Check), ProbedAt: st.ProbedAt, LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
+	}
+	if st.Group != "" { // target-pool instances have no group
+		hs.Group = s.link(st.Group)
+	}
+	if !st.LastProbe.IsZero() {
+		hs.LastProbeTime = timestamp(st.LastProbe)
+	}
+	return hs
+}

@@ -1,0 +1,485 @@
+package compute
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// instanceTemplates is the global and regional instanceTemplates
+// collection (the API's instanceTemplates and regionInstanceTemplates): kept as
+// sent, with its network, subnetwork and images checked, for the managed
+// groups that make instances of it.
+func (s *Service) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
+	c := newCollection[api.InstanceTemplate, *api.InstanceTemplate](s, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
+	c.resolve = s.resolveInstanceTemplate
+	// No refs: the API does not count a template as a user of the network
+	// and subnetwork it names (they can be deleted under it; a group then
+	// fails to make instances from it), so a template blocks no delete.
+	return c
+}
+
+// resolveInstanceTemplate checks what a template's instances will use: its
+// network and subnetwork (a subnetwork by name is looked up in the region
+// of each group's zone, when the group makes an instance) and the images of
+// the disks it makes.
+func (s *Service) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTemplate, sc scope) error {
+	for i := range t.Properties.NetworkInterfaces {
+		ni := &t.Properties.NetworkInterfaces[i]
+		field := fmt.Sprintf("properties.networkInterfaces[%d]", i)
+		if ni.Network != "" {
+			k, err := s.lookup(ctx, field+".network", ni.Network, sc, api.CollectionNetworks, new(api.Network))
+			if err != nil {
+				return err
+			}
+			ni.Network = s.link(k.Path())
+		}
+		if ni.Subnetwork != "" && lastSegment(ni.Subnetwork) != ni.Subnetwork {
+			k, err := s.lookup(ctx, field+".subnetwork", ni.Subnetwork, sc, api.CollectionSubnetworks, new(api.Subnetwork))
+			if err != nil {
+				return err
+			}
+			ni.Subnetwork = s.link(k.Path())
+		}
+	}
+	for i, d := range t.Properties.Disks {
+		if p := d.InitializeParams; p != nil && p.SourceImage != "" {
+			if _, err := resolveImage(fmt.Sprintf("properties.disks[%d].initializeParams.sourceImage", i), p.SourceImage); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// instanceGroupManagers is the zonal instanceGroupManagers collection: a
+// managed group makes targetSize instances of its template, keeps them in
+// the instance group of its own name (which backends name), and makes or
+// deletes instances when targetSize changes (a patch, or resize). The
+// instances' addresses come from the managed-instance range
+// (Options.ManagedInstanceRange), so that local servers bound there answer
+// for them.
+func (s *Service) instanceGroupManagers() *collection[api.InstanceGroupManager, *api.InstanceGroupManager] {
+	c := newCollection[api.InstanceGroupManager, *api.InstanceGroupManager](s, api.CollectionInstanceGroupManagers,
+		rules.InstanceGroupManager, rules.ApplyInstanceGroupManagerDefaults)
+	c.resolve = s.resolveManager
+	c.fingerprint = func(m *api.InstanceGroupManager) *string { return &m.Fingerprint }
+	c.fingerprintOptional = true
+	c.refs = func(m *api.InstanceGroupManager) []string {
+		refs := []string{m.InstanceTemplate, m.InstanceGroup}
+		for _, v := range m.Versions {
+			refs = append(refs, v.InstanceTemplate)
+		}
+		for _, p := range m.AutoHealingPolicies {
+			refs = append(refs, p.HealthCheck)
+		}
+		return refs
+	}
+	c.outputs = func(m, prior *api.InstanceGroupManager) {
+		m.InstanceGroup = s.link(groupOf(m, scopeOfKey(keyOfPath(api.PathOf(m.SelfLink)))).Path())
+		m.CurrentActions = &api.ManagerActions{None: *m.TargetSize}
+		m.Status = api.NewManagerStatus(true, "")
+	}
+	c.inputOnly = func(doc document) {
+		// terraform-provider-google always sends this policy, empty when
+		// the configuration has none; the API answers without it.
+		if p, ok := doc["instanceFlexibilityPolicy"].(map[string]any); ok && len(p) == 0 {
+			delete(doc, "instanceFlexibilityPolicy")
+		}
+	}
+	c.attach = s.reconcileManager
+	c.updated = s.reconcileManager
+	c.deletable = s.managerDeletable
+	c.release = s.releaseManager
+	return c
+}
+
+// resolveManager checks the group's template and autohealing check, which
+// must exist, and writes them as URLs.
+func (s *Service) resolveManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+	global := scope{project: sc.project}
+	template := func(field string, ref *string) error {
+		if *ref == "" {
+			return nil
+		}
+		k, err := s.lookup(ctx, field, *ref, global, api.CollectionInstanceTemplates, new(api.InstanceTemplate))
+		if err != nil {
+			return err
+		}
+		region := sc.region
+		if sc.zone != "" {
+			region = rules.ZoneRegion(sc.zone)
+		}
+		if k.Scope != "global" && k.Scope != "regions/"+region {
+			return invalid("%s (%q) is in %s: a managed group takes a global instance template or one of its own region (%s).", field, *ref, k.Scope, region)
+		}
+		*ref = s.link(k.Path())
+		return nil
+	}
+	if err := template("instanceTemplate", &m.InstanceTemplate); err != nil {
+		return err
+	}
+	for i := range m.Versions {
+		if err := template(fmt.Sprintf("versions[%d].instanceTemplate", i), &m.Versions[i].InstanceTemplate); err != nil {
+			return err
+		}
+	}
+	for i := range m.AutoHealingPolicies {
+		p := &m.AutoHealingPolicies[i]
+		field := fmt.Sprintf("autoHealingPolicies[%d].healthCheck", i)
+		k, err := parseRef(field, p.HealthCheck, global, api.CollectionHealthChecks)
+		if err != nil {
+			return err
+		}
+		if r := regionOfScope(k.Scope); r != "" && r != managerRegion(sc) {
+			return invalid("%s (%q) is in region %s: a group in %s takes a global health check or one of its own region (%s).",
+				field, p.HealthCheck, r, sc.path(), managerRegion(sc))
+		}
+		if err := s.load(ctx, field, p.HealthCheck, k, new(api.HealthCheck)); err != nil {
+			return err
+		}
+		p.HealthCheck = s.link(k.Path())
+	}
+	if m.DistributionPolicy != nil {
+		for i, z := range m.DistributionPolicy.Zones {
+			if zone := lastSegment(z.Zone); sc.region == "" || rules.ZoneRegion(zone) != sc.region {
+				return invalid("distributionPolicy.zones[%d].zone (%q) must be a zone of the group's region (%s): a regional group spreads its instances over zones of its region.",
+					i, z.Zone, managerRegion(sc))
+			}
+		}
+	}
+	return nil
+}
+
+// managerRegion is the region of a manager: its own, or its zone's.
+func managerRegion(sc scope) string {
+	if sc.region != "" {
+		return sc.region
+	}
+	return rules.ZoneRegion(sc.zone)
+}
+
+// groupOf is the key of the instance group a manager keeps its instances in.
+func groupOf(m *api.InstanceGroupManager, sc scope) store.Key {
+	return sc.key(api.CollectionInstanceGroups, m.Name)
+}
+
+// reconcileManager makes the group match its manager, once the manager is
+// stored: the instance group exists with the manager's named ports, and
+// holds targetSize instances (new ones made from the template, the last
+// ones deleted).
+func (s *Service) reconcileManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+	gk := groupOf(m, sc)
+	var g api.InstanceGroup
+	switch o, err := s.store.Get(ctx, gk); {
+	case errors.Is(err, store.ErrNotFound):
+		g = api.InstanceGroup{Meta: api.Meta{Name: m.Name}}
+	case err != nil:
+		return err
+	default:
+		if err := json.Unmarshal(o.Body, &g); err != nil {
+			return err
+		}
+	}
+	instances, removed, err := control.Reconcile(ctx, managedInstances{s, sc}, m, sc.zone, sc.region, g.Instances)
+	if err != nil {
+		return err
+	}
+	g.Instances = instances
+	g.NamedPorts = m.NamedPorts
+	if err := s.storeManagedGroup(ctx, gk, &g, sc); err != nil {
+		return err
+	}
+	return s.syncManagerPools(ctx, m, sc, g.Instances, removed)
+}
+
+// syncManagerPools keeps the instances of a managed group in the target
+// pools it names (targetPools), as the API does: those it has are added,
+// those it removed are taken out. A pool that is gone is skipped.
+func (s *Service) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
+	for i, ref := range m.TargetPools {
+		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
+		if err != nil {
+			continue
+		}
+		changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+			members, _ := doc["instances"].([]any)
+			kept, changed := control.PoolMembers(members, instances, removed)
+			doc["instances"] = kept
+			return changed
+		})
+		if err != nil {
+			return err
+		}
+		if changed {
+			s.written(ctx, k)
+		}
+	}
+	return nil
+}
+
+// storeManagedGroup writes a manager's instance group.
+func (s *Service) storeManagedGroup(ctx context.Context, k store.Key, g *api.InstanceGroup, sc scope) error {
+	groups := s.instanceGroups()
+	prior := (*api.InstanceGroup)(nil)
+	if o, err := s.store.Get(ctx, k); err == nil {
+		prior = new(api.InstanceGroup)
+		if err := json.Unmarshal(o.Body, prior); err != nil {
+			return err
+		}
+	}
+	obj := cloneOf(g)
+	obj.Fingerprint = ""
+	doc := document{}
+	if err := groups.prepare(ctx, obj, doc, sc, prior); err != nil {
+		return err
+	}
+	body := groups.stored(doc, obj)
+	var err error
+	if prior == nil {
+		err = s.store.Insert(ctx, store.Object{Key: k, Body: body})
+	} else {
+		err = s.store.Update(ctx, store.Object{Key: k, Body: body})
+	}
+	if err != nil {
+		return StoreError(k, err)
+	}
+	s.written(ctx, k)
+	return nil
+}
+
+// written tells the reference index and the probe engine that k, which
+// the emulator itself wrote, changed.
+func (s *Service) written(ctx context.Context, keys ...store.Key) {
+	for _, k := range keys {
+		s.indexRefs(ctx, Change{Key: k, Unknown: true})
+	}
+	s.core.Changed(ctx, keys)
+}
+
+// managedInstances makes and deletes the instances of managed groups in
+// the scope sc (control.Instances).
+type managedInstances struct {
+	s  *Service
+	sc scope
+}
+
+// Make makes the n-th instance of manager m in zone from its template and
+// returns its URL.
+func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager, n int, zone string) (string, error) {
+	s, sc := mi.s, mi.sc
+	var t struct {
+		Properties document `json:"properties"`
+	}
+	tk := keyOfPath(api.PathOf(m.Template()))
+	if err := s.load(ctx, "instanceTemplate", m.Template(), tk, &t); err != nil {
+		return "", err
+	}
+	instances := s.instances()
+	sc = scope{project: sc.project, zone: zone}
+	var name string
+	for range 100 {
+		var b [2]byte
+		rand.Read(b[:])
+		name = rules.ManagedInstanceName(m.BaseInstanceName, fmt.Sprintf("%04x", b[:]), n)
+		if _, err := s.store.Get(ctx, sc.key(api.CollectionInstances, name)); errors.Is(err, store.ErrNotFound) {
+			break
+		}
+	}
+	doc := t.Properties
+	if doc == nil {
+		doc = document{}
+	}
+	doc["name"] = name
+	in := new(api.Instance)
+	if err := json.Unmarshal(mustJSON(doc), in); err != nil {
+		return "", err
+	}
+	if err := instances.prepare(ctx, in, doc, sc, nil); err != nil {
+		return "", fmt.Errorf("making instance %s of %s from its template: %w", name, m.Name, err)
+	}
+	k := sc.key(api.CollectionInstances, name)
+	if len(in.NetworkInterfaces) > 0 {
+		ip := &in.NetworkInterfaces[0].NetworkIP
+		*ip = ""
+		if err := s.assignAddress(ctx, "networkInterfaces[0].networkIP", ip, s.managedPool, k.Path(), map[netip.Addr]bool{}); err != nil {
+			return "", err
+		}
+	}
+	if err := s.store.Insert(ctx, store.Object{Key: k, Body: instances.stored(doc, in)}); err != nil {
+		return "", StoreError(k, err)
+	}
+	if err := instances.attach(ctx, in, sc); err != nil {
+		return "", err
+	}
+	s.written(ctx, k)
+	return s.link(k.Path()), nil
+}
+
+// Delete deletes an instance of a managed group, with its auto-delete
+// disks.
+func (mi managedInstances) Delete(ctx context.Context, link string) error {
+	s, k := mi.s, keyOfPath(api.PathOf(link))
+	o, err := s.store.Get(ctx, k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // deleted by hand meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	var in api.Instance
+	if err := json.Unmarshal(o.Body, &in); err != nil {
+		return err
+	}
+	if err := s.store.Delete(ctx, k); err != nil {
+		return err
+	}
+	if err := s.releaseDisks(ctx, &in, scopeOfKey(k)); err != nil {
+		return err
+	}
+	s.written(ctx, k)
+	return nil
+}
+
+// managerDeletable refuses to delete a manager whose instance group
+// another resource (a backend service) still uses.
+func (s *Service) managerDeletable(_ context.Context, m *api.InstanceGroupManager, sc scope) error {
+	gk := groupOf(m, sc)
+	self := sc.key(api.CollectionInstanceGroupManagers, m.Name).Path()
+	for _, u := range s.refs.usersOf(gk.Path()) {
+		if u != self {
+			return inUse(gk, u)
+		}
+	}
+	return nil
+}
+
+// releaseManager deletes a deleted manager's instances and instance group.
+func (s *Service) releaseManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+	gk := groupOf(m, sc)
+	var g api.InstanceGroup
+	if err := s.load(ctx, "instanceGroup", gk.Path(), gk, &g); err != nil {
+		return nil // already gone
+	}
+	for _, inst := range g.Instances {
+		if err := (managedInstances{s, sc}).Delete(ctx, inst); err != nil {
+			return err
+		}
+	}
+	if err := s.store.Delete(ctx, gk); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	s.written(ctx, gk)
+	return s.syncManagerPools(ctx, m, sc, nil, g.Instances)
+}
+
+// managerResize answers instanceGroupManagers.resize?size=N.
+func (s *Service) managerResize(r *Call) (any, error) {
+	v := r.Query().Get("size")
+	size, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return nil, invalid("size (%q) is required: the number of instances the group keeps, an integer.", v)
+	}
+	if v := rules.TargetSize("size", size); v != nil {
+		return nil, invalid("%s", v.Error())
+	}
+	return s.instanceGroupManagers().modify(r, "resize", func(stored *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
+		m := cloneOf(stored)
+		m.TargetSize = &size
+		return m, nil
+	})
+}
+
+// managerListInstances answers instanceGroupManagers.listManagedInstances.
+func (s *Service) managerListInstances(r *Call) (any, error) {
+	m, sc, err := s.instanceGroupManagers().load(r)
+	if err != nil {
+		return nil, err
+	}
+	var g api.InstanceGroup
+	gk := groupOf(m, sc)
+	if err := s.load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
+		return nil, err
+	}
+	out := api.ListManagedInstancesResponse{ManagedInstances: []api.ManagedInstance{}}
+	verdicts := s.verdicts(sc.key(api.CollectionInstanceGroupManagers, m.Name).Path())
+	for _, inst := range g.Instances {
+		var in api.Instance
+		if o, err := s.store.Get(r.Context(), keyOfPath(api.PathOf(inst))); err != nil || json.Unmarshal(o.Body, &in) != nil {
+			continue
+		}
+		path := api.PathOf(inst)
+		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
+			CurrentAction: s.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+		for _, p := range m.AutoHealingPolicies {
+			state := api.StateUnknown
+			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {
+				state = v.State
+			}
+			mi.InstanceHealth = append(mi.InstanceHealth, api.ManagedInstanceHealth{HealthCheck: p.HealthCheck, DetailedHealthState: state})
+		}
+		out.ManagedInstances = append(out.ManagedInstances, mi)
+	}
+	return out, nil
+}
+
+// managerRecreateInstances answers instanceGroupManagers.recreateInstances:
+// each instance listed is made again, with a new id and creation time.
+func (s *Service) managerRecreateInstances(r *Call) (any, error) {
+	var req struct {
+		Instances []string `json:"instances"`
+	}
+	if err := s.readJSON(r, "InstanceGroupManagersRecreateInstancesRequest", &req); err != nil {
+		return nil, err
+	}
+	c := s.instanceGroupManagers()
+	return c.modify(r, "recreateInstances", func(m *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
+		sc := scopeOfKey(keyOfPath(api.PathOf(m.SelfLink)))
+		var g api.InstanceGroup
+		gk := groupOf(m, sc)
+		if err := s.load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
+			return nil, err
+		}
+		for i, ref := range req.Instances {
+			k, err := parseRef(fmt.Sprintf("instances[%d]", i), ref, sc, api.CollectionInstances)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.ContainsFunc(g.Instances, func(inst string) bool { return api.PathOf(inst) == k.Path() }) {
+				return nil, invalid("instances[%d] (%q) is not an instance of managed group %s.", i, ref, m.Name)
+			}
+			if err := s.recreateInstance(r.Context(), k); err != nil {
+				return nil, err
+			}
+		}
+		return m, nil
+	})
+}
+
+// recreateInstance makes instance k again: same name and address, a new id
+// and creation time, running.
+func (s *Service) recreateInstance(ctx context.Context, k store.Key) error {
+	o, err := s.store.Get(ctx, k)
+	if err != nil {
+		return StoreError(k, err)
+	}
+	doc, _ := ParseObject(o.Body) // our own JSON
+	doc["id"] = strconv.FormatUint(newID(), 10)
+	doc["creationTimestamp"] = s.creationTime()
+	doc["status"] = api.InstanceRunning
+	if err := s.store.Update(ctx, store.Object{Key: k, Body: mustJSON(doc)}); err != nil {
+		return err
+	}
+	s.written(ctx, k)
+	return nil
+}

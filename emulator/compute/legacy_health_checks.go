@@ -1,0 +1,13 @@
+package compute
+
+import (
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// legacyHealthChecks is the global httpHealthChecks or httpsHealthChecks
+// collection (name says which).
+func (s *Service) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
+	c := newCollection[api.LegacyHealthCheck, *api.LegacyHealthCheck](s, name, rules.LegacyHealthCheck, func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) })
+	return c
+}

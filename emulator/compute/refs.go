@@ -1,0 +1,354 @@
+package compute
+
+import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/depindex"
+
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// parseRef reads a reference to a resource of collection: a URL, a path
+// ("projects/p/global/healthChecks/x"), a path without the project
+// ("regions/r/healthChecks/x") or a bare name, which is then in the scope of
+// the referring resource. field names the reference in errors.
+func parseRef(field, ref string, from scope, collection string) (store.Key, error) {
+	k, err := parseAnyRef(field, ref, from, collection)
+	if err == nil && k.Collection != collection {
+		return k, invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
+	}
+	return k, err
+}
+
+// parseAnyRef is parseRef for references that may point into several
+// collections; a bare name is taken to be in defaultCollection.
+func parseAnyRef(field, ref string, from scope, defaultCollection string) (store.Key, error) {
+	collection := defaultCollection
+	if i := strings.IndexByte(ref, '?'); i >= 0 {
+		ref = ref[:i] // self_link_unique: ".../instanceTemplates/t?uniqueId=123"
+	}
+	path := api.PathOf(ref)
+	switch {
+	case path != "":
+	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
+		path = "projects/" + from.project + "/" + ref
+	case ref != "" && !strings.Contains(ref, "/"):
+		path = "projects/" + from.project + "/" + from.path() + "/" + collection + "/" + ref
+	}
+	parts := strings.Split(path, "/")
+	var k store.Key
+	switch {
+	case len(parts) == 5 && parts[2] == "global":
+		k = store.Key{Project: parts[1], Scope: "global", Collection: parts[3], Name: parts[4]}
+	case len(parts) == 6 && (parts[2] == "regions" || parts[2] == "zones"):
+		k = store.Key{Project: parts[1], Scope: parts[2] + "/" + parts[3], Collection: parts[4], Name: parts[5]}
+	default:
+		return k, invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
+	}
+	if from.project != "" && k.Project != from.project && !sharedAcrossProjects(k.Collection) {
+		return k, invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
+			field, ref, k.Project, from.project, k.Collection, from.project)
+	}
+	return k, nil
+}
+
+// sharedAcrossProjects reports whether a resource of another project may
+// reference the collection's, as in the Compute API: a Shared VPC's network
+// and subnetworks belong to its host project.
+func sharedAcrossProjects(collection string) bool {
+	c, ok := api.CollectionNamed(collection)
+	return ok && c.SharedAcrossProjects
+}
+
+// lookup loads the resource a reference names into v; a missing one is 404
+// notFound, as the Compute API answers, naming the field and what it named.
+func (s *Service) lookup(ctx context.Context, field, ref string, from scope, collection string, v any) (store.Key, error) {
+	k, err := parseRef(field, ref, from, collection)
+	if err != nil {
+		return k, err
+	}
+	o, err := s.loadObject(ctx, field, ref, k, v)
+	return o.Key, err
+}
+
+// load reads the resource at k, which a reference named, into v.
+func (s *Service) load(ctx context.Context, field, ref string, k store.Key, v any) error {
+	_, err := s.loadObject(ctx, field, ref, k, v)
+	return err
+}
+
+// loadObject is load that also returns the object: its key has the
+// resource's name when the reference gave its id.
+func (s *Service) loadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
+	o, err := s.getByNameOrID(ctx, k)
+	if err == store.ErrNotFound {
+		return store.Object{Key: k}, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path()))
+	}
+	if err != nil {
+		return store.Object{Key: k}, err
+	}
+	return o, json.Unmarshal(o.Body, v)
+}
+
+// holder is a collection whose objects reference others.
+type holder struct {
+	collection string
+	// refs lists the references of a stored object: its typed view when
+	// given (decoded), else body decoded.
+	refs func(body []byte, decoded any) []string
+	// recheck runs the collection's reference rules again on one of its
+	// stored objects.
+	recheck func(ctx context.Context, o store.Object) error
+}
+
+// holderOf returns the holder of a collection, if it is one.
+func (s *Service) holderOf(collection string) (holder, bool) {
+	for _, h := range s.holders {
+		if h.collection == collection {
+			return h, true
+		}
+	}
+	return holder{}, false
+}
+
+// refIndex is the reverse reference index: which stored objects reference
+// each path. It is kept beside the store (updated after every write, built
+// once at start), so that a delete or an update finds the users of what it
+// changes without reading every collection that holds references.
+type refIndex struct {
+	mu  sync.RWMutex
+	idx depindex.Index
+}
+
+// set makes refs what user references now (nothing when it is deleted).
+func (x *refIndex) set(user string, refs []string) {
+	paths := make([]string, len(refs))
+	for i, ref := range refs {
+		paths[i] = api.PathOf(ref)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.idx.Set(user, paths)
+}
+
+// usersOf returns the paths of the objects that reference target, in order.
+func (x *refIndex) usersOf(target string) []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.idx.Users(target)
+}
+
+func (x *refIndex) reset() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.idx.Reset()
+}
+
+// buildRefIndex reads every object of every holder collection once: at
+// start, after the route table has registered the holders.
+func (s *Service) buildRefIndex() {
+	s.refs.reset()
+	for _, h := range s.holders {
+		objects, err := s.store.All(context.Background(), h.collection)
+		if err != nil {
+			s.log.Error("reference index not built", "collection", h.collection, "error", err)
+			continue
+		}
+		for _, o := range objects {
+			s.refs.set(o.Path(), h.refs(o.Body, nil))
+		}
+	}
+}
+
+// indexRefs brings the reference index up to date with the object stored
+// at k (or its absence): every successful write calls it, through changed.
+func (s *Service) indexRefs(ctx context.Context, change Change) {
+	k := change.Key
+	h, ok := s.holderOf(k.Collection)
+	if !ok {
+		return
+	}
+	body := change.Body
+	if change.Unknown {
+		o, err := s.store.Get(ctx, k)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			s.log.Error("reference index not updated", "resource", k.Path(), "error", err)
+			return
+		default:
+			body = o.Body
+		}
+	}
+	if body == nil {
+		s.refs.set(k.Path(), nil)
+		return
+	}
+	s.refs.set(k.Path(), h.refs(body, change.Object))
+}
+
+// usersIn returns the paths of the objects of collection that reference
+// target, in order.
+func (s *Service) usersIn(target, collection string) []string {
+	var out []string
+	for _, u := range s.refs.usersOf(target) {
+		if keyOfPath(u).Collection == collection {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// recheckUsers runs again the reference rules of every resource that uses
+// k, after k has changed: a check given sourceRegions while a backend
+// service uses it breaks a rule of the service's, and is refused. Users of
+// users are rechecked too, since some rules look through a reference: a
+// health source's rules read the endpoint types of its service's groups.
+func (s *Service) recheckUsers(ctx context.Context, k store.Key) error {
+	type user struct{ path, via string }
+	var queue []user
+	for _, u := range s.refs.usersOf(k.Path()) {
+		queue = append(queue, user{u, ""})
+	}
+	seen := map[string]bool{k.Path(): true}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u.path] {
+			continue
+		}
+		seen[u.path] = true
+		uk := keyOfPath(u.path)
+		h, ok := s.holderOf(uk.Collection)
+		if !ok {
+			continue
+		}
+		o, err := s.store.Get(ctx, uk)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := h.recheck(ctx, o); err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				return err
+			}
+			if u.via != "" {
+				return invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.Message)
+			}
+			return invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.Message)
+		}
+		for _, next := range s.refs.usersOf(u.path) {
+			queue = append(queue, user{next, u.path})
+		}
+	}
+	return nil
+}
+
+// keyOfPath reads a stored object's path ("projects/p/global/c/n",
+// "projects/p/regions/r/c/n"); a path it cannot read gives a zero Key.
+func keyOfPath(path string) store.Key {
+	k, err := parseAnyRef("", path, scope{}, "")
+	if err != nil {
+		return store.Key{}
+	}
+	return k
+}
+
+// scopeOfKey is the scope a stored object lives in.
+func scopeOfKey(k store.Key) scope {
+	sc := scope{project: k.Project}
+	if r, ok := strings.CutPrefix(k.Scope, "regions/"); ok {
+		sc.region = r
+	}
+	if z, ok := strings.CutPrefix(k.Scope, "zones/"); ok {
+		sc.zone = z
+	}
+	return sc
+}
+
+// usedBy returns the path of one resource that references k, or "": a
+// look-up in the reference index.
+func (s *Service) usedBy(_ context.Context, k store.Key) (string, error) {
+	if users := s.refs.usersOf(k.Path()); len(users) > 0 {
+		return users[0], nil
+	}
+	return "", nil
+}
+
+func inUse(k store.Key, user string) *apiError {
+	return googleapi.NewError(http.StatusBadRequest, api.ReasonResourceInUse,
+		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user))
+}
+
+// computeRoot is the start of a URL of the Compute API, in any version,
+// on any host (Google's, or the emulator's own).
+var computeRoot = regexp.MustCompile(`^https?://[^/]+(/[^/]+)*/compute/(v1|beta|alpha)/$`)
+
+// canonicalRef is what the API answers for a reference it stores without
+// following it (a machine type, a target proxy, a security policy): the
+// full self link, whatever form the client wrote, a URL of any host and
+// version, projects/{project}/..., or global/, regions/{r}/ or zones/{z}/...
+// (then in project). A bare name, or a resource of another API, is kept as
+// written. Public images keep Google's URL (imageRoot).
+func (s *Service) canonicalRef(ref, project string) string {
+	var path string
+	switch {
+	case strings.HasPrefix(ref, "projects/"):
+		path = ref
+	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
+		path = "projects/" + project + "/" + ref
+	default:
+		path = api.PathOf(ref)
+		if path == "" || !computeRoot.MatchString(strings.TrimSuffix(ref, path)) {
+			return ref
+		}
+	}
+	parts := strings.Split(path, "/")
+	switch {
+	case len(parts) >= 5 && parts[2] == "global":
+	case len(parts) >= 6 && (parts[2] == "regions" || parts[2] == "zones"):
+	default:
+		return ref
+	}
+	if parts[2] == "global" && parts[3] == "images" && strings.HasSuffix(parts[1], "-cloud") {
+		return imageRoot + path
+	}
+	return s.link(path)
+}
+
+// getByNameOrID reads the object at k, whose name may also be the
+// object's numeric id, as the Compute API takes it in a request path (a
+// name starts with a letter, so a number is never a name):
+// terraform-provider-google reads instance templates by id.
+func (s *Service) getByNameOrID(ctx context.Context, k store.Key) (store.Object, error) {
+	o, err := s.store.Get(ctx, k)
+	if !errors.Is(err, store.ErrNotFound) || k.Name == "" || strings.Trim(k.Name, "0123456789") != "" {
+		return o, err
+	}
+	objects, lerr := s.store.List(ctx, store.ListOptions{Project: k.Project, Scope: k.Scope, Collection: k.Collection})
+	if lerr != nil {
+		return o, lerr
+	}
+	for _, obj := range objects {
+		var m struct {
+			ID uint64 `json:"id,string"`
+		}
+		if json.Unmarshal(obj.Body, &m) == nil && strconv.FormatUint(m.ID, 10) == k.Name {
+			return obj, nil
+		}
+	}
+	return o, err
+}

@@ -1,0 +1,270 @@
+package compute
+
+import (
+	"context"
+	"slices"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+)
+
+// Scope prefixes of the request paths.
+const (
+	projectPath  = "/compute/v1/projects/{project}/"
+	globalPath   = projectPath + "global/"
+	regionalPath = projectPath + "regions/{region}/"
+	zonalPath    = projectPath + "zones/{zone}/"
+)
+
+// verbs are the handlers every collection has.
+type verbs interface {
+	insert(*Call) (any, error)
+	get(*Call) (any, error)
+	list(*Call) (any, error)
+	update(*Call) (any, error)
+	patch(*Call) (any, error)
+	delete(*Call) (any, error)
+	aggregatedList(*Call) (any, error)
+	setLabels(*Call) (any, error)
+	holder() (holder, bool)
+}
+
+func (s *Service) holding(collection string) bool {
+	for _, h := range s.holders {
+		if h.collection == collection {
+			return true
+		}
+	}
+	return false
+}
+
+// handlers are a collection's verbs and its custom methods, by name.
+type handlers struct {
+	verbs   verbs
+	methods map[string]Handler
+}
+
+// collectionHandlers are the handlers of every collection of the catalogue
+// (api.Catalogue), by collection name: a collection's file in this package
+// writes them, this table puts them together.
+func (s *Service) collectionHandlers() map[string]handlers {
+	return map[string]handlers{
+		api.CollectionHealthChecks: {verbs: s.healthChecks()},
+		api.CollectionNetworkEndpointGroups: {verbs: s.networkEndpointGroups(), methods: map[string]Handler{
+			"attachNetworkEndpoints": s.attachNetworkEndpoints,
+			"detachNetworkEndpoints": s.detachNetworkEndpoints,
+			"listNetworkEndpoints":   s.listNetworkEndpoints,
+		}},
+		api.CollectionBackendServices: {verbs: s.backendServices(), methods: map[string]Handler{
+			"getHealth":             s.backendServiceHealth,
+			"setSecurityPolicy":     s.backendServiceSetSecurityPolicy,
+			"setEdgeSecurityPolicy": s.backendServiceSetEdgeSecurityPolicy,
+		}},
+		api.CollectionHTTPHealthChecks:  {verbs: s.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
+		api.CollectionHTTPSHealthChecks: {verbs: s.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
+		api.CollectionTargetPools: {verbs: s.targetPools(), methods: map[string]Handler{
+			"getHealth":         s.targetPoolHealth,
+			"addInstance":       s.targetPoolAddInstance,
+			"removeInstance":    s.targetPoolRemoveInstance,
+			"addHealthCheck":    s.targetPoolAddHealthCheck,
+			"removeHealthCheck": s.targetPoolRemoveHealthCheck,
+		}},
+		api.CollectionForwardingRules: {verbs: s.forwardingRules(), methods: map[string]Handler{"setTarget": s.forwardingRuleSetTarget}},
+		api.CollectionInstances:       {verbs: s.instances()},
+		api.CollectionDisks:           {verbs: s.disks()},
+		api.CollectionInstanceGroups: {verbs: s.instanceGroups(), methods: map[string]Handler{
+			"addInstances":    s.instanceGroupAddInstances,
+			"removeInstances": s.instanceGroupRemoveInstances,
+			"listInstances":   s.instanceGroupListInstances,
+			"setNamedPorts":   s.instanceGroupSetNamedPorts,
+		}},
+		api.CollectionInstanceTemplates: {verbs: s.instanceTemplates()},
+		api.CollectionInstanceGroupManagers: {verbs: s.instanceGroupManagers(), methods: map[string]Handler{
+			"resize":               s.managerResize,
+			"listManagedInstances": s.managerListInstances,
+			"recreateInstances":    s.managerRecreateInstances,
+		}},
+		api.CollectionURLMaps: {verbs: s.urlMaps(), methods: map[string]Handler{
+			"validate":        s.urlMapValidate,
+			"invalidateCache": s.urlMapInvalidateCache,
+		}},
+		api.CollectionBackendBuckets: {verbs: s.backendBuckets(), methods: map[string]Handler{
+			"setEdgeSecurityPolicy": s.backendBucketSetEdgeSecurityPolicy,
+		}},
+		api.CollectionSecurityPolicies: {verbs: s.securityPolicies(), methods: map[string]Handler{
+			"addRule":    s.securityPolicyAddRule,
+			"getRule":    s.securityPolicyGetRule,
+			"patchRule":  s.securityPolicyPatchRule,
+			"removeRule": s.securityPolicyRemoveRule,
+		}},
+		api.CollectionTargetHTTPProxies: {verbs: s.targetHTTPProxies(), methods: map[string]Handler{"setUrlMap": s.httpProxySetURLMap}},
+		api.CollectionTargetHTTPSProxies: {verbs: s.targetHTTPSProxies(), methods: map[string]Handler{
+			"setUrlMap":          s.httpsProxySetURLMap,
+			"setSslCertificates": s.httpsProxySetCertificates,
+			"setQuicOverride":    s.httpsProxySetQuicOverride,
+			"setSslPolicy":       s.httpsProxySetSSLPolicy,
+		}},
+		api.CollectionTargetTCPProxies: {verbs: s.targetTCPProxies(), methods: map[string]Handler{
+			"setBackendService": s.tcpProxySetBackendService,
+			"setProxyHeader":    s.tcpProxySetProxyHeader,
+		}},
+		api.CollectionTargetSSLProxies: {verbs: s.targetSSLProxies(), methods: map[string]Handler{
+			"setBackendService":  s.sslProxySetBackendService,
+			"setSslCertificates": s.sslProxySetCertificates,
+			"setSslPolicy":       s.sslProxySetSSLPolicy,
+			"setProxyHeader":     s.sslProxySetProxyHeader,
+		}},
+		api.CollectionTargetInstances:           {verbs: s.targetInstances()},
+		api.CollectionSSLCertificates:           {verbs: s.sslCertificates()},
+		api.CollectionSSLPolicies:               {verbs: s.sslPolicies()},
+		api.CollectionNetworks:                  {verbs: s.networks()},
+		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
+		api.CollectionFirewalls:                 {verbs: s.firewalls()},
+		api.CollectionRouters:                   {verbs: s.routers(), methods: map[string]Handler{"getRouterStatus": s.routerStatus}},
+		api.CollectionAutoscalers:               {verbs: s.autoscalers()},
+		api.CollectionServiceAttachments:        {verbs: s.serviceAttachments()},
+		api.CollectionAddresses:                 {verbs: s.addresses()},
+		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
+		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]Handler{"getHealth": s.healthSourceHealth}},
+		api.CollectionCompositeHealthChecks:     {verbs: s.compositeHealthChecks(), methods: map[string]Handler{"getHealth": s.compositeHealth}},
+	}
+}
+
+// scopePaths are the request path prefixes of each scope.
+var scopePaths = map[api.Scopes]string{api.Global: globalPath, api.Regional: regionalPath, api.Zonal: zonalPath}
+
+// Route is one REST binding of a method of the API: the pattern it is
+// served at ("GET /compute/v1/projects/{project}/global/healthChecks")
+// and its handler.
+type Route struct {
+	Pattern string
+	Handler Handler
+}
+
+// Routes is the route table of the Compute API: its whole surface, in one
+// place. Every collection of the catalogue is served in each of its scopes
+// with the verbs and methods the catalogue gives it, and nothing else is:
+// a collection or a method without handlers (or handlers without an entry)
+// stops the emulator at start, and a test.
+func (s *Service) Routes() []Route {
+	var routes []Route
+	add := func(pattern string, h Handler) { routes = append(routes, Route{pattern, h}) }
+	all := s.collectionHandlers()
+	for _, c := range api.Catalogue {
+		h, ok := all[c.Name]
+		if !ok {
+			panic("compute: collection " + c.Name + " is in the catalogue but has no handlers in collectionHandlers")
+		}
+		delete(all, c.Name)
+		serveCollection(c, h, add)
+	}
+	for name := range all {
+		panic("compute: collectionHandlers has handlers for " + name + ", which is not in the catalogue (internal/api/catalogue.go)")
+	}
+
+	// Public images, read only: what configurations look their boot disks
+	// up in (images.go). They are not stored, so not in the catalogue.
+	add("GET "+globalPath+"images/{name}", s.getImage)
+	add("GET "+globalPath+"images/family/{family}", s.getImageFromFamily)
+	// Regions, zones and machine types, read only (geography.go).
+	add("GET "+projectPath+"regions", s.listRegions)
+	add("GET "+projectPath+"regions/{region}", s.getRegion)
+	add("GET "+projectPath+"zones", s.listZones)
+	add("GET "+projectPath+"zones/{zone}", s.getZone)
+	add("GET "+zonalPath+"machineTypes/{name}", s.getMachineType)
+
+	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
+		add("GET "+prefix+"operations/{name}", s.getOperation)
+		add("POST "+prefix+"operations/{name}/wait", s.getOperation)
+	}
+
+	// The Compute API's own read of a project.
+	add("GET /compute/v1/projects/{project}", s.getComputeProject)
+	return routes
+}
+
+// serveCollection adds, in every scope of collection c: list and get;
+// insert and delete where the catalogue writes it; update (PUT) and patch
+// (PATCH) where the catalogue has them; setLabels for resources with
+// labels; c's custom methods; and one aggregated list when the API has one.
+func serveCollection(c api.Collection, h handlers, add func(pattern string, h Handler)) {
+	for _, sc := range c.Scopes.List() {
+		path := scopePaths[sc] + c.Name
+		if c.WritesIn(sc) {
+			add("POST "+path, h.verbs.insert)
+			add("DELETE "+path+"/{name}", h.verbs.delete)
+		}
+		add("GET "+path, h.verbs.list)
+		add("GET "+path+"/{name}", h.verbs.get)
+		for _, u := range []struct {
+			verb string
+			fn   Handler
+		}{{"PUT", h.verbs.update}, {"PATCH", h.verbs.patch}} {
+			switch {
+			case !c.UpdatesIn(u.verb, sc):
+			case c.UpdateByQuery != "":
+				add(u.verb+" "+path, nameFromQuery(c.UpdateByQuery, u.fn))
+			default:
+				add(u.verb+" "+path+"/{name}", u.fn)
+			}
+		}
+		if schema.Has(c.Schema(), "labels") && schema.Has(c.Schema(), "labelFingerprint") {
+			add("POST "+path+"/{name}/setLabels", h.verbs.setLabels)
+		}
+		for _, m := range c.Methods {
+			fn, ok := h.methods[m.Name]
+			if !ok {
+				panic("compute: method " + c.Name + "." + m.Name + " is in the catalogue but has no handler")
+			}
+			if c.MethodScopes(m).Has(sc) {
+				add(m.HTTP+" "+methodPath(c, m, sc)+"/{name}/"+m.Name, fn)
+			}
+		}
+	}
+	for name := range h.methods {
+		if !slices.ContainsFunc(c.Methods, func(m api.Method) bool { return m.Name == name }) {
+			panic("compute: a handler for " + c.Name + "." + name + " is written, but the catalogue has no such method")
+		}
+	}
+	if schema.AggregatedKind(c.Schema()) != "" {
+		add("GET "+projectPath+"aggregated/"+c.Name, h.verbs.aggregatedList)
+	}
+}
+
+// nameFromQuery is fn for an update that names its resource by the query
+// parameter param instead of the path.
+func nameFromQuery(param string, fn Handler) Handler {
+	return func(r *Call) (any, error) {
+		name := r.Query().Get(param)
+		if name == "" {
+			return nil, invalid("%s is required: the name of the resource to update, as ?%s=NAME.", param, param)
+		}
+		r.SetPathValue("name", name)
+		return fn(r)
+	}
+}
+
+// methodPath is the path of collection c in scope sc that method m is
+// served under: the collection's, but for the global methods whose path
+// the API writes without "global/".
+func methodPath(c api.Collection, m api.Method, sc api.Scopes) string {
+	if m.ProjectPath && sc == api.Global {
+		return projectPath + c.Name
+	}
+	return scopePaths[sc] + c.Name
+}
+
+// Reset deletes everything, for test suites that share one emulator.
+func (s *Service) Reset(ctx context.Context) error {
+	s.core.Lock()
+	defer s.core.Unlock()
+	if err := s.store.Reset(ctx); err != nil {
+		return err
+	}
+	s.refs.reset()
+	s.core.Operations().Reset()
+	s.provisioned.Clear()
+	s.core.Changed(ctx, nil)
+	s.log.Info("reset: every resource deleted")
+	return nil
+}

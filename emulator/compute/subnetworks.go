@@ -1,0 +1,96 @@
+package compute
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
+)
+
+// subnetworks is the regional subnetworks collection: ranges instances and
+// internal addresses are given addresses from.
+func (s *Service) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
+	c := newCollection[api.Subnetwork, *api.Subnetwork](s, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
+	c.resolve = s.resolveSubnetwork
+	c.refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
+	c.fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
+	c.outputs = func(sn, prior *api.Subnetwork) {
+		if sn.StackType != api.StackIPv4IPv6 && sn.StackType != api.StackIPv6Only {
+			return
+		}
+		// The API gives a dual-stack subnetwork a /64 of its own; here one
+		// of the documentation range, which no network routes, from its id.
+		switch {
+		case sn.IPv6CIDRRange != "":
+		case prior != nil && prior.IPv6CIDRRange != "":
+			sn.IPv6CIDRRange = prior.IPv6CIDRRange
+		case sn.ExternalIPv6Prefix != "":
+			sn.IPv6CIDRRange = sn.ExternalIPv6Prefix
+		case sn.InternalIPv6Prefix != "":
+			sn.IPv6CIDRRange = sn.InternalIPv6Prefix
+		default:
+			sn.IPv6CIDRRange = fmt.Sprintf("2001:db8:1c:%x::/64", sn.ID&0xffff)
+		}
+		if sn.IPv6AccessType == api.AddressInternal {
+			sn.InternalIPv6Prefix = cmp.Or(sn.InternalIPv6Prefix, sn.IPv6CIDRRange)
+		} else {
+			sn.ExternalIPv6Prefix = cmp.Or(sn.ExternalIPv6Prefix, sn.IPv6CIDRRange)
+		}
+	}
+	c.immutable = func(prior, sn *api.Subnetwork) error {
+		if lastSegment(prior.Network) != lastSegment(sn.Network) {
+			return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
+		}
+		if prior.IPCIDRRange != sn.IPCIDRRange {
+			return invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
+		}
+		return nil
+	}
+	return c
+}
+
+// resolveSubnetwork checks the subnetwork's network: it must exist, and not
+// be a legacy network, which has no subnetworks.
+func (s *Service) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc scope) error {
+	var n api.Network
+	k, err := s.lookup(ctx, "network", sn.Network, scope{project: sc.project}, api.CollectionNetworks, &n)
+	if err != nil {
+		return err
+	}
+	if n.IPv4Range != "" {
+		return invalid("network (%q) is a legacy network (IPv4Range %s): legacy networks have no subnetworks; use a VPC network (autoCreateSubnetworks set).", sn.Network, n.IPv4Range)
+	}
+	sn.Network = s.link(k.Path())
+	return s.checkOverlap(ctx, sn, sc, k)
+}
+
+// checkOverlap refuses a range that overlaps another subnetwork's in the
+// same network, as the Compute API does. It reads the project's
+// subnetworks: they are few, and created rarely.
+func (s *Service) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
+	mine, err := netip.ParsePrefix(sn.IPCIDRRange)
+	if err != nil {
+		return nil // the rules have said why already
+	}
+	others, err := s.store.All(ctx, api.CollectionSubnetworks)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		var other api.Subnetwork
+		if o.Project != sc.project || (o.Scope == sc.path() && o.Name == sn.Name) || json.Unmarshal(o.Body, &other) != nil {
+			continue
+		}
+		theirs, err := netip.ParsePrefix(other.IPCIDRRange)
+		if err == nil && api.PathOf(other.Network) == network.Path() && theirs.Overlaps(mine) {
+			return invalid("ipCidrRange (%q) overlaps %s (%s) in network %s: subnetworks of one network have distinct ranges.",
+				sn.IPCIDRRange, o.Path(), other.IPCIDRRange, network.Name)
+		}
+	}
+	return nil
+}
