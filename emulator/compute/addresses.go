@@ -15,8 +15,8 @@ import (
 // value gets one: INTERNAL ones in a subnetwork its next free address,
 // IPv6 ones one of 2001:db8:1b::/64, others a loopback address, which
 // probes can reach.
-func (s *Service) addresses() *collection[api.Address, *api.Address] {
-	c := newCollection[api.Address, *api.Address](s, api.CollectionAddresses, nil, rules.ApplyAddressDefaults)
+func (s frontends) addresses() *collection[api.Address, *api.Address] {
+	c := newCollection[api.Address, *api.Address](s.Service, api.CollectionAddresses, nil, rules.ApplyAddressDefaults)
 	c.check = func(a *api.Address, sc scope) rules.Violations {
 		vs := rules.Address(a)
 		if sc.region == "" && a.Subnetwork != "" {
@@ -31,7 +31,7 @@ func (s *Service) addresses() *collection[api.Address, *api.Address] {
 
 // resolveAddress checks the address's subnetwork and network and gives it
 // its value.
-func (s *Service) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
+func (s frontends) resolveAddress(ctx context.Context, a *api.Address, sc scope) error {
 	pool := control.LoopbackPool
 	if a.IPVersion == api.IPv6 {
 		pool = control.IPv6Pool

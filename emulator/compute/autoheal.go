@@ -69,14 +69,14 @@ func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
 	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
 		return nil
 	}
-	return s.reconcileManager(ctx, &m, scopeOfKey(k))
+	return fleet{s}.reconcileManager(ctx, &m, scopeOfKey(k))
 }
 
 // Recreate makes instance k again: a new id and creation time, RUNNING.
 func (g managedGroups) Recreate(ctx context.Context, k store.Key) error {
 	g.s.core.Lock()
 	defer g.s.core.Unlock()
-	return g.s.recreateInstance(ctx, k)
+	return fleet{g.s}.recreateInstance(ctx, k)
 }
 
 // SetInstanceStatus sets the status of instance k, unless it is gone.
@@ -118,7 +118,7 @@ func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, action
 // Verdicts are the autohealing check's latest verdicts on the instances
 // of manager owner, by instance generation.
 func (g managedGroups) Verdicts(owner string) map[string]health.Status {
-	return g.s.verdicts(owner)
+	return fleet{g.s}.verdicts(owner)
 }
 
 // Link is the self link of the resource at path.
@@ -127,9 +127,9 @@ func (g managedGroups) Link(path string) string { return g.s.link(path) }
 // verdicts are the autohealing check's latest verdicts on the instances
 // of manager owner, by instance generation (its path and id): a verdict on
 // an instance since recreated is not its own.
-func (s *Service) verdicts(owner string) map[string]health.Status {
+func (s fleet) verdicts(owner string) map[string]health.Status {
 	out := map[string]health.Status{}
-	for _, st := range s.statuses(owner) {
+	for _, st := range (backends{s.Service}).statuses(owner) {
 		out[st.Group] = st // the group of a manager's target is the instance's generation
 	}
 	return out

@@ -13,8 +13,8 @@ import (
 // autoscalers is the zonal and regional autoscalers collection (the API's
 // autoscalers and regionAutoscalers): each targets a managed group of its
 // scope, which control.Autoscaler resizes by the data plane's traffic.
-func (s *Service) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
-	c := newCollection[api.Autoscaler, *api.Autoscaler](s, api.CollectionAutoscalers, rules.Autoscaler, rules.ApplyAutoscalerDefaults)
+func (s fleet) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
+	c := newCollection[api.Autoscaler, *api.Autoscaler](s.Service, api.CollectionAutoscalers, rules.Autoscaler, rules.ApplyAutoscalerDefaults)
 	c.resolve = s.resolveAutoscaler
 	c.refs = func(a *api.Autoscaler) []string { return []string{a.Target} }
 	c.outputs = func(a, _ *api.Autoscaler) { a.Status = api.AutoscalerActive }
@@ -26,7 +26,7 @@ func (s *Service) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
 
 // resolveAutoscaler checks the autoscaler's target: a managed group of its
 // zone or region that no other autoscaler sizes.
-func (s *Service) resolveAutoscaler(ctx context.Context, a *api.Autoscaler, sc scope) error {
+func (s fleet) resolveAutoscaler(ctx context.Context, a *api.Autoscaler, sc scope) error {
 	var m api.InstanceGroupManager
 	k, err := s.lookup(ctx, "target", a.Target, sc, api.CollectionInstanceGroupManagers, &m)
 	if err != nil {
@@ -141,7 +141,7 @@ func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error
 	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
 		return nil
 	}
-	return s.reconcileManager(ctx, &m, scopeOfKey(k))
+	return fleet{s}.reconcileManager(ctx, &m, scopeOfKey(k))
 }
 
 // Recommend writes an autoscaler's recommendedSize and status details.

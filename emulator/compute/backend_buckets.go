@@ -10,10 +10,10 @@ import (
 // backendBuckets is the global and regional backendBuckets collection:
 // Cloud Storage buckets a URL map may route to, whose objects the data
 // plane serves from a local directory.
-func (s *Service) backendBuckets() *collection[api.BackendBucket, *api.BackendBucket] {
-	c := newCollection[api.BackendBucket, *api.BackendBucket](s, api.CollectionBackendBuckets, rules.BackendBucket, nil)
+func (s backends) backendBuckets() *collection[api.BackendBucket, *api.BackendBucket] {
+	c := newCollection[api.BackendBucket, *api.BackendBucket](s.Service, api.CollectionBackendBuckets, rules.BackendBucket, nil)
 	c.resolve = func(ctx context.Context, b *api.BackendBucket, sc scope) error {
-		return s.resolvePolicy(ctx, "edgeSecurityPolicy", &b.EdgeSecurityPolicy, true, sc)
+		return frontends{s.Service}.resolvePolicy(ctx, "edgeSecurityPolicy", &b.EdgeSecurityPolicy, true, sc)
 	}
 	c.refs = func(b *api.BackendBucket) []string { return []string{b.EdgeSecurityPolicy} }
 	c.kept = func(prior, b *api.BackendBucket) { b.EdgeSecurityPolicy = prior.EdgeSecurityPolicy }
@@ -22,7 +22,7 @@ func (s *Service) backendBuckets() *collection[api.BackendBucket, *api.BackendBu
 
 // backendBucketSetEdgeSecurityPolicy answers
 // backendBuckets.setEdgeSecurityPolicy.
-func (s *Service) backendBucketSetEdgeSecurityPolicy(r *Call) (any, error) {
+func (s backends) backendBucketSetEdgeSecurityPolicy(r *Call) (any, error) {
 	var req api.SecurityPolicyReference
 	if err := s.readJSON(r, "SecurityPolicyReference", &req); err != nil {
 		return nil, err

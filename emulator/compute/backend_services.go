@@ -13,8 +13,8 @@ import (
 )
 
 // backendServices is the global and regional backendServices collection.
-func (s *Service) backendServices() *collection[api.BackendService, *api.BackendService] {
-	c := newCollection[api.BackendService, *api.BackendService](s, api.CollectionBackendServices, rules.BackendService, rules.ApplyBackendServiceDefaults)
+func (s backends) backendServices() *collection[api.BackendService, *api.BackendService] {
+	c := newCollection[api.BackendService, *api.BackendService](s.Service, api.CollectionBackendServices, rules.BackendService, rules.ApplyBackendServiceDefaults)
 	c.resolve = s.resolveBackendService
 	c.fingerprint = func(bs *api.BackendService) *string { return &bs.Fingerprint }
 	c.fingerprintOptional = true
@@ -44,7 +44,7 @@ func (s *Service) backendServices() *collection[api.BackendService, *api.Backend
 
 // resolveBackendService checks the groups and the health check a service
 // references and stores the references as URLs.
-func (s *Service) resolveBackendService(ctx context.Context, bs *api.BackendService, sc scope) error {
+func (s backends) resolveBackendService(ctx context.Context, bs *api.BackendService, sc scope) error {
 	for i := range bs.Backends {
 		k, err := s.backendGroup(ctx, fmt.Sprintf("backends[%d].group", i), bs.Backends[i].Group, sc)
 		if err != nil {
@@ -59,12 +59,12 @@ func (s *Service) resolveBackendService(ctx context.Context, bs *api.BackendServ
 		}
 		bs.HealthChecks[i] = s.link(k.Path())
 	}
-	return s.resolveServicePolicies(ctx, bs, sc)
+	return frontends{s.Service}.resolveServicePolicies(ctx, bs, sc)
 }
 
 // backendGroup checks the group of a backend: a network endpoint group or
 // an instance group, which must exist.
-func (s *Service) backendGroup(ctx context.Context, field, ref string, sc scope) (store.Key, error) {
+func (s backends) backendGroup(ctx context.Context, field, ref string, sc scope) (store.Key, error) {
 	k, err := parseAnyRef(field, ref, sc, api.CollectionNetworkEndpointGroups)
 	if err != nil {
 		return k, err
@@ -78,7 +78,7 @@ func (s *Service) backendGroup(ctx context.Context, field, ref string, sc scope)
 
 // resolveServiceCheck checks the health check of a backend service: a
 // regular check, or a legacy one for EXTERNAL services.
-func (s *Service) resolveServiceCheck(ctx context.Context, field, ref string, bs *api.BackendService, sc scope) (store.Key, error) {
+func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs *api.BackendService, sc scope) (store.Key, error) {
 	k, err := parseAnyRef(field, ref, sc, api.CollectionHealthChecks)
 	if err != nil {
 		return k, err
@@ -110,7 +110,7 @@ func (s *Service) resolveServiceCheck(ctx context.Context, field, ref string, bs
 // backendServiceHealth answers backendServices.getHealth: the health of the
 // endpoints of one group of the service (or of all its groups when the
 // body names none, an lbhealth extension).
-func (s *Service) backendServiceHealth(r *Call) (any, error) {
+func (s backends) backendServiceHealth(r *Call) (any, error) {
 	c := s.backendServices()
 	bs, sc, err := c.load(r)
 	if err != nil {
@@ -131,7 +131,7 @@ func (s *Service) backendServiceHealth(r *Call) (any, error) {
 
 // groupFilter reads the optional {"group": ...} body: the path of one of
 // the service's groups, or "" for all of them.
-func (s *Service) groupFilter(r *Call, bs *api.BackendService, sc scope) (string, error) {
+func (s backends) groupFilter(r *Call, bs *api.BackendService, sc scope) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // compositeHealthChecks is the regional compositeHealthChecks collection.
-func (s *Service) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
-	c := newCollection[api.CompositeHealthCheck, *api.CompositeHealthCheck](s, api.CollectionCompositeHealthChecks, rules.CompositeHealthCheck, nil)
+func (s backends) compositeHealthChecks() *collection[api.CompositeHealthCheck, *api.CompositeHealthCheck] {
+	c := newCollection[api.CompositeHealthCheck, *api.CompositeHealthCheck](s.Service, api.CollectionCompositeHealthChecks, rules.CompositeHealthCheck, nil)
 	c.resolve = s.resolveComposite
 	c.refs = func(c *api.CompositeHealthCheck) []string {
 		return append([]string{c.HealthDestination}, c.HealthSources...)
@@ -22,7 +22,7 @@ func (s *Service) compositeHealthChecks() *collection[api.CompositeHealthCheck, 
 
 // resolveComposite checks the sources and the destination of a composite
 // check and stores the references as URLs.
-func (s *Service) resolveComposite(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
+func (s backends) resolveComposite(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
 	seen := map[string]string{} // resolved path -> the field that named it first
 	for i, ref := range c.HealthSources {
 		field := fmt.Sprintf("healthSources[%d]", i)
@@ -53,7 +53,7 @@ func (s *Service) resolveComposite(ctx context.Context, c *api.CompositeHealthCh
 
 // resolveDestination checks the forwarding rule of a composite check: it
 // must fit, and no other composite may report for it.
-func (s *Service) resolveDestination(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
+func (s backends) resolveDestination(ctx context.Context, c *api.CompositeHealthCheck, sc scope) error {
 	var fr api.ForwardingRule
 	k, err := s.lookup(ctx, "healthDestination", c.HealthDestination, sc, api.CollectionForwardingRules, &fr)
 	if err != nil {
@@ -79,7 +79,7 @@ func (s *Service) resolveDestination(ctx context.Context, c *api.CompositeHealth
 // destination is the forwarding rule fr, or "": a look-up in the
 // reference index (a composite references its sources and its
 // destination, and only the destination can be a forwarding rule).
-func (s *Service) destinationOf(_ context.Context, fr, self store.Key) (string, error) {
+func (s backends) destinationOf(_ context.Context, fr, self store.Key) (string, error) {
 	for _, path := range s.usersIn(fr.Path(), api.CollectionCompositeHealthChecks) {
 		if path != self.Path() {
 			return path, nil
@@ -89,7 +89,7 @@ func (s *Service) destinationOf(_ context.Context, fr, self store.Key) (string, 
 }
 
 // compositeHealth answers compositeHealthChecks.getHealth.
-func (s *Service) compositeHealth(r *Call) (any, error) {
+func (s backends) compositeHealth(r *Call) (any, error) {
 	c := s.compositeHealthChecks()
 	chc, sc, err := c.load(r)
 	if err != nil {

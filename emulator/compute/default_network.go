@@ -32,7 +32,7 @@ func (s *Service) Provision(r *Call) error {
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	created := s.createDefaultNetwork(ctx, scope{project: project})
+	created := networking{s}.createDefaultNetwork(ctx, scope{project: project})
 	if err := s.store.Insert(ctx, store.Object{Key: marker, Body: []byte(`{"defaultNetwork":true}`)}); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (s *Service) isProvisioned(project string) bool {
 // own resources take the name or the range) is left out and logged, and
 // nothing at all is made when the user has a network default of their
 // own: what the user made wins, and the request goes on.
-func (s *Service) createDefaultNetwork(ctx context.Context, sc scope) []store.Key {
+func (s networking) createDefaultNetwork(ctx context.Context, sc scope) []store.Key {
 	var created []store.Key
 	add := func(k store.Key, err error) bool {
 		if err != nil {

@@ -23,8 +23,8 @@ import (
 // asked for. Disks are made by disks.insert or, as in the Compute API, by
 // an instance's disks[].initializeParams; users lists the instances that
 // have one attached, and a disk in use cannot be deleted.
-func (s *Service) disks() *collection[api.Disk, *api.Disk] {
-	c := newCollection[api.Disk, *api.Disk](s, api.CollectionDisks, rules.Disk, rules.ApplyDiskDefaults)
+func (s fleet) disks() *collection[api.Disk, *api.Disk] {
+	c := newCollection[api.Disk, *api.Disk](s.Service, api.CollectionDisks, rules.Disk, rules.ApplyDiskDefaults)
 	c.resolve = s.resolveDisk
 	c.outputs = func(d, prior *api.Disk) {
 		if prior != nil {
@@ -36,7 +36,7 @@ func (s *Service) disks() *collection[api.Disk, *api.Disk] {
 
 // resolveDisk checks a disk's image (it must be a public image, and fit in
 // the disk) and writes its image and type as URLs.
-func (s *Service) resolveDisk(_ context.Context, d *api.Disk, sc scope) error {
+func (s fleet) resolveDisk(_ context.Context, d *api.Disk, sc scope) error {
 	if d.SourceImage != "" {
 		img, err := resolveImage("sourceImage", d.SourceImage)
 		if err != nil {
@@ -57,7 +57,7 @@ func (s *Service) resolveDisk(_ context.Context, d *api.Disk, sc scope) error {
 
 // diskType reads a disk type (a name, zones/{zone}/diskTypes/{name}, or a
 // URL) and returns its URL in zone sc.zone; "" is the default type.
-func (s *Service) diskType(field, ref string, sc scope) (string, error) {
+func (s fleet) diskType(field, ref string, sc scope) (string, error) {
 	name := ref
 	switch {
 	case ref == "":
@@ -82,7 +82,7 @@ func (s *Service) diskType(field, ref string, sc scope) (string, error) {
 // exist in the instance's zone and be free (or attached read-only on both
 // sides); a disk to make gets the URL it will have. A disk to make whose
 // name is taken is the existing disk, attached, as in the Compute API.
-func (s *Service) resolveDisks(ctx context.Context, in *api.Instance, sc scope) error {
+func (s fleet) resolveDisks(ctx context.Context, in *api.Instance, sc scope) error {
 	self := s.link(sc.key(api.CollectionInstances, in.Name).Path())
 	made := map[string]int{}
 	for i := range in.Disks {
@@ -142,7 +142,7 @@ func (s *Service) resolveDisks(ctx context.Context, in *api.Instance, sc scope) 
 }
 
 // checkMadeDisk checks what a disk made with an instance will be.
-func (s *Service) checkMadeDisk(field string, p *api.DiskParams, sc scope) error {
+func (s fleet) checkMadeDisk(field string, p *api.DiskParams, sc scope) error {
 	if p.SourceImage != "" {
 		if _, err := resolveImage(field+".sourceImage", p.SourceImage); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (s *Service) checkMadeDisk(field string, p *api.DiskParams, sc scope) error
 
 // readOnlyEverywhere tells whether instance (a URL) has disk k attached
 // read-only.
-func (s *Service) readOnlyEverywhere(ctx context.Context, instance string, k store.Key) bool {
+func (s fleet) readOnlyEverywhere(ctx context.Context, instance string, k store.Key) bool {
 	var other api.Instance
 	o, err := s.store.Get(ctx, keyOfPath(api.PathOf(instance)))
 	if err != nil || json.Unmarshal(o.Body, &other) != nil {
@@ -174,7 +174,7 @@ func (s *Service) readOnlyEverywhere(ctx context.Context, instance string, k sto
 // attachDisks runs once instance in is stored: it makes the disks its
 // initializeParams ask for and adds the instance to the users of every
 // disk it attaches.
-func (s *Service) attachDisks(ctx context.Context, in *api.Instance, sc scope) error {
+func (s fleet) attachDisks(ctx context.Context, in *api.Instance, sc scope) error {
 	self := s.link(sc.key(api.CollectionInstances, in.Name).Path())
 	disks := s.disks()
 	for i := range in.Disks {
@@ -213,7 +213,7 @@ func (s *Service) attachDisks(ctx context.Context, in *api.Instance, sc scope) e
 
 // releaseDisks runs once instance in is deleted: its auto-delete disks go
 // when no other instance uses them, and the others lose it as a user.
-func (s *Service) releaseDisks(ctx context.Context, in *api.Instance, sc scope) error {
+func (s fleet) releaseDisks(ctx context.Context, in *api.Instance, sc scope) error {
 	self := s.link(sc.key(api.CollectionInstances, in.Name).Path())
 	for _, d := range in.Disks {
 		if d.Source == "" {
@@ -242,7 +242,7 @@ func (s *Service) releaseDisks(ctx context.Context, in *api.Instance, sc scope) 
 
 // editDisk changes the stored disk at k; only the fields of the typed view
 // change.
-func (s *Service) editDisk(ctx context.Context, k store.Key, change func(*api.Disk)) error {
+func (s fleet) editDisk(ctx context.Context, k store.Key, change func(*api.Disk)) error {
 	return editStored(ctx, s.store, k, change)
 }
 

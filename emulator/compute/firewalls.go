@@ -9,8 +9,8 @@ import (
 
 // firewalls is the global firewalls collection. The emulator filters no
 // traffic: a firewall rule is stored, and keeps its network in use.
-func (s *Service) firewalls() *collection[api.Firewall, *api.Firewall] {
-	c := newCollection[api.Firewall, *api.Firewall](s, api.CollectionFirewalls, rules.Firewall, rules.ApplyFirewallDefaults)
+func (s networking) firewalls() *collection[api.Firewall, *api.Firewall] {
+	c := newCollection[api.Firewall, *api.Firewall](s.Service, api.CollectionFirewalls, rules.Firewall, rules.ApplyFirewallDefaults)
 	c.resolve = func(ctx context.Context, fw *api.Firewall, sc scope) error {
 		if fw.Network == "" {
 			fw.Network = "global/networks/" + api.DefaultNetwork // as in the Compute API

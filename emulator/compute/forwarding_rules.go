@@ -11,8 +11,8 @@ import (
 )
 
 // forwardingRules is the global and regional forwardingRules collection.
-func (s *Service) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
-	c := newCollection[api.ForwardingRule, *api.ForwardingRule](s, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
+func (s frontends) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
+	c := newCollection[api.ForwardingRule, *api.ForwardingRule](s.Service, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
 	c.resolve = s.resolveForwardingRule
 	c.refs = func(fr *api.ForwardingRule) []string {
 		return []string{fr.BackendService, fr.Target, fr.Network, fr.Subnetwork}
@@ -54,7 +54,7 @@ func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 // resolveRuleAddress turns an IPAddress that names an address resource
 // into that address's number, as the API does ("when reading an IPAddress,
 // the API always returns the IP address number").
-func (s *Service) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
 	if fr.IPAddress == "" || rules.IsIPOrRange(fr.IPAddress) {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (s *Service) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule
 // resolveRuleNetwork checks the network and subnetwork a rule names: they
 // must exist, a subnetwork in the rule's region (a global rule names the
 // region in the reference) and in the rule's network when both are set.
-func (s *Service) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
 	network := fr.Network // as sent, for messages
 	if fr.Network != "" {
 		k, err := s.lookup(ctx, "network", fr.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
@@ -114,7 +114,7 @@ var forwardingTargets = map[string]bool{"targetGrpcProxies": true, "targetVpnGat
 
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
-func (s *Service) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
 	if err := s.resolveRuleAddress(ctx, fr, sc); err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (s *Service) resolveForwardingRule(ctx context.Context, fr *api.ForwardingR
 
 // resolveRuleTarget follows a rule's target: a target pool or a target
 // instance of the rule's region, a target proxy of its scope.
-func (s *Service) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
 	k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (s *Service) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule,
 // forwardingRuleSetTarget answers forwardingRules.setTarget and
 // globalForwardingRules.setTarget: the rule's target changes, under the
 // rule's own checks.
-func (s *Service) forwardingRuleSetTarget(r *Call) (any, error) {
+func (s frontends) forwardingRuleSetTarget(r *Call) (any, error) {
 	var req api.TargetReference
 	if err := s.readJSON(r, "TargetReference", &req); err != nil {
 		return nil, err

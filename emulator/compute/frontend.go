@@ -19,7 +19,7 @@ import (
 // the resource that names it, and returns its self link; what, when set,
 // says what the referring resource is, for the message that refuses a
 // resource of another scope.
-func (s *Service) follow(ctx context.Context, field, ref string, sc scope, collection, what string, v any) (string, error) {
+func (s frontends) follow(ctx context.Context, field, ref string, sc scope, collection, what string, v any) (string, error) {
 	k, err := s.lookup(ctx, field, ref, sc, collection, v)
 	if err != nil {
 		return "", err
@@ -38,8 +38,8 @@ var proxyServiceSchemes = map[string]bool{
 }
 
 // urlMaps is the global and regional urlMaps collection.
-func (s *Service) urlMaps() *collection[api.URLMap, *api.URLMap] {
-	c := newCollection[api.URLMap, *api.URLMap](s, api.CollectionURLMaps, rules.URLMap, nil)
+func (s frontends) urlMaps() *collection[api.URLMap, *api.URLMap] {
+	c := newCollection[api.URLMap, *api.URLMap](s.Service, api.CollectionURLMaps, rules.URLMap, nil)
 	c.resolve = s.resolveURLMap
 	c.refs = func(m *api.URLMap) []string {
 		var out []string
@@ -57,7 +57,7 @@ func (s *Service) urlMaps() *collection[api.URLMap, *api.URLMap] {
 // service of the map's scope that a proxy can route to, and all of them of
 // one load-balancing scheme; each backend bucket must exist, in the map's
 // scope.
-func (s *Service) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) error {
+func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) error {
 	scheme, first := "", ""
 	for _, r := range m.Services() {
 		k, err := parseAnyRef(r.Field, *r.Value, sc, api.CollectionBackendServices)
@@ -102,7 +102,7 @@ func (s *Service) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) er
 // urlMapValidate answers urlMaps.validate: the map in the request, checked
 // as an insert would check it, reported as the API reports a validation
 // (loadSucceeded and loadErrors) rather than as an error.
-func (s *Service) urlMapValidate(r *Call) (any, error) {
+func (s frontends) urlMapValidate(r *Call) (any, error) {
 	sc, err := scopeOf(r)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (s *Service) urlMapValidate(r *Call) (any, error) {
 
 // urlMapInvalidateCache answers urlMaps.invalidateCache: the emulator has
 // no cache, so there is nothing to invalidate but the map must exist.
-func (s *Service) urlMapInvalidateCache(r *Call) (any, error) {
+func (s frontends) urlMapInvalidateCache(r *Call) (any, error) {
 	var req map[string]any
 	if err := s.readJSON(r, "CacheInvalidationRule", &req); err != nil {
 		return nil, err
@@ -149,14 +149,14 @@ func (s *Service) urlMapInvalidateCache(r *Call) (any, error) {
 }
 
 // followURLMap resolves a proxy's URL map.
-func (s *Service) followURLMap(ctx context.Context, ref string, sc scope) (string, error) {
+func (s frontends) followURLMap(ctx context.Context, ref string, sc scope) (string, error) {
 	return s.follow(ctx, "urlMap", ref, sc, api.CollectionURLMaps, "a target proxy", new(api.URLMap))
 }
 
 // followCertificates resolves a proxy's certificates; Certificate Manager
 // certificates ("//certificatemanager.googleapis.com/...") are kept as
 // sent.
-func (s *Service) followCertificates(ctx context.Context, certs []string, sc scope) error {
+func (s frontends) followCertificates(ctx context.Context, certs []string, sc scope) error {
 	for i, ref := range certs {
 		if strings.HasPrefix(ref, "//certificatemanager.") {
 			continue
@@ -171,7 +171,7 @@ func (s *Service) followCertificates(ctx context.Context, certs []string, sc sco
 }
 
 // followSSLPolicy resolves a proxy's SSL policy, when it has one.
-func (s *Service) followSSLPolicy(ctx context.Context, ref *string, sc scope) error {
+func (s frontends) followSSLPolicy(ctx context.Context, ref *string, sc scope) error {
 	if *ref == "" {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (s *Service) followSSLPolicy(ctx context.Context, ref *string, sc scope) er
 
 // followProxyService resolves a TCP or SSL proxy's backend service: one of
 // a proxy load balancer, speaking TCP or SSL.
-func (s *Service) followProxyService(ctx context.Context, ref string, sc scope) (string, error) {
+func (s frontends) followProxyService(ctx context.Context, ref string, sc scope) (string, error) {
 	var bs api.BackendService
 	link, err := s.follow(ctx, "service", ref, sc, api.CollectionBackendServices, "a target proxy", &bs)
 	if err != nil {
@@ -205,8 +205,8 @@ func orUnset(v string) string {
 }
 
 // targetHTTPProxies is the global and regional targetHttpProxies collection.
-func (s *Service) targetHTTPProxies() *collection[api.TargetHTTPProxy, *api.TargetHTTPProxy] {
-	c := newCollection[api.TargetHTTPProxy, *api.TargetHTTPProxy](s, api.CollectionTargetHTTPProxies, rules.TargetHTTPProxy, nil)
+func (s frontends) targetHTTPProxies() *collection[api.TargetHTTPProxy, *api.TargetHTTPProxy] {
+	c := newCollection[api.TargetHTTPProxy, *api.TargetHTTPProxy](s.Service, api.CollectionTargetHTTPProxies, rules.TargetHTTPProxy, nil)
 	c.resolve = func(ctx context.Context, p *api.TargetHTTPProxy, sc scope) (err error) {
 		p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc)
 		return err
@@ -219,8 +219,8 @@ func (s *Service) targetHTTPProxies() *collection[api.TargetHTTPProxy, *api.Targ
 
 // targetHTTPSProxies is the global and regional targetHttpsProxies
 // collection.
-func (s *Service) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy] {
-	c := newCollection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy](s, api.CollectionTargetHTTPSProxies, rules.TargetHTTPSProxy, func(p *api.TargetHTTPSProxy) {
+func (s frontends) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy] {
+	c := newCollection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy](s.Service, api.CollectionTargetHTTPSProxies, rules.TargetHTTPSProxy, func(p *api.TargetHTTPSProxy) {
 		if p.QuicOverride == "" {
 			p.QuicOverride = api.QuicNone
 		}
@@ -243,8 +243,8 @@ func (s *Service) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.Ta
 }
 
 // targetTCPProxies is the global and regional targetTcpProxies collection.
-func (s *Service) targetTCPProxies() *collection[api.TargetTCPProxy, *api.TargetTCPProxy] {
-	c := newCollection[api.TargetTCPProxy, *api.TargetTCPProxy](s, api.CollectionTargetTCPProxies, rules.TargetTCPProxy,
+func (s frontends) targetTCPProxies() *collection[api.TargetTCPProxy, *api.TargetTCPProxy] {
+	c := newCollection[api.TargetTCPProxy, *api.TargetTCPProxy](s.Service, api.CollectionTargetTCPProxies, rules.TargetTCPProxy,
 		func(p *api.TargetTCPProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
 	c.resolve = func(ctx context.Context, p *api.TargetTCPProxy, sc scope) (err error) {
 		p.Service, err = s.followProxyService(ctx, p.Service, sc)
@@ -255,8 +255,8 @@ func (s *Service) targetTCPProxies() *collection[api.TargetTCPProxy, *api.Target
 }
 
 // targetSSLProxies is the global targetSslProxies collection.
-func (s *Service) targetSSLProxies() *collection[api.TargetSSLProxy, *api.TargetSSLProxy] {
-	c := newCollection[api.TargetSSLProxy, *api.TargetSSLProxy](s, api.CollectionTargetSSLProxies, rules.TargetSSLProxy,
+func (s frontends) targetSSLProxies() *collection[api.TargetSSLProxy, *api.TargetSSLProxy] {
+	c := newCollection[api.TargetSSLProxy, *api.TargetSSLProxy](s.Service, api.CollectionTargetSSLProxies, rules.TargetSSLProxy,
 		func(p *api.TargetSSLProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
 	c.resolve = func(ctx context.Context, p *api.TargetSSLProxy, sc scope) (err error) {
 		if p.Service, err = s.followProxyService(ctx, p.Service, sc); err != nil {
@@ -275,8 +275,8 @@ func (s *Service) targetSSLProxies() *collection[api.TargetSSLProxy, *api.Target
 
 // targetInstances is the zonal targetInstances collection: its instance
 // must be in its zone.
-func (s *Service) targetInstances() *collection[api.TargetInstance, *api.TargetInstance] {
-	c := newCollection[api.TargetInstance, *api.TargetInstance](s, api.CollectionTargetInstances, rules.TargetInstance, rules.ApplyTargetInstanceDefaults)
+func (s frontends) targetInstances() *collection[api.TargetInstance, *api.TargetInstance] {
+	c := newCollection[api.TargetInstance, *api.TargetInstance](s.Service, api.CollectionTargetInstances, rules.TargetInstance, rules.ApplyTargetInstanceDefaults)
 	c.resolve = func(ctx context.Context, t *api.TargetInstance, sc scope) (err error) {
 		if t.Instance, err = s.follow(ctx, "instance", t.Instance, sc, api.CollectionInstances, "a target instance", new(api.Instance)); err != nil {
 			return err
@@ -296,8 +296,8 @@ func (s *Service) targetInstances() *collection[api.TargetInstance, *api.TargetI
 
 // sslCertificates is the global and regional sslCertificates collection.
 // The private key is write only: checked on insert, never stored.
-func (s *Service) sslCertificates() *collection[api.SSLCertificate, *api.SSLCertificate] {
-	c := newCollection[api.SSLCertificate, *api.SSLCertificate](s, api.CollectionSSLCertificates, rules.SSLCertificate, rules.ApplySSLCertificateDefaults)
+func (s frontends) sslCertificates() *collection[api.SSLCertificate, *api.SSLCertificate] {
+	c := newCollection[api.SSLCertificate, *api.SSLCertificate](s.Service, api.CollectionSSLCertificates, rules.SSLCertificate, rules.ApplySSLCertificateDefaults)
 	c.outputs = func(cert, _ *api.SSLCertificate) {
 		switch cert.Type {
 		case api.CertificateManaged:
@@ -331,8 +331,8 @@ func (s *Service) sslCertificates() *collection[api.SSLCertificate, *api.SSLCert
 }
 
 // sslPolicies is the global and regional sslPolicies collection.
-func (s *Service) sslPolicies() *collection[api.SSLPolicy, *api.SSLPolicy] {
-	c := newCollection[api.SSLPolicy, *api.SSLPolicy](s, api.CollectionSSLPolicies, rules.SSLPolicy, rules.ApplySSLPolicyDefaults)
+func (s frontends) sslPolicies() *collection[api.SSLPolicy, *api.SSLPolicy] {
+	c := newCollection[api.SSLPolicy, *api.SSLPolicy](s.Service, api.CollectionSSLPolicies, rules.SSLPolicy, rules.ApplySSLPolicyDefaults)
 	c.fingerprint = func(p *api.SSLPolicy) *string { return &p.Fingerprint }
 	return c
 }
@@ -340,7 +340,7 @@ func (s *Service) sslPolicies() *collection[api.SSLPolicy, *api.SSLPolicy] {
 // The proxies' set methods: each changes one field, under the proxy's
 // own checks.
 
-func (s *Service) httpProxySetURLMap(r *Call) (any, error) {
+func (s frontends) httpProxySetURLMap(r *Call) (any, error) {
 	var req api.URLMapReference
 	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
@@ -352,7 +352,7 @@ func (s *Service) httpProxySetURLMap(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) httpsProxySetURLMap(r *Call) (any, error) {
+func (s frontends) httpsProxySetURLMap(r *Call) (any, error) {
 	var req api.URLMapReference
 	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
@@ -364,7 +364,7 @@ func (s *Service) httpsProxySetURLMap(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) httpsProxySetCertificates(r *Call) (any, error) {
+func (s frontends) httpsProxySetCertificates(r *Call) (any, error) {
 	sc, err := scopeOf(r)
 	if err != nil {
 		return nil, err
@@ -384,7 +384,7 @@ func (s *Service) httpsProxySetCertificates(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) httpsProxySetQuicOverride(r *Call) (any, error) {
+func (s frontends) httpsProxySetQuicOverride(r *Call) (any, error) {
 	var req api.QuicOverrideRequest
 	if err := s.readJSON(r, "TargetHttpsProxiesSetQuicOverrideRequest", &req); err != nil {
 		return nil, err
@@ -399,7 +399,7 @@ func (s *Service) httpsProxySetQuicOverride(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) httpsProxySetSSLPolicy(r *Call) (any, error) {
+func (s frontends) httpsProxySetSSLPolicy(r *Call) (any, error) {
 	var req api.SSLPolicyReference
 	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
@@ -411,7 +411,7 @@ func (s *Service) httpsProxySetSSLPolicy(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) tcpProxySetBackendService(r *Call) (any, error) {
+func (s frontends) tcpProxySetBackendService(r *Call) (any, error) {
 	var req api.BackendServiceRequest
 	if err := s.readJSON(r, "TargetTcpProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
@@ -423,7 +423,7 @@ func (s *Service) tcpProxySetBackendService(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) tcpProxySetProxyHeader(r *Call) (any, error) {
+func (s frontends) tcpProxySetProxyHeader(r *Call) (any, error) {
 	var req api.ProxyHeaderRequest
 	if err := s.readJSON(r, "TargetTcpProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err
@@ -438,7 +438,7 @@ func (s *Service) tcpProxySetProxyHeader(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) sslProxySetBackendService(r *Call) (any, error) {
+func (s frontends) sslProxySetBackendService(r *Call) (any, error) {
 	var req api.BackendServiceRequest
 	if err := s.readJSON(r, "TargetSslProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
@@ -450,7 +450,7 @@ func (s *Service) sslProxySetBackendService(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) sslProxySetCertificates(r *Call) (any, error) {
+func (s frontends) sslProxySetCertificates(r *Call) (any, error) {
 	var req api.SSLCertificatesRequest
 	if err := s.readJSON(r, "TargetSslProxiesSetSslCertificatesRequest", &req); err != nil {
 		return nil, err
@@ -462,7 +462,7 @@ func (s *Service) sslProxySetCertificates(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) sslProxySetSSLPolicy(r *Call) (any, error) {
+func (s frontends) sslProxySetSSLPolicy(r *Call) (any, error) {
 	var req api.SSLPolicyReference
 	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
@@ -474,7 +474,7 @@ func (s *Service) sslProxySetSSLPolicy(r *Call) (any, error) {
 	})
 }
 
-func (s *Service) sslProxySetProxyHeader(r *Call) (any, error) {
+func (s frontends) sslProxySetProxyHeader(r *Call) (any, error) {
 	var req api.ProxyHeaderRequest
 	if err := s.readJSON(r, "TargetSslProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func zoneLetters(region string) string {
 	return "abc"
 }
 
-func (s *Service) region(project, name string) map[string]any {
+func (s networking) region(project, name string) map[string]any {
 	path := "projects/" + project + "/regions/" + name
 	var zones []string
 	for _, l := range zoneLetters(name) {
@@ -56,7 +56,7 @@ func (s *Service) region(project, name string) map[string]any {
 		"zones": zones, "selfLink": s.link(path), "creationTimestamp": geoTimestamp}
 }
 
-func (s *Service) zone(project, name string) map[string]any {
+func (s networking) zone(project, name string) map[string]any {
 	path := "projects/" + project + "/zones/" + name
 	return map[string]any{"kind": "compute#zone", "id": geoID(path), "name": name, "description": name, "status": "UP",
 		"region": s.link("projects/" + project + "/regions/" + rules.ZoneRegion(name)), "selfLink": s.link(path),
@@ -64,7 +64,7 @@ func (s *Service) zone(project, name string) map[string]any {
 }
 
 // getRegion answers regions.get.
-func (s *Service) getRegion(r *Call) (any, error) {
+func (s networking) getRegion(r *Call) (any, error) {
 	name := r.PathValue("region")
 	if rules.Region("region", name) != nil {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found", r.PathValue("project"), name))
@@ -73,7 +73,7 @@ func (s *Service) getRegion(r *Call) (any, error) {
 }
 
 // getZone answers zones.get.
-func (s *Service) getZone(r *Call) (any, error) {
+func (s networking) getZone(r *Call) (any, error) {
 	name := r.PathValue("zone")
 	if rules.Region("zone", name) != nil || rules.ZoneRegion(name) == "" {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found", r.PathValue("project"), name))
@@ -82,7 +82,7 @@ func (s *Service) getZone(r *Call) (any, error) {
 }
 
 // listRegions answers regions.list, with its filter.
-func (s *Service) listRegions(r *Call) (any, error) {
+func (s networking) listRegions(r *Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, name := range slices.Sorted(maps.Keys(regionZones)) {
@@ -92,7 +92,7 @@ func (s *Service) listRegions(r *Call) (any, error) {
 }
 
 // listZones answers zones.list, with its filter.
-func (s *Service) listZones(r *Call) (any, error) {
+func (s networking) listZones(r *Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, region := range slices.Sorted(maps.Keys(regionZones)) {
@@ -103,7 +103,7 @@ func (s *Service) listZones(r *Call) (any, error) {
 	return s.geoList(r, "compute#zoneList", "projects/"+project+"/zones", items)
 }
 
-func (s *Service) geoList(r *Call, kind, path string, items []map[string]any) (any, error) {
+func (s networking) geoList(r *Call, kind, path string, items []map[string]any) (any, error) {
 	match, err := query.ParseFilter(r.Query().Get("filter"))
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ var memoryPerCPU = map[string][3]int{"n1": {3840, 6656, 922}, "e2": {4096, 8192,
 	"n4": {4096, 8192, 2048}, "t2d": {4096, 8192, 1024}}
 
 // getMachineType answers machineTypes.get.
-func (s *Service) getMachineType(r *Call) (any, error) {
+func (s networking) getMachineType(r *Call) (any, error) {
 	project, zone, name := r.PathValue("project"), r.PathValue("zone"), r.PathValue("name")
 	path := "projects/" + project + "/zones/" + zone + "/machineTypes/" + name
 	cpus, memory, shared := 0, 0, false

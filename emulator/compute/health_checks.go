@@ -9,8 +9,8 @@ import (
 )
 
 // healthChecks is the global and regional healthChecks collection.
-func (s *Service) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
-	c := newCollection[api.HealthCheck, *api.HealthCheck](s, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
+func (s backends) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
+	c := newCollection[api.HealthCheck, *api.HealthCheck](s.Service, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
 	c.computedType = true
 	c.check = func(hc *api.HealthCheck, sc scope) rules.Violations {
 		return rules.HealthCheck(hc, sc.region != "")
@@ -46,7 +46,7 @@ func checkType(hc *api.HealthCheck) string {
 // resolveScenario checks the health checks a scenario combines: each must
 // exist in the scenario's own scope and be neither the scenario nor a
 // scenario; the references are stored as URLs.
-func (s *Service) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc scope) error {
+func (s backends) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc scope) error {
 	b, ok := hc.BlockOf(api.TypeScenario)
 	if !ok {
 		return nil

@@ -9,8 +9,8 @@ import (
 )
 
 // healthSources is the regional healthSources collection.
-func (s *Service) healthSources() *collection[api.HealthSource, *api.HealthSource] {
-	c := newCollection[api.HealthSource, *api.HealthSource](s, api.CollectionHealthSources, rules.HealthSource, nil)
+func (s backends) healthSources() *collection[api.HealthSource, *api.HealthSource] {
+	c := newCollection[api.HealthSource, *api.HealthSource](s.Service, api.CollectionHealthSources, rules.HealthSource, nil)
 	c.resolve = s.resolveHealthSource
 	c.refs = func(hs *api.HealthSource) []string {
 		return append([]string{hs.HealthAggregationPolicy}, hs.Sources...)
@@ -24,7 +24,7 @@ func (s *Service) healthSources() *collection[api.HealthSource, *api.HealthSourc
 
 // resolveHealthSource checks the backend service and the policy of a health
 // source and stores both references as URLs.
-func (s *Service) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc scope) error {
+func (s backends) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc scope) error {
 	var bs api.BackendService
 	k, err := s.lookup(ctx, "sources[0]", hs.Sources[0], sc, api.CollectionBackendServices, &bs)
 	if err != nil {
@@ -52,7 +52,7 @@ func (s *Service) resolveHealthSource(ctx context.Context, hs *api.HealthSource,
 
 // groupTypes lists the endpoint types of a service's backends
 // (api.InstanceGroupBackend for an instance group).
-func (s *Service) groupTypes(ctx context.Context, bs *api.BackendService) ([]string, error) {
+func (s backends) groupTypes(ctx context.Context, bs *api.BackendService) ([]string, error) {
 	types := make([]string, 0, len(bs.Backends))
 	for i, b := range bs.Backends {
 		if k := keyOfPath(api.PathOf(b.Group)); k.Collection == api.CollectionInstanceGroups {
@@ -69,7 +69,7 @@ func (s *Service) groupTypes(ctx context.Context, bs *api.BackendService) ([]str
 }
 
 // healthSourceHealth answers healthSources.getHealth.
-func (s *Service) healthSourceHealth(r *Call) (any, error) {
+func (s backends) healthSourceHealth(r *Call) (any, error) {
 	c := s.healthSources()
 	hs, sc, err := c.load(r)
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Service) healthSourceHealth(r *Call) (any, error) {
 
 // forwardingRuleOf is the URL of a forwarding rule that sends traffic to
 // the backend service at path, or "".
-func (s *Service) forwardingRuleOf(_ context.Context, service string) (string, error) {
+func (s backends) forwardingRuleOf(_ context.Context, service string) (string, error) {
 	if rules := s.usersIn(service, api.CollectionForwardingRules); len(rules) > 0 {
 		return s.link(rules[0]), nil
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // statuses are the engine's verdicts on the endpoints of owner.
-func (s *Service) statuses(owner string) []health.Status {
+func (s backends) statuses(owner string) []health.Status {
 	if s.health == nil {
 		return nil
 	}
@@ -17,7 +17,7 @@ func (s *Service) statuses(owner string) []health.Status {
 // Compute API's HealthStatus.healthState is HEALTHY or UNHEALTHY only, and a
 // backend with no verdict yet is not healthy: UNKNOWN is reported UNHEALTHY,
 // the reason saying it is not known to be (api.ReasonNoVerdict).
-func (s *Service) healthStatus(st health.Status) api.HealthStatus {
+func (s backends) healthStatus(st health.Status) api.HealthStatus {
 	state, reason := st.State, st.Reason
 	if state == api.StateUnknown {
 		state, reason = api.StateUnhealthy, api.ReasonNoVerdict

@@ -25,14 +25,14 @@ const imageVersion = "v20260101"
 var versionSuffix = regexp.MustCompile(`-v\d{8}$`)
 
 // getImage answers images.get in a public image project.
-func (s *Service) getImage(r *Call) (any, error) {
+func (s fleet) getImage(r *Call) (any, error) {
 	name := r.PathValue("name")
 	return publicImage(r.PathValue("project"), name, versionSuffix.ReplaceAllString(name, ""))
 }
 
 // getImageFromFamily answers images.getFromFamily: the newest image of the
 // family, which in the emulator is its only one.
-func (s *Service) getImageFromFamily(r *Call) (any, error) {
+func (s fleet) getImageFromFamily(r *Call) (any, error) {
 	family := r.PathValue("family")
 	return publicImage(r.PathValue("project"), family+"-"+imageVersion, family)
 }

@@ -20,8 +20,8 @@ import (
 // collection (the API's instanceTemplates and regionInstanceTemplates): kept as
 // sent, with its network, subnetwork and images checked, for the managed
 // groups that make instances of it.
-func (s *Service) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
-	c := newCollection[api.InstanceTemplate, *api.InstanceTemplate](s, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
+func (s fleet) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
+	c := newCollection[api.InstanceTemplate, *api.InstanceTemplate](s.Service, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
 	c.resolve = s.resolveInstanceTemplate
 	// No refs: the API does not count a template as a user of the network
 	// and subnetwork it names (they can be deleted under it; a group then
@@ -33,7 +33,7 @@ func (s *Service) instanceTemplates() *collection[api.InstanceTemplate, *api.Ins
 // network and subnetwork (a subnetwork by name is looked up in the region
 // of each group's zone, when the group makes an instance) and the images of
 // the disks it makes.
-func (s *Service) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTemplate, sc scope) error {
+func (s fleet) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTemplate, sc scope) error {
 	for i := range t.Properties.NetworkInterfaces {
 		ni := &t.Properties.NetworkInterfaces[i]
 		field := fmt.Sprintf("properties.networkInterfaces[%d]", i)
@@ -69,8 +69,8 @@ func (s *Service) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTe
 // instances' addresses come from the managed-instance range
 // (Options.ManagedInstanceRange), so that local servers bound there answer
 // for them.
-func (s *Service) instanceGroupManagers() *collection[api.InstanceGroupManager, *api.InstanceGroupManager] {
-	c := newCollection[api.InstanceGroupManager, *api.InstanceGroupManager](s, api.CollectionInstanceGroupManagers,
+func (s fleet) instanceGroupManagers() *collection[api.InstanceGroupManager, *api.InstanceGroupManager] {
+	c := newCollection[api.InstanceGroupManager, *api.InstanceGroupManager](s.Service, api.CollectionInstanceGroupManagers,
 		rules.InstanceGroupManager, rules.ApplyInstanceGroupManagerDefaults)
 	c.resolve = s.resolveManager
 	c.fingerprint = func(m *api.InstanceGroupManager) *string { return &m.Fingerprint }
@@ -106,7 +106,7 @@ func (s *Service) instanceGroupManagers() *collection[api.InstanceGroupManager, 
 
 // resolveManager checks the group's template and autohealing check, which
 // must exist, and writes them as URLs.
-func (s *Service) resolveManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) resolveManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
 	global := scope{project: sc.project}
 	template := func(field string, ref *string) error {
 		if *ref == "" {
@@ -178,7 +178,7 @@ func groupOf(m *api.InstanceGroupManager, sc scope) store.Key {
 // stored: the instance group exists with the manager's named ports, and
 // holds targetSize instances (new ones made from the template, the last
 // ones deleted).
-func (s *Service) reconcileManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) reconcileManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
 	gk := groupOf(m, sc)
 	var g api.InstanceGroup
 	switch o, err := s.store.Get(ctx, gk); {
@@ -191,7 +191,7 @@ func (s *Service) reconcileManager(ctx context.Context, m *api.InstanceGroupMana
 			return err
 		}
 	}
-	instances, removed, err := control.Reconcile(ctx, managedInstances{s, sc}, m, sc.zone, sc.region, g.Instances)
+	instances, removed, err := control.Reconcile(ctx, managedInstances{s.Service, sc}, m, sc.zone, sc.region, g.Instances)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (s *Service) reconcileManager(ctx context.Context, m *api.InstanceGroupMana
 // syncManagerPools keeps the instances of a managed group in the target
 // pools it names (targetPools), as the API does: those it has are added,
 // those it removed are taken out. A pool that is gone is skipped.
-func (s *Service) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
+func (s fleet) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
 	for i, ref := range m.TargetPools {
 		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
 		if err != nil {
@@ -229,7 +229,7 @@ func (s *Service) syncManagerPools(ctx context.Context, m *api.InstanceGroupMana
 }
 
 // storeManagedGroup writes a manager's instance group.
-func (s *Service) storeManagedGroup(ctx context.Context, k store.Key, g *api.InstanceGroup, sc scope) error {
+func (s fleet) storeManagedGroup(ctx context.Context, k store.Key, g *api.InstanceGroup, sc scope) error {
 	groups := s.instanceGroups()
 	prior := (*api.InstanceGroup)(nil)
 	if o, err := s.store.Get(ctx, k); err == nil {
@@ -258,15 +258,6 @@ func (s *Service) storeManagedGroup(ctx context.Context, k store.Key, g *api.Ins
 	return nil
 }
 
-// written tells the reference index and the probe engine that k, which
-// the emulator itself wrote, changed.
-func (s *Service) written(ctx context.Context, keys ...store.Key) {
-	for _, k := range keys {
-		s.indexRefs(ctx, Change{Key: k, Unknown: true})
-	}
-	s.core.Changed(ctx, keys)
-}
-
 // managedInstances makes and deletes the instances of managed groups in
 // the scope sc (control.Instances).
 type managedInstances struct {
@@ -285,7 +276,7 @@ func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager
 	if err := s.load(ctx, "instanceTemplate", m.Template(), tk, &t); err != nil {
 		return "", err
 	}
-	instances := s.instances()
+	instances := fleet{s}.instances()
 	sc = scope{project: sc.project, zone: zone}
 	var name string
 	for range 100 {
@@ -344,7 +335,7 @@ func (mi managedInstances) Delete(ctx context.Context, link string) error {
 	if err := s.store.Delete(ctx, k); err != nil {
 		return err
 	}
-	if err := s.releaseDisks(ctx, &in, scopeOfKey(k)); err != nil {
+	if err := (fleet{s}).releaseDisks(ctx, &in, scopeOfKey(k)); err != nil {
 		return err
 	}
 	s.written(ctx, k)
@@ -353,7 +344,7 @@ func (mi managedInstances) Delete(ctx context.Context, link string) error {
 
 // managerDeletable refuses to delete a manager whose instance group
 // another resource (a backend service) still uses.
-func (s *Service) managerDeletable(_ context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) managerDeletable(_ context.Context, m *api.InstanceGroupManager, sc scope) error {
 	gk := groupOf(m, sc)
 	self := sc.key(api.CollectionInstanceGroupManagers, m.Name).Path()
 	for _, u := range s.refs.usersOf(gk.Path()) {
@@ -365,14 +356,14 @@ func (s *Service) managerDeletable(_ context.Context, m *api.InstanceGroupManage
 }
 
 // releaseManager deletes a deleted manager's instances and instance group.
-func (s *Service) releaseManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) releaseManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
 	gk := groupOf(m, sc)
 	var g api.InstanceGroup
 	if err := s.load(ctx, "instanceGroup", gk.Path(), gk, &g); err != nil {
 		return nil // already gone
 	}
 	for _, inst := range g.Instances {
-		if err := (managedInstances{s, sc}).Delete(ctx, inst); err != nil {
+		if err := (managedInstances{s.Service, sc}).Delete(ctx, inst); err != nil {
 			return err
 		}
 	}
@@ -384,7 +375,7 @@ func (s *Service) releaseManager(ctx context.Context, m *api.InstanceGroupManage
 }
 
 // managerResize answers instanceGroupManagers.resize?size=N.
-func (s *Service) managerResize(r *Call) (any, error) {
+func (s fleet) managerResize(r *Call) (any, error) {
 	v := r.Query().Get("size")
 	size, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
@@ -401,7 +392,7 @@ func (s *Service) managerResize(r *Call) (any, error) {
 }
 
 // managerListInstances answers instanceGroupManagers.listManagedInstances.
-func (s *Service) managerListInstances(r *Call) (any, error) {
+func (s fleet) managerListInstances(r *Call) (any, error) {
 	m, sc, err := s.instanceGroupManagers().load(r)
 	if err != nil {
 		return nil, err
@@ -435,7 +426,7 @@ func (s *Service) managerListInstances(r *Call) (any, error) {
 
 // managerRecreateInstances answers instanceGroupManagers.recreateInstances:
 // each instance listed is made again, with a new id and creation time.
-func (s *Service) managerRecreateInstances(r *Call) (any, error) {
+func (s fleet) managerRecreateInstances(r *Call) (any, error) {
 	var req struct {
 		Instances []string `json:"instances"`
 	}
@@ -468,7 +459,7 @@ func (s *Service) managerRecreateInstances(r *Call) (any, error) {
 
 // recreateInstance makes instance k again: same name and address, a new id
 // and creation time, running.
-func (s *Service) recreateInstance(ctx context.Context, k store.Key) error {
+func (s fleet) recreateInstance(ctx context.Context, k store.Key) error {
 	o, err := s.store.Get(ctx, k)
 	if err != nil {
 		return StoreError(k, err)

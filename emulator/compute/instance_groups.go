@@ -19,8 +19,8 @@ import (
 // and the named ports USE_NAMED_PORT checks (and the service's portName)
 // resolve. Deleting an instance takes it out of its groups, as in the
 // Compute API.
-func (s *Service) instanceGroups() *collection[api.InstanceGroup, *api.InstanceGroup] {
-	c := newCollection[api.InstanceGroup, *api.InstanceGroup](s, api.CollectionInstanceGroups, rules.InstanceGroup, rules.ApplyInstanceGroupDefaults)
+func (s fleet) instanceGroups() *collection[api.InstanceGroup, *api.InstanceGroup] {
+	c := newCollection[api.InstanceGroup, *api.InstanceGroup](s.Service, api.CollectionInstanceGroups, rules.InstanceGroup, rules.ApplyInstanceGroupDefaults)
 	c.resolve = s.resolveInstanceGroup
 	c.fingerprint = func(g *api.InstanceGroup) *string { return &g.Fingerprint }
 	c.refs = func(g *api.InstanceGroup) []string { return []string{g.Network, g.Subnetwork} }
@@ -30,7 +30,7 @@ func (s *Service) instanceGroups() *collection[api.InstanceGroup, *api.InstanceG
 // resolveInstanceGroup checks the group's network and subnetwork and its
 // instances: each exists, in the group's zone and network. A group without
 // a network takes its first instance's, as in the Compute API.
-func (s *Service) resolveInstanceGroup(ctx context.Context, g *api.InstanceGroup, sc scope) error {
+func (s fleet) resolveInstanceGroup(ctx context.Context, g *api.InstanceGroup, sc scope) error {
 	global := scope{project: sc.project}
 	if g.Subnetwork != "" {
 		k, sn, err := s.subnetworkOf(ctx, "subnetwork", g.Subnetwork, sc)
@@ -82,7 +82,7 @@ func (s *Service) resolveInstanceGroup(ctx context.Context, g *api.InstanceGroup
 }
 
 // instanceGroupAddInstances answers instanceGroups.addInstances.
-func (s *Service) instanceGroupAddInstances(r *Call) (any, error) {
+func (s fleet) instanceGroupAddInstances(r *Call) (any, error) {
 	return s.changeGroupInstances(r, "InstanceGroupsAddInstancesRequest", "addInstances", func(g *api.InstanceGroup, field, ref string, at int) (err error) {
 		g.Instances, err = addMember(g.Instances, "instance group "+g.Name, field, ref, at)
 		return err
@@ -90,7 +90,7 @@ func (s *Service) instanceGroupAddInstances(r *Call) (any, error) {
 }
 
 // instanceGroupRemoveInstances answers instanceGroups.removeInstances.
-func (s *Service) instanceGroupRemoveInstances(r *Call) (any, error) {
+func (s fleet) instanceGroupRemoveInstances(r *Call) (any, error) {
 	return s.changeGroupInstances(r, "InstanceGroupsRemoveInstancesRequest", "removeInstances", func(g *api.InstanceGroup, field, ref string, at int) (err error) {
 		g.Instances, err = removeMember(g.Instances, "instance group "+g.Name, field, ref, at)
 		return err
@@ -100,7 +100,7 @@ func (s *Service) instanceGroupRemoveInstances(r *Call) (any, error) {
 // changeGroupInstances applies change to the group for each instance the
 // body (of schema request) lists, in order: field names it in errors, at
 // is its index in the group (-1: not there).
-func (s *Service) changeGroupInstances(r *Call, request, op string, change func(g *api.InstanceGroup, field, ref string, at int) error) (any, error) {
+func (s fleet) changeGroupInstances(r *Call, request, op string, change func(g *api.InstanceGroup, field, ref string, at int) error) (any, error) {
 	var req api.InstanceGroupInstances
 	if err := s.readJSON(r, request, &req); err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (s *Service) changeGroupInstances(r *Call, request, op string, change func(
 
 // instanceGroupSetNamedPorts answers instanceGroups.setNamedPorts: the
 // named ports are replaced, guarded by the fingerprint when one is sent.
-func (s *Service) instanceGroupSetNamedPorts(r *Call) (any, error) {
+func (s fleet) instanceGroupSetNamedPorts(r *Call) (any, error) {
 	var req api.InstanceGroupNamedPorts
 	if err := s.readJSON(r, "InstanceGroupsSetNamedPortsRequest", &req); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (s *Service) instanceGroupSetNamedPorts(r *Call) (any, error) {
 // instanceGroupListInstances answers instanceGroups.listInstances: the
 // group's instances with their status and the group's named ports;
 // instanceState RUNNING leaves out the others.
-func (s *Service) instanceGroupListInstances(r *Call) (any, error) {
+func (s fleet) instanceGroupListInstances(r *Call) (any, error) {
 	c := s.instanceGroups()
 	g, _, err := c.load(r)
 	if err != nil {
@@ -183,7 +183,7 @@ func (s *Service) instanceGroupListInstances(r *Call) (any, error) {
 
 // leaveGroups takes instance in, just deleted, out of the groups of its
 // zone that hold it.
-func (s *Service) leaveGroups(ctx context.Context, in *api.Instance, sc scope) error {
+func (s fleet) leaveGroups(ctx context.Context, in *api.Instance, sc scope) error {
 	self := sc.key(api.CollectionInstances, in.Name).Path()
 	groups, err := s.store.List(ctx, store.ListOptions{Project: sc.project, Scope: sc.path(), Collection: api.CollectionInstanceGroups})
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 // NEG endpoints name it by. An interface without networkIP gets the next
 // free address of its subnetwork or, without a subnetwork, a loopback
 // address (127.0.x.y) so that probes of the instance reach this machine.
-func (s *Service) instances() *collection[api.Instance, *api.Instance] {
-	c := newCollection[api.Instance, *api.Instance](s, api.CollectionInstances, rules.Instance, rules.ApplyInstanceDefaults)
+func (s fleet) instances() *collection[api.Instance, *api.Instance] {
+	c := newCollection[api.Instance, *api.Instance](s.Service, api.CollectionInstances, rules.Instance, rules.ApplyInstanceDefaults)
 	c.resolve = s.resolveInstance
 	c.fingerprint = func(in *api.Instance) *string { return &in.Fingerprint }
 	c.refs = func(in *api.Instance) []string {
@@ -51,7 +51,7 @@ func (s *Service) instances() *collection[api.Instance, *api.Instance] {
 
 // resolveInstance checks the network and subnetwork of each interface and
 // gives it its address, and checks the instance's disks.
-func (s *Service) resolveInstance(ctx context.Context, in *api.Instance, sc scope) error {
+func (s fleet) resolveInstance(ctx context.Context, in *api.Instance, sc scope) error {
 	user := sc.key(api.CollectionInstances, in.Name).Path()
 	taken := map[netip.Addr]bool{}
 	for i := range in.NetworkInterfaces {
@@ -72,7 +72,7 @@ func (s *Service) resolveInstance(ctx context.Context, in *api.Instance, sc scop
 // subnetwork the interface is in the project's default network, as in the
 // Compute API, if the project has one; else (an lbhealth simplification)
 // in none, with a loopback address.
-func (s *Service) resolveInterface(ctx context.Context, field string, ni *api.NetworkInterface, sc scope) (control.Pool, error) {
+func (s fleet) resolveInterface(ctx context.Context, field string, ni *api.NetworkInterface, sc scope) (control.Pool, error) {
 	global := scope{project: sc.project}
 	if ni.Subnetwork == "" {
 		switch {
@@ -117,7 +117,7 @@ func (s *Service) resolveInterface(ctx context.Context, field string, ni *api.Ne
 }
 
 // subnetworkOf loads the subnetwork ref names for an instance in zone.
-func (s *Service) subnetworkOf(ctx context.Context, field, ref string, sc scope) (store.Key, *api.Subnetwork, error) {
+func (s fleet) subnetworkOf(ctx context.Context, field, ref string, sc scope) (store.Key, *api.Subnetwork, error) {
 	region := rules.ZoneRegion(sc.zone)
 	if region == "" && api.PathOf(ref) == "" && lastSegment(ref) == ref {
 		return store.Key{}, nil, invalid("%s (%q) must be the subnetwork's URL (regions/{region}/subnetworks/{name}): the region of zone %s cannot be told from its name.",

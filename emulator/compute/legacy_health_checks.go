@@ -7,7 +7,7 @@ import (
 
 // legacyHealthChecks is the global httpHealthChecks or httpsHealthChecks
 // collection (name says which).
-func (s *Service) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
-	c := newCollection[api.LegacyHealthCheck, *api.LegacyHealthCheck](s, name, rules.LegacyHealthCheck, func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) })
+func (s backends) legacyHealthChecks(name string) *collection[api.LegacyHealthCheck, *api.LegacyHealthCheck] {
+	c := newCollection[api.LegacyHealthCheck, *api.LegacyHealthCheck](s.Service, name, rules.LegacyHealthCheck, func(hc *api.LegacyHealthCheck) { rules.ApplyLegacyHealthCheckDefaults(hc, name) })
 	return c
 }

@@ -18,8 +18,8 @@ import (
 
 // networkEndpointGroups is the zonal and regional networkEndpointGroups
 // collection.
-func (s *Service) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
-	c := newCollection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup](s, api.CollectionNetworkEndpointGroups, rules.NetworkEndpointGroup, rules.ApplyNetworkEndpointGroupDefaults)
+func (s backends) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
+	c := newCollection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup](s.Service, api.CollectionNetworkEndpointGroups, rules.NetworkEndpointGroup, rules.ApplyNetworkEndpointGroupDefaults)
 	// Endpoints named by instance alone get the instance's address.
 	c.resolve = s.resolveGroupEndpoints
 	return c
@@ -33,7 +33,7 @@ func (s *Service) networkEndpointGroups() *collection[api.NetworkEndpointGroup, 
 // resolveGroupEndpoints gives each endpoint of g named by instance alone
 // the instance's address, as the Compute API does, and checks the group
 // again now that those addresses are known.
-func (s *Service) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpointGroup, sc scope) error {
+func (s backends) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpointGroup, sc scope) error {
 	filled := false
 	for i := range g.Endpoints {
 		if e := &g.Endpoints[i]; e.IPAddress == "" && e.Instance != "" {
@@ -55,7 +55,7 @@ func (s *Service) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpo
 // as in the Compute API, except in GCE_VM_IP_DEDICATED_BACKEND groups,
 // whose endpoints are instances alone (the planner still probes them at
 // the instance's address).
-func (s *Service) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) (*api.Instance, error) {
+func (s backends) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) (*api.Instance, error) {
 	if _, _, _, ok := rules.InstanceRef(e.Instance); sc.zone == "" && !ok {
 		return nil, invalid("%s.instance (%q) must be the instance's URL (zones/{zone}/instances/{name}): a regional group cannot tell its zone.", field, e.Instance)
 	}
@@ -83,7 +83,7 @@ func (s *Service) endpointInstance(ctx context.Context, field string, e *api.Net
 // api.MaxEndpointsPerCall endpoints. None is a no-op, as in the Compute API:
 // clients that send endpoints in pages (terraform-provider-google, 500 at a
 // time) send an empty last page when the count is a multiple of the page.
-func (s *Service) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
+func (s backends) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (s *Service) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
 // already has (same address, port and instance) is left as it is, as the
 // Compute API does; one whose address and port another instance's endpoint
 // has is refused.
-func (s *Service) attachNetworkEndpoints(r *Call) (any, error) {
+func (s backends) attachNetworkEndpoints(r *Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (s *Service) attachNetworkEndpoints(r *Call) (any, error) {
 // attachedEndpoint completes an endpoint a client attaches: its instance
 // must exist and own its address (or give it), and the group's default
 // port applies.
-func (s *Service) attachedEndpoint(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) error {
+func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) error {
 	if e.Instance != "" {
 		ip := e.IPAddress
 		in, err := s.endpointInstance(ctx, field, e, g, sc)
@@ -166,7 +166,7 @@ func (s *Service) attachedEndpoint(ctx context.Context, field string, e *api.Net
 // it gives of its address, instance, fqdn and port (a port alone when it
 // names one endpoint). An endpoint the group does not have is 404
 // notFound, as in the Compute API.
-func (s *Service) detachNetworkEndpoints(r *Call) (any, error) {
+func (s backends) detachNetworkEndpoints(r *Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ func describeEndpoint(e api.NetworkEndpoint) string {
 // (maxResults, pageToken), with their health per backend service when the
 // body asks for it ({"healthStatus": "SHOW"}). The regional method of the
 // Compute API takes no body; the emulator reads the same optional one.
-func (s *Service) listNetworkEndpoints(r *Call) (any, error) {
+func (s backends) listNetworkEndpoints(r *Call) (any, error) {
 	c := s.networkEndpointGroups()
 	g, sc, err := c.load(r)
 	if err != nil {
@@ -307,7 +307,7 @@ func (s *Service) listNetworkEndpoints(r *Call) (any, error) {
 }
 
 // showHealth reads the optional body of listNetworkEndpoints.
-func (s *Service) showHealth(r *Call) (bool, error) {
+func (s backends) showHealth(r *Call) (bool, error) {
 	if !r.HasBody() {
 		return false, nil
 	}
@@ -332,7 +332,7 @@ func (s *Service) showHealth(r *Call) (bool, error) {
 // backend service that has the group as a backend, keyed by endpointID.
 // Its healthState, unlike getHealth's, may be UNKNOWN: the Compute API's
 // HealthStatusForNetworkEndpoint has that value.
-func (s *Service) endpointHealths(ctx context.Context, path string) (map[string][]api.HealthStatusForNetworkEndpoint, error) {
+func (s backends) endpointHealths(ctx context.Context, path string) (map[string][]api.HealthStatusForNetworkEndpoint, error) {
 	services, err := s.store.All(ctx, api.CollectionBackendServices)
 	if err != nil {
 		return nil, err

@@ -197,6 +197,15 @@ func (s *Service) indexRefs(ctx context.Context, change Change) {
 	s.refs.set(k.Path(), h.refs(body, change.Object))
 }
 
+// written tells the reference index and the probe engine that k, which
+// the emulator itself wrote, changed.
+func (s *Service) written(ctx context.Context, keys ...store.Key) {
+	for _, k := range keys {
+		s.indexRefs(ctx, Change{Key: k, Unknown: true})
+	}
+	s.core.Changed(ctx, keys)
+}
+
 // usersIn returns the paths of the objects of collection that reference
 // target, in order.
 func (s *Service) usersIn(target, collection string) []string {

@@ -13,8 +13,8 @@ import (
 // PATCH of its router's nats). The emulator speaks no BGP and translates
 // no traffic: a router is validated and stored, and keeps its network, its
 // NAT addresses and the subnetworks its NATs serve in use.
-func (s *Service) routers() *collection[api.Router, *api.Router] {
-	c := newCollection[api.Router, *api.Router](s, api.CollectionRouters, rules.Router, nil)
+func (s networking) routers() *collection[api.Router, *api.Router] {
+	c := newCollection[api.Router, *api.Router](s.Service, api.CollectionRouters, rules.Router, nil)
 	c.resolve = s.resolveRouter
 	c.refs = func(r *api.Router) []string {
 		refs := []string{r.Network}
@@ -49,7 +49,7 @@ func (s *Service) routers() *collection[api.Router, *api.Router] {
 // its addresses (reserved addresses of the router's region) and its
 // subnetworks (of the router's region and network); each is written as
 // its URL.
-func (s *Service) resolveRouter(ctx context.Context, r *api.Router, sc scope) error {
+func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc scope) error {
 	k, err := s.lookup(ctx, "network", r.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Service) resolveRouter(ctx context.Context, r *api.Router, sc scope) er
 // routerStatus answers getRouterStatus: the router's network and, for each
 // NAT, the addresses it names; no BGP session runs, so there are no peers'
 // states or learned routes, and no instance has NAT mappings.
-func (s *Service) routerStatus(r *Call) (any, error) {
+func (s networking) routerStatus(r *Call) (any, error) {
 	rt, _, err := s.routers().load(r)
 	if err != nil {
 		return nil, err

@@ -48,85 +48,86 @@ type handlers struct {
 // (api.Catalogue), by collection name: a collection's file in this package
 // writes them, this table puts them together.
 func (s *Service) collectionHandlers() map[string]handlers {
+	b, f, fl, n := backends{s}, frontends{s}, fleet{s}, networking{s}
 	return map[string]handlers{
-		api.CollectionHealthChecks: {verbs: s.healthChecks()},
-		api.CollectionNetworkEndpointGroups: {verbs: s.networkEndpointGroups(), methods: map[string]Handler{
-			"attachNetworkEndpoints": s.attachNetworkEndpoints,
-			"detachNetworkEndpoints": s.detachNetworkEndpoints,
-			"listNetworkEndpoints":   s.listNetworkEndpoints,
+		api.CollectionHealthChecks: {verbs: b.healthChecks()},
+		api.CollectionNetworkEndpointGroups: {verbs: b.networkEndpointGroups(), methods: map[string]Handler{
+			"attachNetworkEndpoints": b.attachNetworkEndpoints,
+			"detachNetworkEndpoints": b.detachNetworkEndpoints,
+			"listNetworkEndpoints":   b.listNetworkEndpoints,
 		}},
-		api.CollectionBackendServices: {verbs: s.backendServices(), methods: map[string]Handler{
-			"getHealth":             s.backendServiceHealth,
-			"setSecurityPolicy":     s.backendServiceSetSecurityPolicy,
-			"setEdgeSecurityPolicy": s.backendServiceSetEdgeSecurityPolicy,
+		api.CollectionBackendServices: {verbs: b.backendServices(), methods: map[string]Handler{
+			"getHealth":             b.backendServiceHealth,
+			"setSecurityPolicy":     f.backendServiceSetSecurityPolicy,
+			"setEdgeSecurityPolicy": f.backendServiceSetEdgeSecurityPolicy,
 		}},
-		api.CollectionHTTPHealthChecks:  {verbs: s.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
-		api.CollectionHTTPSHealthChecks: {verbs: s.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
-		api.CollectionTargetPools: {verbs: s.targetPools(), methods: map[string]Handler{
-			"getHealth":         s.targetPoolHealth,
-			"addInstance":       s.targetPoolAddInstance,
-			"removeInstance":    s.targetPoolRemoveInstance,
-			"addHealthCheck":    s.targetPoolAddHealthCheck,
-			"removeHealthCheck": s.targetPoolRemoveHealthCheck,
+		api.CollectionHTTPHealthChecks:  {verbs: b.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
+		api.CollectionHTTPSHealthChecks: {verbs: b.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
+		api.CollectionTargetPools: {verbs: b.targetPools(), methods: map[string]Handler{
+			"getHealth":         b.targetPoolHealth,
+			"addInstance":       b.targetPoolAddInstance,
+			"removeInstance":    b.targetPoolRemoveInstance,
+			"addHealthCheck":    b.targetPoolAddHealthCheck,
+			"removeHealthCheck": b.targetPoolRemoveHealthCheck,
 		}},
-		api.CollectionForwardingRules: {verbs: s.forwardingRules(), methods: map[string]Handler{"setTarget": s.forwardingRuleSetTarget}},
-		api.CollectionInstances:       {verbs: s.instances()},
-		api.CollectionDisks:           {verbs: s.disks()},
-		api.CollectionInstanceGroups: {verbs: s.instanceGroups(), methods: map[string]Handler{
-			"addInstances":    s.instanceGroupAddInstances,
-			"removeInstances": s.instanceGroupRemoveInstances,
-			"listInstances":   s.instanceGroupListInstances,
-			"setNamedPorts":   s.instanceGroupSetNamedPorts,
+		api.CollectionForwardingRules: {verbs: f.forwardingRules(), methods: map[string]Handler{"setTarget": f.forwardingRuleSetTarget}},
+		api.CollectionInstances:       {verbs: fl.instances()},
+		api.CollectionDisks:           {verbs: fl.disks()},
+		api.CollectionInstanceGroups: {verbs: fl.instanceGroups(), methods: map[string]Handler{
+			"addInstances":    fl.instanceGroupAddInstances,
+			"removeInstances": fl.instanceGroupRemoveInstances,
+			"listInstances":   fl.instanceGroupListInstances,
+			"setNamedPorts":   fl.instanceGroupSetNamedPorts,
 		}},
-		api.CollectionInstanceTemplates: {verbs: s.instanceTemplates()},
-		api.CollectionInstanceGroupManagers: {verbs: s.instanceGroupManagers(), methods: map[string]Handler{
-			"resize":               s.managerResize,
-			"listManagedInstances": s.managerListInstances,
-			"recreateInstances":    s.managerRecreateInstances,
+		api.CollectionInstanceTemplates: {verbs: fl.instanceTemplates()},
+		api.CollectionInstanceGroupManagers: {verbs: fl.instanceGroupManagers(), methods: map[string]Handler{
+			"resize":               fl.managerResize,
+			"listManagedInstances": fl.managerListInstances,
+			"recreateInstances":    fl.managerRecreateInstances,
 		}},
-		api.CollectionURLMaps: {verbs: s.urlMaps(), methods: map[string]Handler{
-			"validate":        s.urlMapValidate,
-			"invalidateCache": s.urlMapInvalidateCache,
+		api.CollectionURLMaps: {verbs: f.urlMaps(), methods: map[string]Handler{
+			"validate":        f.urlMapValidate,
+			"invalidateCache": f.urlMapInvalidateCache,
 		}},
-		api.CollectionBackendBuckets: {verbs: s.backendBuckets(), methods: map[string]Handler{
-			"setEdgeSecurityPolicy": s.backendBucketSetEdgeSecurityPolicy,
+		api.CollectionBackendBuckets: {verbs: b.backendBuckets(), methods: map[string]Handler{
+			"setEdgeSecurityPolicy": b.backendBucketSetEdgeSecurityPolicy,
 		}},
-		api.CollectionSecurityPolicies: {verbs: s.securityPolicies(), methods: map[string]Handler{
-			"addRule":    s.securityPolicyAddRule,
-			"getRule":    s.securityPolicyGetRule,
-			"patchRule":  s.securityPolicyPatchRule,
-			"removeRule": s.securityPolicyRemoveRule,
+		api.CollectionSecurityPolicies: {verbs: f.securityPolicies(), methods: map[string]Handler{
+			"addRule":    f.securityPolicyAddRule,
+			"getRule":    f.securityPolicyGetRule,
+			"patchRule":  f.securityPolicyPatchRule,
+			"removeRule": f.securityPolicyRemoveRule,
 		}},
-		api.CollectionTargetHTTPProxies: {verbs: s.targetHTTPProxies(), methods: map[string]Handler{"setUrlMap": s.httpProxySetURLMap}},
-		api.CollectionTargetHTTPSProxies: {verbs: s.targetHTTPSProxies(), methods: map[string]Handler{
-			"setUrlMap":          s.httpsProxySetURLMap,
-			"setSslCertificates": s.httpsProxySetCertificates,
-			"setQuicOverride":    s.httpsProxySetQuicOverride,
-			"setSslPolicy":       s.httpsProxySetSSLPolicy,
+		api.CollectionTargetHTTPProxies: {verbs: f.targetHTTPProxies(), methods: map[string]Handler{"setUrlMap": f.httpProxySetURLMap}},
+		api.CollectionTargetHTTPSProxies: {verbs: f.targetHTTPSProxies(), methods: map[string]Handler{
+			"setUrlMap":          f.httpsProxySetURLMap,
+			"setSslCertificates": f.httpsProxySetCertificates,
+			"setQuicOverride":    f.httpsProxySetQuicOverride,
+			"setSslPolicy":       f.httpsProxySetSSLPolicy,
 		}},
-		api.CollectionTargetTCPProxies: {verbs: s.targetTCPProxies(), methods: map[string]Handler{
-			"setBackendService": s.tcpProxySetBackendService,
-			"setProxyHeader":    s.tcpProxySetProxyHeader,
+		api.CollectionTargetTCPProxies: {verbs: f.targetTCPProxies(), methods: map[string]Handler{
+			"setBackendService": f.tcpProxySetBackendService,
+			"setProxyHeader":    f.tcpProxySetProxyHeader,
 		}},
-		api.CollectionTargetSSLProxies: {verbs: s.targetSSLProxies(), methods: map[string]Handler{
-			"setBackendService":  s.sslProxySetBackendService,
-			"setSslCertificates": s.sslProxySetCertificates,
-			"setSslPolicy":       s.sslProxySetSSLPolicy,
-			"setProxyHeader":     s.sslProxySetProxyHeader,
+		api.CollectionTargetSSLProxies: {verbs: f.targetSSLProxies(), methods: map[string]Handler{
+			"setBackendService":  f.sslProxySetBackendService,
+			"setSslCertificates": f.sslProxySetCertificates,
+			"setSslPolicy":       f.sslProxySetSSLPolicy,
+			"setProxyHeader":     f.sslProxySetProxyHeader,
 		}},
-		api.CollectionTargetInstances:           {verbs: s.targetInstances()},
-		api.CollectionSSLCertificates:           {verbs: s.sslCertificates()},
-		api.CollectionSSLPolicies:               {verbs: s.sslPolicies()},
-		api.CollectionNetworks:                  {verbs: s.networks()},
-		api.CollectionSubnetworks:               {verbs: s.subnetworks()},
-		api.CollectionFirewalls:                 {verbs: s.firewalls()},
-		api.CollectionRouters:                   {verbs: s.routers(), methods: map[string]Handler{"getRouterStatus": s.routerStatus}},
-		api.CollectionAutoscalers:               {verbs: s.autoscalers()},
-		api.CollectionServiceAttachments:        {verbs: s.serviceAttachments()},
-		api.CollectionAddresses:                 {verbs: s.addresses()},
-		api.CollectionHealthAggregationPolicies: {verbs: s.healthAggregationPolicies()},
-		api.CollectionHealthSources:             {verbs: s.healthSources(), methods: map[string]Handler{"getHealth": s.healthSourceHealth}},
-		api.CollectionCompositeHealthChecks:     {verbs: s.compositeHealthChecks(), methods: map[string]Handler{"getHealth": s.compositeHealth}},
+		api.CollectionTargetInstances:           {verbs: f.targetInstances()},
+		api.CollectionSSLCertificates:           {verbs: f.sslCertificates()},
+		api.CollectionSSLPolicies:               {verbs: f.sslPolicies()},
+		api.CollectionNetworks:                  {verbs: n.networks()},
+		api.CollectionSubnetworks:               {verbs: n.subnetworks()},
+		api.CollectionFirewalls:                 {verbs: n.firewalls()},
+		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]Handler{"getRouterStatus": n.routerStatus}},
+		api.CollectionAutoscalers:               {verbs: fl.autoscalers()},
+		api.CollectionServiceAttachments:        {verbs: f.serviceAttachments()},
+		api.CollectionAddresses:                 {verbs: f.addresses()},
+		api.CollectionHealthAggregationPolicies: {verbs: b.healthAggregationPolicies()},
+		api.CollectionHealthSources:             {verbs: b.healthSources(), methods: map[string]Handler{"getHealth": b.healthSourceHealth}},
+		api.CollectionCompositeHealthChecks:     {verbs: b.compositeHealthChecks(), methods: map[string]Handler{"getHealth": b.compositeHealth}},
 	}
 }
 
@@ -164,14 +165,14 @@ func (s *Service) Routes() []Route {
 
 	// Public images, read only: what configurations look their boot disks
 	// up in (images.go). They are not stored, so not in the catalogue.
-	add("GET "+globalPath+"images/{name}", s.getImage)
-	add("GET "+globalPath+"images/family/{family}", s.getImageFromFamily)
+	add("GET "+globalPath+"images/{name}", fleet{s}.getImage)
+	add("GET "+globalPath+"images/family/{family}", fleet{s}.getImageFromFamily)
 	// Regions, zones and machine types, read only (geography.go).
-	add("GET "+projectPath+"regions", s.listRegions)
-	add("GET "+projectPath+"regions/{region}", s.getRegion)
-	add("GET "+projectPath+"zones", s.listZones)
-	add("GET "+projectPath+"zones/{zone}", s.getZone)
-	add("GET "+zonalPath+"machineTypes/{name}", s.getMachineType)
+	add("GET "+projectPath+"regions", networking{s}.listRegions)
+	add("GET "+projectPath+"regions/{region}", networking{s}.getRegion)
+	add("GET "+projectPath+"zones", networking{s}.listZones)
+	add("GET "+projectPath+"zones/{zone}", networking{s}.getZone)
+	add("GET "+zonalPath+"machineTypes/{name}", networking{s}.getMachineType)
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
 		add("GET "+prefix+"operations/{name}", s.getOperation)

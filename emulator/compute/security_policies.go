@@ -17,8 +17,8 @@ import (
 // the backend services that use them (setSecurityPolicy). Their rules are
 // edited whole by insert and patch, or one at a time by addRule, patchRule
 // and removeRule, as terraform-provider-google edits them.
-func (s *Service) securityPolicies() *collection[api.SecurityPolicy, *api.SecurityPolicy] {
-	c := newCollection[api.SecurityPolicy, *api.SecurityPolicy](s, api.CollectionSecurityPolicies, nil, rules.ApplySecurityPolicyDefaults)
+func (s frontends) securityPolicies() *collection[api.SecurityPolicy, *api.SecurityPolicy] {
+	c := newCollection[api.SecurityPolicy, *api.SecurityPolicy](s.Service, api.CollectionSecurityPolicies, nil, rules.ApplySecurityPolicyDefaults)
 	c.check = func(p *api.SecurityPolicy, sc scope) rules.Violations {
 		return rules.SecurityPolicy(p, sc.region != "")
 	}
@@ -61,7 +61,7 @@ func ruleAt(p *api.SecurityPolicy, priority int64) (int, error) {
 
 // readRule reads the body of addRule and patchRule, a rule checked alone
 // (field names as the client sent them) against a policy of type typ.
-func (s *Service) readRule(r *Call, typ string, regional bool) (api.SecurityPolicyRule, error) {
+func (s frontends) readRule(r *Call, typ string, regional bool) (api.SecurityPolicyRule, error) {
 	var rule api.SecurityPolicyRule
 	if err := s.readJSON(r, "SecurityPolicyRule", &rule); err != nil {
 		return rule, err
@@ -74,7 +74,7 @@ func (s *Service) readRule(r *Call, typ string, regional bool) (api.SecurityPoli
 
 // securityPolicyAddRule answers securityPolicies.addRule: a rule of a new
 // priority.
-func (s *Service) securityPolicyAddRule(r *Call) (any, error) {
+func (s frontends) securityPolicyAddRule(r *Call) (any, error) {
 	c := s.securityPolicies()
 	return c.modify(r, "addRule", func(stored *api.SecurityPolicy) (*api.SecurityPolicy, error) {
 		sc, _ := scopeOf(r)
@@ -92,7 +92,7 @@ func (s *Service) securityPolicyAddRule(r *Call) (any, error) {
 }
 
 // securityPolicyGetRule answers securityPolicies.getRule.
-func (s *Service) securityPolicyGetRule(r *Call) (any, error) {
+func (s frontends) securityPolicyGetRule(r *Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (s *Service) securityPolicyGetRule(r *Call) (any, error) {
 // securityPolicyPatchRule answers securityPolicies.patchRule: the rule of
 // the priority parameter replaced by the body (which may move it to the
 // priority it names).
-func (s *Service) securityPolicyPatchRule(r *Call) (any, error) {
+func (s frontends) securityPolicyPatchRule(r *Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (s *Service) securityPolicyPatchRule(r *Call) (any, error) {
 
 // securityPolicyRemoveRule answers securityPolicies.removeRule; the
 // default rule stays.
-func (s *Service) securityPolicyRemoveRule(r *Call) (any, error) {
+func (s frontends) securityPolicyRemoveRule(r *Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -157,25 +157,25 @@ func (s *Service) securityPolicyRemoveRule(r *Call) (any, error) {
 }
 
 // backendServiceSetSecurityPolicy answers backendServices.setSecurityPolicy.
-func (s *Service) backendServiceSetSecurityPolicy(r *Call) (any, error) {
+func (s frontends) backendServiceSetSecurityPolicy(r *Call) (any, error) {
 	return s.setServicePolicy(r, "setSecurityPolicy", false)
 }
 
 // backendServiceSetEdgeSecurityPolicy answers
 // backendServices.setEdgeSecurityPolicy.
-func (s *Service) backendServiceSetEdgeSecurityPolicy(r *Call) (any, error) {
+func (s frontends) backendServiceSetEdgeSecurityPolicy(r *Call) (any, error) {
 	return s.setServicePolicy(r, "setEdgeSecurityPolicy", true)
 }
 
 // setServicePolicy attaches the policy the body names to the backend
 // service (or detaches it, for an empty one): a CLOUD_ARMOR policy of the
 // service's scope, or for edge a global CLOUD_ARMOR_EDGE one.
-func (s *Service) setServicePolicy(r *Call, method string, edge bool) (any, error) {
+func (s frontends) setServicePolicy(r *Call, method string, edge bool) (any, error) {
 	var req api.SecurityPolicyReference
 	if err := s.readJSON(r, "SecurityPolicyReference", &req); err != nil {
 		return nil, err
 	}
-	return s.backendServices().modify(r, method, func(stored *api.BackendService) (*api.BackendService, error) {
+	return backends{s.Service}.backendServices().modify(r, method, func(stored *api.BackendService) (*api.BackendService, error) {
 		bs := cloneOf(stored)
 		if edge {
 			bs.EdgeSecurityPolicy = req.SecurityPolicy
@@ -188,7 +188,7 @@ func (s *Service) setServicePolicy(r *Call, method string, edge bool) (any, erro
 
 // resolveServicePolicies checks the security policies a backend service
 // uses and writes them as URLs: resolveBackendService's part for them.
-func (s *Service) resolveServicePolicies(ctx context.Context, bs *api.BackendService, sc scope) error {
+func (s frontends) resolveServicePolicies(ctx context.Context, bs *api.BackendService, sc scope) error {
 	if err := s.resolvePolicy(ctx, "securityPolicy", &bs.SecurityPolicy, false, sc); err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (s *Service) resolveServicePolicies(ctx context.Context, bs *api.BackendSer
 // resolvePolicy checks the security policy *value names (none when empty),
 // a backend policy or, for edge, an edge policy, of scope sc, and writes
 // it as a URL.
-func (s *Service) resolvePolicy(ctx context.Context, field string, value *string, edge bool, sc scope) error {
+func (s frontends) resolvePolicy(ctx context.Context, field string, value *string, edge bool, sc scope) error {
 	if *value == "" {
 		return nil
 	}

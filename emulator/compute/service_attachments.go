@@ -12,8 +12,8 @@ import (
 // serviceAttachments is the regional serviceAttachments collection:
 // Private Service Connect publications of internal load balancers,
 // validated and stored (no consumer connects).
-func (s *Service) serviceAttachments() *collection[api.ServiceAttachment, *api.ServiceAttachment] {
-	c := newCollection[api.ServiceAttachment, *api.ServiceAttachment](s, api.CollectionServiceAttachments, rules.ServiceAttachment, nil)
+func (s frontends) serviceAttachments() *collection[api.ServiceAttachment, *api.ServiceAttachment] {
+	c := newCollection[api.ServiceAttachment, *api.ServiceAttachment](s.Service, api.CollectionServiceAttachments, rules.ServiceAttachment, nil)
 	c.resolve = s.resolveServiceAttachment
 	c.refs = func(a *api.ServiceAttachment) []string {
 		return append([]string{a.TargetService, a.ProducerForwardingRule}, a.NatSubnets...)
@@ -33,7 +33,7 @@ func (s *Service) serviceAttachments() *collection[api.ServiceAttachment, *api.S
 // resolveServiceAttachment checks what an attachment names: its service, a
 // forwarding rule of an internal load balancer in its region, and its NAT
 // subnets, Private Service Connect subnetworks of its region.
-func (s *Service) resolveServiceAttachment(ctx context.Context, a *api.ServiceAttachment, sc scope) error {
+func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceAttachment, sc scope) error {
 	for _, ref := range []struct {
 		field string
 		value *string

@@ -14,8 +14,8 @@ import (
 
 // subnetworks is the regional subnetworks collection: ranges instances and
 // internal addresses are given addresses from.
-func (s *Service) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
-	c := newCollection[api.Subnetwork, *api.Subnetwork](s, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
+func (s networking) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
+	c := newCollection[api.Subnetwork, *api.Subnetwork](s.Service, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
 	c.resolve = s.resolveSubnetwork
 	c.refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
 	c.fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
@@ -56,7 +56,7 @@ func (s *Service) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 
 // resolveSubnetwork checks the subnetwork's network: it must exist, and not
 // be a legacy network, which has no subnetworks.
-func (s *Service) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc scope) error {
+func (s networking) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc scope) error {
 	var n api.Network
 	k, err := s.lookup(ctx, "network", sn.Network, scope{project: sc.project}, api.CollectionNetworks, &n)
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *Service) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc 
 // checkOverlap refuses a range that overlaps another subnetwork's in the
 // same network, as the Compute API does. It reads the project's
 // subnetworks: they are few, and created rarely.
-func (s *Service) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
+func (s networking) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
 	mine, err := netip.ParsePrefix(sn.IPCIDRRange)
 	if err != nil {
 		return nil // the rules have said why already

@@ -11,8 +11,8 @@ import (
 )
 
 // targetPools is the regional targetPools collection.
-func (s *Service) targetPools() *collection[api.TargetPool, *api.TargetPool] {
-	c := newCollection[api.TargetPool, *api.TargetPool](s, api.CollectionTargetPools, rules.TargetPool, nil)
+func (s backends) targetPools() *collection[api.TargetPool, *api.TargetPool] {
+	c := newCollection[api.TargetPool, *api.TargetPool](s.Service, api.CollectionTargetPools, rules.TargetPool, nil)
 	c.resolve = s.resolveTargetPool
 	c.refs = func(tp *api.TargetPool) []string { return tp.HealthChecks }
 	return c
@@ -21,7 +21,7 @@ func (s *Service) targetPools() *collection[api.TargetPool, *api.TargetPool] {
 // resolveTargetPool checks that the pool's check is a legacy HTTP check
 // that exists, and that the instances its instance URLs name are in its
 // region, and stores the references as URLs.
-func (s *Service) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
+func (s backends) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
 	for i, inst := range tp.Instances {
 		project, zone, name, ok := rules.InstanceRef(inst)
 		if !ok {
@@ -64,7 +64,7 @@ func (s *Service) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc 
 
 // targetPoolHealth answers targetPools.getHealth: the health of one
 // instance (or of all, when the body names none: an lbhealth extension).
-func (s *Service) targetPoolHealth(r *Call) (any, error) {
+func (s backends) targetPoolHealth(r *Call) (any, error) {
 	c := s.targetPools()
 	tp, sc, err := c.load(r)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Service) targetPoolHealth(r *Call) (any, error) {
 }
 
 // instanceFilter reads the optional {"instance": ...} body.
-func (s *Service) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
+func (s backends) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}
@@ -114,7 +114,7 @@ func (s *Service) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
 
 // readPoolInstances reads the body of addInstance and removeInstance (the
 // same shape): at least one instance.
-func (s *Service) readPoolInstances(r *Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
+func (s backends) readPoolInstances(r *Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
 	var req api.TargetPoolsAddInstanceRequest
 	if err := s.readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return req, err
@@ -126,7 +126,7 @@ func (s *Service) readPoolInstances(r *Call, verb string) (api.TargetPoolsAddIns
 }
 
 // targetPoolAddInstance answers targetPools.addInstance.
-func (s *Service) targetPoolAddInstance(r *Call) (any, error) {
+func (s backends) targetPoolAddInstance(r *Call) (any, error) {
 	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = addMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -134,7 +134,7 @@ func (s *Service) targetPoolAddInstance(r *Call) (any, error) {
 }
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
-func (s *Service) targetPoolRemoveInstance(r *Call) (any, error) {
+func (s backends) targetPoolRemoveInstance(r *Call) (any, error) {
 	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = removeMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -163,7 +163,7 @@ func removeMember(members []string, owner, field, ref string, at int) ([]string,
 // changePoolInstances applies change to the pool for each instance the
 // body lists, in order: field names it in errors, at is its index in the
 // pool (-1: not there).
-func (s *Service) changePoolInstances(r *Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
+func (s backends) changePoolInstances(r *Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
 	req, err := s.readPoolInstances(r, verb)
 	if err != nil {
 		return nil, err
@@ -194,18 +194,18 @@ func poolInstanceIndex(tp *api.TargetPool, k string) int {
 }
 
 // targetPoolAddHealthCheck answers targetPools.addHealthCheck.
-func (s *Service) targetPoolAddHealthCheck(r *Call) (any, error) {
+func (s backends) targetPoolAddHealthCheck(r *Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "addHealthCheck")
 }
 
 // targetPoolRemoveHealthCheck answers targetPools.removeHealthCheck.
-func (s *Service) targetPoolRemoveHealthCheck(r *Call) (any, error) {
+func (s backends) targetPoolRemoveHealthCheck(r *Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "removeHealthCheck")
 }
 
 // targetPoolHealthChecks adds (op addHealthCheck) or removes the checks the
 // body lists.
-func (s *Service) targetPoolHealthChecks(r *Call, op string) (any, error) {
+func (s backends) targetPoolHealthChecks(r *Call, op string) (any, error) {
 	var req api.TargetPoolsAddHealthCheckRequest
 	if err := s.readJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err
