@@ -11,31 +11,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
-
-// fakeClock is a clock a test moves.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // from sends GET url from the loopback address src: its status, the
 // security policy header, and the body.
@@ -60,13 +41,12 @@ func from(t *testing.T, src, url string) (int, string, string) {
 // real loopback clients: a rule denying a source range answers 403 to it
 // and lets the others through; a preview rule is counted and named but
 // not enforced; a rate-based ban bans a client over its threshold, on
-// the timeline, and lifts once its duration has passed (on a clock the
-// test moves).
+// the timeline, and lifts once its duration has passed (the emulator's
+// clock fast-forwarded).
 func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{now: time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)}
 	a := newSwitchable(t)
-	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, ArmorClock: clock.Now})
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	service(t, e, "web", "", a)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/web"}`)
 	mustCall(t, e, "POST", "global/securityPolicies", `{"name":"armor","rules":[
@@ -102,11 +82,11 @@ func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 	if code, _, _ := from(t, "127.0.0.3", lb+"/limited"); code != 200 {
 		t.Errorf("another client during the ban: %d, want 200 (the key is the client's address)", code)
 	}
-	clock.Add(30 * time.Second) // the interval is over, the ban is not
+	e.FastForward(context.Background(), 30*time.Second) // the interval is over, the ban is not
 	if code, _, _ := from(t, "127.0.0.1", lb+"/limited"); code != 429 {
 		t.Errorf("a banned client 30 s later: %d, want 429", code)
 	}
-	clock.Add(31 * time.Second)
+	e.FastForward(context.Background(), 31*time.Second)
 	if code, _, _ := from(t, "127.0.0.1", lb+"/limited"); code != 200 {
 		t.Errorf("once the ban lifted: %d, want 200", code)
 	}
@@ -117,7 +97,7 @@ func TestArmor_RulesDenyPreviewAndBan(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ev := page.Events; len(ev) != 1 || ev[0].Resource != "projects/p/global/securityPolicies/armor" || ev[0].Endpoint != "127.0.0.1" ||
-		ev[0].To != "BANNED" || ev[0].Detail != "rule 300 bans until 2026-12-05T00:01:00Z" {
+		ev[0].To != "BANNED" || ev[0].Detail != "rule 300 bans until "+ev[0].Time.Add(time.Minute).UTC().Format(time.RFC3339) {
 		t.Errorf("timeline %s, want one ban of 127.0.0.1", tl)
 	}
 	_, _, metrics := get(t, e.URL()+"/metrics")

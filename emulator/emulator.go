@@ -161,9 +161,6 @@ type Config struct {
 	// certificates' provisioning, instances' boot, and the steps of
 	// scenarios. 0 and 1 keep real time; at most MaxTimeScale.
 	TimeScale float64
-	// ArmorClock is the clock of Cloud Armor's rate limits and bans in the
-	// data plane (time.Now when nil): tests move it.
-	ArmorClock func() time.Time
 	// WorkloadCommands runs an instance's metadata
 	// lbhealth-workload-command as its workload, instead of the simulated
 	// servers. Off by default: whoever can call the API can then run
@@ -545,8 +542,8 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir,
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
-			TimeScale: scale, Now: cfg.ArmorClock, OnBan: func(b dataplane.Ban) {
-				e.timeline.Add(timeline.Event{Time: e.clock.At(b.Since), Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
+			Clock: e.clock, OnBan: func(b dataplane.Ban) {
+				e.timeline.Add(timeline.Event{Time: b.Since, Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
 					From: "ALLOWED", To: "BANNED", Cause: b.Cause,
 					Detail: fmt.Sprintf("rule %d bans until %s", b.Priority, b.Until.UTC().Format(time.RFC3339))})
 			}})

@@ -1,8 +1,9 @@
 // Package clock is the emulator's time: the wall clock, moved ahead by
 // every fast-forward, with the durations the emulator decides itself run
 // faster by its time scale. The control loops (autohealing, autoscaling),
-// the scenarios, the API's timestamps and the timeline read it, so that a
-// fast-forward carries them all; the probe scheduler moves its own slots
+// the scenarios, the API's timestamps, the timeline and the data plane
+// (outlier ejections, connection draining, Cloud Armor's rate limits and
+// bans) read it and wait on it, so that a fast-forward carries them all; the probe scheduler moves its own slots
 // by the same amount (health.Engine.FastForward), since its probes run on
 // real sockets against real deadlines.
 package clock
@@ -80,5 +81,25 @@ func (c *Clock) SleepUntil(ctx context.Context, t time.Time) bool {
 			timer.Stop()
 			return false
 		}
+	}
+}
+
+// AfterFunc runs f in its own goroutine once the clock reads d from now
+// (a jump ahead brings it sooner), unless stop is called first; stop
+// reports whether it stopped f from running.
+func (c *Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	at := c.Now().Add(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once // the first of f and stop
+	go func() {
+		if c.SleepUntil(ctx, at) {
+			once.Do(f)
+		}
+	}()
+	return func() bool {
+		stopped := false
+		once.Do(func() { stopped = true })
+		cancel()
+		return stopped
 	}
 }

@@ -57,3 +57,27 @@ func TestClock_ScaleDividesByTheTimeScale(t *testing.T) {
 		}
 	}
 }
+
+// AfterFunc runs its function when a skip reaches its time, and never
+// once stopped.
+func TestClock_AfterFuncRunsOnASkipAndNotOnceStopped(t *testing.T) {
+	c := New(1)
+	ran := make(chan struct{})
+	c.AfterFunc(time.Hour, func() { close(ran) })
+	stop := c.AfterFunc(time.Hour, func() { t.Error("a stopped function ran") })
+	if !stop() {
+		t.Error("stop before the time reported it stopped nothing")
+	}
+	c.Skip(time.Hour)
+	select {
+	case <-ran:
+	case <-time.After(30 * time.Second): // a hang guard, not a measure
+		t.Fatal("a function whose time a skip reached did not run")
+	}
+	late := make(chan struct{})
+	stopLate := c.AfterFunc(0, func() { close(late) })
+	<-late
+	if stopLate() {
+		t.Error("stop after the function ran reported it stopped it")
+	}
+}

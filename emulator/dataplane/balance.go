@@ -208,7 +208,7 @@ type pools struct {
 	health  Health
 	allowed func(netip.Addr) bool
 	mapAddr func(netip.Addr) netip.Addr // nil: none
-	scale   health.TimeScale            // the emulator's
+	clock   Clock
 	mu      sync.Mutex
 	byKey   map[poolKey]*poolEntry
 }
@@ -258,14 +258,14 @@ func (ps *pools) refresh(cfg *config, e *poolEntry) *pool {
 		active[b] = true
 		b.retired.Store(false)
 	}
-	now := time.Now()
+	now := ps.clock.Now()
 	for addr, b := range e.backends {
 		if active[b] {
 			continue
 		}
-		b.conns.drain(p.draining)
+		b.conns.drain(p.draining, ps.clock.AfterFunc)
 		if !b.retired.Swap(true) {
-			b.drainHTTP(cmp.Or(p.draining, p.timeout))
+			b.drainHTTP(cmp.Or(p.draining, p.timeout), ps.clock.AfterFunc)
 		}
 		if b.inFlight.Load() == 0 && b.conns.count() == 0 && b.http.count() == 0 &&
 			!b.outlier.ejected(now) {
@@ -324,7 +324,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 	owner, mode := e.key.owner, e.key.mode
 	p := &pool{cookie: http.Cookie{Name: generatedCookie, Path: "/", HttpOnly: true}, groups: map[*backend]string{}}
-	now := time.Now()
+	now := ps.clock.Now()
 	add := func(ms []member, keep func(member) bool) {
 		for _, m := range ms {
 			if !keep(m) {
@@ -394,7 +394,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 		p.cookie = affinityCookie(bs.StrongSessionAffinityCookie, generatedCookie)
 	}
 	if d := bs.ConnectionDraining; d != nil {
-		p.draining = ps.scale.Of(time.Duration(d.DrainingTimeoutSec) * time.Second)
+		p.draining = ps.clock.Scale(time.Duration(d.DrainingTimeoutSec) * time.Second)
 	}
 	p.timeout = backendTimeout(bs)
 	if mode != modePassthrough {

@@ -383,9 +383,9 @@ func (c *trackedConn) Close() error {
 // requests, after timeout (the service's connectionDraining, or else its
 // timeoutSec, by which their requests have ended anyway). Connections
 // made after this are not.
-func (b *backend) drainHTTP(timeout time.Duration) {
+func (b *backend) drainHTTP(timeout time.Duration, after func(time.Duration, func()) func() bool) {
 	if open := b.http.list(); len(open) > 0 {
-		time.AfterFunc(timeout, func() {
+		after(timeout, func() {
 			for _, c := range open {
 				c.Close()
 			}

@@ -88,7 +88,7 @@ func (p *Plane) observe(service string, bs *api.BackendService, b *backend, code
 		o.gateway.Store(0)
 	}
 	r := rulesOf(bs.OutlierDetection)
-	r.baseEjection = p.opts.TimeScale.Of(r.baseEjection)
+	r.baseEjection = p.opts.Clock.Scale(r.baseEjection)
 	switch {
 	case gw > 0 && gw >= r.gateway && chance(r.enforceGateway):
 	case errs >= r.errors && chance(r.enforceErrors):
@@ -105,7 +105,7 @@ func chance(percent int64) bool { return percent >= 100 || percent > 0 && rand.I
 // maxEjectionPercent of the service's endpoints out, and puts it back
 // when its time is up.
 func (p *Plane) eject(service string, b *backend, r outlierRules) {
-	now := time.Now()
+	now := p.opts.Clock.Now()
 	if !p.pools.mayEject(service, now, r.maxPercent) {
 		return
 	}
@@ -124,7 +124,7 @@ func (p *Plane) eject(service string, b *backend, r outlierRules) {
 	p.metrics.ejections.WithLabelValues(service, b.addr).Inc()
 	p.log.Info("data plane: endpoint ejected by outlier detection", "backend_service", service, "backend", b.addr, "for", d)
 	p.pools.invalidate(service)
-	time.AfterFunc(d, func() { p.pools.invalidate(service) })
+	p.opts.Clock.AfterFunc(d, func() { p.pools.invalidate(service) })
 }
 
 // mayEject tells whether one more of owner's endpoints may be ejected:

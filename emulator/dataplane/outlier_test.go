@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 )
 
@@ -82,26 +83,40 @@ func addrs(p *pool) []string {
 	return out
 }
 
-// With the emulator's time scale, ejections and draining last that many
-// times less: 60 s of ejection and 30 s of draining are 6 s and 3 s at 10.
-func TestTimeScale_EjectionAndDraining(t *testing.T) {
+// Ejections and draining run on the emulator's clock: at time scale 10,
+// 60 s of ejection and 30 s of draining are 6 s and 3 s, and a skip of
+// the clock (a fast-forward) that reaches the ejection's end puts the
+// endpoint back.
+func TestClock_EjectionAndDraining(t *testing.T) {
 	service := "projects/p/global/backendServices/web"
-	p := New(Options{TimeScale: 10, Health: fixedHealth{owner: service, eps: []health.Endpoint{
+	c := clock.New(10)
+	p := New(Options{Clock: c, Health: fixedHealth{owner: service, eps: []health.Endpoint{
 		{IP: "127.0.0.1", Port: 9001}, {IP: "127.0.0.1", Port: 9002}}}})
 	t.Cleanup(p.Close)
 	p.Set("backendServices", service, []byte(`{"protocol":"HTTP","connectionDraining":{"drainingTimeoutSec":30},
 		"outlierDetection":{"consecutiveGatewayFailure":1,"baseEjectionTime":{"seconds":"60"},"maxEjectionPercent":100}}`), nil)
 	p.Apply()
-	pool := p.pools.get(p.cfg, poolKey{service, modeProxy})
+	current := func() *pool { return p.pools.get(p.cfg, poolKey{service, modeProxy}) }
+	pool := current()
 	if pool.draining != 3*time.Second {
 		t.Errorf("draining %v, want 3s (30s / 10)", pool.draining)
 	}
 	first := pool.healthy[0]
-	before := time.Now()
+	before := c.Now()
 	p.answer(t, first, 502)
-	after := time.Now()
+	after := c.Now()
 	until := time.Unix(0, first.outlier.ejectedUntil.Load())
 	if until.Before(before.Add(6*time.Second)) || until.After(after.Add(6*time.Second)) {
 		t.Errorf("ejected until %v after the failure, want 6s (60s / 10)", until.Sub(before))
+	}
+	if len(current().healthy) != 1 {
+		t.Fatalf("pool %v after the ejection, want one endpoint", addrs(current()))
+	}
+	c.Skip(7 * time.Second)
+	for deadline := time.Now().Add(30 * time.Second); len(current().healthy) != 2; { // a hang guard, not a measure
+		if time.Now().After(deadline) {
+			t.Fatalf("pool %v after a skip past the ejection's end, want both endpoints back", addrs(current()))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

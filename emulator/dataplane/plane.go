@@ -29,6 +29,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -63,17 +64,15 @@ type Options struct {
 	// those of each (zero: DefaultMaxConnectionsPerListener): see
 	// cappedListener.
 	MaxConnections, MaxConnectionsPerListener int
-	// TimeScale runs draining, outlier ejection and the intervals of
-	// Cloud Armor's rate limits that many times faster (the emulator's
-	// --time-scale).
-	TimeScale health.TimeScale
+	// Clock is the emulator's time (package clock): outlier ejections,
+	// connection draining and Cloud Armor's rate limits and bans run on
+	// it, their durations scaled by its time scale, so that a fast-forward
+	// carries them; nil: real time.
+	Clock Clock
 	// BucketDir holds a directory per backend bucket, named as its
 	// bucketName, whose files are the bucket's objects ("": every object
 	// is missing).
 	BucketDir string
-	// Now is the clock of Cloud Armor's rate limits and bans (time.Now
-	// when nil).
-	Now func() time.Time
 	// OnBan, when set, is told of each client a rate_based_ban rule bans.
 	OnBan func(Ban)
 }
@@ -165,10 +164,13 @@ func New(opts Options) *Plane {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.New(1)
+	}
 	opts.MaxConnections = cmp.Or(opts.MaxConnections, DefaultMaxConnections())
 	opts.MaxConnectionsPerListener = cmp.Or(opts.MaxConnectionsPerListener, DefaultMaxConnectionsPerListener)
 	p := &Plane{opts: opts, slots: make(slots, opts.MaxConnections), log: opts.Log, metrics: newMetrics(opts.Registerer),
-		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, scale: opts.TimeScale, byKey: map[poolKey]*poolEntry{}},
+		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, clock: opts.Clock, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*api.ForwardingRule{}, proxies: map[string]*api.TargetHTTPProxy{}, urlMaps: map[string]*api.URLMap{},
 		tcpProxies: map[string]*api.TargetTCPProxy{}, routers: map[*api.URLMap]*router{},
 		httpsProxies: map[string]*api.TargetHTTPSProxy{}, sslProxies: map[string]*api.TargetSSLProxy{},
@@ -284,7 +286,7 @@ func (p *Plane) setPolicy(path string, body []byte) {
 	var pol *armorPolicy
 	if body != nil {
 		var err error
-		if pol, err = compilePolicy(path, body, p.opts.TimeScale.Of); err != nil {
+		if pol, err = compilePolicy(path, body, p.opts.Clock.Scale); err != nil {
 			// Stored policies passed the rules: this is a bug.
 			p.log.Error("data plane: security policy not compiled", "resource", path, "error", err)
 		}
@@ -321,11 +323,17 @@ func (p *Plane) GroupRequests(path string) int64 {
 }
 
 // now is the time of the rate limits.
-func (p *Plane) now() time.Time {
-	if p.opts.Now != nil {
-		return p.opts.Now()
-	}
-	return time.Now()
+func (p *Plane) now() time.Time { return p.opts.Clock.Now() }
+
+// Clock is the emulator's time as the data plane reads it and waits on it
+// (package clock).
+type Clock interface {
+	Now() time.Time
+	// Scale is a duration the emulator decides itself (an ejection, a
+	// draining timeout, a rate limit's interval) as it runs.
+	Scale(time.Duration) time.Duration
+	// AfterFunc runs f once the clock reads d from now, unless stopped.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
 // Forget drops everything Set gave the plane (the store is read anew, as

@@ -242,7 +242,7 @@ func (cs *conns) count() int {
 
 // drain closes every flow after timeout (connectionDraining; at once
 // without it): the backend gets no new ones, and those it has end.
-func (cs *conns) drain(timeout time.Duration) {
+func (cs *conns) drain(timeout time.Duration, after func(time.Duration, func()) func() bool) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	for f := range cs.set {
@@ -251,7 +251,7 @@ func (cs *conns) drain(timeout time.Duration) {
 				go f.close()
 				return
 			}
-			time.AfterFunc(timeout, f.close)
+			after(timeout, f.close)
 		})
 	}
 }
