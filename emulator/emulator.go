@@ -31,6 +31,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/certificatemanager"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
@@ -94,18 +95,18 @@ type Config struct {
 	NoDefaultNetwork bool
 	// ManagedInstanceRange is where the instances of managed instance
 	// groups get their addresses, so that local servers bound there answer
-	// for them; the zero value is compute.DefaultManagedInstanceRange
+	// for them; the zero value is core.DefaultManagedInstanceRange
 	// (127.1.0.0/16). It must be IPv4, /30 or larger, and probed
 	// (within ProbeNetworks).
 	ManagedInstanceRange netip.Prefix
 	// OperationsTTL and OperationsMax bound how long and how many
 	// operations are kept (oldest dropped first); zero means
-	// compute.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
+	// core.DefaultOperationsTTL (1h) and DefaultOperationsMax (10,000).
 	OperationsTTL time.Duration
 	OperationsMax int
 	// CertificateProvisioning is how long a managed SSL certificate stays
 	// PROVISIONING before it is ACTIVE; zero means
-	// compute.DefaultCertificateProvisioning (5s).
+	// core.DefaultCertificateProvisioning (5s).
 	CertificateProvisioning time.Duration
 	// NodeID and NodeRole are who this emulator is among the nodes of a
 	// cluster, as EXPRESSION checks see it (node.id, node.role); empty
@@ -254,8 +255,8 @@ func (c Config) withDefaults() Config {
 		c.NodeID, _ = os.Hostname()
 	}
 	c.Limits = c.Limits.withDefaults()
-	c.OperationsTTL = cmp.Or(c.OperationsTTL, compute.DefaultOperationsTTL)
-	c.OperationsMax = cmp.Or(c.OperationsMax, compute.DefaultOperationsMax)
+	c.OperationsTTL = cmp.Or(c.OperationsTTL, core.DefaultOperationsTTL)
+	c.OperationsMax = cmp.Or(c.OperationsMax, core.DefaultOperationsMax)
 	if c.ProbeNetworks == nil {
 		c.ProbeNetworks = DefaultProbeNetworks
 	}
@@ -319,7 +320,7 @@ type Emulator struct {
 	// clock is the emulator's time, which fast-forwards move.
 	clock *clock.Clock
 	// core is what every API writes through.
-	core *compute.Core
+	core *core.Core
 	// healer and scaler are autohealing and autoscaling.
 	healer *control.Autohealer
 	scaler *control.Autoscaler
@@ -560,15 +561,15 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	e.scenarios = scenario.NewRunner(workloads, e.timeline, e.clock)
 	health.RegisterStateGauge(reg, e.engine)
-	core := compute.New(e.store, compute.Options{Now: e.clock.Now, Log: log, OperationsTTL: cfg.OperationsTTL, OperationsMax: cfg.OperationsMax,
-		OnChange: func(ctx context.Context, changes []compute.Change) {
+	writes := core.New(e.store, core.Options{Now: e.clock.Now, Log: log, OperationsTTL: cfg.OperationsTTL, OperationsMax: cfg.OperationsMax,
+		OnChange: func(ctx context.Context, changes []core.Change) {
 			if err := e.sync(ctx, changes); err != nil {
 				log.Error("probe engine not updated", "error", err)
 			}
 		}})
-	e.core = core
+	e.core = writes
 	srv := httpapi.New(e.store, httpapi.Options{
-		Core:                    core,
+		Core:                    writes,
 		RootURL:                 e.URL(),
 		LinkRoot:                cfg.SelfLinkRoot,
 		Log:                     log,
@@ -595,7 +596,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.scaler.RecordTo(e.timeline)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(core, policies), certificatemanager.New(core))
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: scale, Log: log, Now: e.clock.Now})
@@ -603,7 +604,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
 		srv.Close()
-		core.Close()
+		writes.Close()
 		e.engine.Close()
 		if e.dataPath != "" {
 			// What is stored could not be read back: the file is damaged.

@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/aggregate"
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -43,7 +43,7 @@ var syncedCollections = api.CollectionsWith(api.ProbeInput, api.ProbeOwner, api.
 // under the write lock, after each mutation. A change that carries what
 // was stored is not read back; an object is decoded once, for all of
 // them.
-func (e *Emulator) sync(ctx context.Context, changes []compute.Change) error {
+func (e *Emulator) sync(ctx context.Context, changes []core.Change) error {
 	if changes == nil || e.state == nil {
 		return e.load(ctx)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -141,7 +141,7 @@ func TestSync_InstancesResolveAndTheirChangesReplan(t *testing.T) {
 		if err := e.store.Insert(ctx, store.Object{Key: k, Body: b}); err != nil {
 			e.store.Update(ctx, store.Object{Key: k, Body: b})
 		}
-		if err := e.sync(ctx, []compute.Change{{Key: k, Unknown: true}}); err != nil {
+		if err := e.sync(ctx, []core.Change{{Key: k, Unknown: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,7 +174,7 @@ func TestSync_InstancesResolveAndTheirChangesReplan(t *testing.T) {
 		t.Fatalf("after the instance moved: %+v", st)
 	}
 	e.store.Delete(ctx, vm)
-	e.sync(ctx, []compute.Change{{Key: vm, Unknown: true}})
+	e.sync(ctx, []core.Change{{Key: vm, Unknown: true}})
 	if st := status(); st.Endpoint.IP != "" || !strings.Contains(st.Detail, "does not exist") {
 		t.Fatalf("after the instance was deleted: %+v", st)
 	}

@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -40,11 +40,11 @@ const Path = "/certificatemanager/v1/"
 
 // Service is Certificate Manager over the compute core.
 type Service struct {
-	core *compute.Core
+	core *core.Core
 }
 
 // New returns Certificate Manager over core.
-func New(core *compute.Core) *Service { return &Service{core: core} }
+func New(core *core.Core) *Service { return &Service{core: core} }
 
 // cmKind is one collection of Certificate Manager.
 type cmKind struct {

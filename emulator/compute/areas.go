@@ -1,5 +1,7 @@
 package compute
 
+import "github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+
 // The Compute API's collections come in four families, each a type over
 // the Service with its collections, their rules and hooks, and their
 // methods; what they share (references, operations, the write path) is
@@ -9,15 +11,15 @@ type (
 	// backend services and buckets, network endpoint groups, target pools,
 	// health checks (and the legacy ones), health sources, composite
 	// checks and aggregation policies, and getHealth.
-	backends struct{ *Service }
+	backends struct{ *core.API }
 	// frontends are what receives traffic: forwarding rules and
 	// addresses, URL maps, target proxies, certificates, SSL policies,
 	// security policies and service attachments.
-	frontends struct{ *Service }
+	frontends struct{ *core.API }
 	// fleet is the machines: instances, disks, images, instance groups,
 	// templates and managers, autoscalers and autohealing.
-	fleet struct{ *Service }
+	fleet struct{ *core.API }
 	// networking is where they live: networks, subnetworks, firewalls,
 	// routers, a new project's default network, regions and zones.
-	networking struct{ *Service }
+	networking struct{ *core.API }
 )

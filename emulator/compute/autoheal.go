@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -13,11 +14,11 @@ import (
 
 // ManagedGroups is what autohealing (control.Autohealer) reads and
 // writes, over this server's store and under its write lock.
-func (s *Service) ManagedGroups() control.Groups { return managedGroups{s} }
+func (s *Service) ManagedGroups() control.Groups { return managedGroups{s.API} }
 
 // managedGroups is the API's side of autohealing (control.Groups): what
 // is stored, and writes under the write lock, like a request's.
-type managedGroups struct{ s *Service }
+type managedGroups struct{ s *core.API }
 
 var _ control.Groups = managedGroups{}
 
@@ -26,7 +27,7 @@ var _ control.Groups = managedGroups{}
 // instances still there.
 func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, error) {
 	s := g.s
-	objects, err := s.store.All(ctx, api.CollectionInstanceGroupManagers)
+	objects, err := s.Store.All(ctx, api.CollectionInstanceGroupManagers)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, er
 			return nil, err
 		}
 		var group api.InstanceGroup
-		if err := s.load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, scopeOfKey(o.Key)), &group); err != nil {
+		if err := s.Load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, core.ScopeOfKey(o.Key)), &group); err != nil {
 			continue
 		}
 		mg := control.ManagedGroup{Key: o.Key, Manager: m, Size: len(group.Instances)}
@@ -45,9 +46,9 @@ func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, er
 			if len(m.AutoHealingPolicies) == 0 {
 				break
 			}
-			k := keyOfPath(api.PathOf(link))
+			k := core.KeyOfPath(api.PathOf(link))
 			var in api.Instance
-			if err := s.load(ctx, "instance", link, k, &in); err != nil {
+			if err := s.Load(ctx, "instance", link, k, &in); err != nil {
 				continue
 			}
 			created, _ := time.Parse(time.RFC3339Nano, in.CreationTimestamp)
@@ -63,33 +64,33 @@ func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, er
 // hand, as a managed group does: it keeps targetSize instances.
 func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
 	s := g.s
-	s.core.Lock()
-	defer s.core.Unlock()
+	s.Core().Lock()
+	defer s.Core().Unlock()
 	var m api.InstanceGroupManager // as stored now: it may have changed or gone meanwhile
-	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
+	if err := s.Load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
 		return nil
 	}
-	return fleet{s}.reconcileManager(ctx, &m, scopeOfKey(k))
+	return fleet{s}.reconcileManager(ctx, &m, core.ScopeOfKey(k))
 }
 
 // Recreate makes instance k again: a new id and creation time, RUNNING.
 func (g managedGroups) Recreate(ctx context.Context, k store.Key) error {
-	g.s.core.Lock()
-	defer g.s.core.Unlock()
+	g.s.Core().Lock()
+	defer g.s.Core().Unlock()
 	return fleet{g.s}.recreateInstance(ctx, k)
 }
 
 // SetInstanceStatus sets the status of instance k, unless it is gone.
 func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, status string) error {
 	s := g.s
-	s.core.Lock()
-	defer s.core.Unlock()
-	changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+	s.Core().Lock()
+	defer s.Core().Unlock()
+	changed, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
 		doc["status"] = status
 		return true
 	})
 	if changed {
-		s.written(ctx, k)
+		s.Written(ctx, k)
 	}
 	return err
 }
@@ -98,11 +99,11 @@ func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, statu
 // recreate loop, when they changed.
 func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, actions api.ManagerActions, loop string) error {
 	s := g.s
-	s.core.Lock()
-	defer s.core.Unlock()
-	_, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+	s.Core().Lock()
+	defer s.Core().Unlock()
+	_, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
 		var m api.InstanceGroupManager
-		if json.Unmarshal(mustJSON(doc), &m) != nil {
+		if json.Unmarshal(core.MustJSON(doc), &m) != nil {
 			return false
 		}
 		status := api.NewManagerStatus(actions.Recreating == 0 && actions.Verifying == 0, loop)
@@ -122,14 +123,14 @@ func (g managedGroups) Verdicts(owner string) map[string]health.Status {
 }
 
 // Link is the self link of the resource at path.
-func (g managedGroups) Link(path string) string { return g.s.link(path) }
+func (g managedGroups) Link(path string) string { return g.s.Link(path) }
 
 // verdicts are the autohealing check's latest verdicts on the instances
 // of manager owner, by instance generation (its path and id): a verdict on
 // an instance since recreated is not its own.
 func (s fleet) verdicts(owner string) map[string]health.Status {
 	out := map[string]health.Status{}
-	for _, st := range (backends{s.Service}).statuses(owner) {
+	for _, st := range (backends{s.API}).statuses(owner) {
 		out[st.Group] = st // the group of a manager's target is the instance's generation
 	}
 	return out

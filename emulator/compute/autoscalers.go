@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -13,12 +15,12 @@ import (
 // autoscalers is the zonal and regional autoscalers collection (the API's
 // autoscalers and regionAutoscalers): each targets a managed group of its
 // scope, which control.Autoscaler resizes by the data plane's traffic.
-func (s fleet) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
-	c := newCollection[api.Autoscaler, *api.Autoscaler](s.Service, api.CollectionAutoscalers, rules.Autoscaler, rules.ApplyAutoscalerDefaults)
-	c.resolve = s.resolveAutoscaler
-	c.refs = func(a *api.Autoscaler) []string { return []string{a.Target} }
-	c.outputs = func(a, _ *api.Autoscaler) { a.Status = api.AutoscalerActive }
-	c.kept = func(prior, a *api.Autoscaler) {
+func (s fleet) autoscalers() *core.Collection[api.Autoscaler, *api.Autoscaler] {
+	c := core.NewCollection[api.Autoscaler, *api.Autoscaler](s.API, api.CollectionAutoscalers, rules.Autoscaler, rules.ApplyAutoscalerDefaults)
+	c.Resolve = s.resolveAutoscaler
+	c.Refs = func(a *api.Autoscaler) []string { return []string{a.Target} }
+	c.Outputs = func(a, _ *api.Autoscaler) { a.Status = api.AutoscalerActive }
+	c.Kept = func(prior, a *api.Autoscaler) {
 		a.RecommendedSize, a.StatusDetails = prior.RecommendedSize, prior.StatusDetails
 	}
 	return c
@@ -26,28 +28,28 @@ func (s fleet) autoscalers() *collection[api.Autoscaler, *api.Autoscaler] {
 
 // resolveAutoscaler checks the autoscaler's target: a managed group of its
 // zone or region that no other autoscaler sizes.
-func (s fleet) resolveAutoscaler(ctx context.Context, a *api.Autoscaler, sc scope) error {
+func (s fleet) resolveAutoscaler(ctx context.Context, a *api.Autoscaler, sc core.Scope) error {
 	var m api.InstanceGroupManager
-	k, err := s.lookup(ctx, "target", a.Target, sc, api.CollectionInstanceGroupManagers, &m)
+	k, err := s.Lookup(ctx, "target", a.Target, sc, api.CollectionInstanceGroupManagers, &m)
 	if err != nil {
 		return err
 	}
-	if k.Scope != sc.path() {
-		return invalid("target (%q) is in %s: an autoscaler in %s sizes a managed group of its own %s.", a.Target, k.Scope, sc.path(), scopeNoun(sc))
+	if k.Scope != sc.Path() {
+		return googleapi.Invalid("target (%q) is in %s: an autoscaler in %s sizes a managed group of its own %s.", a.Target, k.Scope, sc.Path(), scopeNoun(sc))
 	}
-	self := sc.key(api.CollectionAutoscalers, a.Name).Path()
-	for _, user := range s.refs.usersOf(k.Path()) {
-		if keyOfPath(user).Collection == api.CollectionAutoscalers && user != self {
-			return invalid("target (%q) is already sized by %s: a managed group has one autoscaler.", a.Target, user)
+	self := sc.Key(api.CollectionAutoscalers, a.Name).Path()
+	for _, user := range s.Refs.UsersOf(k.Path()) {
+		if core.KeyOfPath(user).Collection == api.CollectionAutoscalers && user != self {
+			return googleapi.Invalid("target (%q) is already sized by %s: a managed group has one autoscaler.", a.Target, user)
 		}
 	}
-	a.Target = s.link(k.Path())
+	a.Target = s.Link(k.Path())
 	return nil
 }
 
 // scopeNoun is "zone" or "region", as sc is.
-func scopeNoun(sc scope) string {
-	if sc.zone != "" {
+func scopeNoun(sc core.Scope) string {
+	if sc.Zone != "" {
 		return "zone"
 	}
 	return "region"
@@ -55,10 +57,10 @@ func scopeNoun(sc scope) string {
 
 // ScaledGroups is what autoscaling (control.Autoscaler) reads and writes,
 // over this server's store and under its write lock.
-func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s} }
+func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s.API} }
 
 // scaledGroups is the API's side of autoscaling (control.Scalers).
-type scaledGroups struct{ s *Service }
+type scaledGroups struct{ s *core.API }
 
 var _ control.Scalers = scaledGroups{}
 
@@ -67,11 +69,11 @@ var _ control.Scalers = scaledGroups{}
 // use its instance group.
 func (g scaledGroups) Autoscalers(ctx context.Context) ([]control.ScaledGroup, error) {
 	s := g.s
-	objects, err := s.store.All(ctx, api.CollectionAutoscalers)
+	objects, err := s.Store.All(ctx, api.CollectionAutoscalers)
 	if err != nil || len(objects) == 0 {
 		return nil, err
 	}
-	objs, err := s.store.All(ctx, api.CollectionBackendServices)
+	objs, err := s.Store.All(ctx, api.CollectionBackendServices)
 	if err != nil {
 		return nil, err
 	}
@@ -88,14 +90,14 @@ func (g scaledGroups) Autoscalers(ctx context.Context) ([]control.ScaledGroup, e
 		if err := json.Unmarshal(o.Body, &a); err != nil || a.AutoscalingPolicy == nil {
 			continue
 		}
-		mk := keyOfPath(api.PathOf(a.Target))
+		mk := core.KeyOfPath(api.PathOf(a.Target))
 		var m api.InstanceGroupManager
-		if err := s.load(ctx, "target", a.Target, mk, &m); err != nil {
+		if err := s.Load(ctx, "target", a.Target, mk, &m); err != nil {
 			continue // being deleted
 		}
-		group := groupOf(&m, scopeOfKey(mk))
+		group := groupOf(&m, core.ScopeOfKey(mk))
 		var members api.InstanceGroup
-		_ = s.load(ctx, "instanceGroup", group.Path(), group, &members)
+		_ = s.Load(ctx, "instanceGroup", group.Path(), group, &members)
 		sg := control.ScaledGroup{Autoscaler: o.Key, Policy: *a.AutoscalingPolicy, Recommended: -1, Manager: mk,
 			Group: group.Path(), Size: valueOf(m.TargetSize), PerInstance: perInstance(services, group.Path(), len(members.Instances))}
 		if a.RecommendedSize != nil {
@@ -132,21 +134,21 @@ func perInstance(services []api.BackendService, group string, n int) float64 {
 // it, as instanceGroupManagers.resize does.
 func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error {
 	s := g.s
-	s.core.Lock()
-	defer s.core.Unlock()
-	if changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool { doc["targetSize"] = size; return true }); err != nil || !changed {
+	s.Core().Lock()
+	defer s.Core().Unlock()
+	if changed, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool { doc["targetSize"] = size; return true }); err != nil || !changed {
 		return err
 	}
 	var m api.InstanceGroupManager
-	if err := s.load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
+	if err := s.Load(ctx, "instanceGroupManager", k.Path(), k, &m); err != nil {
 		return nil
 	}
-	return fleet{s}.reconcileManager(ctx, &m, scopeOfKey(k))
+	return fleet{s}.reconcileManager(ctx, &m, core.ScopeOfKey(k))
 }
 
 // Recommend writes an autoscaler's recommendedSize and status details.
 func (g scaledGroups) Recommend(ctx context.Context, k store.Key, size int64, details []api.AutoscalerStatusDetail) error {
-	return g.s.update(ctx, k, func(doc map[string]any) bool {
+	return g.s.Update(ctx, k, func(doc map[string]any) bool {
 		doc["recommendedSize"] = size
 		if len(details) > 0 {
 			doc["statusDetails"] = details

@@ -7,25 +7,27 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // backendServices is the global and regional backendServices collection.
-func (s backends) backendServices() *collection[api.BackendService, *api.BackendService] {
-	c := newCollection[api.BackendService, *api.BackendService](s.Service, api.CollectionBackendServices, rules.BackendService, rules.ApplyBackendServiceDefaults)
-	c.resolve = s.resolveBackendService
-	c.fingerprint = func(bs *api.BackendService) *string { return &bs.Fingerprint }
-	c.fingerprintOptional = true
-	c.refs = func(bs *api.BackendService) []string {
+func (s backends) backendServices() *core.Collection[api.BackendService, *api.BackendService] {
+	c := core.NewCollection[api.BackendService, *api.BackendService](s.API, api.CollectionBackendServices, rules.BackendService, rules.ApplyBackendServiceDefaults)
+	c.Resolve = s.resolveBackendService
+	c.Fingerprint = func(bs *api.BackendService) *string { return &bs.Fingerprint }
+	c.FingerprintOptional = true
+	c.Refs = func(bs *api.BackendService) []string {
 		refs := append([]string(nil), bs.HealthChecks...)
 		for _, b := range bs.Backends {
 			refs = append(refs, b.Group)
 		}
 		return append(refs, bs.SecurityPolicy, bs.EdgeSecurityPolicy)
 	}
-	c.inputOnly = func(doc document) {
+	c.InputOnly = func(doc core.Document) {
 		// The API never returns IAP's OAuth client secret, only its
 		// SHA-256.
 		if iap, ok := doc["iap"].(map[string]any); ok {
@@ -36,7 +38,7 @@ func (s backends) backendServices() *collection[api.BackendService, *api.Backend
 			}
 		}
 	}
-	c.kept = func(prior, bs *api.BackendService) {
+	c.Kept = func(prior, bs *api.BackendService) {
 		bs.SecurityPolicy, bs.EdgeSecurityPolicy = prior.SecurityPolicy, prior.EdgeSecurityPolicy
 	}
 	return c
@@ -44,65 +46,65 @@ func (s backends) backendServices() *collection[api.BackendService, *api.Backend
 
 // resolveBackendService checks the groups and the health check a service
 // references and stores the references as URLs.
-func (s backends) resolveBackendService(ctx context.Context, bs *api.BackendService, sc scope) error {
+func (s backends) resolveBackendService(ctx context.Context, bs *api.BackendService, sc core.Scope) error {
 	for i := range bs.Backends {
 		k, err := s.backendGroup(ctx, fmt.Sprintf("backends[%d].group", i), bs.Backends[i].Group, sc)
 		if err != nil {
 			return err
 		}
-		bs.Backends[i].Group = s.link(k.Path())
+		bs.Backends[i].Group = s.Link(k.Path())
 	}
 	for i, ref := range bs.HealthChecks {
 		k, err := s.resolveServiceCheck(ctx, fmt.Sprintf("healthChecks[%d]", i), ref, bs, sc)
 		if err != nil {
 			return err
 		}
-		bs.HealthChecks[i] = s.link(k.Path())
+		bs.HealthChecks[i] = s.Link(k.Path())
 	}
-	return frontends{s.Service}.resolveServicePolicies(ctx, bs, sc)
+	return frontends{s.API}.resolveServicePolicies(ctx, bs, sc)
 }
 
 // backendGroup checks the group of a backend: a network endpoint group or
 // an instance group, which must exist.
-func (s backends) backendGroup(ctx context.Context, field, ref string, sc scope) (store.Key, error) {
-	k, err := parseAnyRef(field, ref, sc, api.CollectionNetworkEndpointGroups)
+func (s backends) backendGroup(ctx context.Context, field, ref string, sc core.Scope) (store.Key, error) {
+	k, err := core.ParseAnyRef(field, ref, sc, api.CollectionNetworkEndpointGroups)
 	if err != nil {
 		return k, err
 	}
 	if k.Collection != api.CollectionNetworkEndpointGroups && k.Collection != api.CollectionInstanceGroups {
-		return k, invalid("%s (%q) refers to a %s resource: a backend is a network endpoint group or an instance group.", field, ref, k.Collection)
+		return k, googleapi.Invalid("%s (%q) refers to a %s resource: a backend is a network endpoint group or an instance group.", field, ref, k.Collection)
 	}
 	var v json.RawMessage
-	return k, s.load(ctx, field, ref, k, &v)
+	return k, s.Load(ctx, field, ref, k, &v)
 }
 
 // resolveServiceCheck checks the health check of a backend service: a
 // regular check, or a legacy one for EXTERNAL services.
-func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs *api.BackendService, sc scope) (store.Key, error) {
-	k, err := parseAnyRef(field, ref, sc, api.CollectionHealthChecks)
+func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs *api.BackendService, sc core.Scope) (store.Key, error) {
+	k, err := core.ParseAnyRef(field, ref, sc, api.CollectionHealthChecks)
 	if err != nil {
 		return k, err
 	}
 	switch k.Collection {
 	case api.CollectionHealthChecks:
 		var hc api.HealthCheck
-		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+		if err := s.Load(ctx, field, ref, k, &hc); err != nil {
 			return k, err
 		}
-		if v := rules.BackendServiceHealthCheck(bs, sc.region, &hc, regionOfScope(k.Scope)); v != nil {
-			return k, invalid("%s", v.Error())
+		if v := rules.BackendServiceHealthCheck(bs, sc.Region, &hc, core.RegionOfScope(k.Scope)); v != nil {
+			return k, googleapi.Invalid("%s", v.Error())
 		}
 	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
-		if v := rules.BackendServiceLegacyCheck(bs, sc.region); v != nil {
-			return k, invalid("%s", v.Error())
+		if v := rules.BackendServiceLegacyCheck(bs, sc.Region); v != nil {
+			return k, googleapi.Invalid("%s", v.Error())
 		}
 		var hc api.LegacyHealthCheck
-		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+		if err := s.Load(ctx, field, ref, k, &hc); err != nil {
 			return k, err
 		}
 	default:
 		v := rules.CheckKindMismatch(field, ref, k.Collection, api.CollectionHealthChecks)
-		return k, invalid("%s", v.Error())
+		return k, googleapi.Invalid("%s", v.Error())
 	}
 	return k, nil
 }
@@ -110,9 +112,9 @@ func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs
 // backendServiceHealth answers backendServices.getHealth: the health of the
 // endpoints of one group of the service (or of all its groups when the
 // body names none, an lbhealth extension).
-func (s backends) backendServiceHealth(r *Call) (any, error) {
+func (s backends) backendServiceHealth(r *core.Call) (any, error) {
 	c := s.backendServices()
-	bs, sc, err := c.load(r)
+	bs, sc, err := c.Load(r)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (s backends) backendServiceHealth(r *Call) (any, error) {
 		return nil, err
 	}
 	out := api.BackendServiceGroupHealth{Kind: api.KindBackendServiceGroupHealth, HealthStatus: []api.HealthStatus{}}
-	for _, st := range s.statuses(sc.key(c.def.Name, bs.Name).Path()) {
+	for _, st := range s.statuses(sc.Key(c.Def.Name, bs.Name).Path()) {
 		if group == "" || st.Group == group {
 			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
 		}
@@ -131,7 +133,7 @@ func (s backends) backendServiceHealth(r *Call) (any, error) {
 
 // groupFilter reads the optional {"group": ...} body: the path of one of
 // the service's groups, or "" for all of them.
-func (s backends) groupFilter(r *Call, bs *api.BackendService, sc scope) (string, error) {
+func (s backends) groupFilter(r *core.Call, bs *api.BackendService, sc core.Scope) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}
@@ -140,10 +142,10 @@ func (s backends) groupFilter(r *Call, bs *api.BackendService, sc scope) (string
 		return "", err
 	}
 	var ref api.ResourceGroupReference
-	if err := s.decodeBody(r, body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
+	if err := s.DecodeBody(r, body, "ResourceGroupReference", &ref); err != nil || ref.Group == "" {
 		return "", err
 	}
-	k, err := parseAnyRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)
+	k, err := core.ParseAnyRef("group", ref.Group, sc, api.CollectionNetworkEndpointGroups)
 	if err != nil {
 		return "", err
 	}
@@ -152,5 +154,5 @@ func (s backends) groupFilter(r *Call, bs *api.BackendService, sc scope) (string
 			return k.Path(), nil
 		}
 	}
-	return "", invalid("group (%q) is not a backend of %s.", ref.Group, bs.Name)
+	return "", googleapi.Invalid("group (%q) is not a backend of %s.", ref.Group, bs.Name)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -16,38 +17,38 @@ import (
 // network default, its subnetworks and its firewall rules. They are stored
 // like any resource (and can be deleted like one); a project provisioned
 // once, even in an earlier run, is never provisioned again.
-func (s *Service) Provision(r *Call) error {
+func (s *Service) Provision(r *core.Call) error {
 	project := r.PathValue("project")
-	if !s.defaultNetwork || project == "" || rules.Project("project", project) != nil || s.isProvisioned(project) {
+	if !s.DefaultNetwork || project == "" || rules.Project("project", project) != nil || s.isProvisioned(project) {
 		return nil
 	}
 	ctx := context.WithoutCancel(r.Context())
-	s.core.Lock()
-	defer s.core.Unlock()
+	s.Core().Lock()
+	defer s.Core().Unlock()
 	marker := store.Key{Project: project, Scope: "global", Collection: api.CollectionProvisionedProjects, Name: project}
-	switch _, err := s.store.Get(ctx, marker); {
+	switch _, err := s.Store.Get(ctx, marker); {
 	case err == nil:
-		s.provisioned.Store(project, true)
+		s.Provisioned.Store(project, true)
 		return nil
 	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
-	created := networking{s}.createDefaultNetwork(ctx, scope{project: project})
-	if err := s.store.Insert(ctx, store.Object{Key: marker, Body: []byte(`{"defaultNetwork":true}`)}); err != nil {
+	created := networking{s.API}.createDefaultNetwork(ctx, core.Scope{Project: project})
+	if err := s.Store.Insert(ctx, store.Object{Key: marker, Body: []byte(`{"defaultNetwork":true}`)}); err != nil {
 		return err
 	}
 	for _, k := range created {
-		s.indexRefs(ctx, Change{Key: k, Unknown: true})
+		s.IndexRefs(ctx, core.Change{Key: k, Unknown: true})
 	}
-	s.core.Changed(ctx, created)
-	s.provisioned.Store(project, true)
-	s.log.Info("project provisioned with the default network", "project", project, "resources", len(created))
+	s.Core().Changed(ctx, created)
+	s.Provisioned.Store(project, true)
+	s.Log.Info("project provisioned with the default network", "project", project, "resources", len(created))
 	return nil
 }
 
 // isProvisioned tells whether this run has seen project provisioned.
 func (s *Service) isProvisioned(project string) bool {
-	_, ok := s.provisioned.Load(project)
+	_, ok := s.Provisioned.Load(project)
 	return ok
 }
 
@@ -57,25 +58,25 @@ func (s *Service) isProvisioned(project string) bool {
 // own resources take the name or the range) is left out and logged, and
 // nothing at all is made when the user has a network default of their
 // own: what the user made wins, and the request goes on.
-func (s networking) createDefaultNetwork(ctx context.Context, sc scope) []store.Key {
+func (s networking) createDefaultNetwork(ctx context.Context, sc core.Scope) []store.Key {
 	var created []store.Key
 	add := func(k store.Key, err error) bool {
 		if err != nil {
-			s.log.Warn("default network: left out", "resource", k.Path(), "reason", err.Error())
+			s.Log.Warn("default network: left out", "resource", k.Path(), "reason", err.Error())
 			return false
 		}
 		created = append(created, k)
 		return true
 	}
-	network := sc.key(api.CollectionNetworks, api.DefaultNetwork)
-	for i, r := range control.DefaultNetwork(s.link(network.Path())) {
+	network := sc.Key(api.CollectionNetworks, api.DefaultNetwork)
+	for i, r := range control.DefaultNetwork(s.Link(network.Path())) {
 		var k store.Key
 		var err error
 		switch r.Collection {
 		case api.CollectionNetworks:
 			k, err = createResource(ctx, s.networks(), sc, r.Body)
 		case api.CollectionSubnetworks:
-			k, err = createResource(ctx, s.subnetworks(), scope{project: sc.project, region: r.Region}, r.Body)
+			k, err = createResource(ctx, s.subnetworks(), core.Scope{Project: sc.Project, Region: r.Region}, r.Body)
 		case api.CollectionFirewalls:
 			k, err = createResource(ctx, s.firewalls(), sc, r.Body)
 		}
@@ -89,8 +90,8 @@ func (s networking) createDefaultNetwork(ctx context.Context, sc scope) []store.
 // createResource stores a resource the emulator makes itself, through the
 // same rules, references, defaults and output fields as an insert. The
 // caller holds the write lock.
-func createResource[T any, P ptr[T]](ctx context.Context, c *collection[T, P], sc scope, body string) (store.Key, error) {
-	doc, err := ParseObject([]byte(body))
+func createResource[T any, P core.Ptr[T]](ctx context.Context, c *core.Collection[T, P], sc core.Scope, body string) (store.Key, error) {
+	doc, err := core.ParseObject([]byte(body))
 	if err != nil {
 		return store.Key{}, err
 	}
@@ -98,9 +99,9 @@ func createResource[T any, P ptr[T]](ctx context.Context, c *collection[T, P], s
 	if err := json.Unmarshal([]byte(body), obj); err != nil {
 		return store.Key{}, err
 	}
-	key := sc.key(c.def.Name, obj.GetMeta().Name)
-	if err := c.prepare(ctx, obj, doc, sc, nil); err != nil {
+	key := sc.Key(c.Def.Name, obj.GetMeta().Name)
+	if err := c.Prepare(ctx, obj, doc, sc, nil); err != nil {
 		return key, err
 	}
-	return key, StoreError(key, c.s.store.Insert(ctx, store.Object{Key: key, Body: c.stored(doc, obj)}))
+	return key, core.StoreError(key, c.Store().Insert(ctx, store.Object{Key: key, Body: c.Stored(doc, obj)}))
 }

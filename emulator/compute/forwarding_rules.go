@@ -6,20 +6,22 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // forwardingRules is the global and regional forwardingRules collection.
-func (s frontends) forwardingRules() *collection[api.ForwardingRule, *api.ForwardingRule] {
-	c := newCollection[api.ForwardingRule, *api.ForwardingRule](s.Service, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
-	c.resolve = s.resolveForwardingRule
-	c.refs = func(fr *api.ForwardingRule) []string {
+func (s frontends) forwardingRules() *core.Collection[api.ForwardingRule, *api.ForwardingRule] {
+	c := core.NewCollection[api.ForwardingRule, *api.ForwardingRule](s.API, api.CollectionForwardingRules, rules.ForwardingRule, rules.ApplyForwardingRuleDefaults)
+	c.Resolve = s.resolveForwardingRule
+	c.Refs = func(fr *api.ForwardingRule) []string {
 		return []string{fr.BackendService, fr.Target, fr.Network, fr.Subnetwork}
 	}
-	c.fingerprint = func(fr *api.ForwardingRule) *string { return &fr.Fingerprint }
-	c.fingerprintOptional = true
-	c.outputs = assignRuleAddress
+	c.Fingerprint = func(fr *api.ForwardingRule) *string { return &fr.Fingerprint }
+	c.FingerprintOptional = true
+	c.Outputs = assignRuleAddress
 	return c
 }
 
@@ -54,12 +56,12 @@ func assignRuleAddress(fr *api.ForwardingRule, prior *api.ForwardingRule) {
 // resolveRuleAddress turns an IPAddress that names an address resource
 // into that address's number, as the API does ("when reading an IPAddress,
 // the API always returns the IP address number").
-func (s frontends) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRule, sc core.Scope) error {
 	if fr.IPAddress == "" || rules.IsIPOrRange(fr.IPAddress) {
 		return nil
 	}
 	var addr api.Address
-	if _, err := s.lookup(ctx, "IPAddress", fr.IPAddress, sc, api.CollectionAddresses, &addr); err != nil {
+	if _, err := s.Lookup(ctx, "IPAddress", fr.IPAddress, sc, api.CollectionAddresses, &addr); err != nil {
 		return err
 	}
 	fr.IPAddress = addr.Address
@@ -69,30 +71,30 @@ func (s frontends) resolveRuleAddress(ctx context.Context, fr *api.ForwardingRul
 // resolveRuleNetwork checks the network and subnetwork a rule names: they
 // must exist, a subnetwork in the rule's region (a global rule names the
 // region in the reference) and in the rule's network when both are set.
-func (s frontends) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveRuleNetwork(ctx context.Context, fr *api.ForwardingRule, sc core.Scope) error {
 	network := fr.Network // as sent, for messages
 	if fr.Network != "" {
-		k, err := s.lookup(ctx, "network", fr.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+		k, err := s.Lookup(ctx, "network", fr.Network, core.Scope{Project: sc.Project}, api.CollectionNetworks, new(api.Network))
 		if err != nil {
 			return err
 		}
-		fr.Network = s.link(k.Path())
+		fr.Network = s.Link(k.Path())
 	}
 	if fr.Subnetwork == "" {
 		return nil
 	}
 	var sn api.Subnetwork
-	k, err := s.lookup(ctx, "subnetwork", fr.Subnetwork, sc, api.CollectionSubnetworks, &sn)
+	k, err := s.Lookup(ctx, "subnetwork", fr.Subnetwork, sc, api.CollectionSubnetworks, &sn)
 	if err != nil {
 		return err
 	}
-	if sc.region != "" && k.Scope != sc.path() {
-		return invalid("subnetwork (%q) is in %s: a forwarding rule in region %s takes a subnetwork of its own region.", fr.Subnetwork, k.Scope, sc.region)
+	if sc.Region != "" && k.Scope != sc.Path() {
+		return googleapi.Invalid("subnetwork (%q) is in %s: a forwarding rule in region %s takes a subnetwork of its own region.", fr.Subnetwork, k.Scope, sc.Region)
 	}
-	if fr.Network != "" && lastSegment(sn.Network) != lastSegment(fr.Network) {
-		return invalid("subnetwork (%q) is a range of network %s, not of network (%q).", fr.Subnetwork, lastSegment(sn.Network), network)
+	if fr.Network != "" && core.LastSegment(sn.Network) != core.LastSegment(fr.Network) {
+		return googleapi.Invalid("subnetwork (%q) is a range of network %s, not of network (%q).", fr.Subnetwork, core.LastSegment(sn.Network), network)
 	}
-	fr.Subnetwork = s.link(k.Path())
+	fr.Subnetwork = s.Link(k.Path())
 	return nil
 }
 
@@ -114,7 +116,7 @@ var forwardingTargets = map[string]bool{"targetGrpcProxies": true, "targetVpnGat
 
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
-func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
+func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.ForwardingRule, sc core.Scope) error {
 	if err := s.resolveRuleAddress(ctx, fr, sc); err != nil {
 		return err
 	}
@@ -123,14 +125,14 @@ func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.Forwarding
 	}
 	if fr.BackendService != "" {
 		var bs api.BackendService
-		k, err := s.lookup(ctx, "backendService", fr.BackendService, sc, api.CollectionBackendServices, &bs)
+		k, err := s.Lookup(ctx, "backendService", fr.BackendService, sc, api.CollectionBackendServices, &bs)
 		if err != nil {
 			return err
 		}
-		if k.Scope != sc.path() {
-			return invalid("backendService (%q) is in %s: a forwarding rule in %s takes a backend service of its own scope.", fr.BackendService, k.Scope, sc.path())
+		if k.Scope != sc.Path() {
+			return googleapi.Invalid("backendService (%q) is in %s: a forwarding rule in %s takes a backend service of its own scope.", fr.BackendService, k.Scope, sc.Path())
 		}
-		fr.BackendService = s.link(k.Path())
+		fr.BackendService = s.Link(k.Path())
 	}
 	if fr.Target != "" {
 		return s.resolveRuleTarget(ctx, fr, sc)
@@ -140,54 +142,54 @@ func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.Forwarding
 
 // resolveRuleTarget follows a rule's target: a target pool or a target
 // instance of the rule's region, a target proxy of its scope.
-func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc scope) error {
-	k, err := parseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
+func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc core.Scope) error {
+	k, err := core.ParseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
 	if err != nil {
 		return err
 	}
 	want, followed := followedTargets[k.Collection]
 	if !followed && !forwardingTargets[k.Collection] {
-		return invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
+		return googleapi.Invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
 			fr.Target, k.Collection)
 	}
 	if !followed {
 		// gRPC proxies, VPN gateways and service attachments are not
 		// modelled: the reference is kept as sent, and not followed.
-		fr.Target = s.link(k.Path())
+		fr.Target = s.Link(k.Path())
 		return nil
 	}
-	if v := rules.ForwardingRuleTarget(fr.Target, sc.region != ""); v != nil && k.Collection == api.CollectionTargetPools {
-		return invalid("%s", v.Error())
+	if v := rules.ForwardingRuleTarget(fr.Target, sc.Region != ""); v != nil && k.Collection == api.CollectionTargetPools {
+		return googleapi.Invalid("%s", v.Error())
 	}
 	var body map[string]any
-	o, err := s.loadObject(ctx, "target", fr.Target, k, &body)
+	o, err := s.LoadObject(ctx, "target", fr.Target, k, &body)
 	if err != nil {
 		return err
 	}
-	fits := o.Key.Scope == sc.path()
+	fits := o.Key.Scope == sc.Path()
 	if k.Collection == api.CollectionTargetInstances {
 		zone, _ := strings.CutPrefix(o.Key.Scope, "zones/")
-		fits = sc.region != "" && rules.ZoneRegion(zone) == sc.region
+		fits = sc.Region != "" && rules.ZoneRegion(zone) == sc.Region
 	}
 	if !fits {
-		return invalid("target (%q) is in %s: a forwarding rule in %s takes %s.", fr.Target, o.Key.Scope, sc.path(), want)
+		return googleapi.Invalid("target (%q) is in %s: a forwarding rule in %s takes %s.", fr.Target, o.Key.Scope, sc.Path(), want)
 	}
-	fr.Target = s.link(o.Key.Path())
+	fr.Target = s.Link(o.Key.Path())
 	return nil
 }
 
 // forwardingRuleSetTarget answers forwardingRules.setTarget and
 // globalForwardingRules.setTarget: the rule's target changes, under the
 // rule's own checks.
-func (s frontends) forwardingRuleSetTarget(r *Call) (any, error) {
+func (s frontends) forwardingRuleSetTarget(r *core.Call) (any, error) {
 	var req api.TargetReference
-	if err := s.readJSON(r, "TargetReference", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetReference", &req); err != nil {
 		return nil, err
 	}
 	if req.Target == "" {
-		return nil, invalid("target is required: the URL of the rule's new target.")
+		return nil, googleapi.Invalid("target is required: the URL of the rule's new target.")
 	}
-	return s.forwardingRules().modify(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
+	return s.forwardingRules().Modify(r, "setTarget", func(stored *api.ForwardingRule) (*api.ForwardingRule, error) {
 		fr := cloneOf(stored)
 		fr.Target = req.Target
 		return fr, nil

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -19,15 +21,15 @@ import (
 // the resource that names it, and returns its self link; what, when set,
 // says what the referring resource is, for the message that refuses a
 // resource of another scope.
-func (s frontends) follow(ctx context.Context, field, ref string, sc scope, collection, what string, v any) (string, error) {
-	k, err := s.lookup(ctx, field, ref, sc, collection, v)
+func (s frontends) follow(ctx context.Context, field, ref string, sc core.Scope, collection, what string, v any) (string, error) {
+	k, err := s.Lookup(ctx, field, ref, sc, collection, v)
 	if err != nil {
 		return "", err
 	}
-	if k.Scope != sc.path() {
-		return "", invalid("%s (%q) is in %s: %s in %s takes one of its own scope.", field, ref, k.Scope, what, sc.path())
+	if k.Scope != sc.Path() {
+		return "", googleapi.Invalid("%s (%q) is in %s: %s in %s takes one of its own scope.", field, ref, k.Scope, what, sc.Path())
 	}
-	return s.link(k.Path()), nil
+	return s.Link(k.Path()), nil
 }
 
 // proxyServiceSchemes are the load-balancing schemes of the backend
@@ -38,18 +40,18 @@ var proxyServiceSchemes = map[string]bool{
 }
 
 // urlMaps is the global and regional urlMaps collection.
-func (s frontends) urlMaps() *collection[api.URLMap, *api.URLMap] {
-	c := newCollection[api.URLMap, *api.URLMap](s.Service, api.CollectionURLMaps, rules.URLMap, nil)
-	c.resolve = s.resolveURLMap
-	c.refs = func(m *api.URLMap) []string {
+func (s frontends) urlMaps() *core.Collection[api.URLMap, *api.URLMap] {
+	c := core.NewCollection[api.URLMap, *api.URLMap](s.API, api.CollectionURLMaps, rules.URLMap, nil)
+	c.Resolve = s.resolveURLMap
+	c.Refs = func(m *api.URLMap) []string {
 		var out []string
 		for _, r := range m.Services() {
 			out = append(out, *r.Value)
 		}
 		return out
 	}
-	c.fingerprint = func(m *api.URLMap) *string { return &m.Fingerprint }
-	c.fingerprintOptional = true
+	c.Fingerprint = func(m *api.URLMap) *string { return &m.Fingerprint }
+	c.FingerprintOptional = true
 	return c
 }
 
@@ -57,10 +59,10 @@ func (s frontends) urlMaps() *collection[api.URLMap, *api.URLMap] {
 // service of the map's scope that a proxy can route to, and all of them of
 // one load-balancing scheme; each backend bucket must exist, in the map's
 // scope.
-func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) error {
+func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc core.Scope) error {
 	scheme, first := "", ""
 	for _, r := range m.Services() {
-		k, err := parseAnyRef(r.Field, *r.Value, sc, api.CollectionBackendServices)
+		k, err := core.ParseAnyRef(r.Field, *r.Value, sc, api.CollectionBackendServices)
 		if err != nil {
 			return err
 		}
@@ -82,17 +84,17 @@ func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) e
 			bsScheme = api.SchemeExternal
 		}
 		if !proxyServiceSchemes[bsScheme] {
-			return invalid("%s (%q) is a backend service of scheme %s: a URL map routes to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED).", r.Field, *r.Value, bsScheme)
+			return googleapi.Invalid("%s (%q) is a backend service of scheme %s: a URL map routes to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED).", r.Field, *r.Value, bsScheme)
 		}
 		switch bs.Protocol {
 		case api.ProtocolTCP, api.ProtocolSSL, api.ProtocolUDP, api.ProtocolUnspecified:
-			return invalid("%s (%q) is a backend service of protocol %s: a URL map routes HTTP requests, to services of protocol HTTP, HTTPS, HTTP2, H2C or GRPC.", r.Field, *r.Value, bs.Protocol)
+			return googleapi.Invalid("%s (%q) is a backend service of protocol %s: a URL map routes HTTP requests, to services of protocol HTTP, HTTPS, HTTP2, H2C or GRPC.", r.Field, *r.Value, bs.Protocol)
 		}
 		switch {
 		case scheme == "":
 			scheme, first = bsScheme, r.Field
 		case scheme != bsScheme:
-			return invalid("%s (%q) is a backend service of scheme %s, but %s is of scheme %s: the services of one URL map share one load-balancing scheme.", r.Field, *r.Value, bsScheme, first, scheme)
+			return googleapi.Invalid("%s (%q) is a backend service of scheme %s, but %s is of scheme %s: the services of one URL map share one load-balancing scheme.", r.Field, *r.Value, bsScheme, first, scheme)
 		}
 		*r.Value = link
 	}
@@ -102,8 +104,8 @@ func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc scope) e
 // urlMapValidate answers urlMaps.validate: the map in the request, checked
 // as an insert would check it, reported as the API reports a validation
 // (loadSucceeded and loadErrors) rather than as an error.
-func (s frontends) urlMapValidate(r *Call) (any, error) {
-	sc, err := scopeOf(r)
+func (s frontends) urlMapValidate(r *core.Call) (any, error) {
+	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
 	}
@@ -111,17 +113,17 @@ func (s frontends) urlMapValidate(r *Call) (any, error) {
 		Resource *api.URLMap `json:"resource"`
 	}
 	name := "UrlMapsValidateRequest"
-	if sc.region != "" {
+	if sc.Region != "" {
 		name = "RegionUrlMapsValidateRequest"
 	}
-	if err := s.readJSON(r, name, &req); err != nil {
+	if err := s.ReadJSON(r, name, &req); err != nil {
 		return nil, err
 	}
-	if _, _, _, err := s.urlMaps().loadBody(r); err != nil {
+	if _, _, _, err := s.urlMaps().LoadBody(r); err != nil {
 		return nil, err
 	}
 	if req.Resource == nil {
-		return nil, invalid("resource is required: the URL map to validate.")
+		return nil, googleapi.Invalid("resource is required: the URL map to validate.")
 	}
 	var loadErrors []string
 	if err := rules.URLMap(req.Resource).Err(); err != nil {
@@ -140,23 +142,23 @@ func (s frontends) urlMapValidate(r *Call) (any, error) {
 
 // urlMapInvalidateCache answers urlMaps.invalidateCache: the emulator has
 // no cache, so there is nothing to invalidate but the map must exist.
-func (s frontends) urlMapInvalidateCache(r *Call) (any, error) {
+func (s frontends) urlMapInvalidateCache(r *core.Call) (any, error) {
 	var req map[string]any
-	if err := s.readJSON(r, "CacheInvalidationRule", &req); err != nil {
+	if err := s.ReadJSON(r, "CacheInvalidationRule", &req); err != nil {
 		return nil, err
 	}
-	return s.urlMaps().modify(r, "invalidateCache", func(stored *api.URLMap) (*api.URLMap, error) { return cloneOf(stored), nil })
+	return s.urlMaps().Modify(r, "invalidateCache", func(stored *api.URLMap) (*api.URLMap, error) { return cloneOf(stored), nil })
 }
 
 // followURLMap resolves a proxy's URL map.
-func (s frontends) followURLMap(ctx context.Context, ref string, sc scope) (string, error) {
+func (s frontends) followURLMap(ctx context.Context, ref string, sc core.Scope) (string, error) {
 	return s.follow(ctx, "urlMap", ref, sc, api.CollectionURLMaps, "a target proxy", new(api.URLMap))
 }
 
 // followCertificates resolves a proxy's certificates; Certificate Manager
 // certificates ("//certificatemanager.googleapis.com/...") are kept as
 // sent.
-func (s frontends) followCertificates(ctx context.Context, certs []string, sc scope) error {
+func (s frontends) followCertificates(ctx context.Context, certs []string, sc core.Scope) error {
 	for i, ref := range certs {
 		if strings.HasPrefix(ref, "//certificatemanager.") {
 			continue
@@ -171,7 +173,7 @@ func (s frontends) followCertificates(ctx context.Context, certs []string, sc sc
 }
 
 // followSSLPolicy resolves a proxy's SSL policy, when it has one.
-func (s frontends) followSSLPolicy(ctx context.Context, ref *string, sc scope) error {
+func (s frontends) followSSLPolicy(ctx context.Context, ref *string, sc core.Scope) error {
 	if *ref == "" {
 		return nil
 	}
@@ -182,17 +184,17 @@ func (s frontends) followSSLPolicy(ctx context.Context, ref *string, sc scope) e
 
 // followProxyService resolves a TCP or SSL proxy's backend service: one of
 // a proxy load balancer, speaking TCP or SSL.
-func (s frontends) followProxyService(ctx context.Context, ref string, sc scope) (string, error) {
+func (s frontends) followProxyService(ctx context.Context, ref string, sc core.Scope) (string, error) {
 	var bs api.BackendService
 	link, err := s.follow(ctx, "service", ref, sc, api.CollectionBackendServices, "a target proxy", &bs)
 	if err != nil {
 		return "", err
 	}
 	if bs.LoadBalancingScheme != "" && !proxyServiceSchemes[bs.LoadBalancingScheme] {
-		return "", invalid("service (%q) is a backend service of scheme %s: a target proxy sends to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED).", ref, bs.LoadBalancingScheme)
+		return "", googleapi.Invalid("service (%q) is a backend service of scheme %s: a target proxy sends to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED).", ref, bs.LoadBalancingScheme)
 	}
 	if bs.Protocol != api.ProtocolTCP && bs.Protocol != api.ProtocolSSL {
-		return "", invalid("service (%q) is a backend service of protocol %s: a TCP or SSL proxy sends to a service of protocol TCP or SSL.", ref, orUnset(bs.Protocol))
+		return "", googleapi.Invalid("service (%q) is a backend service of protocol %s: a TCP or SSL proxy sends to a service of protocol TCP or SSL.", ref, orUnset(bs.Protocol))
 	}
 	return link, nil
 }
@@ -205,27 +207,27 @@ func orUnset(v string) string {
 }
 
 // targetHTTPProxies is the global and regional targetHttpProxies collection.
-func (s frontends) targetHTTPProxies() *collection[api.TargetHTTPProxy, *api.TargetHTTPProxy] {
-	c := newCollection[api.TargetHTTPProxy, *api.TargetHTTPProxy](s.Service, api.CollectionTargetHTTPProxies, rules.TargetHTTPProxy, nil)
-	c.resolve = func(ctx context.Context, p *api.TargetHTTPProxy, sc scope) (err error) {
+func (s frontends) targetHTTPProxies() *core.Collection[api.TargetHTTPProxy, *api.TargetHTTPProxy] {
+	c := core.NewCollection[api.TargetHTTPProxy, *api.TargetHTTPProxy](s.API, api.CollectionTargetHTTPProxies, rules.TargetHTTPProxy, nil)
+	c.Resolve = func(ctx context.Context, p *api.TargetHTTPProxy, sc core.Scope) (err error) {
 		p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc)
 		return err
 	}
-	c.refs = func(p *api.TargetHTTPProxy) []string { return []string{p.URLMap} }
-	c.fingerprint = func(p *api.TargetHTTPProxy) *string { return &p.Fingerprint }
-	c.fingerprintOptional = true
+	c.Refs = func(p *api.TargetHTTPProxy) []string { return []string{p.URLMap} }
+	c.Fingerprint = func(p *api.TargetHTTPProxy) *string { return &p.Fingerprint }
+	c.FingerprintOptional = true
 	return c
 }
 
 // targetHTTPSProxies is the global and regional targetHttpsProxies
 // collection.
-func (s frontends) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy] {
-	c := newCollection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy](s.Service, api.CollectionTargetHTTPSProxies, rules.TargetHTTPSProxy, func(p *api.TargetHTTPSProxy) {
+func (s frontends) targetHTTPSProxies() *core.Collection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy] {
+	c := core.NewCollection[api.TargetHTTPSProxy, *api.TargetHTTPSProxy](s.API, api.CollectionTargetHTTPSProxies, rules.TargetHTTPSProxy, func(p *api.TargetHTTPSProxy) {
 		if p.QuicOverride == "" {
 			p.QuicOverride = api.QuicNone
 		}
 	})
-	c.resolve = func(ctx context.Context, p *api.TargetHTTPSProxy, sc scope) (err error) {
+	c.Resolve = func(ctx context.Context, p *api.TargetHTTPSProxy, sc core.Scope) (err error) {
 		if p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc); err != nil {
 			return err
 		}
@@ -234,31 +236,31 @@ func (s frontends) targetHTTPSProxies() *collection[api.TargetHTTPSProxy, *api.T
 		}
 		return s.followSSLPolicy(ctx, &p.SSLPolicy, sc)
 	}
-	c.refs = func(p *api.TargetHTTPSProxy) []string {
+	c.Refs = func(p *api.TargetHTTPSProxy) []string {
 		return append([]string{p.URLMap, p.SSLPolicy}, p.SSLCertificates...)
 	}
-	c.fingerprint = func(p *api.TargetHTTPSProxy) *string { return &p.Fingerprint }
-	c.fingerprintOptional = true
+	c.Fingerprint = func(p *api.TargetHTTPSProxy) *string { return &p.Fingerprint }
+	c.FingerprintOptional = true
 	return c
 }
 
 // targetTCPProxies is the global and regional targetTcpProxies collection.
-func (s frontends) targetTCPProxies() *collection[api.TargetTCPProxy, *api.TargetTCPProxy] {
-	c := newCollection[api.TargetTCPProxy, *api.TargetTCPProxy](s.Service, api.CollectionTargetTCPProxies, rules.TargetTCPProxy,
+func (s frontends) targetTCPProxies() *core.Collection[api.TargetTCPProxy, *api.TargetTCPProxy] {
+	c := core.NewCollection[api.TargetTCPProxy, *api.TargetTCPProxy](s.API, api.CollectionTargetTCPProxies, rules.TargetTCPProxy,
 		func(p *api.TargetTCPProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
-	c.resolve = func(ctx context.Context, p *api.TargetTCPProxy, sc scope) (err error) {
+	c.Resolve = func(ctx context.Context, p *api.TargetTCPProxy, sc core.Scope) (err error) {
 		p.Service, err = s.followProxyService(ctx, p.Service, sc)
 		return err
 	}
-	c.refs = func(p *api.TargetTCPProxy) []string { return []string{p.Service} }
+	c.Refs = func(p *api.TargetTCPProxy) []string { return []string{p.Service} }
 	return c
 }
 
 // targetSSLProxies is the global targetSslProxies collection.
-func (s frontends) targetSSLProxies() *collection[api.TargetSSLProxy, *api.TargetSSLProxy] {
-	c := newCollection[api.TargetSSLProxy, *api.TargetSSLProxy](s.Service, api.CollectionTargetSSLProxies, rules.TargetSSLProxy,
+func (s frontends) targetSSLProxies() *core.Collection[api.TargetSSLProxy, *api.TargetSSLProxy] {
+	c := core.NewCollection[api.TargetSSLProxy, *api.TargetSSLProxy](s.API, api.CollectionTargetSSLProxies, rules.TargetSSLProxy,
 		func(p *api.TargetSSLProxy) { rules.ApplyProxyHeaderDefault(&p.ProxyHeader) })
-	c.resolve = func(ctx context.Context, p *api.TargetSSLProxy, sc scope) (err error) {
+	c.Resolve = func(ctx context.Context, p *api.TargetSSLProxy, sc core.Scope) (err error) {
 		if p.Service, err = s.followProxyService(ctx, p.Service, sc); err != nil {
 			return err
 		}
@@ -267,7 +269,7 @@ func (s frontends) targetSSLProxies() *collection[api.TargetSSLProxy, *api.Targe
 		}
 		return s.followSSLPolicy(ctx, &p.SSLPolicy, sc)
 	}
-	c.refs = func(p *api.TargetSSLProxy) []string {
+	c.Refs = func(p *api.TargetSSLProxy) []string {
 		return append([]string{p.Service, p.SSLPolicy}, p.SSLCertificates...)
 	}
 	return c
@@ -275,30 +277,30 @@ func (s frontends) targetSSLProxies() *collection[api.TargetSSLProxy, *api.Targe
 
 // targetInstances is the zonal targetInstances collection: its instance
 // must be in its zone.
-func (s frontends) targetInstances() *collection[api.TargetInstance, *api.TargetInstance] {
-	c := newCollection[api.TargetInstance, *api.TargetInstance](s.Service, api.CollectionTargetInstances, rules.TargetInstance, rules.ApplyTargetInstanceDefaults)
-	c.resolve = func(ctx context.Context, t *api.TargetInstance, sc scope) (err error) {
+func (s frontends) targetInstances() *core.Collection[api.TargetInstance, *api.TargetInstance] {
+	c := core.NewCollection[api.TargetInstance, *api.TargetInstance](s.API, api.CollectionTargetInstances, rules.TargetInstance, rules.ApplyTargetInstanceDefaults)
+	c.Resolve = func(ctx context.Context, t *api.TargetInstance, sc core.Scope) (err error) {
 		if t.Instance, err = s.follow(ctx, "instance", t.Instance, sc, api.CollectionInstances, "a target instance", new(api.Instance)); err != nil {
 			return err
 		}
 		if t.Network != "" {
-			k, err := s.lookup(ctx, "network", t.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+			k, err := s.Lookup(ctx, "network", t.Network, core.Scope{Project: sc.Project}, api.CollectionNetworks, new(api.Network))
 			if err != nil {
 				return err
 			}
-			t.Network = s.link(k.Path())
+			t.Network = s.Link(k.Path())
 		}
 		return nil
 	}
-	c.refs = func(t *api.TargetInstance) []string { return []string{t.Instance, t.Network} }
+	c.Refs = func(t *api.TargetInstance) []string { return []string{t.Instance, t.Network} }
 	return c
 }
 
 // sslCertificates is the global and regional sslCertificates collection.
 // The private key is write only: checked on insert, never stored.
-func (s frontends) sslCertificates() *collection[api.SSLCertificate, *api.SSLCertificate] {
-	c := newCollection[api.SSLCertificate, *api.SSLCertificate](s.Service, api.CollectionSSLCertificates, rules.SSLCertificate, rules.ApplySSLCertificateDefaults)
-	c.outputs = func(cert, _ *api.SSLCertificate) {
+func (s frontends) sslCertificates() *core.Collection[api.SSLCertificate, *api.SSLCertificate] {
+	c := core.NewCollection[api.SSLCertificate, *api.SSLCertificate](s.API, api.CollectionSSLCertificates, rules.SSLCertificate, rules.ApplySSLCertificateDefaults)
+	c.Outputs = func(cert, _ *api.SSLCertificate) {
 		switch cert.Type {
 		case api.CertificateManaged:
 			cert.Managed.Status = api.CertificateProvisioning
@@ -317,13 +319,13 @@ func (s frontends) sslCertificates() *collection[api.SSLCertificate, *api.SSLCer
 			cert.SubjectAlternativeNames = append([]string(nil), leaf.DNSNames...)
 		}
 	}
-	c.inputOnly = func(doc document) {
+	c.InputOnly = func(doc core.Document) {
 		delete(doc, "privateKey")
 		delete(doc, "selfManaged")
 	}
-	c.attach = func(ctx context.Context, cert *api.SSLCertificate, sc scope) error {
+	c.Attach = func(ctx context.Context, cert *api.SSLCertificate, sc core.Scope) error {
 		if cert.Type == api.CertificateManaged {
-			s.certs.Provision(sc.key(api.CollectionSSLCertificates, cert.Name))
+			s.Certs.Provision(sc.Key(api.CollectionSSLCertificates, cert.Name))
 		}
 		return nil
 	}
@@ -331,158 +333,158 @@ func (s frontends) sslCertificates() *collection[api.SSLCertificate, *api.SSLCer
 }
 
 // sslPolicies is the global and regional sslPolicies collection.
-func (s frontends) sslPolicies() *collection[api.SSLPolicy, *api.SSLPolicy] {
-	c := newCollection[api.SSLPolicy, *api.SSLPolicy](s.Service, api.CollectionSSLPolicies, rules.SSLPolicy, rules.ApplySSLPolicyDefaults)
-	c.fingerprint = func(p *api.SSLPolicy) *string { return &p.Fingerprint }
+func (s frontends) sslPolicies() *core.Collection[api.SSLPolicy, *api.SSLPolicy] {
+	c := core.NewCollection[api.SSLPolicy, *api.SSLPolicy](s.API, api.CollectionSSLPolicies, rules.SSLPolicy, rules.ApplySSLPolicyDefaults)
+	c.Fingerprint = func(p *api.SSLPolicy) *string { return &p.Fingerprint }
 	return c
 }
 
 // The proxies' set methods: each changes one field, under the proxy's
 // own checks.
 
-func (s frontends) httpProxySetURLMap(r *Call) (any, error) {
+func (s frontends) httpProxySetURLMap(r *core.Call) (any, error) {
 	var req api.URLMapReference
-	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
+	if err := s.ReadJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
 	}
-	return s.targetHTTPProxies().modify(r, "setUrlMap", func(stored *api.TargetHTTPProxy) (*api.TargetHTTPProxy, error) {
+	return s.targetHTTPProxies().Modify(r, "setUrlMap", func(stored *api.TargetHTTPProxy) (*api.TargetHTTPProxy, error) {
 		p := cloneOf(stored)
 		p.URLMap = req.URLMap
 		return p, nil
 	})
 }
 
-func (s frontends) httpsProxySetURLMap(r *Call) (any, error) {
+func (s frontends) httpsProxySetURLMap(r *core.Call) (any, error) {
 	var req api.URLMapReference
-	if err := s.readJSON(r, "UrlMapReference", &req); err != nil {
+	if err := s.ReadJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
 	}
-	return s.targetHTTPSProxies().modify(r, "setUrlMap", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+	return s.targetHTTPSProxies().Modify(r, "setUrlMap", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
 		p := cloneOf(stored)
 		p.URLMap = req.URLMap
 		return p, nil
 	})
 }
 
-func (s frontends) httpsProxySetCertificates(r *Call) (any, error) {
-	sc, err := scopeOf(r)
+func (s frontends) httpsProxySetCertificates(r *core.Call) (any, error) {
+	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
 	}
 	name := "TargetHttpsProxiesSetSslCertificatesRequest"
-	if sc.region != "" {
+	if sc.Region != "" {
 		name = "RegionTargetHttpsProxiesSetSslCertificatesRequest"
 	}
 	var req api.SSLCertificatesRequest
-	if err := s.readJSON(r, name, &req); err != nil {
+	if err := s.ReadJSON(r, name, &req); err != nil {
 		return nil, err
 	}
-	return s.targetHTTPSProxies().modify(r, "setSslCertificates", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+	return s.targetHTTPSProxies().Modify(r, "setSslCertificates", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
 		p := cloneOf(stored)
 		p.SSLCertificates = req.SSLCertificates
 		return p, nil
 	})
 }
 
-func (s frontends) httpsProxySetQuicOverride(r *Call) (any, error) {
+func (s frontends) httpsProxySetQuicOverride(r *core.Call) (any, error) {
 	var req api.QuicOverrideRequest
-	if err := s.readJSON(r, "TargetHttpsProxiesSetQuicOverrideRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetHttpsProxiesSetQuicOverrideRequest", &req); err != nil {
 		return nil, err
 	}
 	if v := oneOfValues("quicOverride", req.QuicOverride, "NONE", "ENABLE", "DISABLE"); v != nil {
 		return nil, v
 	}
-	return s.targetHTTPSProxies().modify(r, "setQuicOverride", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+	return s.targetHTTPSProxies().Modify(r, "setQuicOverride", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
 		p := cloneOf(stored)
 		p.QuicOverride = req.QuicOverride
 		return p, nil
 	})
 }
 
-func (s frontends) httpsProxySetSSLPolicy(r *Call) (any, error) {
+func (s frontends) httpsProxySetSSLPolicy(r *core.Call) (any, error) {
 	var req api.SSLPolicyReference
-	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
+	if err := s.ReadJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
 	}
-	return s.targetHTTPSProxies().modify(r, "setSslPolicy", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
+	return s.targetHTTPSProxies().Modify(r, "setSslPolicy", func(stored *api.TargetHTTPSProxy) (*api.TargetHTTPSProxy, error) {
 		p := cloneOf(stored)
 		p.SSLPolicy = req.SSLPolicy
 		return p, nil
 	})
 }
 
-func (s frontends) tcpProxySetBackendService(r *Call) (any, error) {
+func (s frontends) tcpProxySetBackendService(r *core.Call) (any, error) {
 	var req api.BackendServiceRequest
-	if err := s.readJSON(r, "TargetTcpProxiesSetBackendServiceRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetTcpProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
 	}
-	return s.targetTCPProxies().modify(r, "setBackendService", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
+	return s.targetTCPProxies().Modify(r, "setBackendService", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
 		p := cloneOf(stored)
 		p.Service = req.Service
 		return p, nil
 	})
 }
 
-func (s frontends) tcpProxySetProxyHeader(r *Call) (any, error) {
+func (s frontends) tcpProxySetProxyHeader(r *core.Call) (any, error) {
 	var req api.ProxyHeaderRequest
-	if err := s.readJSON(r, "TargetTcpProxiesSetProxyHeaderRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetTcpProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err
 	}
 	if v := oneOfValues("proxyHeader", req.ProxyHeader, "NONE", "PROXY_V1"); v != nil {
 		return nil, v
 	}
-	return s.targetTCPProxies().modify(r, "setProxyHeader", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
+	return s.targetTCPProxies().Modify(r, "setProxyHeader", func(stored *api.TargetTCPProxy) (*api.TargetTCPProxy, error) {
 		p := cloneOf(stored)
 		p.ProxyHeader = req.ProxyHeader
 		return p, nil
 	})
 }
 
-func (s frontends) sslProxySetBackendService(r *Call) (any, error) {
+func (s frontends) sslProxySetBackendService(r *core.Call) (any, error) {
 	var req api.BackendServiceRequest
-	if err := s.readJSON(r, "TargetSslProxiesSetBackendServiceRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetSslProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
 	}
-	return s.targetSSLProxies().modify(r, "setBackendService", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+	return s.targetSSLProxies().Modify(r, "setBackendService", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
 		p := cloneOf(stored)
 		p.Service = req.Service
 		return p, nil
 	})
 }
 
-func (s frontends) sslProxySetCertificates(r *Call) (any, error) {
+func (s frontends) sslProxySetCertificates(r *core.Call) (any, error) {
 	var req api.SSLCertificatesRequest
-	if err := s.readJSON(r, "TargetSslProxiesSetSslCertificatesRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetSslProxiesSetSslCertificatesRequest", &req); err != nil {
 		return nil, err
 	}
-	return s.targetSSLProxies().modify(r, "setSslCertificates", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+	return s.targetSSLProxies().Modify(r, "setSslCertificates", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
 		p := cloneOf(stored)
 		p.SSLCertificates = req.SSLCertificates
 		return p, nil
 	})
 }
 
-func (s frontends) sslProxySetSSLPolicy(r *Call) (any, error) {
+func (s frontends) sslProxySetSSLPolicy(r *core.Call) (any, error) {
 	var req api.SSLPolicyReference
-	if err := s.readJSON(r, "SslPolicyReference", &req); err != nil {
+	if err := s.ReadJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
 	}
-	return s.targetSSLProxies().modify(r, "setSslPolicy", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+	return s.targetSSLProxies().Modify(r, "setSslPolicy", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
 		p := cloneOf(stored)
 		p.SSLPolicy = req.SSLPolicy
 		return p, nil
 	})
 }
 
-func (s frontends) sslProxySetProxyHeader(r *Call) (any, error) {
+func (s frontends) sslProxySetProxyHeader(r *core.Call) (any, error) {
 	var req api.ProxyHeaderRequest
-	if err := s.readJSON(r, "TargetSslProxiesSetProxyHeaderRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetSslProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err
 	}
 	if v := oneOfValues("proxyHeader", req.ProxyHeader, "NONE", "PROXY_V1"); v != nil {
 		return nil, v
 	}
-	return s.targetSSLProxies().modify(r, "setProxyHeader", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
+	return s.targetSSLProxies().Modify(r, "setProxyHeader", func(stored *api.TargetSSLProxy) (*api.TargetSSLProxy, error) {
 		p := cloneOf(stored)
 		p.ProxyHeader = req.ProxyHeader
 		return p, nil
@@ -496,5 +498,5 @@ func oneOfValues(field, value string, allowed ...string) error {
 			return nil
 		}
 	}
-	return invalid("%s (%q) must be one of %s.", field, value, strings.Join(allowed, ", "))
+	return googleapi.Invalid("%s (%q) must be one of %s.", field, value, strings.Join(allowed, ", "))
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -50,21 +51,21 @@ func (s networking) region(project, name string) map[string]any {
 	path := "projects/" + project + "/regions/" + name
 	var zones []string
 	for _, l := range zoneLetters(name) {
-		zones = append(zones, s.link("projects/"+project+"/zones/"+name+"-"+string(l)))
+		zones = append(zones, s.Link("projects/"+project+"/zones/"+name+"-"+string(l)))
 	}
 	return map[string]any{"kind": "compute#region", "id": geoID(path), "name": name, "description": name, "status": "UP",
-		"zones": zones, "selfLink": s.link(path), "creationTimestamp": geoTimestamp}
+		"zones": zones, "selfLink": s.Link(path), "creationTimestamp": geoTimestamp}
 }
 
 func (s networking) zone(project, name string) map[string]any {
 	path := "projects/" + project + "/zones/" + name
 	return map[string]any{"kind": "compute#zone", "id": geoID(path), "name": name, "description": name, "status": "UP",
-		"region": s.link("projects/" + project + "/regions/" + rules.ZoneRegion(name)), "selfLink": s.link(path),
+		"region": s.Link("projects/" + project + "/regions/" + rules.ZoneRegion(name)), "selfLink": s.Link(path),
 		"creationTimestamp": geoTimestamp}
 }
 
 // getRegion answers regions.get.
-func (s networking) getRegion(r *Call) (any, error) {
+func (s networking) getRegion(r *core.Call) (any, error) {
 	name := r.PathValue("region")
 	if rules.Region("region", name) != nil {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found", r.PathValue("project"), name))
@@ -73,7 +74,7 @@ func (s networking) getRegion(r *Call) (any, error) {
 }
 
 // getZone answers zones.get.
-func (s networking) getZone(r *Call) (any, error) {
+func (s networking) getZone(r *core.Call) (any, error) {
 	name := r.PathValue("zone")
 	if rules.Region("zone", name) != nil || rules.ZoneRegion(name) == "" {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found", r.PathValue("project"), name))
@@ -82,7 +83,7 @@ func (s networking) getZone(r *Call) (any, error) {
 }
 
 // listRegions answers regions.list, with its filter.
-func (s networking) listRegions(r *Call) (any, error) {
+func (s networking) listRegions(r *core.Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, name := range slices.Sorted(maps.Keys(regionZones)) {
@@ -92,7 +93,7 @@ func (s networking) listRegions(r *Call) (any, error) {
 }
 
 // listZones answers zones.list, with its filter.
-func (s networking) listZones(r *Call) (any, error) {
+func (s networking) listZones(r *core.Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, region := range slices.Sorted(maps.Keys(regionZones)) {
@@ -103,7 +104,7 @@ func (s networking) listZones(r *Call) (any, error) {
 	return s.geoList(r, "compute#zoneList", "projects/"+project+"/zones", items)
 }
 
-func (s networking) geoList(r *Call, kind, path string, items []map[string]any) (any, error) {
+func (s networking) geoList(r *core.Call, kind, path string, items []map[string]any) (any, error) {
 	match, err := query.ParseFilter(r.Query().Get("filter"))
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func (s networking) geoList(r *Call, kind, path string, items []map[string]any) 
 			out = append(out, it)
 		}
 	}
-	return map[string]any{"kind": kind, "id": path, "items": out, "selfLink": s.link(path)}, nil
+	return map[string]any{"kind": kind, "id": path, "items": out, "selfLink": s.Link(path)}, nil
 }
 
 // machineType reads a machine type's name: a shared-core type (e2-micro,
@@ -131,7 +132,7 @@ var memoryPerCPU = map[string][3]int{"n1": {3840, 6656, 922}, "e2": {4096, 8192,
 	"n4": {4096, 8192, 2048}, "t2d": {4096, 8192, 1024}}
 
 // getMachineType answers machineTypes.get.
-func (s networking) getMachineType(r *Call) (any, error) {
+func (s networking) getMachineType(r *core.Call) (any, error) {
 	project, zone, name := r.PathValue("project"), r.PathValue("zone"), r.PathValue("name")
 	path := "projects/" + project + "/zones/" + zone + "/machineTypes/" + name
 	cpus, memory, shared := 0, 0, false
@@ -149,6 +150,6 @@ func (s networking) getMachineType(r *Call) (any, error) {
 			"The resource '%s' was not found: the emulator knows the shared-core types (e2-micro, e2-small, e2-medium, f1-micro, g1-small) and {n1,e2,n2,n2d,c2,c2d,c3,n4,t2d}-{standard,highmem,highcpu}-N.", path))
 	}
 	return map[string]any{"kind": "compute#machineType", "id": geoID(path), "name": name, "description": strings.ReplaceAll(name, "-", " "),
-		"guestCpus": cpus, "memoryMb": memory, "isSharedCpu": shared, "zone": zone, "selfLink": s.link(path),
+		"guestCpus": cpus, "memoryMb": memory, "isSharedCpu": shared, "zone": zone, "selfLink": s.Link(path),
 		"creationTimestamp": geoTimestamp, "maximumPersistentDisks": 128, "maximumPersistentDisksSizeGb": "263168"}, nil
 }

@@ -4,27 +4,29 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // healthChecks is the global and regional healthChecks collection.
-func (s backends) healthChecks() *collection[api.HealthCheck, *api.HealthCheck] {
-	c := newCollection[api.HealthCheck, *api.HealthCheck](s.Service, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
-	c.computedType = true
-	c.check = func(hc *api.HealthCheck, sc scope) rules.Violations {
-		return rules.HealthCheck(hc, sc.region != "")
+func (s backends) healthChecks() *core.Collection[api.HealthCheck, *api.HealthCheck] {
+	c := core.NewCollection[api.HealthCheck, *api.HealthCheck](s.API, api.CollectionHealthChecks, nil, rules.ApplyHealthCheckDefaults)
+	c.ComputedType = true
+	c.Check = func(hc *api.HealthCheck, sc core.Scope) rules.Violations {
+		return rules.HealthCheck(hc, sc.Region != "")
 	}
-	c.resolve = s.resolveScenario
-	c.refs = func(hc *api.HealthCheck) []string {
+	c.Resolve = s.resolveScenario
+	c.Refs = func(hc *api.HealthCheck) []string {
 		if b, ok := hc.BlockOf(api.TypeScenario); ok {
 			return append([]string(nil), *b.Lists["healthChecks"]...)
 		}
 		return nil
 	}
-	c.immutable = func(prior, hc *api.HealthCheck) error {
+	c.Immutable = func(prior, hc *api.HealthCheck) error {
 		if v := rules.CheckTypeChange(checkType(prior), checkType(hc)); v != nil {
-			return invalid("%s", v.Error())
+			return googleapi.Invalid("%s", v.Error())
 		}
 		return nil
 	}
@@ -46,7 +48,7 @@ func checkType(hc *api.HealthCheck) string {
 // resolveScenario checks the health checks a scenario combines: each must
 // exist in the scenario's own scope and be neither the scenario nor a
 // scenario; the references are stored as URLs.
-func (s backends) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc scope) error {
+func (s backends) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc core.Scope) error {
 	b, ok := hc.BlockOf(api.TypeScenario)
 	if !ok {
 		return nil
@@ -55,17 +57,17 @@ func (s backends) resolveScenario(ctx context.Context, hc *api.HealthCheck, sc s
 	for i, ref := range members {
 		field := fmt.Sprintf("scenarioHealthCheck.healthChecks[%d]", i)
 		var member api.HealthCheck
-		k, err := s.lookup(ctx, field, ref, sc, api.CollectionHealthChecks, &member)
+		k, err := s.Lookup(ctx, field, ref, sc, api.CollectionHealthChecks, &member)
 		if err != nil {
 			return err
 		}
-		if k.Scope != sc.path() {
-			return invalid("%s (%q) is in %s: a scenario combines health checks of its own scope (%s).", field, ref, k.Scope, sc.path())
+		if k.Scope != sc.Path() {
+			return googleapi.Invalid("%s (%q) is in %s: a scenario combines health checks of its own scope (%s).", field, ref, k.Scope, sc.Path())
 		}
 		if v := rules.ScenarioMember(field, ref, hc.Name, &member); v != nil {
-			return invalid("%s", v.Error())
+			return googleapi.Invalid("%s", v.Error())
 		}
-		members[i] = s.link(k.Path())
+		members[i] = s.Link(k.Path())
 	}
 	return nil
 }

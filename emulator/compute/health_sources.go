@@ -4,29 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // healthSources is the regional healthSources collection.
-func (s backends) healthSources() *collection[api.HealthSource, *api.HealthSource] {
-	c := newCollection[api.HealthSource, *api.HealthSource](s.Service, api.CollectionHealthSources, rules.HealthSource, nil)
-	c.resolve = s.resolveHealthSource
-	c.refs = func(hs *api.HealthSource) []string {
+func (s backends) healthSources() *core.Collection[api.HealthSource, *api.HealthSource] {
+	c := core.NewCollection[api.HealthSource, *api.HealthSource](s.API, api.CollectionHealthSources, rules.HealthSource, nil)
+	c.Resolve = s.resolveHealthSource
+	c.Refs = func(hs *api.HealthSource) []string {
 		return append([]string{hs.HealthAggregationPolicy}, hs.Sources...)
 	}
-	c.fingerprint = func(hs *api.HealthSource) *string { return &hs.Fingerprint }
-	c.immutable = func(prior, hs *api.HealthSource) error {
-		return unchanged("sourceType", prior.SourceType, hs.SourceType, "")
+	c.Fingerprint = func(hs *api.HealthSource) *string { return &hs.Fingerprint }
+	c.Immutable = func(prior, hs *api.HealthSource) error {
+		return core.Unchanged("sourceType", prior.SourceType, hs.SourceType, "")
 	}
 	return c
 }
 
 // resolveHealthSource checks the backend service and the policy of a health
 // source and stores both references as URLs.
-func (s backends) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc scope) error {
+func (s backends) resolveHealthSource(ctx context.Context, hs *api.HealthSource, sc core.Scope) error {
 	var bs api.BackendService
-	k, err := s.lookup(ctx, "sources[0]", hs.Sources[0], sc, api.CollectionBackendServices, &bs)
+	k, err := s.Lookup(ctx, "sources[0]", hs.Sources[0], sc, api.CollectionBackendServices, &bs)
 	if err != nil {
 		return err
 	}
@@ -34,19 +36,19 @@ func (s backends) resolveHealthSource(ctx context.Context, hs *api.HealthSource,
 	if err != nil {
 		return err
 	}
-	if v := rules.HealthSourceService(hs.Sources[0], &bs, regionOfScope(k.Scope), sc.region, types); v != nil {
-		return invalid("%s", v.Error())
+	if v := rules.HealthSourceService(hs.Sources[0], &bs, core.RegionOfScope(k.Scope), sc.Region, types); v != nil {
+		return googleapi.Invalid("%s", v.Error())
 	}
-	hs.Sources[0] = s.link(k.Path())
+	hs.Sources[0] = s.Link(k.Path())
 	var p api.HealthAggregationPolicy
-	pk, err := s.lookup(ctx, "healthAggregationPolicy", hs.HealthAggregationPolicy, sc, api.CollectionHealthAggregationPolicies, &p)
+	pk, err := s.Lookup(ctx, "healthAggregationPolicy", hs.HealthAggregationPolicy, sc, api.CollectionHealthAggregationPolicies, &p)
 	if err != nil {
 		return err
 	}
-	if v := rules.SameRegion("healthAggregationPolicy", hs.HealthAggregationPolicy, "a health aggregation policy", regionOfScope(pk.Scope), sc.region); v != nil {
-		return invalid("%s", v.Error())
+	if v := rules.SameRegion("healthAggregationPolicy", hs.HealthAggregationPolicy, "a health aggregation policy", core.RegionOfScope(pk.Scope), sc.Region); v != nil {
+		return googleapi.Invalid("%s", v.Error())
 	}
-	hs.HealthAggregationPolicy = s.link(pk.Path())
+	hs.HealthAggregationPolicy = s.Link(pk.Path())
 	return nil
 }
 
@@ -55,12 +57,12 @@ func (s backends) resolveHealthSource(ctx context.Context, hs *api.HealthSource,
 func (s backends) groupTypes(ctx context.Context, bs *api.BackendService) ([]string, error) {
 	types := make([]string, 0, len(bs.Backends))
 	for i, b := range bs.Backends {
-		if k := keyOfPath(api.PathOf(b.Group)); k.Collection == api.CollectionInstanceGroups {
+		if k := core.KeyOfPath(api.PathOf(b.Group)); k.Collection == api.CollectionInstanceGroups {
 			types = append(types, api.InstanceGroupBackend)
 			continue
 		}
 		var g api.NetworkEndpointGroup
-		if _, err := s.lookup(ctx, fmt.Sprintf("backends[%d].group", i), b.Group, scope{}, api.CollectionNetworkEndpointGroups, &g); err != nil {
+		if _, err := s.Lookup(ctx, fmt.Sprintf("backends[%d].group", i), b.Group, core.Scope{}, api.CollectionNetworkEndpointGroups, &g); err != nil {
 			return nil, err
 		}
 		types = append(types, g.NetworkEndpointType)
@@ -69,17 +71,17 @@ func (s backends) groupTypes(ctx context.Context, bs *api.BackendService) ([]str
 }
 
 // healthSourceHealth answers healthSources.getHealth.
-func (s backends) healthSourceHealth(r *Call) (any, error) {
+func (s backends) healthSourceHealth(r *core.Call) (any, error) {
 	c := s.healthSources()
-	hs, sc, err := c.load(r)
+	hs, sc, err := c.Load(r)
 	if err != nil {
 		return nil, err
 	}
 	out := api.HealthSourceHealth{Kind: api.KindHealthSourceHealth, HealthState: api.StateUnknown, Sources: []api.SourceHealth{}}
-	if s.aggregates == nil {
+	if s.Aggregates == nil {
 		return out, nil
 	}
-	rep, ok := s.aggregates.SourceHealth(sc.key(c.def.Name, hs.Name).Path())
+	rep, ok := s.Aggregates.SourceHealth(sc.Key(c.Def.Name, hs.Name).Path())
 	if !ok {
 		return out, nil
 	}
@@ -87,9 +89,9 @@ func (s backends) healthSourceHealth(r *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := api.SourceHealth{Source: s.link(rep.Service), ForwardingRule: fr, Backends: []api.BackendHealth{}}
+	src := api.SourceHealth{Source: s.Link(rep.Service), ForwardingRule: fr, Backends: []api.BackendHealth{}}
 	for _, g := range rep.Groups {
-		src.Backends = append(src.Backends, api.BackendHealth{Group: s.link(g.Group), EndpointCount: g.Endpoints, HealthyEndpointCount: g.Healthy})
+		src.Backends = append(src.Backends, api.BackendHealth{Group: s.Link(g.Group), EndpointCount: g.Endpoints, HealthyEndpointCount: g.Healthy})
 	}
 	out.HealthState, out.Sources = rep.State, []api.SourceHealth{src}
 	return out, nil
@@ -98,8 +100,8 @@ func (s backends) healthSourceHealth(r *Call) (any, error) {
 // forwardingRuleOf is the URL of a forwarding rule that sends traffic to
 // the backend service at path, or "".
 func (s backends) forwardingRuleOf(_ context.Context, service string) (string, error) {
-	if rules := s.usersIn(service, api.CollectionForwardingRules); len(rules) > 0 {
-		return s.link(rules[0]), nil
+	if rules := s.UsersIn(service, api.CollectionForwardingRules); len(rules) > 0 {
+		return s.Link(rules[0]), nil
 	}
 	return "", nil
 }

@@ -1,16 +1,17 @@
 package compute
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // statuses are the engine's verdicts on the endpoints of owner.
 func (s backends) statuses(owner string) []health.Status {
-	if s.health == nil {
+	if s.Health == nil {
 		return nil
 	}
-	return s.health.Statuses(owner)
+	return s.Health.Statuses(owner)
 }
 
 // healthStatus is one endpoint's status as getHealth reports it. The
@@ -25,13 +26,13 @@ func (s backends) healthStatus(st health.Status) api.HealthStatus {
 	hs := api.HealthStatus{
 		IPAddress: st.Endpoint.IP, Port: int64(st.Endpoint.Port), Instance: st.Endpoint.Instance,
 		HealthState: state, Reason: reason, Detail: st.Detail,
-		HealthCheck: s.link(st.Check), ProbedAt: st.ProbedAt, LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
+		HealthCheck: s.Link(st.Check), ProbedAt: st.ProbedAt, LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
 	}
 	if st.Group != "" { // target-pool instances have no group
-		hs.Group = s.link(st.Group)
+		hs.Group = s.Link(st.Group)
 	}
 	if !st.LastProbe.IsZero() {
-		hs.LastProbeTime = timestamp(st.LastProbe)
+		hs.LastProbeTime = core.Timestamp(st.LastProbe)
 	}
 	return hs
 }

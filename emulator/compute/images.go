@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -25,22 +26,17 @@ const imageVersion = "v20260101"
 var versionSuffix = regexp.MustCompile(`-v\d{8}$`)
 
 // getImage answers images.get in a public image project.
-func (s fleet) getImage(r *Call) (any, error) {
+func (s fleet) getImage(r *core.Call) (any, error) {
 	name := r.PathValue("name")
 	return publicImage(r.PathValue("project"), name, versionSuffix.ReplaceAllString(name, ""))
 }
 
 // getImageFromFamily answers images.getFromFamily: the newest image of the
 // family, which in the emulator is its only one.
-func (s fleet) getImageFromFamily(r *Call) (any, error) {
+func (s fleet) getImageFromFamily(r *core.Call) (any, error) {
 	family := r.PathValue("family")
 	return publicImage(r.PathValue("project"), family+"-"+imageVersion, family)
 }
-
-// imageRoot starts the links of public images. They are Google's images,
-// not the emulator's resources, so their canonical link is Google's (and
-// terraform-provider-google recognises a disk's image by that form only).
-const imageRoot = "https://www.googleapis.com/compute/v1/"
 
 func publicImage(project, name, family string) (map[string]any, error) {
 	if !strings.HasSuffix(project, "-cloud") || rules.Name("name", name) != nil {
@@ -49,7 +45,7 @@ func publicImage(project, name, family string) (map[string]any, error) {
 	}
 	return map[string]any{
 		"kind": "compute#image", "id": imageID(project, name), "name": name, "family": family,
-		"selfLink": imageRoot + "projects/" + project + "/global/images/" + name, "creationTimestamp": "2026-01-01T00:00:00.000-00:00", "status": "READY",
+		"selfLink": core.ImageRoot + "projects/" + project + "/global/images/" + name, "creationTimestamp": "2026-01-01T00:00:00.000-00:00", "status": "READY",
 		"sourceType": "RAW", "diskSizeGb": fmt.Sprint(rules.PublicImageSizeGB), "architecture": "X86_64",
 		"description": "A public image answered by lbhealth-emulator (no disk behind it).",
 	}, nil
@@ -73,5 +69,5 @@ func resolveImage(field, ref string) (map[string]any, error) {
 	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "global" && parts[3] == "images" && parts[4] == "family":
 		return publicImage(parts[1], parts[5]+"-"+imageVersion, parts[5])
 	}
-	return nil, invalid("%s (%q) is not a reference to an image: use projects/{project}/global/images/{name}, projects/{project}/global/images/family/{family}, or their URLs.", field, ref)
+	return nil, googleapi.Invalid("%s (%q) is not a reference to an image: use projects/{project}/global/images/{name}, projects/{project}/global/images/family/{family}, or their URLs.", field, ref)
 }

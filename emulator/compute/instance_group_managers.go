@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -20,9 +22,9 @@ import (
 // collection (the API's instanceTemplates and regionInstanceTemplates): kept as
 // sent, with its network, subnetwork and images checked, for the managed
 // groups that make instances of it.
-func (s fleet) instanceTemplates() *collection[api.InstanceTemplate, *api.InstanceTemplate] {
-	c := newCollection[api.InstanceTemplate, *api.InstanceTemplate](s.Service, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
-	c.resolve = s.resolveInstanceTemplate
+func (s fleet) instanceTemplates() *core.Collection[api.InstanceTemplate, *api.InstanceTemplate] {
+	c := core.NewCollection[api.InstanceTemplate, *api.InstanceTemplate](s.API, api.CollectionInstanceTemplates, rules.InstanceTemplate, nil)
+	c.Resolve = s.resolveInstanceTemplate
 	// No refs: the API does not count a template as a user of the network
 	// and subnetwork it names (they can be deleted under it; a group then
 	// fails to make instances from it), so a template blocks no delete.
@@ -33,23 +35,23 @@ func (s fleet) instanceTemplates() *collection[api.InstanceTemplate, *api.Instan
 // network and subnetwork (a subnetwork by name is looked up in the region
 // of each group's zone, when the group makes an instance) and the images of
 // the disks it makes.
-func (s fleet) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTemplate, sc scope) error {
+func (s fleet) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTemplate, sc core.Scope) error {
 	for i := range t.Properties.NetworkInterfaces {
 		ni := &t.Properties.NetworkInterfaces[i]
 		field := fmt.Sprintf("properties.networkInterfaces[%d]", i)
 		if ni.Network != "" {
-			k, err := s.lookup(ctx, field+".network", ni.Network, sc, api.CollectionNetworks, new(api.Network))
+			k, err := s.Lookup(ctx, field+".network", ni.Network, sc, api.CollectionNetworks, new(api.Network))
 			if err != nil {
 				return err
 			}
-			ni.Network = s.link(k.Path())
+			ni.Network = s.Link(k.Path())
 		}
-		if ni.Subnetwork != "" && lastSegment(ni.Subnetwork) != ni.Subnetwork {
-			k, err := s.lookup(ctx, field+".subnetwork", ni.Subnetwork, sc, api.CollectionSubnetworks, new(api.Subnetwork))
+		if ni.Subnetwork != "" && core.LastSegment(ni.Subnetwork) != ni.Subnetwork {
+			k, err := s.Lookup(ctx, field+".subnetwork", ni.Subnetwork, sc, api.CollectionSubnetworks, new(api.Subnetwork))
 			if err != nil {
 				return err
 			}
-			ni.Subnetwork = s.link(k.Path())
+			ni.Subnetwork = s.Link(k.Path())
 		}
 	}
 	for i, d := range t.Properties.Disks {
@@ -69,13 +71,13 @@ func (s fleet) resolveInstanceTemplate(ctx context.Context, t *api.InstanceTempl
 // instances' addresses come from the managed-instance range
 // (Options.ManagedInstanceRange), so that local servers bound there answer
 // for them.
-func (s fleet) instanceGroupManagers() *collection[api.InstanceGroupManager, *api.InstanceGroupManager] {
-	c := newCollection[api.InstanceGroupManager, *api.InstanceGroupManager](s.Service, api.CollectionInstanceGroupManagers,
+func (s fleet) instanceGroupManagers() *core.Collection[api.InstanceGroupManager, *api.InstanceGroupManager] {
+	c := core.NewCollection[api.InstanceGroupManager, *api.InstanceGroupManager](s.API, api.CollectionInstanceGroupManagers,
 		rules.InstanceGroupManager, rules.ApplyInstanceGroupManagerDefaults)
-	c.resolve = s.resolveManager
-	c.fingerprint = func(m *api.InstanceGroupManager) *string { return &m.Fingerprint }
-	c.fingerprintOptional = true
-	c.refs = func(m *api.InstanceGroupManager) []string {
+	c.Resolve = s.resolveManager
+	c.Fingerprint = func(m *api.InstanceGroupManager) *string { return &m.Fingerprint }
+	c.FingerprintOptional = true
+	c.Refs = func(m *api.InstanceGroupManager) []string {
 		refs := []string{m.InstanceTemplate, m.InstanceGroup}
 		for _, v := range m.Versions {
 			refs = append(refs, v.InstanceTemplate)
@@ -85,45 +87,45 @@ func (s fleet) instanceGroupManagers() *collection[api.InstanceGroupManager, *ap
 		}
 		return refs
 	}
-	c.outputs = func(m, prior *api.InstanceGroupManager) {
-		m.InstanceGroup = s.link(groupOf(m, scopeOfKey(keyOfPath(api.PathOf(m.SelfLink)))).Path())
+	c.Outputs = func(m, prior *api.InstanceGroupManager) {
+		m.InstanceGroup = s.Link(groupOf(m, core.ScopeOfKey(core.KeyOfPath(api.PathOf(m.SelfLink)))).Path())
 		m.CurrentActions = &api.ManagerActions{None: *m.TargetSize}
 		m.Status = api.NewManagerStatus(true, "")
 	}
-	c.inputOnly = func(doc document) {
+	c.InputOnly = func(doc core.Document) {
 		// terraform-provider-google always sends this policy, empty when
 		// the configuration has none; the API answers without it.
 		if p, ok := doc["instanceFlexibilityPolicy"].(map[string]any); ok && len(p) == 0 {
 			delete(doc, "instanceFlexibilityPolicy")
 		}
 	}
-	c.attach = s.reconcileManager
-	c.updated = s.reconcileManager
-	c.deletable = s.managerDeletable
-	c.release = s.releaseManager
+	c.Attach = s.reconcileManager
+	c.Updated = s.reconcileManager
+	c.Deletable = s.managerDeletable
+	c.Release = s.releaseManager
 	return c
 }
 
 // resolveManager checks the group's template and autohealing check, which
 // must exist, and writes them as URLs.
-func (s fleet) resolveManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
-	global := scope{project: sc.project}
+func (s fleet) resolveManager(ctx context.Context, m *api.InstanceGroupManager, sc core.Scope) error {
+	global := core.Scope{Project: sc.Project}
 	template := func(field string, ref *string) error {
 		if *ref == "" {
 			return nil
 		}
-		k, err := s.lookup(ctx, field, *ref, global, api.CollectionInstanceTemplates, new(api.InstanceTemplate))
+		k, err := s.Lookup(ctx, field, *ref, global, api.CollectionInstanceTemplates, new(api.InstanceTemplate))
 		if err != nil {
 			return err
 		}
-		region := sc.region
-		if sc.zone != "" {
-			region = rules.ZoneRegion(sc.zone)
+		region := sc.Region
+		if sc.Zone != "" {
+			region = rules.ZoneRegion(sc.Zone)
 		}
 		if k.Scope != "global" && k.Scope != "regions/"+region {
-			return invalid("%s (%q) is in %s: a managed group takes a global instance template or one of its own region (%s).", field, *ref, k.Scope, region)
+			return googleapi.Invalid("%s (%q) is in %s: a managed group takes a global instance template or one of its own region (%s).", field, *ref, k.Scope, region)
 		}
-		*ref = s.link(k.Path())
+		*ref = s.Link(k.Path())
 		return nil
 	}
 	if err := template("instanceTemplate", &m.InstanceTemplate); err != nil {
@@ -137,23 +139,23 @@ func (s fleet) resolveManager(ctx context.Context, m *api.InstanceGroupManager, 
 	for i := range m.AutoHealingPolicies {
 		p := &m.AutoHealingPolicies[i]
 		field := fmt.Sprintf("autoHealingPolicies[%d].healthCheck", i)
-		k, err := parseRef(field, p.HealthCheck, global, api.CollectionHealthChecks)
+		k, err := core.ParseRef(field, p.HealthCheck, global, api.CollectionHealthChecks)
 		if err != nil {
 			return err
 		}
-		if r := regionOfScope(k.Scope); r != "" && r != managerRegion(sc) {
-			return invalid("%s (%q) is in region %s: a group in %s takes a global health check or one of its own region (%s).",
-				field, p.HealthCheck, r, sc.path(), managerRegion(sc))
+		if r := core.RegionOfScope(k.Scope); r != "" && r != managerRegion(sc) {
+			return googleapi.Invalid("%s (%q) is in region %s: a group in %s takes a global health check or one of its own region (%s).",
+				field, p.HealthCheck, r, sc.Path(), managerRegion(sc))
 		}
-		if err := s.load(ctx, field, p.HealthCheck, k, new(api.HealthCheck)); err != nil {
+		if err := s.Load(ctx, field, p.HealthCheck, k, new(api.HealthCheck)); err != nil {
 			return err
 		}
-		p.HealthCheck = s.link(k.Path())
+		p.HealthCheck = s.Link(k.Path())
 	}
 	if m.DistributionPolicy != nil {
 		for i, z := range m.DistributionPolicy.Zones {
-			if zone := lastSegment(z.Zone); sc.region == "" || rules.ZoneRegion(zone) != sc.region {
-				return invalid("distributionPolicy.zones[%d].zone (%q) must be a zone of the group's region (%s): a regional group spreads its instances over zones of its region.",
+			if zone := core.LastSegment(z.Zone); sc.Region == "" || rules.ZoneRegion(zone) != sc.Region {
+				return googleapi.Invalid("distributionPolicy.zones[%d].zone (%q) must be a zone of the group's region (%s): a regional group spreads its instances over zones of its region.",
 					i, z.Zone, managerRegion(sc))
 			}
 		}
@@ -162,26 +164,26 @@ func (s fleet) resolveManager(ctx context.Context, m *api.InstanceGroupManager, 
 }
 
 // managerRegion is the region of a manager: its own, or its zone's.
-func managerRegion(sc scope) string {
-	if sc.region != "" {
-		return sc.region
+func managerRegion(sc core.Scope) string {
+	if sc.Region != "" {
+		return sc.Region
 	}
-	return rules.ZoneRegion(sc.zone)
+	return rules.ZoneRegion(sc.Zone)
 }
 
 // groupOf is the key of the instance group a manager keeps its instances in.
-func groupOf(m *api.InstanceGroupManager, sc scope) store.Key {
-	return sc.key(api.CollectionInstanceGroups, m.Name)
+func groupOf(m *api.InstanceGroupManager, sc core.Scope) store.Key {
+	return sc.Key(api.CollectionInstanceGroups, m.Name)
 }
 
 // reconcileManager makes the group match its manager, once the manager is
 // stored: the instance group exists with the manager's named ports, and
 // holds targetSize instances (new ones made from the template, the last
 // ones deleted).
-func (s fleet) reconcileManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) reconcileManager(ctx context.Context, m *api.InstanceGroupManager, sc core.Scope) error {
 	gk := groupOf(m, sc)
 	var g api.InstanceGroup
-	switch o, err := s.store.Get(ctx, gk); {
+	switch o, err := s.Store.Get(ctx, gk); {
 	case errors.Is(err, store.ErrNotFound):
 		g = api.InstanceGroup{Meta: api.Meta{Name: m.Name}}
 	case err != nil:
@@ -191,7 +193,7 @@ func (s fleet) reconcileManager(ctx context.Context, m *api.InstanceGroupManager
 			return err
 		}
 	}
-	instances, removed, err := control.Reconcile(ctx, managedInstances{s.Service, sc}, m, sc.zone, sc.region, g.Instances)
+	instances, removed, err := control.Reconcile(ctx, managedInstances{s.API, sc}, m, sc.Zone, sc.Region, g.Instances)
 	if err != nil {
 		return err
 	}
@@ -206,13 +208,13 @@ func (s fleet) reconcileManager(ctx context.Context, m *api.InstanceGroupManager
 // syncManagerPools keeps the instances of a managed group in the target
 // pools it names (targetPools), as the API does: those it has are added,
 // those it removed are taken out. A pool that is gone is skipped.
-func (s fleet) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc scope, instances, removed []string) error {
+func (s fleet) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager, sc core.Scope, instances, removed []string) error {
 	for i, ref := range m.TargetPools {
-		k, err := parseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, scope{project: sc.project, region: managerRegion(sc)}, api.CollectionTargetPools)
+		k, err := core.ParseAnyRef(fmt.Sprintf("targetPools[%d]", i), ref, core.Scope{Project: sc.Project, Region: managerRegion(sc)}, api.CollectionTargetPools)
 		if err != nil {
 			continue
 		}
-		changed, err := s.updateLocked(ctx, k, func(doc map[string]any) bool {
+		changed, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
 			members, _ := doc["instances"].([]any)
 			kept, changed := control.PoolMembers(members, instances, removed)
 			doc["instances"] = kept
@@ -222,17 +224,17 @@ func (s fleet) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager
 			return err
 		}
 		if changed {
-			s.written(ctx, k)
+			s.Written(ctx, k)
 		}
 	}
 	return nil
 }
 
 // storeManagedGroup writes a manager's instance group.
-func (s fleet) storeManagedGroup(ctx context.Context, k store.Key, g *api.InstanceGroup, sc scope) error {
+func (s fleet) storeManagedGroup(ctx context.Context, k store.Key, g *api.InstanceGroup, sc core.Scope) error {
 	groups := s.instanceGroups()
 	prior := (*api.InstanceGroup)(nil)
-	if o, err := s.store.Get(ctx, k); err == nil {
+	if o, err := s.Store.Get(ctx, k); err == nil {
 		prior = new(api.InstanceGroup)
 		if err := json.Unmarshal(o.Body, prior); err != nil {
 			return err
@@ -240,29 +242,29 @@ func (s fleet) storeManagedGroup(ctx context.Context, k store.Key, g *api.Instan
 	}
 	obj := cloneOf(g)
 	obj.Fingerprint = ""
-	doc := document{}
-	if err := groups.prepare(ctx, obj, doc, sc, prior); err != nil {
+	doc := core.Document{}
+	if err := groups.Prepare(ctx, obj, doc, sc, prior); err != nil {
 		return err
 	}
-	body := groups.stored(doc, obj)
+	body := groups.Stored(doc, obj)
 	var err error
 	if prior == nil {
-		err = s.store.Insert(ctx, store.Object{Key: k, Body: body})
+		err = s.Store.Insert(ctx, store.Object{Key: k, Body: body})
 	} else {
-		err = s.store.Update(ctx, store.Object{Key: k, Body: body})
+		err = s.Store.Update(ctx, store.Object{Key: k, Body: body})
 	}
 	if err != nil {
-		return StoreError(k, err)
+		return core.StoreError(k, err)
 	}
-	s.written(ctx, k)
+	s.Written(ctx, k)
 	return nil
 }
 
 // managedInstances makes and deletes the instances of managed groups in
 // the scope sc (control.Instances).
 type managedInstances struct {
-	s  *Service
-	sc scope
+	s  *core.API
+	sc core.Scope
 }
 
 // Make makes the n-th instance of manager m in zone from its template and
@@ -270,58 +272,58 @@ type managedInstances struct {
 func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager, n int, zone string) (string, error) {
 	s, sc := mi.s, mi.sc
 	var t struct {
-		Properties document `json:"properties"`
+		Properties core.Document `json:"properties"`
 	}
-	tk := keyOfPath(api.PathOf(m.Template()))
-	if err := s.load(ctx, "instanceTemplate", m.Template(), tk, &t); err != nil {
+	tk := core.KeyOfPath(api.PathOf(m.Template()))
+	if err := s.Load(ctx, "instanceTemplate", m.Template(), tk, &t); err != nil {
 		return "", err
 	}
 	instances := fleet{s}.instances()
-	sc = scope{project: sc.project, zone: zone}
+	sc = core.Scope{Project: sc.Project, Zone: zone}
 	var name string
 	for range 100 {
 		var b [2]byte
 		rand.Read(b[:])
 		name = rules.ManagedInstanceName(m.BaseInstanceName, fmt.Sprintf("%04x", b[:]), n)
-		if _, err := s.store.Get(ctx, sc.key(api.CollectionInstances, name)); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Store.Get(ctx, sc.Key(api.CollectionInstances, name)); errors.Is(err, store.ErrNotFound) {
 			break
 		}
 	}
 	doc := t.Properties
 	if doc == nil {
-		doc = document{}
+		doc = core.Document{}
 	}
 	doc["name"] = name
 	in := new(api.Instance)
-	if err := json.Unmarshal(mustJSON(doc), in); err != nil {
+	if err := json.Unmarshal(core.MustJSON(doc), in); err != nil {
 		return "", err
 	}
-	if err := instances.prepare(ctx, in, doc, sc, nil); err != nil {
+	if err := instances.Prepare(ctx, in, doc, sc, nil); err != nil {
 		return "", fmt.Errorf("making instance %s of %s from its template: %w", name, m.Name, err)
 	}
-	k := sc.key(api.CollectionInstances, name)
+	k := sc.Key(api.CollectionInstances, name)
 	if len(in.NetworkInterfaces) > 0 {
 		ip := &in.NetworkInterfaces[0].NetworkIP
 		*ip = ""
-		if err := s.assignAddress(ctx, "networkInterfaces[0].networkIP", ip, s.managedPool, k.Path(), map[netip.Addr]bool{}); err != nil {
+		if err := s.AssignAddress(ctx, "networkInterfaces[0].networkIP", ip, s.ManagedPool, k.Path(), map[netip.Addr]bool{}); err != nil {
 			return "", err
 		}
 	}
-	if err := s.store.Insert(ctx, store.Object{Key: k, Body: instances.stored(doc, in)}); err != nil {
-		return "", StoreError(k, err)
+	if err := s.Store.Insert(ctx, store.Object{Key: k, Body: instances.Stored(doc, in)}); err != nil {
+		return "", core.StoreError(k, err)
 	}
-	if err := instances.attach(ctx, in, sc); err != nil {
+	if err := instances.Attach(ctx, in, sc); err != nil {
 		return "", err
 	}
-	s.written(ctx, k)
-	return s.link(k.Path()), nil
+	s.Written(ctx, k)
+	return s.Link(k.Path()), nil
 }
 
 // Delete deletes an instance of a managed group, with its auto-delete
 // disks.
 func (mi managedInstances) Delete(ctx context.Context, link string) error {
-	s, k := mi.s, keyOfPath(api.PathOf(link))
-	o, err := s.store.Get(ctx, k)
+	s, k := mi.s, core.KeyOfPath(api.PathOf(link))
+	o, err := s.Store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // deleted by hand meanwhile
 	}
@@ -332,59 +334,59 @@ func (mi managedInstances) Delete(ctx context.Context, link string) error {
 	if err := json.Unmarshal(o.Body, &in); err != nil {
 		return err
 	}
-	if err := s.store.Delete(ctx, k); err != nil {
+	if err := s.Store.Delete(ctx, k); err != nil {
 		return err
 	}
-	if err := (fleet{s}).releaseDisks(ctx, &in, scopeOfKey(k)); err != nil {
+	if err := (fleet{s}).releaseDisks(ctx, &in, core.ScopeOfKey(k)); err != nil {
 		return err
 	}
-	s.written(ctx, k)
+	s.Written(ctx, k)
 	return nil
 }
 
 // managerDeletable refuses to delete a manager whose instance group
 // another resource (a backend service) still uses.
-func (s fleet) managerDeletable(_ context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) managerDeletable(_ context.Context, m *api.InstanceGroupManager, sc core.Scope) error {
 	gk := groupOf(m, sc)
-	self := sc.key(api.CollectionInstanceGroupManagers, m.Name).Path()
-	for _, u := range s.refs.usersOf(gk.Path()) {
+	self := sc.Key(api.CollectionInstanceGroupManagers, m.Name).Path()
+	for _, u := range s.Refs.UsersOf(gk.Path()) {
 		if u != self {
-			return inUse(gk, u)
+			return core.InUse(gk, u)
 		}
 	}
 	return nil
 }
 
 // releaseManager deletes a deleted manager's instances and instance group.
-func (s fleet) releaseManager(ctx context.Context, m *api.InstanceGroupManager, sc scope) error {
+func (s fleet) releaseManager(ctx context.Context, m *api.InstanceGroupManager, sc core.Scope) error {
 	gk := groupOf(m, sc)
 	var g api.InstanceGroup
-	if err := s.load(ctx, "instanceGroup", gk.Path(), gk, &g); err != nil {
+	if err := s.Load(ctx, "instanceGroup", gk.Path(), gk, &g); err != nil {
 		return nil // already gone
 	}
 	for _, inst := range g.Instances {
-		if err := (managedInstances{s.Service, sc}).Delete(ctx, inst); err != nil {
+		if err := (managedInstances{s.API, sc}).Delete(ctx, inst); err != nil {
 			return err
 		}
 	}
-	if err := s.store.Delete(ctx, gk); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.Store.Delete(ctx, gk); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	s.written(ctx, gk)
+	s.Written(ctx, gk)
 	return s.syncManagerPools(ctx, m, sc, nil, g.Instances)
 }
 
 // managerResize answers instanceGroupManagers.resize?size=N.
-func (s fleet) managerResize(r *Call) (any, error) {
+func (s fleet) managerResize(r *core.Call) (any, error) {
 	v := r.Query().Get("size")
 	size, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
-		return nil, invalid("size (%q) is required: the number of instances the group keeps, an integer.", v)
+		return nil, googleapi.Invalid("size (%q) is required: the number of instances the group keeps, an integer.", v)
 	}
 	if v := rules.TargetSize("size", size); v != nil {
-		return nil, invalid("%s", v.Error())
+		return nil, googleapi.Invalid("%s", v.Error())
 	}
-	return s.instanceGroupManagers().modify(r, "resize", func(stored *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
+	return s.instanceGroupManagers().Modify(r, "resize", func(stored *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
 		m := cloneOf(stored)
 		m.TargetSize = &size
 		return m, nil
@@ -392,26 +394,26 @@ func (s fleet) managerResize(r *Call) (any, error) {
 }
 
 // managerListInstances answers instanceGroupManagers.listManagedInstances.
-func (s fleet) managerListInstances(r *Call) (any, error) {
-	m, sc, err := s.instanceGroupManagers().load(r)
+func (s fleet) managerListInstances(r *core.Call) (any, error) {
+	m, sc, err := s.instanceGroupManagers().Load(r)
 	if err != nil {
 		return nil, err
 	}
 	var g api.InstanceGroup
 	gk := groupOf(m, sc)
-	if err := s.load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
+	if err := s.Load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
 		return nil, err
 	}
 	out := api.ListManagedInstancesResponse{ManagedInstances: []api.ManagedInstance{}}
-	verdicts := s.verdicts(sc.key(api.CollectionInstanceGroupManagers, m.Name).Path())
+	verdicts := s.verdicts(sc.Key(api.CollectionInstanceGroupManagers, m.Name).Path())
 	for _, inst := range g.Instances {
 		var in api.Instance
-		if o, err := s.store.Get(r.Context(), keyOfPath(api.PathOf(inst))); err != nil || json.Unmarshal(o.Body, &in) != nil {
+		if o, err := s.Store.Get(r.Context(), core.KeyOfPath(api.PathOf(inst))); err != nil || json.Unmarshal(o.Body, &in) != nil {
 			continue
 		}
 		path := api.PathOf(inst)
 		mi := api.ManagedInstance{Instance: inst, ID: strconv.FormatUint(in.ID, 10), Name: in.Name, InstanceStatus: in.Status,
-			CurrentAction: s.action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
+			CurrentAction: s.Action(path), Version: &api.ManagerVersion{InstanceTemplate: m.Template()}}
 		for _, p := range m.AutoHealingPolicies {
 			state := api.StateUnknown
 			if v, ok := verdicts[api.Generation(path, in.ID)]; ok {
@@ -426,28 +428,28 @@ func (s fleet) managerListInstances(r *Call) (any, error) {
 
 // managerRecreateInstances answers instanceGroupManagers.recreateInstances:
 // each instance listed is made again, with a new id and creation time.
-func (s fleet) managerRecreateInstances(r *Call) (any, error) {
+func (s fleet) managerRecreateInstances(r *core.Call) (any, error) {
 	var req struct {
 		Instances []string `json:"instances"`
 	}
-	if err := s.readJSON(r, "InstanceGroupManagersRecreateInstancesRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "InstanceGroupManagersRecreateInstancesRequest", &req); err != nil {
 		return nil, err
 	}
 	c := s.instanceGroupManagers()
-	return c.modify(r, "recreateInstances", func(m *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
-		sc := scopeOfKey(keyOfPath(api.PathOf(m.SelfLink)))
+	return c.Modify(r, "recreateInstances", func(m *api.InstanceGroupManager) (*api.InstanceGroupManager, error) {
+		sc := core.ScopeOfKey(core.KeyOfPath(api.PathOf(m.SelfLink)))
 		var g api.InstanceGroup
 		gk := groupOf(m, sc)
-		if err := s.load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
+		if err := s.Load(r.Context(), "instanceGroup", gk.Path(), gk, &g); err != nil {
 			return nil, err
 		}
 		for i, ref := range req.Instances {
-			k, err := parseRef(fmt.Sprintf("instances[%d]", i), ref, sc, api.CollectionInstances)
+			k, err := core.ParseRef(fmt.Sprintf("instances[%d]", i), ref, sc, api.CollectionInstances)
 			if err != nil {
 				return nil, err
 			}
 			if !slices.ContainsFunc(g.Instances, func(inst string) bool { return api.PathOf(inst) == k.Path() }) {
-				return nil, invalid("instances[%d] (%q) is not an instance of managed group %s.", i, ref, m.Name)
+				return nil, googleapi.Invalid("instances[%d] (%q) is not an instance of managed group %s.", i, ref, m.Name)
 			}
 			if err := s.recreateInstance(r.Context(), k); err != nil {
 				return nil, err
@@ -460,17 +462,17 @@ func (s fleet) managerRecreateInstances(r *Call) (any, error) {
 // recreateInstance makes instance k again: same name and address, a new id
 // and creation time, running.
 func (s fleet) recreateInstance(ctx context.Context, k store.Key) error {
-	o, err := s.store.Get(ctx, k)
+	o, err := s.Store.Get(ctx, k)
 	if err != nil {
-		return StoreError(k, err)
+		return core.StoreError(k, err)
 	}
-	doc, _ := ParseObject(o.Body) // our own JSON
-	doc["id"] = strconv.FormatUint(newID(), 10)
-	doc["creationTimestamp"] = s.creationTime()
+	doc, _ := core.ParseObject(o.Body) // our own JSON
+	doc["id"] = strconv.FormatUint(core.NewID(), 10)
+	doc["creationTimestamp"] = s.CreationTime()
 	doc["status"] = api.InstanceRunning
-	if err := s.store.Update(ctx, store.Object{Key: k, Body: mustJSON(doc)}); err != nil {
+	if err := s.Store.Update(ctx, store.Object{Key: k, Body: core.MustJSON(doc)}); err != nil {
 		return err
 	}
-	s.written(ctx, k)
+	s.Written(ctx, k)
 	return nil
 }

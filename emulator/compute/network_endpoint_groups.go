@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -18,10 +19,10 @@ import (
 
 // networkEndpointGroups is the zonal and regional networkEndpointGroups
 // collection.
-func (s backends) networkEndpointGroups() *collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
-	c := newCollection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup](s.Service, api.CollectionNetworkEndpointGroups, rules.NetworkEndpointGroup, rules.ApplyNetworkEndpointGroupDefaults)
+func (s backends) networkEndpointGroups() *core.Collection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup] {
+	c := core.NewCollection[api.NetworkEndpointGroup, *api.NetworkEndpointGroup](s.API, api.CollectionNetworkEndpointGroups, rules.NetworkEndpointGroup, rules.ApplyNetworkEndpointGroupDefaults)
 	// Endpoints named by instance alone get the instance's address.
-	c.resolve = s.resolveGroupEndpoints
+	c.Resolve = s.resolveGroupEndpoints
 	return c
 }
 
@@ -33,7 +34,7 @@ func (s backends) networkEndpointGroups() *collection[api.NetworkEndpointGroup, 
 // resolveGroupEndpoints gives each endpoint of g named by instance alone
 // the instance's address, as the Compute API does, and checks the group
 // again now that those addresses are known.
-func (s backends) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpointGroup, sc scope) error {
+func (s backends) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpointGroup, sc core.Scope) error {
 	filled := false
 	for i := range g.Endpoints {
 		if e := &g.Endpoints[i]; e.IPAddress == "" && e.Instance != "" {
@@ -44,7 +45,7 @@ func (s backends) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpo
 		}
 	}
 	if err := rules.NetworkEndpointGroup(g).Err(); filled && err != nil {
-		return invalid("%s", err.Error())
+		return googleapi.Invalid("%s", err.Error())
 	}
 	return nil
 }
@@ -55,25 +56,25 @@ func (s backends) resolveGroupEndpoints(ctx context.Context, g *api.NetworkEndpo
 // as in the Compute API, except in GCE_VM_IP_DEDICATED_BACKEND groups,
 // whose endpoints are instances alone (the planner still probes them at
 // the instance's address).
-func (s backends) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) (*api.Instance, error) {
-	if _, _, _, ok := rules.InstanceRef(e.Instance); sc.zone == "" && !ok {
-		return nil, invalid("%s.instance (%q) must be the instance's URL (zones/{zone}/instances/{name}): a regional group cannot tell its zone.", field, e.Instance)
+func (s backends) endpointInstance(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc core.Scope) (*api.Instance, error) {
+	if _, _, _, ok := rules.InstanceRef(e.Instance); sc.Zone == "" && !ok {
+		return nil, googleapi.Invalid("%s.instance (%q) must be the instance's URL (zones/{zone}/instances/{name}): a regional group cannot tell its zone.", field, e.Instance)
 	}
 	var in api.Instance
-	k, err := s.lookup(ctx, field+".instance", e.Instance, sc, api.CollectionInstances, &in)
+	k, err := s.Lookup(ctx, field+".instance", e.Instance, sc, api.CollectionInstances, &in)
 	if err != nil {
 		return nil, err
 	}
-	zone := lastSegment(k.Scope)
+	zone := core.LastSegment(k.Scope)
 	switch {
-	case sc.zone != "" && k.Scope != sc.path():
-		return nil, invalid("%s.instance (%q) is in zone %s: a group in zone %s takes instances of its own zone.", field, e.Instance, zone, sc.zone)
-	case sc.region != "" && rules.ZoneRegion(zone) != "" && rules.ZoneRegion(zone) != sc.region:
-		return nil, invalid("%s.instance (%q) is in zone %s: a group in region %s takes instances of its own region.", field, e.Instance, zone, sc.region)
+	case sc.Zone != "" && k.Scope != sc.Path():
+		return nil, googleapi.Invalid("%s.instance (%q) is in zone %s: a group in zone %s takes instances of its own zone.", field, e.Instance, zone, sc.Zone)
+	case sc.Region != "" && rules.ZoneRegion(zone) != "" && rules.ZoneRegion(zone) != sc.Region:
+		return nil, googleapi.Invalid("%s.instance (%q) is in zone %s: a group in region %s takes instances of its own region.", field, e.Instance, zone, sc.Region)
 	}
 	if e.IPAddress == "" && g.NetworkEndpointType != api.GCEVMIPDedicated {
 		if e.IPAddress = in.PrimaryIP(); e.IPAddress == "" {
-			return nil, invalid("%s.instance (%q) has no networkIP to reach it at: give %s.ipAddress.", field, e.Instance, field)
+			return nil, googleapi.Invalid("%s.instance (%q) has no networkIP to reach it at: give %s.ipAddress.", field, e.Instance, field)
 		}
 	}
 	return &in, nil
@@ -83,7 +84,7 @@ func (s backends) endpointInstance(ctx context.Context, field string, e *api.Net
 // api.MaxEndpointsPerCall endpoints. None is a no-op, as in the Compute API:
 // clients that send endpoints in pages (terraform-provider-google, 500 at a
 // time) send an empty last page when the count is a multiple of the page.
-func (s backends) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
+func (s backends) readEndpoints(r *core.Call) ([]api.NetworkEndpoint, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -93,11 +94,11 @@ func (s backends) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
 	// acts on.
 	var req api.NetworkEndpointGroupsAttachEndpointsRequest
 	// Detach and the regional methods take the same shape.
-	if err := s.decodeBody(r, body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
+	if err := s.DecodeBody(r, body, "NetworkEndpointGroupsAttachEndpointsRequest", &req); err != nil {
 		return nil, err
 	}
 	if n := len(req.NetworkEndpoints); n > api.MaxEndpointsPerCall {
-		return nil, invalid("networkEndpoints lists %d endpoints: one call takes at most %d; split them over several calls.", n, api.MaxEndpointsPerCall)
+		return nil, googleapi.Invalid("networkEndpoints lists %d endpoints: one call takes at most %d; split them over several calls.", n, api.MaxEndpointsPerCall)
 	}
 	return req.NetworkEndpoints, nil
 }
@@ -106,22 +107,22 @@ func (s backends) readEndpoints(r *Call) ([]api.NetworkEndpoint, error) {
 // already has (same address, port and instance) is left as it is, as the
 // Compute API does; one whose address and port another instance's endpoint
 // has is refused.
-func (s backends) attachNetworkEndpoints(r *Call) (any, error) {
+func (s backends) attachNetworkEndpoints(r *core.Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scopeOf(r)
+	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
 	}
 	c := s.networkEndpointGroups()
-	return c.modify(r, "attachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
+	return c.Modify(r, "attachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
 		g := cloneOf(stored)
 		for i, e := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
 			if err := rules.NetworkEndpoint(field, &e, g.NetworkEndpointType, g.DefaultPort != nil).Err(); err != nil {
-				return nil, invalid("%s", err.Error())
+				return nil, googleapi.Invalid("%s", err.Error())
 			}
 			if err := s.attachedEndpoint(r.Context(), field, &e, g, sc); err != nil {
 				return nil, err
@@ -129,8 +130,8 @@ func (s backends) attachNetworkEndpoints(r *Call) (any, error) {
 			switch j := slices.IndexFunc(g.Endpoints, func(o api.NetworkEndpoint) bool { return sameEndpoint(o, e) }); {
 			case j < 0:
 				g.Endpoints = append(g.Endpoints, e)
-			case lastSegment(g.Endpoints[j].Instance) != lastSegment(e.Instance):
-				return nil, invalid("%s (%s) is already an endpoint of %s, with instance %q: an address and port is one endpoint of a group.",
+			case core.LastSegment(g.Endpoints[j].Instance) != core.LastSegment(e.Instance):
+				return nil, googleapi.Invalid("%s (%s) is already an endpoint of %s, with instance %q: an address and port is one endpoint of a group.",
 					field, describeEndpoint(e), g.Name, g.Endpoints[j].Instance)
 			}
 		}
@@ -141,7 +142,7 @@ func (s backends) attachNetworkEndpoints(r *Call) (any, error) {
 // attachedEndpoint completes an endpoint a client attaches: its instance
 // must exist and own its address (or give it), and the group's default
 // port applies.
-func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc scope) error {
+func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.NetworkEndpoint, g *api.NetworkEndpointGroup, sc core.Scope) error {
 	if e.Instance != "" {
 		ip := e.IPAddress
 		in, err := s.endpointInstance(ctx, field, e, g, sc)
@@ -149,9 +150,9 @@ func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.Net
 			return err
 		}
 		if ip != "" && !slices.ContainsFunc(in.NetworkInterfaces, func(ni api.NetworkInterface) bool { return sameAddr(ni.NetworkIP, ip) }) {
-			return invalid("%s.ipAddress (%q) is not an address of instance %s (its networkIP is %q).", field, ip, in.Name, in.PrimaryIP())
+			return googleapi.Invalid("%s.ipAddress (%q) is not an address of instance %s (its networkIP is %q).", field, ip, in.Name, in.PrimaryIP())
 		}
-		if sc.zone != "" {
+		if sc.Zone != "" {
 			e.Instance = in.Name // as the Compute API lists it in a zonal group
 		}
 	}
@@ -166,19 +167,19 @@ func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.Net
 // it gives of its address, instance, fqdn and port (a port alone when it
 // names one endpoint). An endpoint the group does not have is 404
 // notFound, as in the Compute API.
-func (s backends) detachNetworkEndpoints(r *Call) (any, error) {
+func (s backends) detachNetworkEndpoints(r *core.Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
 	}
 	c := s.networkEndpointGroups()
-	return c.modify(r, "detachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
+	return c.Modify(r, "detachNetworkEndpoints", func(stored *api.NetworkEndpointGroup) (*api.NetworkEndpointGroup, error) {
 		g := cloneOf(stored)
 		for i, d := range endpoints {
 			field := fmt.Sprintf("networkEndpoints[%d]", i)
 			byPortAlone := d.IPAddress == "" && d.Instance == "" && d.FQDN == ""
 			if byPortAlone && d.Port == nil {
-				return nil, invalid("%s names no endpoint: give its ipAddress, its instance, its fqdn or its port.", field)
+				return nil, googleapi.Invalid("%s names no endpoint: give its ipAddress, its instance, its fqdn or its port.", field)
 			}
 			if d.Port == nil && g.DefaultPort != nil {
 				d.Port = g.DefaultPort
@@ -193,7 +194,7 @@ func (s backends) detachNetworkEndpoints(r *Call) (any, error) {
 			// one endpoint.
 			if byPortAlone {
 				if n := matching(g.Endpoints, d); n > 1 {
-					return nil, invalid("%s (%s) matches %d endpoints of network endpoint group %s: give its ipAddress or its instance too.",
+					return nil, googleapi.Invalid("%s (%s) matches %d endpoints of network endpoint group %s: give its ipAddress or its instance too.",
 						field, describeEndpoint(d), n, g.Name)
 				}
 			}
@@ -224,7 +225,7 @@ func sameEndpoint(a, b api.NetworkEndpoint) bool {
 // group's endpoint e: what d gives (address, instance, port) must match.
 func detachMatches(d, e api.NetworkEndpoint) bool {
 	return (d.IPAddress == "" || sameAddr(d.IPAddress, e.IPAddress)) &&
-		(d.Instance == "" || lastSegment(d.Instance) == lastSegment(e.Instance)) &&
+		(d.Instance == "" || core.LastSegment(d.Instance) == core.LastSegment(e.Instance)) &&
 		(d.FQDN == "" || d.FQDN == e.FQDN) &&
 		portOf(d) == portOf(e)
 }
@@ -262,9 +263,9 @@ func describeEndpoint(e api.NetworkEndpoint) string {
 // (maxResults, pageToken), with their health per backend service when the
 // body asks for it ({"healthStatus": "SHOW"}). The regional method of the
 // Compute API takes no body; the emulator reads the same optional one.
-func (s backends) listNetworkEndpoints(r *Call) (any, error) {
+func (s backends) listNetworkEndpoints(r *core.Call) (any, error) {
 	c := s.networkEndpointGroups()
-	g, sc, err := c.load(r)
+	g, sc, err := c.Load(r)
 	if err != nil {
 		return nil, err
 	}
@@ -272,17 +273,17 @@ func (s backends) listNetworkEndpoints(r *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, after, err := pageParams(r)
+	limit, after, err := core.PageParams(r)
 	if err != nil {
 		return nil, err
 	}
 	offset := 0
 	if after != "" {
 		if offset, err = strconv.Atoi(after); err != nil || offset < 0 {
-			return nil, invalid("pageToken (%q) is not a token this method returned: pass nextPageToken from the previous page.", r.Query().Get("pageToken"))
+			return nil, googleapi.Invalid("pageToken (%q) is not a token this method returned: pass nextPageToken from the previous page.", r.Query().Get("pageToken"))
 		}
 	}
-	path := sc.key(c.def.Name, g.Name).Path()
+	path := sc.Key(c.Def.Name, g.Name).Path()
 	out := api.NetworkEndpointGroupsListNetworkEndpoints{Kind: api.KindNetworkEndpointGroupsListNetworkEndpoints,
 		ID: path, Items: []api.NetworkEndpointWithHealthStatus{}}
 	var healths map[string][]api.HealthStatusForNetworkEndpoint
@@ -307,7 +308,7 @@ func (s backends) listNetworkEndpoints(r *Call) (any, error) {
 }
 
 // showHealth reads the optional body of listNetworkEndpoints.
-func (s backends) showHealth(r *Call) (bool, error) {
+func (s backends) showHealth(r *core.Call) (bool, error) {
 	if !r.HasBody() {
 		return false, nil
 	}
@@ -316,7 +317,7 @@ func (s backends) showHealth(r *Call) (bool, error) {
 		return false, err
 	}
 	var req api.NetworkEndpointGroupsListEndpointsRequest
-	if err := s.decodeBody(r, body, "NetworkEndpointGroupsListEndpointsRequest", &req); err != nil {
+	if err := s.DecodeBody(r, body, "NetworkEndpointGroupsListEndpointsRequest", &req); err != nil {
 		return false, err
 	}
 	switch req.HealthStatus {
@@ -325,7 +326,7 @@ func (s backends) showHealth(r *Call) (bool, error) {
 	case api.HealthStatusShow:
 		return true, nil
 	}
-	return false, invalid("healthStatus (%q) must be one of %s, %s.", req.HealthStatus, api.HealthStatusShow, api.HealthStatusSkip)
+	return false, googleapi.Invalid("healthStatus (%q) must be one of %s, %s.", req.HealthStatus, api.HealthStatusShow, api.HealthStatusSkip)
 }
 
 // endpointHealths is the health of each endpoint of the group at path, per
@@ -333,7 +334,7 @@ func (s backends) showHealth(r *Call) (bool, error) {
 // Its healthState, unlike getHealth's, may be UNKNOWN: the Compute API's
 // HealthStatusForNetworkEndpoint has that value.
 func (s backends) endpointHealths(ctx context.Context, path string) (map[string][]api.HealthStatusForNetworkEndpoint, error) {
-	services, err := s.store.All(ctx, api.CollectionBackendServices)
+	services, err := s.Store.All(ctx, api.CollectionBackendServices)
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +354,8 @@ func (s backends) endpointHealths(ctx context.Context, path string) (map[string]
 			id := endpointID(st.Endpoint.IP, int64(st.Endpoint.Port))
 			out[id] = append(out[id], api.HealthStatusForNetworkEndpoint{
 				HealthState:    st.State,
-				BackendService: &api.BackendServiceReference{BackendService: s.link(o.Path())},
-				HealthCheck:    &api.HealthCheckReference{HealthCheck: s.link(st.Check)},
+				BackendService: &api.BackendServiceReference{BackendService: s.Link(o.Path())},
+				HealthCheck:    &api.HealthCheckReference{HealthCheck: s.Link(st.Check)},
 			})
 		}
 	}
@@ -373,7 +374,7 @@ func endpointID(ip string, port int64) string {
 // original stays as the prior version.
 func cloneOf[T any](v *T) *T {
 	c := new(T)
-	if err := json.Unmarshal(mustJSON(v), c); err != nil {
+	if err := json.Unmarshal(core.MustJSON(v), c); err != nil {
 		panic(err) // our own JSON
 	}
 	return c

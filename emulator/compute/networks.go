@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -9,18 +11,18 @@ import (
 // packets: a network is what subnetworks, instances, firewalls and
 // addresses reference, and cannot be deleted while they do. An auto-mode
 // network gets no subnetworks of its own (create them).
-func (s networking) networks() *collection[api.Network, *api.Network] {
+func (s networking) networks() *core.Collection[api.Network, *api.Network] {
 	// No defaults: a network made without an mtu has 1460 bytes, but the
 	// API returns no mtu for it (terraform-provider-google reads 0, which
 	// the public modules' default mtu = 0 relies on for an empty plan).
-	c := newCollection[api.Network, *api.Network](s.Service, api.CollectionNetworks, rules.Network, nil)
-	c.immutable = func(prior, n *api.Network) error {
+	c := core.NewCollection[api.Network, *api.Network](s.API, api.CollectionNetworks, rules.Network, nil)
+	c.Immutable = func(prior, n *api.Network) error {
 		if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {
-			return invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
+			return googleapi.Invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
 				boolOf(prior.AutoCreateSubnetworks))
 		}
 		if prior.IPv4Range != n.IPv4Range {
-			return invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
+			return googleapi.Invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
 		}
 		return nil
 	}

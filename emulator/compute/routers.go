@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -13,10 +15,10 @@ import (
 // PATCH of its router's nats). The emulator speaks no BGP and translates
 // no traffic: a router is validated and stored, and keeps its network, its
 // NAT addresses and the subnetworks its NATs serve in use.
-func (s networking) routers() *collection[api.Router, *api.Router] {
-	c := newCollection[api.Router, *api.Router](s.Service, api.CollectionRouters, rules.Router, nil)
-	c.resolve = s.resolveRouter
-	c.refs = func(r *api.Router) []string {
+func (s networking) routers() *core.Collection[api.Router, *api.Router] {
+	c := core.NewCollection[api.Router, *api.Router](s.API, api.CollectionRouters, rules.Router, nil)
+	c.Resolve = s.resolveRouter
+	c.Refs = func(r *api.Router) []string {
 		refs := []string{r.Network}
 		for _, n := range r.Nats {
 			refs = append(refs, n.NatIPs...)
@@ -27,13 +29,13 @@ func (s networking) routers() *collection[api.Router, *api.Router] {
 		}
 		return refs
 	}
-	c.immutable = func(prior, r *api.Router) error {
-		if r.Network != "" && lastSegment(prior.Network) != lastSegment(r.Network) {
-			return invalid("network (%q) cannot be changed: the router is in %s; create a new router.", r.Network, prior.Network)
+	c.Immutable = func(prior, r *api.Router) error {
+		if r.Network != "" && core.LastSegment(prior.Network) != core.LastSegment(r.Network) {
+			return googleapi.Invalid("network (%q) cannot be changed: the router is in %s; create a new router.", r.Network, prior.Network)
 		}
 		return nil
 	}
-	c.inputOnly = func(doc document) {
+	c.InputOnly = func(doc core.Document) {
 		// The API never returns a BGP peer's MD5 key.
 		keys, _ := doc["md5AuthenticationKeys"].([]any)
 		for _, k := range keys {
@@ -49,12 +51,12 @@ func (s networking) routers() *collection[api.Router, *api.Router] {
 // its addresses (reserved addresses of the router's region) and its
 // subnetworks (of the router's region and network); each is written as
 // its URL.
-func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc scope) error {
-	k, err := s.lookup(ctx, "network", r.Network, scope{project: sc.project}, api.CollectionNetworks, new(api.Network))
+func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc core.Scope) error {
+	k, err := s.Lookup(ctx, "network", r.Network, core.Scope{Project: sc.Project}, api.CollectionNetworks, new(api.Network))
 	if err != nil {
 		return err
 	}
-	r.Network = s.link(k.Path())
+	r.Network = s.Link(k.Path())
 	for i := range r.Nats {
 		n := &r.Nats[i]
 		field := fmt.Sprintf("nats[%d]", i)
@@ -64,31 +66,31 @@ func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc scope) 
 		}{{"natIps", n.NatIPs}, {"drainNatIps", n.DrainNatIPs}} {
 			for j, ref := range ips.refs {
 				f := fmt.Sprintf("%s.%s[%d]", field, ips.name, j)
-				k, err := s.lookup(ctx, f, ref, sc, api.CollectionAddresses, new(api.Address))
+				k, err := s.Lookup(ctx, f, ref, sc, api.CollectionAddresses, new(api.Address))
 				if err != nil {
 					return err
 				}
-				if k.Scope != sc.path() {
-					return invalid("%s (%q) is in %s: a NAT takes addresses of its router's region (%s).", f, ref, k.Scope, sc.region)
+				if k.Scope != sc.Path() {
+					return googleapi.Invalid("%s (%q) is in %s: a NAT takes addresses of its router's region (%s).", f, ref, k.Scope, sc.Region)
 				}
-				ips.refs[j] = s.link(k.Path())
+				ips.refs[j] = s.Link(k.Path())
 			}
 		}
 		for j := range n.Subnetworks {
 			sn := &n.Subnetworks[j]
 			f := fmt.Sprintf("%s.subnetworks[%d].name", field, j)
 			var subnet api.Subnetwork
-			k, err := s.lookup(ctx, f, sn.Name, sc, api.CollectionSubnetworks, &subnet)
+			k, err := s.Lookup(ctx, f, sn.Name, sc, api.CollectionSubnetworks, &subnet)
 			if err != nil {
 				return err
 			}
 			switch {
-			case k.Scope != sc.path():
-				return invalid("%s (%q) is in %s: a NAT serves subnetworks of its router's region (%s).", f, sn.Name, k.Scope, sc.region)
-			case lastSegment(subnet.Network) != lastSegment(r.Network):
-				return invalid("%s (%q) is in network %s: the router's NAT serves its own network (%s).", f, sn.Name, lastSegment(subnet.Network), lastSegment(r.Network))
+			case k.Scope != sc.Path():
+				return googleapi.Invalid("%s (%q) is in %s: a NAT serves subnetworks of its router's region (%s).", f, sn.Name, k.Scope, sc.Region)
+			case core.LastSegment(subnet.Network) != core.LastSegment(r.Network):
+				return googleapi.Invalid("%s (%q) is in network %s: the router's NAT serves its own network (%s).", f, sn.Name, core.LastSegment(subnet.Network), core.LastSegment(r.Network))
 			}
-			sn.Name = s.link(k.Path())
+			sn.Name = s.Link(k.Path())
 		}
 	}
 	return nil
@@ -97,8 +99,8 @@ func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc scope) 
 // routerStatus answers getRouterStatus: the router's network and, for each
 // NAT, the addresses it names; no BGP session runs, so there are no peers'
 // states or learned routes, and no instance has NAT mappings.
-func (s networking) routerStatus(r *Call) (any, error) {
-	rt, _, err := s.routers().load(r)
+func (s networking) routerStatus(r *core.Call) (any, error) {
+	rt, _, err := s.routers().Load(r)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func (s networking) routerStatus(r *Call) (any, error) {
 		ips := []string{}
 		for _, ref := range n.NatIPs {
 			var a api.Address
-			if s.load(r.Context(), "natIps", ref, keyOfPath(api.PathOf(ref)), &a) == nil {
+			if s.Load(r.Context(), "natIps", ref, core.KeyOfPath(api.PathOf(ref)), &a) == nil {
 				ips = append(ips, a.Address)
 			}
 		}

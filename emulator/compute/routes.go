@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -18,98 +20,89 @@ const (
 
 // verbs are the handlers every collection has.
 type verbs interface {
-	insert(*Call) (any, error)
-	get(*Call) (any, error)
-	list(*Call) (any, error)
-	update(*Call) (any, error)
-	patch(*Call) (any, error)
-	delete(*Call) (any, error)
-	aggregatedList(*Call) (any, error)
-	setLabels(*Call) (any, error)
-	holder() (holder, bool)
-}
-
-func (s *Service) holding(collection string) bool {
-	for _, h := range s.holders {
-		if h.collection == collection {
-			return true
-		}
-	}
-	return false
+	Insert(*core.Call) (any, error)
+	Get(*core.Call) (any, error)
+	List(*core.Call) (any, error)
+	Update(*core.Call) (any, error)
+	Patch(*core.Call) (any, error)
+	Delete(*core.Call) (any, error)
+	AggregatedList(*core.Call) (any, error)
+	SetLabels(*core.Call) (any, error)
+	Holder() (core.Holder, bool)
 }
 
 // handlers are a collection's verbs and its custom methods, by name.
 type handlers struct {
 	verbs   verbs
-	methods map[string]Handler
+	methods map[string]core.Handler
 }
 
 // collectionHandlers are the handlers of every collection of the catalogue
 // (api.Catalogue), by collection name: a collection's file in this package
 // writes them, this table puts them together.
 func (s *Service) collectionHandlers() map[string]handlers {
-	b, f, fl, n := backends{s}, frontends{s}, fleet{s}, networking{s}
+	b, f, fl, n := backends{s.API}, frontends{s.API}, fleet{s.API}, networking{s.API}
 	return map[string]handlers{
 		api.CollectionHealthChecks: {verbs: b.healthChecks()},
-		api.CollectionNetworkEndpointGroups: {verbs: b.networkEndpointGroups(), methods: map[string]Handler{
+		api.CollectionNetworkEndpointGroups: {verbs: b.networkEndpointGroups(), methods: map[string]core.Handler{
 			"attachNetworkEndpoints": b.attachNetworkEndpoints,
 			"detachNetworkEndpoints": b.detachNetworkEndpoints,
 			"listNetworkEndpoints":   b.listNetworkEndpoints,
 		}},
-		api.CollectionBackendServices: {verbs: b.backendServices(), methods: map[string]Handler{
+		api.CollectionBackendServices: {verbs: b.backendServices(), methods: map[string]core.Handler{
 			"getHealth":             b.backendServiceHealth,
 			"setSecurityPolicy":     f.backendServiceSetSecurityPolicy,
 			"setEdgeSecurityPolicy": f.backendServiceSetEdgeSecurityPolicy,
 		}},
 		api.CollectionHTTPHealthChecks:  {verbs: b.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
 		api.CollectionHTTPSHealthChecks: {verbs: b.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
-		api.CollectionTargetPools: {verbs: b.targetPools(), methods: map[string]Handler{
+		api.CollectionTargetPools: {verbs: b.targetPools(), methods: map[string]core.Handler{
 			"getHealth":         b.targetPoolHealth,
 			"addInstance":       b.targetPoolAddInstance,
 			"removeInstance":    b.targetPoolRemoveInstance,
 			"addHealthCheck":    b.targetPoolAddHealthCheck,
 			"removeHealthCheck": b.targetPoolRemoveHealthCheck,
 		}},
-		api.CollectionForwardingRules: {verbs: f.forwardingRules(), methods: map[string]Handler{"setTarget": f.forwardingRuleSetTarget}},
+		api.CollectionForwardingRules: {verbs: f.forwardingRules(), methods: map[string]core.Handler{"setTarget": f.forwardingRuleSetTarget}},
 		api.CollectionInstances:       {verbs: fl.instances()},
 		api.CollectionDisks:           {verbs: fl.disks()},
-		api.CollectionInstanceGroups: {verbs: fl.instanceGroups(), methods: map[string]Handler{
+		api.CollectionInstanceGroups: {verbs: fl.instanceGroups(), methods: map[string]core.Handler{
 			"addInstances":    fl.instanceGroupAddInstances,
 			"removeInstances": fl.instanceGroupRemoveInstances,
 			"listInstances":   fl.instanceGroupListInstances,
 			"setNamedPorts":   fl.instanceGroupSetNamedPorts,
 		}},
 		api.CollectionInstanceTemplates: {verbs: fl.instanceTemplates()},
-		api.CollectionInstanceGroupManagers: {verbs: fl.instanceGroupManagers(), methods: map[string]Handler{
+		api.CollectionInstanceGroupManagers: {verbs: fl.instanceGroupManagers(), methods: map[string]core.Handler{
 			"resize":               fl.managerResize,
 			"listManagedInstances": fl.managerListInstances,
 			"recreateInstances":    fl.managerRecreateInstances,
 		}},
-		api.CollectionURLMaps: {verbs: f.urlMaps(), methods: map[string]Handler{
+		api.CollectionURLMaps: {verbs: f.urlMaps(), methods: map[string]core.Handler{
 			"validate":        f.urlMapValidate,
 			"invalidateCache": f.urlMapInvalidateCache,
 		}},
-		api.CollectionBackendBuckets: {verbs: b.backendBuckets(), methods: map[string]Handler{
+		api.CollectionBackendBuckets: {verbs: b.backendBuckets(), methods: map[string]core.Handler{
 			"setEdgeSecurityPolicy": b.backendBucketSetEdgeSecurityPolicy,
 		}},
-		api.CollectionSecurityPolicies: {verbs: f.securityPolicies(), methods: map[string]Handler{
+		api.CollectionSecurityPolicies: {verbs: f.securityPolicies(), methods: map[string]core.Handler{
 			"addRule":    f.securityPolicyAddRule,
 			"getRule":    f.securityPolicyGetRule,
 			"patchRule":  f.securityPolicyPatchRule,
 			"removeRule": f.securityPolicyRemoveRule,
 		}},
-		api.CollectionTargetHTTPProxies: {verbs: f.targetHTTPProxies(), methods: map[string]Handler{"setUrlMap": f.httpProxySetURLMap}},
-		api.CollectionTargetHTTPSProxies: {verbs: f.targetHTTPSProxies(), methods: map[string]Handler{
+		api.CollectionTargetHTTPProxies: {verbs: f.targetHTTPProxies(), methods: map[string]core.Handler{"setUrlMap": f.httpProxySetURLMap}},
+		api.CollectionTargetHTTPSProxies: {verbs: f.targetHTTPSProxies(), methods: map[string]core.Handler{
 			"setUrlMap":          f.httpsProxySetURLMap,
 			"setSslCertificates": f.httpsProxySetCertificates,
 			"setQuicOverride":    f.httpsProxySetQuicOverride,
 			"setSslPolicy":       f.httpsProxySetSSLPolicy,
 		}},
-		api.CollectionTargetTCPProxies: {verbs: f.targetTCPProxies(), methods: map[string]Handler{
+		api.CollectionTargetTCPProxies: {verbs: f.targetTCPProxies(), methods: map[string]core.Handler{
 			"setBackendService": f.tcpProxySetBackendService,
 			"setProxyHeader":    f.tcpProxySetProxyHeader,
 		}},
-		api.CollectionTargetSSLProxies: {verbs: f.targetSSLProxies(), methods: map[string]Handler{
+		api.CollectionTargetSSLProxies: {verbs: f.targetSSLProxies(), methods: map[string]core.Handler{
 			"setBackendService":  f.sslProxySetBackendService,
 			"setSslCertificates": f.sslProxySetCertificates,
 			"setSslPolicy":       f.sslProxySetSSLPolicy,
@@ -121,13 +114,13 @@ func (s *Service) collectionHandlers() map[string]handlers {
 		api.CollectionNetworks:                  {verbs: n.networks()},
 		api.CollectionSubnetworks:               {verbs: n.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: n.firewalls()},
-		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]Handler{"getRouterStatus": n.routerStatus}},
+		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]core.Handler{"getRouterStatus": n.routerStatus}},
 		api.CollectionAutoscalers:               {verbs: fl.autoscalers()},
 		api.CollectionServiceAttachments:        {verbs: f.serviceAttachments()},
 		api.CollectionAddresses:                 {verbs: f.addresses()},
 		api.CollectionHealthAggregationPolicies: {verbs: b.healthAggregationPolicies()},
-		api.CollectionHealthSources:             {verbs: b.healthSources(), methods: map[string]Handler{"getHealth": b.healthSourceHealth}},
-		api.CollectionCompositeHealthChecks:     {verbs: b.compositeHealthChecks(), methods: map[string]Handler{"getHealth": b.compositeHealth}},
+		api.CollectionHealthSources:             {verbs: b.healthSources(), methods: map[string]core.Handler{"getHealth": b.healthSourceHealth}},
+		api.CollectionCompositeHealthChecks:     {verbs: b.compositeHealthChecks(), methods: map[string]core.Handler{"getHealth": b.compositeHealth}},
 	}
 }
 
@@ -139,7 +132,7 @@ var scopePaths = map[api.Scopes]string{api.Global: globalPath, api.Regional: reg
 // and its handler.
 type Route struct {
 	Pattern string
-	Handler Handler
+	Handler core.Handler
 }
 
 // Routes is the route table of the Compute API: its whole surface, in one
@@ -149,7 +142,7 @@ type Route struct {
 // stops the emulator at start, and a test.
 func (s *Service) Routes() []Route {
 	var routes []Route
-	add := func(pattern string, h Handler) { routes = append(routes, Route{pattern, h}) }
+	add := func(pattern string, h core.Handler) { routes = append(routes, Route{pattern, h}) }
 	all := s.collectionHandlers()
 	for _, c := range api.Catalogue {
 		h, ok := all[c.Name]
@@ -165,18 +158,18 @@ func (s *Service) Routes() []Route {
 
 	// Public images, read only: what configurations look their boot disks
 	// up in (images.go). They are not stored, so not in the catalogue.
-	add("GET "+globalPath+"images/{name}", fleet{s}.getImage)
-	add("GET "+globalPath+"images/family/{family}", fleet{s}.getImageFromFamily)
+	add("GET "+globalPath+"images/{name}", fleet{s.API}.getImage)
+	add("GET "+globalPath+"images/family/{family}", fleet{s.API}.getImageFromFamily)
 	// Regions, zones and machine types, read only (geography.go).
-	add("GET "+projectPath+"regions", networking{s}.listRegions)
-	add("GET "+projectPath+"regions/{region}", networking{s}.getRegion)
-	add("GET "+projectPath+"zones", networking{s}.listZones)
-	add("GET "+projectPath+"zones/{zone}", networking{s}.getZone)
-	add("GET "+zonalPath+"machineTypes/{name}", networking{s}.getMachineType)
+	add("GET "+projectPath+"regions", networking{s.API}.listRegions)
+	add("GET "+projectPath+"regions/{region}", networking{s.API}.getRegion)
+	add("GET "+projectPath+"zones", networking{s.API}.listZones)
+	add("GET "+projectPath+"zones/{zone}", networking{s.API}.getZone)
+	add("GET "+zonalPath+"machineTypes/{name}", networking{s.API}.getMachineType)
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
-		add("GET "+prefix+"operations/{name}", s.getOperation)
-		add("POST "+prefix+"operations/{name}/wait", s.getOperation)
+		add("GET "+prefix+"operations/{name}", s.GetOperation)
+		add("POST "+prefix+"operations/{name}/wait", s.GetOperation)
 	}
 
 	// The Compute API's own read of a project.
@@ -188,19 +181,19 @@ func (s *Service) Routes() []Route {
 // insert and delete where the catalogue writes it; update (PUT) and patch
 // (PATCH) where the catalogue has them; setLabels for resources with
 // labels; c's custom methods; and one aggregated list when the API has one.
-func serveCollection(c api.Collection, h handlers, add func(pattern string, h Handler)) {
+func serveCollection(c api.Collection, h handlers, add func(pattern string, h core.Handler)) {
 	for _, sc := range c.Scopes.List() {
 		path := scopePaths[sc] + c.Name
 		if c.WritesIn(sc) {
-			add("POST "+path, h.verbs.insert)
-			add("DELETE "+path+"/{name}", h.verbs.delete)
+			add("POST "+path, h.verbs.Insert)
+			add("DELETE "+path+"/{name}", h.verbs.Delete)
 		}
-		add("GET "+path, h.verbs.list)
-		add("GET "+path+"/{name}", h.verbs.get)
+		add("GET "+path, h.verbs.List)
+		add("GET "+path+"/{name}", h.verbs.Get)
 		for _, u := range []struct {
 			verb string
-			fn   Handler
-		}{{"PUT", h.verbs.update}, {"PATCH", h.verbs.patch}} {
+			fn   core.Handler
+		}{{"PUT", h.verbs.Update}, {"PATCH", h.verbs.Patch}} {
 			switch {
 			case !c.UpdatesIn(u.verb, sc):
 			case c.UpdateByQuery != "":
@@ -210,7 +203,7 @@ func serveCollection(c api.Collection, h handlers, add func(pattern string, h Ha
 			}
 		}
 		if schema.Has(c.Schema(), "labels") && schema.Has(c.Schema(), "labelFingerprint") {
-			add("POST "+path+"/{name}/setLabels", h.verbs.setLabels)
+			add("POST "+path+"/{name}/setLabels", h.verbs.SetLabels)
 		}
 		for _, m := range c.Methods {
 			fn, ok := h.methods[m.Name]
@@ -228,17 +221,17 @@ func serveCollection(c api.Collection, h handlers, add func(pattern string, h Ha
 		}
 	}
 	if schema.AggregatedKind(c.Schema()) != "" {
-		add("GET "+projectPath+"aggregated/"+c.Name, h.verbs.aggregatedList)
+		add("GET "+projectPath+"aggregated/"+c.Name, h.verbs.AggregatedList)
 	}
 }
 
 // nameFromQuery is fn for an update that names its resource by the query
 // parameter param instead of the path.
-func nameFromQuery(param string, fn Handler) Handler {
-	return func(r *Call) (any, error) {
+func nameFromQuery(param string, fn core.Handler) core.Handler {
+	return func(r *core.Call) (any, error) {
 		name := r.Query().Get(param)
 		if name == "" {
-			return nil, invalid("%s is required: the name of the resource to update, as ?%s=NAME.", param, param)
+			return nil, googleapi.Invalid("%s is required: the name of the resource to update, as ?%s=NAME.", param, param)
 		}
 		r.SetPathValue("name", name)
 		return fn(r)
@@ -257,15 +250,15 @@ func methodPath(c api.Collection, m api.Method, sc api.Scopes) string {
 
 // Reset deletes everything, for test suites that share one emulator.
 func (s *Service) Reset(ctx context.Context) error {
-	s.core.Lock()
-	defer s.core.Unlock()
-	if err := s.store.Reset(ctx); err != nil {
+	s.Core().Lock()
+	defer s.Core().Unlock()
+	if err := s.Store.Reset(ctx); err != nil {
 		return err
 	}
-	s.refs.reset()
-	s.core.Operations().Reset()
-	s.provisioned.Clear()
-	s.core.Changed(ctx, nil)
-	s.log.Info("reset: every resource deleted")
+	s.Refs.Reset()
+	s.Core().Operations().Reset()
+	s.Provisioned.Clear()
+	s.Core().Changed(ctx, nil)
+	s.Log.Info("reset: every resource deleted")
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -12,20 +14,20 @@ import (
 // serviceAttachments is the regional serviceAttachments collection:
 // Private Service Connect publications of internal load balancers,
 // validated and stored (no consumer connects).
-func (s frontends) serviceAttachments() *collection[api.ServiceAttachment, *api.ServiceAttachment] {
-	c := newCollection[api.ServiceAttachment, *api.ServiceAttachment](s.Service, api.CollectionServiceAttachments, rules.ServiceAttachment, nil)
-	c.resolve = s.resolveServiceAttachment
-	c.refs = func(a *api.ServiceAttachment) []string {
+func (s frontends) serviceAttachments() *core.Collection[api.ServiceAttachment, *api.ServiceAttachment] {
+	c := core.NewCollection[api.ServiceAttachment, *api.ServiceAttachment](s.API, api.CollectionServiceAttachments, rules.ServiceAttachment, nil)
+	c.Resolve = s.resolveServiceAttachment
+	c.Refs = func(a *api.ServiceAttachment) []string {
 		return append([]string{a.TargetService, a.ProducerForwardingRule}, a.NatSubnets...)
 	}
-	c.fingerprint = func(a *api.ServiceAttachment) *string { return &a.Fingerprint }
-	c.fingerprintOptional = true
-	c.outputs = func(a, prior *api.ServiceAttachment) {
+	c.Fingerprint = func(a *api.ServiceAttachment) *string { return &a.Fingerprint }
+	c.FingerprintOptional = true
+	c.Outputs = func(a, prior *api.ServiceAttachment) {
 		if prior != nil && prior.PscServiceAttachmentID != nil {
 			a.PscServiceAttachmentID = prior.PscServiceAttachmentID
 			return
 		}
-		a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(newID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
+		a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(core.NewID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
 	}
 	return c
 }
@@ -33,7 +35,7 @@ func (s frontends) serviceAttachments() *collection[api.ServiceAttachment, *api.
 // resolveServiceAttachment checks what an attachment names: its service, a
 // forwarding rule of an internal load balancer in its region, and its NAT
 // subnets, Private Service Connect subnetworks of its region.
-func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceAttachment, sc scope) error {
+func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceAttachment, sc core.Scope) error {
 	for _, ref := range []struct {
 		field string
 		value *string
@@ -42,32 +44,32 @@ func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceA
 			continue
 		}
 		var fr api.ForwardingRule
-		k, err := s.lookup(ctx, ref.field, *ref.value, sc, api.CollectionForwardingRules, &fr)
+		k, err := s.Lookup(ctx, ref.field, *ref.value, sc, api.CollectionForwardingRules, &fr)
 		if err != nil {
 			return err
 		}
 		switch {
-		case k.Scope != sc.path():
-			return invalid("%s (%q) is in %s: an attachment publishes a forwarding rule of its own region (%s).", ref.field, *ref.value, k.Scope, sc.region)
+		case k.Scope != sc.Path():
+			return googleapi.Invalid("%s (%q) is in %s: an attachment publishes a forwarding rule of its own region (%s).", ref.field, *ref.value, k.Scope, sc.Region)
 		case fr.LoadBalancingScheme != api.SchemeInternal && fr.LoadBalancingScheme != api.SchemeInternalManaged:
-			return invalid("%s (%q) has loadBalancingScheme %s: Private Service Connect publishes the forwarding rule of an internal load balancer (INTERNAL or INTERNAL_MANAGED).", ref.field, *ref.value, fr.LoadBalancingScheme)
+			return googleapi.Invalid("%s (%q) has loadBalancingScheme %s: Private Service Connect publishes the forwarding rule of an internal load balancer (INTERNAL or INTERNAL_MANAGED).", ref.field, *ref.value, fr.LoadBalancingScheme)
 		}
-		*ref.value = s.link(k.Path())
+		*ref.value = s.Link(k.Path())
 	}
 	for i, ref := range a.NatSubnets {
 		field := fmt.Sprintf("natSubnets[%d]", i)
 		var sn api.Subnetwork
-		k, err := s.lookup(ctx, field, ref, sc, api.CollectionSubnetworks, &sn)
+		k, err := s.Lookup(ctx, field, ref, sc, api.CollectionSubnetworks, &sn)
 		if err != nil {
 			return err
 		}
 		switch {
-		case k.Scope != sc.path():
-			return invalid("%s (%q) is in %s: an attachment's NAT subnets are of its own region (%s).", field, ref, k.Scope, sc.region)
+		case k.Scope != sc.Path():
+			return googleapi.Invalid("%s (%q) is in %s: an attachment's NAT subnets are of its own region (%s).", field, ref, k.Scope, sc.Region)
 		case sn.Purpose != api.PurposePrivateServiceConnect:
-			return invalid("%s (%q) has purpose %q: a NAT subnet of Private Service Connect has purpose PRIVATE_SERVICE_CONNECT.", field, ref, sn.Purpose)
+			return googleapi.Invalid("%s (%q) has purpose %q: a NAT subnet of Private Service Connect has purpose PRIVATE_SERVICE_CONNECT.", field, ref, sn.Purpose)
 		}
-		a.NatSubnets[i] = s.link(k.Path())
+		a.NatSubnets[i] = s.Link(k.Path())
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -14,12 +16,12 @@ import (
 
 // subnetworks is the regional subnetworks collection: ranges instances and
 // internal addresses are given addresses from.
-func (s networking) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
-	c := newCollection[api.Subnetwork, *api.Subnetwork](s.Service, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
-	c.resolve = s.resolveSubnetwork
-	c.refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
-	c.fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
-	c.outputs = func(sn, prior *api.Subnetwork) {
+func (s networking) subnetworks() *core.Collection[api.Subnetwork, *api.Subnetwork] {
+	c := core.NewCollection[api.Subnetwork, *api.Subnetwork](s.API, api.CollectionSubnetworks, rules.Subnetwork, rules.ApplySubnetworkDefaults)
+	c.Resolve = s.resolveSubnetwork
+	c.Refs = func(sn *api.Subnetwork) []string { return []string{sn.Network} }
+	c.Fingerprint = func(sn *api.Subnetwork) *string { return &sn.Fingerprint }
+	c.Outputs = func(sn, prior *api.Subnetwork) {
 		if sn.StackType != api.StackIPv4IPv6 && sn.StackType != api.StackIPv6Only {
 			return
 		}
@@ -42,12 +44,12 @@ func (s networking) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 			sn.ExternalIPv6Prefix = cmp.Or(sn.ExternalIPv6Prefix, sn.IPv6CIDRRange)
 		}
 	}
-	c.immutable = func(prior, sn *api.Subnetwork) error {
-		if lastSegment(prior.Network) != lastSegment(sn.Network) {
-			return invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
+	c.Immutable = func(prior, sn *api.Subnetwork) error {
+		if core.LastSegment(prior.Network) != core.LastSegment(sn.Network) {
+			return googleapi.Invalid("network (%q) cannot be changed: the subnetwork is a range of %s; create a new subnetwork.", sn.Network, prior.Network)
 		}
 		if prior.IPCIDRRange != sn.IPCIDRRange {
-			return invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
+			return googleapi.Invalid("ipCidrRange (%q) cannot be changed by a patch (it is %q): create a new subnetwork.", sn.IPCIDRRange, prior.IPCIDRRange)
 		}
 		return nil
 	}
@@ -56,39 +58,39 @@ func (s networking) subnetworks() *collection[api.Subnetwork, *api.Subnetwork] {
 
 // resolveSubnetwork checks the subnetwork's network: it must exist, and not
 // be a legacy network, which has no subnetworks.
-func (s networking) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc scope) error {
+func (s networking) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc core.Scope) error {
 	var n api.Network
-	k, err := s.lookup(ctx, "network", sn.Network, scope{project: sc.project}, api.CollectionNetworks, &n)
+	k, err := s.Lookup(ctx, "network", sn.Network, core.Scope{Project: sc.Project}, api.CollectionNetworks, &n)
 	if err != nil {
 		return err
 	}
 	if n.IPv4Range != "" {
-		return invalid("network (%q) is a legacy network (IPv4Range %s): legacy networks have no subnetworks; use a VPC network (autoCreateSubnetworks set).", sn.Network, n.IPv4Range)
+		return googleapi.Invalid("network (%q) is a legacy network (IPv4Range %s): legacy networks have no subnetworks; use a VPC network (autoCreateSubnetworks set).", sn.Network, n.IPv4Range)
 	}
-	sn.Network = s.link(k.Path())
+	sn.Network = s.Link(k.Path())
 	return s.checkOverlap(ctx, sn, sc, k)
 }
 
 // checkOverlap refuses a range that overlaps another subnetwork's in the
 // same network, as the Compute API does. It reads the project's
 // subnetworks: they are few, and created rarely.
-func (s networking) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc scope, network store.Key) error {
+func (s networking) checkOverlap(ctx context.Context, sn *api.Subnetwork, sc core.Scope, network store.Key) error {
 	mine, err := netip.ParsePrefix(sn.IPCIDRRange)
 	if err != nil {
 		return nil // the rules have said why already
 	}
-	others, err := s.store.All(ctx, api.CollectionSubnetworks)
+	others, err := s.Store.All(ctx, api.CollectionSubnetworks)
 	if err != nil {
 		return err
 	}
 	for _, o := range others {
 		var other api.Subnetwork
-		if o.Project != sc.project || (o.Scope == sc.path() && o.Name == sn.Name) || json.Unmarshal(o.Body, &other) != nil {
+		if o.Project != sc.Project || (o.Scope == sc.Path() && o.Name == sn.Name) || json.Unmarshal(o.Body, &other) != nil {
 			continue
 		}
 		theirs, err := netip.ParsePrefix(other.IPCIDRRange)
 		if err == nil && api.PathOf(other.Network) == network.Path() && theirs.Overlaps(mine) {
-			return invalid("ipCidrRange (%q) overlaps %s (%s) in network %s: subnetworks of one network have distinct ranges.",
+			return googleapi.Invalid("ipCidrRange (%q) overlaps %s (%s) in network %s: subnetworks of one network have distinct ranges.",
 				sn.IPCIDRRange, o.Path(), other.IPCIDRRange, network.Name)
 		}
 	}

@@ -5,68 +5,70 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // targetPools is the regional targetPools collection.
-func (s backends) targetPools() *collection[api.TargetPool, *api.TargetPool] {
-	c := newCollection[api.TargetPool, *api.TargetPool](s.Service, api.CollectionTargetPools, rules.TargetPool, nil)
-	c.resolve = s.resolveTargetPool
-	c.refs = func(tp *api.TargetPool) []string { return tp.HealthChecks }
+func (s backends) targetPools() *core.Collection[api.TargetPool, *api.TargetPool] {
+	c := core.NewCollection[api.TargetPool, *api.TargetPool](s.API, api.CollectionTargetPools, rules.TargetPool, nil)
+	c.Resolve = s.resolveTargetPool
+	c.Refs = func(tp *api.TargetPool) []string { return tp.HealthChecks }
 	return c
 }
 
 // resolveTargetPool checks that the pool's check is a legacy HTTP check
 // that exists, and that the instances its instance URLs name are in its
 // region, and stores the references as URLs.
-func (s backends) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc scope) error {
+func (s backends) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc core.Scope) error {
 	for i, inst := range tp.Instances {
 		project, zone, name, ok := rules.InstanceRef(inst)
 		if !ok {
 			continue // "ip[:port]", the lbhealth extension
 		}
 		if project == "" {
-			project = sc.project
+			project = sc.Project
 		}
 		// The instance need not exist yet, as in the Compute API: it is
 		// probed once it does, and reported until then.
 		field := fmt.Sprintf("instances[%d]", i)
 		k := store.Key{Project: project, Scope: "zones/" + zone, Collection: api.CollectionInstances, Name: name}
-		if r := rules.ZoneRegion(zone); r != "" && r != sc.region {
-			return invalid("%s (%q) is in zone %s: a target pool takes instances of its own region (%s).", field, inst, zone, sc.region)
+		if r := rules.ZoneRegion(zone); r != "" && r != sc.Region {
+			return googleapi.Invalid("%s (%q) is in zone %s: a target pool takes instances of its own region (%s).", field, inst, zone, sc.Region)
 		}
-		tp.Instances[i] = s.link(k.Path())
+		tp.Instances[i] = s.Link(k.Path())
 	}
 	for i, ref := range tp.HealthChecks {
 		field := fmt.Sprintf("healthChecks[%d]", i)
-		k, err := parseAnyRef(field, ref, scope{project: sc.project}, api.CollectionHTTPHealthChecks)
+		k, err := core.ParseAnyRef(field, ref, core.Scope{Project: sc.Project}, api.CollectionHTTPHealthChecks)
 		if err != nil {
 			return err
 		}
 		if v := rules.TargetPoolHealthCheck(ref, k.Collection); v != nil {
-			return invalid("%s", v.Error())
+			return googleapi.Invalid("%s", v.Error())
 		}
 		var hc api.LegacyHealthCheck
-		if err := s.load(ctx, field, ref, k, &hc); err != nil {
+		if err := s.Load(ctx, field, ref, k, &hc); err != nil {
 			return err
 		}
-		tp.HealthChecks[i] = s.link(k.Path())
+		tp.HealthChecks[i] = s.Link(k.Path())
 	}
 	// backupPool is not followed, but written as the API writes a link,
 	// as in the stored document the typed view is laid over.
 	if tp.BackupPool != "" {
-		tp.BackupPool = s.canonicalRef(tp.BackupPool, sc.project)
+		tp.BackupPool = s.CanonicalRef(tp.BackupPool, sc.Project)
 	}
 	return nil
 }
 
 // targetPoolHealth answers targetPools.getHealth: the health of one
 // instance (or of all, when the body names none: an lbhealth extension).
-func (s backends) targetPoolHealth(r *Call) (any, error) {
+func (s backends) targetPoolHealth(r *core.Call) (any, error) {
 	c := s.targetPools()
-	tp, sc, err := c.load(r)
+	tp, sc, err := c.Load(r)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func (s backends) targetPoolHealth(r *Call) (any, error) {
 		return nil, err
 	}
 	out := api.TargetPoolInstanceHealth{Kind: api.KindTargetPoolInstanceHealth, HealthStatus: []api.HealthStatus{}}
-	for _, st := range s.statuses(sc.key(c.def.Name, tp.Name).Path()) {
+	for _, st := range s.statuses(sc.Key(c.Def.Name, tp.Name).Path()) {
 		if instance == "" || st.Endpoint.Instance == instance {
 			out.HealthStatus = append(out.HealthStatus, s.healthStatus(st))
 		}
@@ -84,7 +86,7 @@ func (s backends) targetPoolHealth(r *Call) (any, error) {
 }
 
 // instanceFilter reads the optional {"instance": ...} body.
-func (s backends) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
+func (s backends) instanceFilter(r *core.Call, tp *api.TargetPool) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}
@@ -93,7 +95,7 @@ func (s backends) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
 		return "", err
 	}
 	var ref api.InstanceReference
-	if err := s.decodeBody(r, body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
+	if err := s.DecodeBody(r, body, "InstanceReference", &ref); err != nil || ref.Instance == "" {
 		return "", err
 	}
 	// Compared as the pool's rules compare instances: a URL under another
@@ -104,7 +106,7 @@ func (s backends) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
 			return inst, nil
 		}
 	}
-	return "", invalid("instance (%q) is not an instance of target pool %s.", ref.Instance, tp.Name)
+	return "", googleapi.Invalid("instance (%q) is not an instance of target pool %s.", ref.Instance, tp.Name)
 }
 
 // The methods of targetPools and forwardingRules beyond the collection's
@@ -114,19 +116,19 @@ func (s backends) instanceFilter(r *Call, tp *api.TargetPool) (string, error) {
 
 // readPoolInstances reads the body of addInstance and removeInstance (the
 // same shape): at least one instance.
-func (s backends) readPoolInstances(r *Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
+func (s backends) readPoolInstances(r *core.Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
 	var req api.TargetPoolsAddInstanceRequest
-	if err := s.readJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return req, err
 	}
 	if len(req.Instances) == 0 {
-		return req, invalid("instances is empty: list the instances to %s, as {\"instance\": URL}.", verb)
+		return req, googleapi.Invalid("instances is empty: list the instances to %s, as {\"instance\": URL}.", verb)
 	}
 	return req, nil
 }
 
 // targetPoolAddInstance answers targetPools.addInstance.
-func (s backends) targetPoolAddInstance(r *Call) (any, error) {
+func (s backends) targetPoolAddInstance(r *core.Call) (any, error) {
 	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = addMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -134,7 +136,7 @@ func (s backends) targetPoolAddInstance(r *Call) (any, error) {
 }
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
-func (s backends) targetPoolRemoveInstance(r *Call) (any, error) {
+func (s backends) targetPoolRemoveInstance(r *core.Call) (any, error) {
 	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = removeMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -146,7 +148,7 @@ func (s backends) targetPoolRemoveInstance(r *Call) (any, error) {
 // member once.
 func addMember(members []string, owner, field, ref string, at int) ([]string, error) {
 	if at >= 0 {
-		return members, invalid("%s (%q) is already an instance of %s: each instance may be listed once.", field, ref, owner)
+		return members, googleapi.Invalid("%s (%q) is already an instance of %s: each instance may be listed once.", field, ref, owner)
 	}
 	return append(members, ref), nil
 }
@@ -155,7 +157,7 @@ func addMember(members []string, owner, field, ref string, at int) ([]string, er
 // owner; it must be one.
 func removeMember(members []string, owner, field, ref string, at int) ([]string, error) {
 	if at < 0 {
-		return members, invalid("%s (%q) is not an instance of %s.", field, ref, owner)
+		return members, googleapi.Invalid("%s (%q) is not an instance of %s.", field, ref, owner)
 	}
 	return slices.Delete(members, at, at+1), nil
 }
@@ -163,18 +165,18 @@ func removeMember(members []string, owner, field, ref string, at int) ([]string,
 // changePoolInstances applies change to the pool for each instance the
 // body lists, in order: field names it in errors, at is its index in the
 // pool (-1: not there).
-func (s backends) changePoolInstances(r *Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
+func (s backends) changePoolInstances(r *core.Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
 	req, err := s.readPoolInstances(r, verb)
 	if err != nil {
 		return nil, err
 	}
-	return s.targetPools().modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().Modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.Instances {
 			field := fmt.Sprintf("instances[%d].instance", i)
 			k, v := rules.TargetPoolInstance(field, ref.Instance)
 			if v != nil {
-				return nil, invalid("%s", v.Error())
+				return nil, googleapi.Invalid("%s", v.Error())
 			}
 			if err := change(tp, field, ref.Instance, poolInstanceIndex(tp, k)); err != nil {
 				return nil, err
@@ -194,45 +196,45 @@ func poolInstanceIndex(tp *api.TargetPool, k string) int {
 }
 
 // targetPoolAddHealthCheck answers targetPools.addHealthCheck.
-func (s backends) targetPoolAddHealthCheck(r *Call) (any, error) {
+func (s backends) targetPoolAddHealthCheck(r *core.Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "addHealthCheck")
 }
 
 // targetPoolRemoveHealthCheck answers targetPools.removeHealthCheck.
-func (s backends) targetPoolRemoveHealthCheck(r *Call) (any, error) {
+func (s backends) targetPoolRemoveHealthCheck(r *core.Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "removeHealthCheck")
 }
 
 // targetPoolHealthChecks adds (op addHealthCheck) or removes the checks the
 // body lists.
-func (s backends) targetPoolHealthChecks(r *Call, op string) (any, error) {
+func (s backends) targetPoolHealthChecks(r *core.Call, op string) (any, error) {
 	var req api.TargetPoolsAddHealthCheckRequest
-	if err := s.readJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
+	if err := s.ReadJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err
 	}
 	if len(req.HealthChecks) == 0 {
-		return nil, invalid("healthChecks is empty: list the checks, as {\"healthCheck\": URL}.")
+		return nil, googleapi.Invalid("healthChecks is empty: list the checks, as {\"healthCheck\": URL}.")
 	}
-	sc, err := scopeOf(r)
+	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
 	}
-	return s.targetPools().modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
+	return s.targetPools().Modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
 		tp := cloneOf(stored)
 		for i, ref := range req.HealthChecks {
 			field := fmt.Sprintf("healthChecks[%d].healthCheck", i)
-			k, err := parseAnyRef(field, ref.HealthCheck, scope{project: sc.project}, api.CollectionHTTPHealthChecks)
+			k, err := core.ParseAnyRef(field, ref.HealthCheck, core.Scope{Project: sc.Project}, api.CollectionHTTPHealthChecks)
 			if err != nil {
 				return nil, err
 			}
 			j := slices.IndexFunc(tp.HealthChecks, func(hc string) bool { return api.PathOf(hc) == k.Path() })
 			switch {
 			case op == "addHealthCheck" && j >= 0:
-				return nil, invalid("%s (%q) is already the health check of target pool %s.", field, ref.HealthCheck, tp.Name)
+				return nil, googleapi.Invalid("%s (%q) is already the health check of target pool %s.", field, ref.HealthCheck, tp.Name)
 			case op == "addHealthCheck":
 				tp.HealthChecks = append(tp.HealthChecks, ref.HealthCheck)
 			case j < 0:
-				return nil, invalid("%s (%q) is not a health check of target pool %s.", field, ref.HealthCheck, tp.Name)
+				return nil, googleapi.Invalid("%s (%q) is not a health check of target pool %s.", field, ref.HealthCheck, tp.Name)
 			default:
 				tp.HealthChecks = slices.Delete(tp.HealthChecks, j, j+1)
 			}

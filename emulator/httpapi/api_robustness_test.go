@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -479,12 +479,12 @@ func FuzzInsertAnyCollection(f *testing.F) {
 }
 
 // typedViewIsStored is a change feed that checks what every write says of
-// itself: the typed view it hands the feed (compute.Change.Object), which
+// itself: the typed view it hands the feed (core.Change.Object), which
 // sync, the planner and the data plane keep instead of decoding the
 // stored body, is exactly the stored body decoded, as it would be after a
 // restart.
-func typedViewIsStored(t *testing.T) func(context.Context, []compute.Change) {
-	return func(_ context.Context, changes []compute.Change) {
+func typedViewIsStored(t *testing.T) func(context.Context, []core.Change) {
+	return func(_ context.Context, changes []core.Change) {
 		for _, ch := range changes {
 			if ch.Object == nil {
 				continue

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 )
 
@@ -32,7 +32,7 @@ func (s *Server) fastForward(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	doc, err := compute.ParseObject(body)
+	doc, err := core.ParseObject(body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -40,7 +40,7 @@ func (s *Server) fastForward(w http.ResponseWriter, r *http.Request) {
 	number, ok := doc["seconds"].(json.Number)
 	seconds, err := number.Float64()
 	if !ok || err != nil || len(doc) != 1 || seconds <= 0 || seconds > maxFastForward.Seconds() {
-		s.writeError(w, r, invalid("The body must be {\"seconds\": N}, N from more than 0 to %d: how far to run the probes due.",
+		s.writeError(w, r, googleapi.Invalid("The body must be {\"seconds\": N}, N from more than 0 to %d: how far to run the probes due.",
 			int(maxFastForward.Seconds())))
 		return
 	}

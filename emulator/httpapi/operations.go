@@ -4,17 +4,17 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // How long, and how many, operations are kept unless Options says
-// otherwise (compute.Operations).
+// otherwise (core.Operations).
 const (
-	DefaultOperationsTTL = compute.DefaultOperationsTTL
-	DefaultOperationsMax = compute.DefaultOperationsMax
+	DefaultOperationsTTL = core.DefaultOperationsTTL
+	DefaultOperationsMax = core.DefaultOperationsMax
 )
 
 // Close stops what the server does in the background: provisioning

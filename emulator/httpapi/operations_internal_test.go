@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -38,7 +38,7 @@ func TestOperations_ExpireAfterTheTTL(t *testing.T) {
 	advance(30 * time.Second)
 	serve(http.MethodPost, hcs, `{"name": "b", "tcpHealthCheck": {}}`)
 	count := func() int {
-		all, _ := st.All(context.Background(), compute.OperationsCollection)
+		all, _ := st.All(context.Background(), core.OperationsCollection)
 		return len(all)
 	}
 	if n := count(); n != 2 {
@@ -74,17 +74,17 @@ func TestOperations_LoadedAndTrimmedAtStart(t *testing.T) {
 	ctx := context.Background()
 	base := time.Now()
 	for i, age := range []time.Duration{3 * time.Hour, time.Minute, 2 * time.Minute, 2 * time.Hour} {
-		body := `{"insertTime": "` + base.Add(-age).Format(compute.OperationTimeLayout) + `"}`
-		st.Insert(ctx, store.Object{Key: store.Key{Project: "p", Scope: "global", Collection: compute.OperationsCollection, Name: string(rune('a' + i))}, Body: []byte(body)})
+		body := `{"insertTime": "` + base.Add(-age).Format(core.OperationTimeLayout) + `"}`
+		st.Insert(ctx, store.Object{Key: store.Key{Project: "p", Scope: "global", Collection: core.OperationsCollection, Name: string(rune('a' + i))}, Body: []byte(body)})
 	}
 	s := New(st, Options{RootURL: "http://emulator.test", Log: slog.New(slog.DiscardHandler)})
 	t.Cleanup(s.Close)
-	all, _ := st.All(ctx, compute.OperationsCollection)
+	all, _ := st.All(ctx, core.OperationsCollection)
 	if len(all) != 2 || all[0].Name != "b" || all[1].Name != "c" {
 		t.Fatalf("after start: %v, want b and c (the ones younger than an hour)", all)
 	}
 	s.core.Operations().SetRetention(time.Hour, 1)
-	if all, _ := st.All(ctx, compute.OperationsCollection); len(all) != 1 || all[0].Name != "b" {
+	if all, _ := st.All(ctx, core.OperationsCollection); len(all) != 1 || all[0].Name != "b" {
 		t.Fatalf("with at most 1: %v, want b (the newest)", all)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -14,8 +14,6 @@ import (
 // a Google-style error body with its code and reason.
 type apiError = googleapi.Error
 
-func invalid(format string, args ...any) *apiError { return googleapi.Invalid(format, args...) }
-
 // handler is what every API endpoint implements: a value to answer with, or
 // an error. serve turns both into HTTP, so no handler writes a response.
 type handler = googleapi.Handler
@@ -23,28 +21,28 @@ type handler = googleapi.Handler
 // serve serves h, a handler of the emulator's own endpoints or of an API
 // mounted beside Compute.
 func (s *Server) serve(h handler) http.HandlerFunc {
-	return s.answer(func(r *http.Request, _ *compute.Call) (any, error) { return h(r) })
+	return s.answer(func(r *http.Request, _ *core.Call) (any, error) { return h(r) })
 }
 
 // serveCall serves h, a method of the Compute API, with the request as a
 // call.
-func (s *Server) serveCall(h compute.Handler) http.HandlerFunc {
-	return s.answer(func(_ *http.Request, c *compute.Call) (any, error) { return h(c) })
+func (s *Server) serveCall(h core.Handler) http.HandlerFunc {
+	return s.answer(func(_ *http.Request, c *core.Call) (any, error) { return h(c) })
 }
 
 // answer runs h and answers what it returns: the project the request names
 // provisioned first, a retried requestId answered as the first time, the
 // change durable before the answer, the answer in the shape the client
 // asked for.
-func (s *Server) answer(h func(*http.Request, *compute.Call) (any, error)) http.HandlerFunc {
+func (s *Server) answer(h func(*http.Request, *core.Call) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		call := compute.NewCall(r.Context(), r.Method, r.URL.Path, r.PathValue, r.URL.Query(), r.ContentLength != 0,
+		call := core.NewCall(r.Context(), r.Method, r.URL.Path, r.PathValue, r.URL.Query(), r.ContentLength != 0,
 			func() ([]byte, error) { return googleapi.ReadBody(r) })
 		if err := s.compute.Provision(call); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		v, err := s.compute.Idempotent(func(c *compute.Call) (any, error) { return h(r, c) })(call)
+		v, err := s.compute.Idempotent(func(c *core.Call) (any, error) { return h(r, c) })(call)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)
 		}

@@ -33,14 +33,14 @@ func (s *Server) startScenario(r *http.Request) (any, error) {
 	}
 	sc, err := scenario.Parse(body)
 	if err != nil {
-		return nil, invalid("%v", err)
+		return nil, googleapi.Invalid("%v", err)
 	}
 	st, err := s.scenarios.Start(sc)
 	switch {
 	case errors.Is(err, scenario.ErrRunning):
 		return nil, googleapi.NewError(http.StatusConflict, "alreadyExists", err.Error())
 	case err != nil:
-		return nil, invalid("%v", err)
+		return nil, googleapi.Invalid("%v", err)
 	}
 	return st, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
@@ -35,7 +36,7 @@ type Server struct {
 	mux     *http.ServeMux
 
 	// ownCore: New made the core, and Close closes it.
-	core    *compute.Core
+	core    *core.Core
 	ownCore bool
 
 	workloads WorkloadControl
@@ -51,7 +52,7 @@ type Server struct {
 }
 
 // HealthReader is what getHealth reads: the probe engine's verdicts.
-type HealthReader = compute.HealthReader
+type HealthReader = core.HealthReader
 
 // linkRoot is the root self links start with, ending with a slash.
 func linkRoot(o Options) string {
@@ -94,11 +95,11 @@ type Options struct {
 	// its change feed), shared with the APIs beside Compute whose objects
 	// Compute references; nil: a core of its own over the store, Now and
 	// OnChange.
-	Core *compute.Core
+	Core *core.Core
 	// OnChange runs after every mutation (under the write lock, before the
 	// answer is sent) with the keys it changed; nil keys mean that
 	// everything may have changed (a reset). Only without Core.
-	OnChange func(ctx context.Context, changes []compute.Change)
+	OnChange func(ctx context.Context, changes []core.Change)
 	// Access says who may use the API.
 	Access Access
 	// StrictFields refuses a body with a field the API does not define
@@ -167,10 +168,10 @@ func New(st store.Store, o Options) *Server {
 	}
 	s.core = o.Core
 	if s.core == nil {
-		s.core, s.ownCore = compute.New(st, compute.Options{Now: s.now, OnChange: o.OnChange, Log: log,
+		s.core, s.ownCore = core.New(st, core.Options{Now: s.now, OnChange: o.OnChange, Log: log,
 			OperationsTTL: o.OperationsTTL, OperationsMax: o.OperationsMax}), true
 	}
-	s.compute = compute.NewService(s.core, compute.ServiceOptions{
+	s.compute = compute.NewService(s.core, compute.Options{
 		LinkRoot: linkRoot(o), Log: log, Health: o.Health, Aggregates: o.Aggregates,
 		StrictFields: o.StrictFields, DefaultNetwork: o.DefaultNetwork,
 		ManagedInstanceRange: o.ManagedInstanceRange, CertificateProvisioning: o.CertificateProvisioning,
@@ -231,4 +232,4 @@ func uncleanPath(path string) bool {
 
 // AggregateReader is what the getHealth of health sources and composite
 // checks reads: the Aggregator.
-type AggregateReader = compute.AggregateReader
+type AggregateReader = core.AggregateReader

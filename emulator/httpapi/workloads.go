@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -48,20 +48,20 @@ func (s *Server) setWorkload(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := compute.ParseObject(body)
+	doc, err := core.ParseObject(body)
 	if err != nil {
 		return nil, err
 	}
 	mode, ok := doc["mode"].(string)
 	if !ok || len(doc) != 1 {
-		return nil, invalid("The body must be {\"mode\": \"...\"}: one of %s.", control.ModeNames())
+		return nil, googleapi.Invalid("The body must be {\"mode\": \"...\"}: one of %s.", control.ModeNames())
 	}
 	if !slices.Contains(control.WorkloadModes, targets.Mode(mode)) {
-		return nil, invalid("mode (%q) is not a workload mode: one of %s.", mode, control.ModeNames())
+		return nil, googleapi.Invalid("mode (%q) is not a workload mode: one of %s.", mode, control.ModeNames())
 	}
 	k := store.Key{Project: r.PathValue("project"), Scope: "zones/" + r.PathValue("zone"), Collection: api.CollectionInstances, Name: r.PathValue("name")}
 	if _, err := s.store.Get(r.Context(), k); err != nil {
-		return nil, compute.StoreError(k, err)
+		return nil, core.StoreError(k, err)
 	}
 	if err := s.workloads.SetMode(k.Path(), targets.Mode(mode)); err != nil {
 		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, err.Error())

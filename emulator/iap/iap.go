@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iam"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -22,13 +22,13 @@ const Path = "/iap/v1/"
 // Service is IAP: the backend services it protects are Compute's, their
 // IAM policies IAM's.
 type Service struct {
-	compute  *compute.Core
+	compute  *core.Core
 	policies *iam.Service
 }
 
 // New returns IAP in front of core's backend services, with policies
 // kept by policies.
-func New(core *compute.Core, policies *iam.Service) *Service {
+func New(core *core.Core, policies *iam.Service) *Service {
 	return &Service{compute: core, policies: policies}
 }
 

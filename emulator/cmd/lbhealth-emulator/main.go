@@ -25,7 +25,7 @@ import (
 	"github.com/agext/levenshtein"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/firewall"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
@@ -392,7 +392,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 			"while all are busy with a request (env LBHEALTH_MAX_CONNECTIONS)")
 	opsTTL := fs.Duration("operations-ttl", envDuration("LBHEALTH_OPERATIONS_TTL", httpapi.DefaultOperationsTTL),
 		"how long operations are kept, e.g. 1h or 10m (env LBHEALTH_OPERATIONS_TTL)")
-	certProvisioning := fs.Duration("certificate-provisioning", envDuration("LBHEALTH_CERTIFICATE_PROVISIONING", compute.DefaultCertificateProvisioning),
+	certProvisioning := fs.Duration("certificate-provisioning", envDuration("LBHEALTH_CERTIFICATE_PROVISIONING", core.DefaultCertificateProvisioning),
 		"how long a managed SSL certificate stays PROVISIONING before it is ACTIVE (env LBHEALTH_CERTIFICATE_PROVISIONING)")
 	opsMax := fs.Int("operations-max", envInt("LBHEALTH_OPERATIONS_MAX", httpapi.DefaultOperationsMax),
 		"how many operations are kept at most, the oldest dropped first (env LBHEALTH_OPERATIONS_MAX)")
@@ -402,7 +402,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	noDefaultNetwork := fs.Bool("no-default-network", envBool("LBHEALTH_NO_DEFAULT_NETWORK"),
 		"do not give projects the cloud's default network (default, auto mode, its subnetworks and its default-allow-* "+
 			"firewall rules) the first time they are used (env LBHEALTH_NO_DEFAULT_NETWORK)")
-	managedRange := fs.String("managed-instance-range", env("LBHEALTH_MANAGED_INSTANCE_RANGE", compute.DefaultManagedInstanceRange.String()),
+	managedRange := fs.String("managed-instance-range", env("LBHEALTH_MANAGED_INSTANCE_RANGE", core.DefaultManagedInstanceRange.String()),
 		"IPv4 range the instances of managed instance groups get their addresses from, whatever their subnetwork, so that "+
 			"local servers bound there answer their probes (env LBHEALTH_MANAGED_INSTANCE_RANGE)")
 	nodeID := fs.String("node-id", env("LBHEALTH_NODE_ID", ""),

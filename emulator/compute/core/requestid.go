@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -38,14 +39,14 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 
 // Idempotent wraps a handler so that a mutation carrying a requestId it has
 // answered before gets that answer again (the Operation as stored now).
-func (s *Service) Idempotent(h Handler) Handler {
+func (s *API) Idempotent(h Handler) Handler {
 	return func(r *Call) (any, error) {
 		id := r.Query().Get("requestId")
 		if id == "" || r.Method == http.MethodGet {
 			return h(r)
 		}
 		if !uuidPattern.MatchString(id) || id == "00000000-0000-0000-0000-000000000000" {
-			return nil, invalid("requestId (%q) must be a UUID other than the zero UUID, such as 3f6e1a0c-5b7d-4c2e-9a41-2d8f0b6c7e19.", id)
+			return nil, googleapi.Invalid("requestId (%q) must be a UUID other than the zero UUID, such as 3f6e1a0c-5b7d-4c2e-9a41-2d8f0b6c7e19.", id)
 		}
 		if op, ok := s.requests.begin(r, s, id); ok {
 			return op, nil
@@ -63,7 +64,7 @@ func (s *Service) Idempotent(h Handler) Handler {
 // begin returns the answer already given to id, or marks id in flight. A
 // retry sent while the first request is still running waits for it: one
 // request per id at a time.
-func (q *requestIDs) begin(r *Call, s *Service, id string) (json.RawMessage, bool) {
+func (q *requestIDs) begin(r *Call, s *API, id string) (json.RawMessage, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
@@ -98,23 +99,23 @@ func (q *requestIDs) end(id string, op *api.Operation, now time.Time) {
 }
 
 // answer returns the stored Operation that answered id, if any.
-func (q *requestIDs) answer(r *Call, s *Service, id string) (json.RawMessage, bool) {
+func (q *requestIDs) answer(r *Call, s *API, id string) (json.RawMessage, bool) {
 	e, ok := q.ops[id]
 	if !ok || s.now().Sub(e.at) > requestIDTTL {
 		return nil, false
 	}
-	o, err := s.store.Get(r.Context(), e.op)
+	o, err := s.Store.Get(r.Context(), e.op)
 	if err != nil {
 		return nil, false // the operation is gone: do the request again
 	}
 	return o.Body, true
 }
 
-func (q *requestIDs) remember(id string, sc scope, opName string, now time.Time) {
+func (q *requestIDs) remember(id string, sc Scope, opName string, now time.Time) {
 	if q.ops == nil {
 		q.ops = map[string]requestOp{}
 	}
-	q.ops[id] = requestOp{op: sc.key(operationsCollection, opName), at: now}
+	q.ops[id] = requestOp{op: sc.Key(operationsCollection, opName), at: now}
 	q.order = append(q.order, id)
 	for len(q.order) > 0 && (len(q.order) > requestIDMax || now.Sub(q.ops[q.order[0]].at) > requestIDTTL) {
 		delete(q.ops, q.order[0])
@@ -123,12 +124,12 @@ func (q *requestIDs) remember(id string, sc scope, opName string, now time.Time)
 }
 
 // scopeOfOperation is the scope an Operation was recorded in.
-func scopeOfOperation(op *api.Operation) scope {
-	return scopeOfKey(keyOfLink(op.SelfLink))
+func scopeOfOperation(op *api.Operation) Scope {
+	return ScopeOfKey(keyOfLink(op.SelfLink))
 }
 
 // keyOfLink is the store key of a self link.
 func keyOfLink(link string) store.Key {
-	k, _ := parseAnyRef("selfLink", link, scope{}, "")
+	k, _ := ParseAnyRef("selfLink", link, Scope{}, "")
 	return k
 }

@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"context"
@@ -14,21 +14,21 @@ import (
 // PROVISIONING before it is ACTIVE (control.Certificates turns it so).
 const DefaultCertificateProvisioning = control.DefaultCertificateProvisioning
 
-// update is the control plane's way to change what is stored
+// Update is the control plane's way to change what is stored
 // (control.Updater): under the write lock, like any request.
-func (s *Service) update(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error {
+func (s *API) Update(ctx context.Context, k store.Key, change func(doc map[string]any) bool) error {
 	s.core.Lock()
 	defer s.core.Unlock()
-	_, err := s.updateLocked(ctx, k, change)
+	_, err := s.UpdateLocked(ctx, k, change)
 	return err
 }
 
-// updateLocked changes the stored object at k, under the write lock its
+// UpdateLocked changes the stored object at k, under the write lock its
 // caller holds: change gets its JSON document and says whether it changed
 // it, and only then is it stored; the result says so. An object that is
 // not there is left alone.
-func (s *Service) updateLocked(ctx context.Context, k store.Key, change func(doc map[string]any) bool) (bool, error) {
-	o, err := s.store.Get(ctx, k)
+func (s *API) UpdateLocked(ctx context.Context, k store.Key, change func(doc map[string]any) bool) (bool, error) {
+	o, err := s.Store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -42,21 +42,21 @@ func (s *Service) updateLocked(ctx context.Context, k store.Key, change func(doc
 	if !change(doc) {
 		return false, nil
 	}
-	o.Body = mustJSON(doc)
-	return true, s.store.Update(ctx, o)
+	o.Body = MustJSON(doc)
+	return true, s.Store.Update(ctx, o)
 }
 
 // resumeProvisioning provisions, at start, the managed certificates a
 // previous run left PROVISIONING.
-func (s *Service) resumeProvisioning() {
-	objects, err := s.store.All(context.Background(), api.CollectionSSLCertificates)
+func (s *API) resumeProvisioning() {
+	objects, err := s.Store.All(context.Background(), api.CollectionSSLCertificates)
 	if err != nil {
 		return
 	}
 	for _, o := range objects {
 		var c api.SSLCertificate
 		if json.Unmarshal(o.Body, &c) == nil && c.Managed != nil && c.Managed.Status == api.CertificateProvisioning {
-			s.certs.Provision(o.Key)
+			s.Certs.Provision(o.Key)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"encoding/base64"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -44,7 +45,7 @@ func readListQuery(r *Call) (listQuery, error) {
 func (q listQuery) selectFrom(objects []store.Object) []json.RawMessage {
 	type item struct {
 		body json.RawMessage
-		doc  document
+		doc  Document
 	}
 	var items []item
 	for _, o := range objects {
@@ -63,8 +64,8 @@ func (q listQuery) selectFrom(objects []store.Object) []json.RawMessage {
 
 // listRequest reads the scope and the query (filter, order) of a list or
 // an aggregated list.
-func listRequest(r *Call) (scope, listQuery, error) {
-	sc, err := scopeOf(r)
+func listRequest(r *Call) (Scope, listQuery, error) {
+	sc, err := ScopeOf(r)
 	if err != nil {
 		return sc, listQuery{}, err
 	}
@@ -72,14 +73,16 @@ func listRequest(r *Call) (scope, listQuery, error) {
 	return sc, q, err
 }
 
-func (c *collection[T, P]) list(r *Call) (any, error) {
+// List answers a page of the collection in the call's scope, filtered
+// and ordered as the call asks.
+func (c *Collection[T, P]) List(r *Call) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	collectionPath := strings.TrimSuffix(sc.key(c.def.Name, "").Path(), "/")
-	page := api.List[json.RawMessage]{Kind: c.def.ListKind, ID: collectionPath, Items: []json.RawMessage{},
-		SelfLink: c.s.link(collectionPath)}
+	collectionPath := strings.TrimSuffix(sc.Key(c.Def.Name, "").Path(), "/")
+	page := api.List[json.RawMessage]{Kind: c.Def.ListKind, ID: collectionPath, Items: []json.RawMessage{},
+		SelfLink: c.s.Link(collectionPath)}
 	if q.plain {
 		return c.plainPage(r, sc, page)
 	}
@@ -87,7 +90,7 @@ func (c *collection[T, P]) list(r *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.store.List(r.Context(), store.ListOptions{Project: sc.project, Scope: sc.path(), Collection: c.def.Name})
+	objects, err := c.s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: sc.Path(), Collection: c.Def.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -98,17 +101,17 @@ func (c *collection[T, P]) list(r *Call) (any, error) {
 
 // plainPage is a page of a list in name order, read from the store a page
 // at a time: its token is the last name of the page before.
-func (c *collection[T, P]) plainPage(r *Call, sc scope, page api.List[json.RawMessage]) (any, error) {
-	limit, after, err := pageParams(r)
+func (c *Collection[T, P]) plainPage(r *Call, sc Scope, page api.List[json.RawMessage]) (any, error) {
+	limit, after, err := PageParams(r)
 	if err != nil {
 		return nil, err
 	}
 	// Its tokens hold a resource name: anything else is not one of them.
 	if after != "" && rules.Name("pageToken", after) != nil {
-		return nil, invalid("pageToken (%q) is not a token of this list: pass nextPageToken from the previous page.", r.Query().Get("pageToken"))
+		return nil, googleapi.Invalid("pageToken (%q) is not a token of this list: pass nextPageToken from the previous page.", r.Query().Get("pageToken"))
 	}
-	objects, err := c.s.store.List(r.Context(), store.ListOptions{
-		Project: sc.project, Scope: sc.path(), Collection: c.def.Name, After: after, Limit: limit + 1,
+	objects, err := c.s.Store.List(r.Context(), store.ListOptions{
+		Project: sc.Project, Scope: sc.Path(), Collection: c.Def.Name, After: after, Limit: limit + 1,
 	})
 	if err != nil {
 		return nil, err
@@ -129,13 +132,13 @@ const offsetToken = "@"
 
 // offsetParams reads maxResults and a pageToken that counts items.
 func offsetParams(r *Call) (limit, offset int, err error) {
-	limit, after, err := pageParams(r)
+	limit, after, err := PageParams(r)
 	if err != nil || after == "" {
 		return limit, 0, err
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(after, offsetToken))
 	if !strings.HasPrefix(after, offsetToken) || err != nil || n < 0 {
-		return 0, 0, invalid("pageToken (%q) is not a token of this list: pass nextPageToken from the previous page of the same list (same filter and orderBy).", r.Query().Get("pageToken"))
+		return 0, 0, googleapi.Invalid("pageToken (%q) is not a token of this list: pass nextPageToken from the previous page of the same list (same filter and orderBy).", r.Query().Get("pageToken"))
 	}
 	return limit, n, nil
 }
@@ -153,10 +156,10 @@ func pageOf[E any](all []E, limit, offset int) ([]E, string) {
 	return append(make([]E, 0, end-offset), all[offset:end]...), next
 }
 
-// aggregatedList answers aggregated/{collection}: the collection's
+// AggregatedList answers aggregated/{collection}: the collection's
 // resources of every scope of the project, grouped by scope ("global",
 // "regions/r", "zones/z"), filtered and paged like a list.
-func (c *collection[T, P]) aggregatedList(r *Call) (any, error) {
+func (c *Collection[T, P]) AggregatedList(r *Call) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
@@ -165,11 +168,11 @@ func (c *collection[T, P]) aggregatedList(r *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.store.All(r.Context(), c.def.Name)
+	objects, err := c.s.Store.All(r.Context(), c.Def.Name)
 	if err != nil {
 		return nil, err
 	}
-	objects = slices.DeleteFunc(objects, func(o store.Object) bool { return o.Project != sc.project })
+	objects = slices.DeleteFunc(objects, func(o store.Object) bool { return o.Project != sc.Project })
 	// Scope by scope, so that a page holds whole runs of one scope.
 	slices.SortStableFunc(objects, func(a, b store.Object) int { return strings.Compare(a.Scope, b.Scope) })
 	type scoped struct {
@@ -191,13 +194,13 @@ func (c *collection[T, P]) aggregatedList(r *Call) (any, error) {
 	grouped := map[string]map[string][]json.RawMessage{}
 	for _, it := range items {
 		if grouped[it.scope] == nil {
-			grouped[it.scope] = map[string][]json.RawMessage{c.def.Name: {}}
+			grouped[it.scope] = map[string][]json.RawMessage{c.Def.Name: {}}
 		}
-		grouped[it.scope][c.def.Name] = append(grouped[it.scope][c.def.Name], it.body)
+		grouped[it.scope][c.Def.Name] = append(grouped[it.scope][c.Def.Name], it.body)
 	}
-	path := "projects/" + sc.project + "/aggregated/" + c.def.Name
+	path := "projects/" + sc.Project + "/aggregated/" + c.Def.Name
 	return map[string]any{
-		"kind": schema.AggregatedKind(c.def.Schema()), "id": path, "selfLink": c.s.link(path),
+		"kind": schema.AggregatedKind(c.Def.Schema()), "id": path, "selfLink": c.s.Link(path),
 		"items": grouped, "nextPageToken": next,
 	}, nil
 }

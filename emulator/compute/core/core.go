@@ -1,11 +1,15 @@
-// Package compute is the Compute API over the emulator's core. The core
-// (Core) is what every API's writes go through: it owns the store, the one
-// write lock, the clock resources are stamped with, the operations kept,
-// and the change feed that tells the engine (probes, data plane, control
-// loops) what changed. The Compute API (Service) is its collections, with
-// their rules and hooks, the reference index, and the operations that
-// answer writes; its methods take a Call, whatever protocol brought it
-// (package httpapi serves them over HTTP).
+// Package core is the Compute API's core: what every API's writes go
+// through, and what every collection of the Compute API is made of.
+//
+// Core owns the store, the one write lock, the clock resources are stamped
+// with, the operations kept, and the change feed that tells the engine
+// (probes, data plane, control loops) what changed. API is what the
+// collections share over it (the reference index, lookups, operations,
+// request ids), and Collection is one collection: its handlers (insert,
+// get, list, update, patch, delete) written once, its rules and hooks
+// given by the package that defines it (package compute). A handler takes
+// a Call, whatever protocol brought it (package httpapi serves them over
+// HTTP).
 //
 // Every write of every API (Compute's, and those beside it whose objects
 // Compute references, such as Certificate Manager's maps) holds the write
@@ -13,7 +17,7 @@
 // objects (a reference, a name) cannot race with the write that would
 // break it, and tells the feed what it changed before it answers, so that
 // the engine sees each change before the client does.
-package compute
+package core
 
 import (
 	"context"

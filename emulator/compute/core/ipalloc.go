@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -26,7 +27,7 @@ var DefaultManagedInstanceRange = control.DefaultManagedInstanceRange
 
 // addressRecords keeps the records of the addresses given out in the
 // store (control.AddressRecords).
-type addressRecords struct{ s *Service }
+type addressRecords struct{ s *API }
 
 var _ control.AddressRecords = addressRecords{}
 
@@ -51,7 +52,7 @@ func (r addressRecords) Holder(ctx context.Context, pool control.Pool, addr neti
 	if ok, err := s.getJSON(ctx, recordKey(pool, addr.String()), &a); !ok || err != nil {
 		return "", err
 	}
-	k, err := parseAnyRef("user", a.User, scope{}, "")
+	k, err := ParseAnyRef("user", a.User, Scope{}, "")
 	if err != nil {
 		return "", nil // not a record of ours: free
 	}
@@ -77,8 +78,8 @@ func (r addressRecords) Holder(ctx context.Context, pool control.Pool, addr neti
 }
 
 // getJSON decodes the object at k into v; false when there is none.
-func (s *Service) getJSON(ctx context.Context, k store.Key, v any) (bool, error) {
-	o, err := s.store.Get(ctx, k)
+func (s *API) getJSON(ctx context.Context, k store.Key, v any) (bool, error) {
+	o, err := s.Store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -89,11 +90,11 @@ func (s *Service) getJSON(ctx context.Context, k store.Key, v any) (bool, error)
 }
 
 // putJSON stores v at k, in place of what is there.
-func (s *Service) putJSON(ctx context.Context, k store.Key, v any) error {
-	o := store.Object{Key: k, Body: mustJSON(v)}
-	err := s.store.Update(ctx, o)
+func (s *API) putJSON(ctx context.Context, k store.Key, v any) error {
+	o := store.Object{Key: k, Body: MustJSON(v)}
+	err := s.Store.Update(ctx, o)
 	if errors.Is(err, store.ErrNotFound) {
-		err = s.store.Insert(ctx, o)
+		err = s.Store.Insert(ctx, o)
 	}
 	return err
 }
@@ -118,18 +119,18 @@ func (r addressRecords) SetCursor(ctx context.Context, pool control.Pool, next n
 	return r.s.putJSON(ctx, recordKey(pool, "next"), allocation{Next: next.String()})
 }
 
-// assignAddress gives user the address *ip in pool: the one it asks for,
+// AssignAddress gives user the address *ip in pool: the one it asks for,
 // if free (or its own already), else the next free one, which it writes
 // into *ip. field names the address in errors; taken holds the addresses
 // the same request has claimed, and gets this one. An address a reserved
 // address resource holds may be asked for: that is what reserving is for.
-func (s *Service) assignAddress(ctx context.Context, field string, ip *string, pool control.Pool, user string, taken map[netip.Addr]bool) error {
+func (s *API) AssignAddress(ctx context.Context, field string, ip *string, pool control.Pool, user string, taken map[netip.Addr]bool) error {
 	rec := addressRecords{s}
 	if *ip == "" {
 		addr, err := control.Allocate(ctx, rec, pool, user, taken)
 		var full *control.FullError
 		if errors.As(err, &full) {
-			return invalid("%s", full.Error())
+			return googleapi.Invalid("%s", full.Error())
 		}
 		if err != nil {
 			return err
@@ -139,10 +140,10 @@ func (s *Service) assignAddress(ctx context.Context, field string, ip *string, p
 	}
 	addr, err := netip.ParseAddr(*ip)
 	if err != nil {
-		return invalid("%s (%q) must be an IP address.", field, *ip)
+		return googleapi.Invalid("%s (%q) must be an IP address.", field, *ip)
 	}
 	if taken[addr] {
-		return invalid("%s (%q) is given twice in this request: each interface or address needs its own.", field, *ip)
+		return googleapi.Invalid("%s (%q) is given twice in this request: each interface or address needs its own.", field, *ip)
 	}
 	taken[addr] = true
 	holder, err := rec.Holder(ctx, pool, addr)
@@ -154,17 +155,17 @@ func (s *Service) assignAddress(ctx context.Context, field string, ip *string, p
 	case holder == "":
 		return rec.Claim(ctx, pool, addr, user)
 	}
-	if k, err := parseAnyRef("user", holder, scope{}, ""); err == nil && k.Collection == api.CollectionAddresses &&
+	if k, err := ParseAnyRef("user", holder, Scope{}, ""); err == nil && k.Collection == api.CollectionAddresses &&
 		parseAnyRefCollection(user) == api.CollectionInstances {
 		return nil // the instance uses a reserved address; the record stays the address's
 	}
-	return invalid("%s (%q) is already used by %s in %s: choose another address, or leave %s out to be given a free one.",
+	return googleapi.Invalid("%s (%q) is already used by %s in %s: choose another address, or leave %s out to be given a free one.",
 		field, *ip, holder, pool.Label, field)
 }
 
 // parseAnyRefCollection is the collection a resource path names, or "".
 func parseAnyRefCollection(path string) string {
-	k, err := parseAnyRef("", path, scope{}, "")
+	k, err := ParseAnyRef("", path, Scope{}, "")
 	if err != nil {
 		return ""
 	}

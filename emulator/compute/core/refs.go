@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
@@ -18,21 +18,21 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// parseRef reads a reference to a resource of collection: a URL, a path
+// ParseRef reads a reference to a resource of collection: a URL, a path
 // ("projects/p/global/healthChecks/x"), a path without the project
 // ("regions/r/healthChecks/x") or a bare name, which is then in the scope of
 // the referring resource. field names the reference in errors.
-func parseRef(field, ref string, from scope, collection string) (store.Key, error) {
-	k, err := parseAnyRef(field, ref, from, collection)
+func ParseRef(field, ref string, from Scope, collection string) (store.Key, error) {
+	k, err := ParseAnyRef(field, ref, from, collection)
 	if err == nil && k.Collection != collection {
-		return k, invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
+		return k, googleapi.Invalid("%s (%q) refers to a %s resource: it must refer to %s.", field, ref, k.Collection, collection)
 	}
 	return k, err
 }
 
-// parseAnyRef is parseRef for references that may point into several
+// ParseAnyRef is parseRef for references that may point into several
 // collections; a bare name is taken to be in defaultCollection.
-func parseAnyRef(field, ref string, from scope, defaultCollection string) (store.Key, error) {
+func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
 	collection := defaultCollection
 	if i := strings.IndexByte(ref, '?'); i >= 0 {
 		ref = ref[:i] // self_link_unique: ".../instanceTemplates/t?uniqueId=123"
@@ -41,9 +41,9 @@ func parseAnyRef(field, ref string, from scope, defaultCollection string) (store
 	switch {
 	case path != "":
 	case strings.HasPrefix(ref, "global/") || strings.HasPrefix(ref, "regions/") || strings.HasPrefix(ref, "zones/"):
-		path = "projects/" + from.project + "/" + ref
+		path = "projects/" + from.Project + "/" + ref
 	case ref != "" && !strings.Contains(ref, "/"):
-		path = "projects/" + from.project + "/" + from.path() + "/" + collection + "/" + ref
+		path = "projects/" + from.Project + "/" + from.Path() + "/" + collection + "/" + ref
 	}
 	parts := strings.Split(path, "/")
 	var k store.Key
@@ -53,11 +53,11 @@ func parseAnyRef(field, ref string, from scope, defaultCollection string) (store
 	case len(parts) == 6 && (parts[2] == "regions" || parts[2] == "zones"):
 		k = store.Key{Project: parts[1], Scope: parts[2] + "/" + parts[3], Collection: parts[4], Name: parts[5]}
 	default:
-		return k, invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
+		return k, googleapi.Invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
 	}
-	if from.project != "" && k.Project != from.project && !sharedAcrossProjects(k.Collection) {
-		return k, invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
-			field, ref, k.Project, from.project, k.Collection, from.project)
+	if from.Project != "" && k.Project != from.Project && !sharedAcrossProjects(k.Collection) {
+		return k, googleapi.Invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
+			field, ref, k.Project, from.Project, k.Collection, from.Project)
 	}
 	return k, nil
 }
@@ -70,26 +70,26 @@ func sharedAcrossProjects(collection string) bool {
 	return ok && c.SharedAcrossProjects
 }
 
-// lookup loads the resource a reference names into v; a missing one is 404
+// Lookup loads the resource a reference names into v; a missing one is 404
 // notFound, as the Compute API answers, naming the field and what it named.
-func (s *Service) lookup(ctx context.Context, field, ref string, from scope, collection string, v any) (store.Key, error) {
-	k, err := parseRef(field, ref, from, collection)
+func (s *API) Lookup(ctx context.Context, field, ref string, from Scope, collection string, v any) (store.Key, error) {
+	k, err := ParseRef(field, ref, from, collection)
 	if err != nil {
 		return k, err
 	}
-	o, err := s.loadObject(ctx, field, ref, k, v)
+	o, err := s.LoadObject(ctx, field, ref, k, v)
 	return o.Key, err
 }
 
-// load reads the resource at k, which a reference named, into v.
-func (s *Service) load(ctx context.Context, field, ref string, k store.Key, v any) error {
-	_, err := s.loadObject(ctx, field, ref, k, v)
+// Load reads the resource at k, which a reference named, into v.
+func (s *API) Load(ctx context.Context, field, ref string, k store.Key, v any) error {
+	_, err := s.LoadObject(ctx, field, ref, k, v)
 	return err
 }
 
-// loadObject is load that also returns the object: its key has the
+// LoadObject is load that also returns the object: its key has the
 // resource's name when the reference gave its id.
-func (s *Service) loadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
+func (s *API) LoadObject(ctx context.Context, field, ref string, k store.Key, v any) (store.Object, error) {
 	o, err := s.getByNameOrID(ctx, k)
 	if err == store.ErrNotFound {
 		return store.Object{Key: k}, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("%s (%q) refers to %s, which does not exist.", field, ref, k.Path()))
@@ -100,25 +100,25 @@ func (s *Service) loadObject(ctx context.Context, field, ref string, k store.Key
 	return o, json.Unmarshal(o.Body, v)
 }
 
-// holder is a collection whose objects reference others.
-type holder struct {
-	collection string
-	// refs lists the references of a stored object: its typed view when
+// Holder is a collection whose objects reference others.
+type Holder struct {
+	Collection string
+	// Refs lists the references of a stored object: its typed view when
 	// given (decoded), else body decoded.
-	refs func(body []byte, decoded any) []string
+	Refs func(body []byte, decoded any) []string
 	// recheck runs the collection's reference rules again on one of its
 	// stored objects.
 	recheck func(ctx context.Context, o store.Object) error
 }
 
 // holderOf returns the holder of a collection, if it is one.
-func (s *Service) holderOf(collection string) (holder, bool) {
-	for _, h := range s.holders {
-		if h.collection == collection {
+func (s *API) holderOf(collection string) (Holder, bool) {
+	for _, h := range s.Holders {
+		if h.Collection == collection {
 			return h, true
 		}
 	}
-	return holder{}, false
+	return Holder{}, false
 }
 
 // refIndex is the reverse reference index: which stored objects reference
@@ -141,14 +141,15 @@ func (x *refIndex) set(user string, refs []string) {
 	x.idx.Set(user, paths)
 }
 
-// usersOf returns the paths of the objects that reference target, in order.
-func (x *refIndex) usersOf(target string) []string {
+// UsersOf returns the paths of the objects that reference target, in order.
+func (x *refIndex) UsersOf(target string) []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.idx.Users(target)
 }
 
-func (x *refIndex) reset() {
+// Reset forgets every reference (the store was reset).
+func (x *refIndex) Reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.idx.Reset()
@@ -156,23 +157,23 @@ func (x *refIndex) reset() {
 
 // buildRefIndex reads every object of every holder collection once: at
 // start, after the route table has registered the holders.
-func (s *Service) buildRefIndex() {
-	s.refs.reset()
-	for _, h := range s.holders {
-		objects, err := s.store.All(context.Background(), h.collection)
+func (s *API) buildRefIndex() {
+	s.Refs.Reset()
+	for _, h := range s.Holders {
+		objects, err := s.Store.All(context.Background(), h.Collection)
 		if err != nil {
-			s.log.Error("reference index not built", "collection", h.collection, "error", err)
+			s.Log.Error("reference index not built", "collection", h.Collection, "error", err)
 			continue
 		}
 		for _, o := range objects {
-			s.refs.set(o.Path(), h.refs(o.Body, nil))
+			s.Refs.set(o.Path(), h.Refs(o.Body, nil))
 		}
 	}
 }
 
-// indexRefs brings the reference index up to date with the object stored
+// IndexRefs brings the reference index up to date with the object stored
 // at k (or its absence): every successful write calls it, through changed.
-func (s *Service) indexRefs(ctx context.Context, change Change) {
+func (s *API) IndexRefs(ctx context.Context, change Change) {
 	k := change.Key
 	h, ok := s.holderOf(k.Collection)
 	if !ok {
@@ -180,38 +181,38 @@ func (s *Service) indexRefs(ctx context.Context, change Change) {
 	}
 	body := change.Body
 	if change.Unknown {
-		o, err := s.store.Get(ctx, k)
+		o, err := s.Store.Get(ctx, k)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
-			s.log.Error("reference index not updated", "resource", k.Path(), "error", err)
+			s.Log.Error("reference index not updated", "resource", k.Path(), "error", err)
 			return
 		default:
 			body = o.Body
 		}
 	}
 	if body == nil {
-		s.refs.set(k.Path(), nil)
+		s.Refs.set(k.Path(), nil)
 		return
 	}
-	s.refs.set(k.Path(), h.refs(body, change.Object))
+	s.Refs.set(k.Path(), h.Refs(body, change.Object))
 }
 
-// written tells the reference index and the probe engine that k, which
+// Written tells the reference index and the probe engine that k, which
 // the emulator itself wrote, changed.
-func (s *Service) written(ctx context.Context, keys ...store.Key) {
+func (s *API) Written(ctx context.Context, keys ...store.Key) {
 	for _, k := range keys {
-		s.indexRefs(ctx, Change{Key: k, Unknown: true})
+		s.IndexRefs(ctx, Change{Key: k, Unknown: true})
 	}
 	s.core.Changed(ctx, keys)
 }
 
-// usersIn returns the paths of the objects of collection that reference
+// UsersIn returns the paths of the objects of collection that reference
 // target, in order.
-func (s *Service) usersIn(target, collection string) []string {
+func (s *API) UsersIn(target, collection string) []string {
 	var out []string
-	for _, u := range s.refs.usersOf(target) {
-		if keyOfPath(u).Collection == collection {
+	for _, u := range s.Refs.UsersOf(target) {
+		if KeyOfPath(u).Collection == collection {
 			out = append(out, u)
 		}
 	}
@@ -223,10 +224,10 @@ func (s *Service) usersIn(target, collection string) []string {
 // service uses it breaks a rule of the service's, and is refused. Users of
 // users are rechecked too, since some rules look through a reference: a
 // health source's rules read the endpoint types of its service's groups.
-func (s *Service) recheckUsers(ctx context.Context, k store.Key) error {
+func (s *API) recheckUsers(ctx context.Context, k store.Key) error {
 	type user struct{ path, via string }
 	var queue []user
-	for _, u := range s.refs.usersOf(k.Path()) {
+	for _, u := range s.Refs.UsersOf(k.Path()) {
 		queue = append(queue, user{u, ""})
 	}
 	seen := map[string]bool{k.Path(): true}
@@ -237,12 +238,12 @@ func (s *Service) recheckUsers(ctx context.Context, k store.Key) error {
 			continue
 		}
 		seen[u.path] = true
-		uk := keyOfPath(u.path)
+		uk := KeyOfPath(u.path)
 		h, ok := s.holderOf(uk.Collection)
 		if !ok {
 			continue
 		}
-		o, err := s.store.Get(ctx, uk)
+		o, err := s.Store.Get(ctx, uk)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -255,49 +256,50 @@ func (s *Service) recheckUsers(ctx context.Context, k store.Key) error {
 				return err
 			}
 			if u.via != "" {
-				return invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.Message)
+				return googleapi.Invalid("%s uses %s (through %s), and this change would break it: %s", u.path, k.Path(), u.via, ae.Message)
 			}
-			return invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.Message)
+			return googleapi.Invalid("%s uses %s, and this change would break it: %s", u.path, k.Path(), ae.Message)
 		}
-		for _, next := range s.refs.usersOf(u.path) {
+		for _, next := range s.Refs.UsersOf(u.path) {
 			queue = append(queue, user{next, u.path})
 		}
 	}
 	return nil
 }
 
-// keyOfPath reads a stored object's path ("projects/p/global/c/n",
+// KeyOfPath reads a stored object's path ("projects/p/global/c/n",
 // "projects/p/regions/r/c/n"); a path it cannot read gives a zero Key.
-func keyOfPath(path string) store.Key {
-	k, err := parseAnyRef("", path, scope{}, "")
+func KeyOfPath(path string) store.Key {
+	k, err := ParseAnyRef("", path, Scope{}, "")
 	if err != nil {
 		return store.Key{}
 	}
 	return k
 }
 
-// scopeOfKey is the scope a stored object lives in.
-func scopeOfKey(k store.Key) scope {
-	sc := scope{project: k.Project}
+// ScopeOfKey is the scope a stored object lives in.
+func ScopeOfKey(k store.Key) Scope {
+	sc := Scope{Project: k.Project}
 	if r, ok := strings.CutPrefix(k.Scope, "regions/"); ok {
-		sc.region = r
+		sc.Region = r
 	}
 	if z, ok := strings.CutPrefix(k.Scope, "zones/"); ok {
-		sc.zone = z
+		sc.Zone = z
 	}
 	return sc
 }
 
 // usedBy returns the path of one resource that references k, or "": a
 // look-up in the reference index.
-func (s *Service) usedBy(_ context.Context, k store.Key) (string, error) {
-	if users := s.refs.usersOf(k.Path()); len(users) > 0 {
+func (s *API) usedBy(_ context.Context, k store.Key) (string, error) {
+	if users := s.Refs.UsersOf(k.Path()); len(users) > 0 {
 		return users[0], nil
 	}
 	return "", nil
 }
 
-func inUse(k store.Key, user string) *apiError {
+// InUse is the API's error for deleting k, which user references.
+func InUse(k store.Key, user string) *apiError {
 	return googleapi.NewError(http.StatusBadRequest, api.ReasonResourceInUse,
 		fmt.Sprintf("The resource '%s' is already being used by '%s': remove that reference first (or delete '%s').", k.Path(), user, user))
 }
@@ -306,13 +308,18 @@ func inUse(k store.Key, user string) *apiError {
 // on any host (Google's, or the emulator's own).
 var computeRoot = regexp.MustCompile(`^https?://[^/]+(/[^/]+)*/compute/(v1|beta|alpha)/$`)
 
-// canonicalRef is what the API answers for a reference it stores without
+// ImageRoot starts the links of public images. They are Google's images,
+// not the emulator's resources, so their canonical link is Google's (and
+// terraform-provider-google recognises a disk's image by that form only).
+const ImageRoot = "https://www.googleapis.com/compute/v1/"
+
+// CanonicalRef is what the API answers for a reference it stores without
 // following it (a machine type, a target proxy, a security policy): the
 // full self link, whatever form the client wrote, a URL of any host and
 // version, projects/{project}/..., or global/, regions/{r}/ or zones/{z}/...
 // (then in project). A bare name, or a resource of another API, is kept as
-// written. Public images keep Google's URL (imageRoot).
-func (s *Service) canonicalRef(ref, project string) string {
+// written. Public images keep Google's URL (ImageRoot).
+func (s *API) CanonicalRef(ref, project string) string {
 	var path string
 	switch {
 	case strings.HasPrefix(ref, "projects/"):
@@ -333,21 +340,21 @@ func (s *Service) canonicalRef(ref, project string) string {
 		return ref
 	}
 	if parts[2] == "global" && parts[3] == "images" && strings.HasSuffix(parts[1], "-cloud") {
-		return imageRoot + path
+		return ImageRoot + path
 	}
-	return s.link(path)
+	return s.Link(path)
 }
 
 // getByNameOrID reads the object at k, whose name may also be the
 // object's numeric id, as the Compute API takes it in a request path (a
 // name starts with a letter, so a number is never a name):
 // terraform-provider-google reads instance templates by id.
-func (s *Service) getByNameOrID(ctx context.Context, k store.Key) (store.Object, error) {
-	o, err := s.store.Get(ctx, k)
+func (s *API) getByNameOrID(ctx context.Context, k store.Key) (store.Object, error) {
+	o, err := s.Store.Get(ctx, k)
 	if !errors.Is(err, store.ErrNotFound) || k.Name == "" || strings.Trim(k.Name, "0123456789") != "" {
 		return o, err
 	}
-	objects, lerr := s.store.List(ctx, store.ListOptions{Project: k.Project, Scope: k.Scope, Collection: k.Collection})
+	objects, lerr := s.Store.List(ctx, store.ListOptions{Project: k.Project, Scope: k.Scope, Collection: k.Collection})
 	if lerr != nil {
 		return o, lerr
 	}

@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"bytes"
@@ -10,16 +10,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/schema"
 )
 
-// document is a JSON object as the API reads it: numbers kept as the
+// Document is a JSON object as the API reads it: numbers kept as the
 // client wrote them (json.Number).
-type document = map[string]any
+type Document = map[string]any
 
 // ParseObject reads one JSON object from body, refusing anything else and
 // trailing data with a message that says what to fix.
-func ParseObject(body []byte) (document, error) {
+func ParseObject(body []byte) (Document, error) {
 	// JSON text is UTF-8: invalid bytes would be stored as U+FFFD.
 	if !utf8.Valid(body) {
 		at := 0
@@ -30,7 +31,7 @@ func ParseObject(body []byte) (document, error) {
 			}
 			at += size
 		}
-		return nil, invalid("The request body is not valid UTF-8 (at byte %d): JSON text must be UTF-8.", at)
+		return nil, googleapi.Invalid("The request body is not valid UTF-8 (at byte %d): JSON text must be UTF-8.", at)
 	}
 	// UseNumber keeps numbers as the client wrote them: through float64,
 	// 9007199254740993 would become another number and 5.0 would pass as 5.
@@ -45,7 +46,7 @@ func ParseObject(body []byte) (document, error) {
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("The request body must be a JSON object, not a JSON %s.", jsonKind(v))
+		return nil, googleapi.Invalid("The request body must be a JSON object, not a JSON %s.", jsonKind(v))
 	}
 	// A lone surrogate escape ("\ud800") decodes to U+FFFD, silently: the
 	// text had none of its own, so one in a value came from such an escape.
@@ -75,7 +76,7 @@ func checkText(v any, path string, replaced func() bool) error {
 	switch v := v.(type) {
 	case string:
 		if why := bad(v); why != "" {
-			return invalid("%s (%s) has %s: strings of the API are text.", fieldName(path), quoteShort(v), why)
+			return googleapi.Invalid("%s (%s) has %s: strings of the API are text.", fieldName(path), quoteShort(v), why)
 		}
 	case []any:
 		for i, item := range v {
@@ -86,7 +87,7 @@ func checkText(v any, path string, replaced func() bool) error {
 	case map[string]any:
 		for k, item := range v {
 			if why := bad(k); why != "" {
-				return invalid("A field name %s has %s: field names are text.", strconv.QuoteToASCII(k), why)
+				return googleapi.Invalid("A field name %s has %s: field names are text.", strconv.QuoteToASCII(k), why)
 			}
 			if err := checkText(item, joinPath(path, k), replaced); err != nil {
 				return err
@@ -128,7 +129,7 @@ const maxLoggedUnknown = 1000
 // body whose schema is name: unless the server refuses them (StrictFields),
 // they are removed, as the Compute API ignores them, and each field name is
 // logged once, with the request that first carried it.
-func (s *Service) unknownFields(r *Call, name string, doc document) {
+func (s *API) unknownFields(r *Call, name string, doc Document) {
 	if s.strictFields {
 		return
 	}
@@ -147,33 +148,33 @@ func (s *Service) unknownFields(r *Call, name string, doc document) {
 	}
 	s.unknownMu.Unlock()
 	if len(fresh) > 0 {
-		s.log.Warn("unknown fields ignored, as the Compute API ignores them (--strict-fields refuses them); "+
+		s.Log.Warn("unknown fields ignored, as the Compute API ignores them (--strict-fields refuses them); "+
 			"each is logged once", "schema", name, "fields", fresh, "method", r.Method, "path", r.Path)
 	}
 }
 
 // checkSchema checks a body against the named schema of the API.
-func checkSchema(name string, doc document) error {
+func checkSchema(name string, doc Document) error {
 	return schemaError(schema.Check(name, doc))
 }
 
 // checkEnums checks the enumerated values of a body: after the emulator's
 // rules, whose messages say more about the fields it models.
-func checkEnums(name string, doc document) error {
+func checkEnums(name string, doc Document) error {
 	return schemaError(schema.CheckEnums(name, doc))
 }
 
 func schemaError(err error) error {
 	var se *schema.Error
 	if errors.As(err, &se) {
-		return invalid("%s", se.Message)
+		return googleapi.Invalid("%s", se.Message)
 	}
 	return err
 }
 
-// decodeBody reads the body of a method (attachNetworkEndpoints,
+// DecodeBody reads the body of a method (attachNetworkEndpoints,
 // getHealth ...) whose request schema is name, into v.
-func (s *Service) decodeBody(r *Call, body []byte, name string, v any) error {
+func (s *API) DecodeBody(r *Call, body []byte, name string, v any) error {
 	doc, err := ParseObject(body)
 	if err != nil {
 		return err
@@ -183,7 +184,7 @@ func (s *Service) decodeBody(r *Call, body []byte, name string, v any) error {
 	if err := checkEnums(name, doc); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(mustJSON(doc), v); err != nil {
+	if err := json.Unmarshal(MustJSON(doc), v); err != nil {
 		return decodeError(err)
 	}
 	return nil
@@ -203,18 +204,18 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// mergeTyped lays the JSON of typed over doc: typed holds what the emulator
+// MergeTyped lays the JSON of typed over doc: typed holds what the emulator
 // decides (defaults, references as URLs, output fields), doc what the
 // client sent, fields the emulator does not model included. Objects merge
 // field by field, and lists of the same length item by item, so that a
 // backend keeps its balancingMode when the emulator rewrites its group.
 // doc is the caller's to give: it is merged into in place and returned.
-func mergeTyped(doc document, typed any) document {
-	var t document
-	dec := json.NewDecoder(bytes.NewReader(mustJSON(typed)))
+func MergeTyped(doc Document, typed any) Document {
+	var t Document
+	dec := json.NewDecoder(bytes.NewReader(MustJSON(typed)))
 	dec.UseNumber()
 	dec.Decode(&t) // our own JSON
-	return mergeValues(doc, t).(document)
+	return mergeValues(doc, t).(Document)
 }
 
 // mergeValues lays over on under, into under where both are objects or
@@ -247,7 +248,7 @@ func mergeValues(under, over any) any {
 // ends at offset. (Decoder.More would miss a trailing "}" or "]".)
 func trailingData(body []byte, offset int64) error {
 	if rest := bytes.TrimLeft(body[offset:], " \t\r\n"); len(rest) > 0 {
-		return invalid("The request body has data after the JSON object (at byte %d): send exactly one object.", len(body)-len(rest))
+		return googleapi.Invalid("The request body has data after the JSON object (at byte %d): send exactly one object.", len(body)-len(rest))
 	}
 	return nil
 }
@@ -257,19 +258,19 @@ func decodeError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return invalid("The request body is not valid JSON (at byte %d): %s.", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+		return googleapi.Invalid("The request body is not valid JSON (at byte %d): %s.", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return invalid("The request body must be a JSON object, not a JSON %s.", typ.Value)
+			return googleapi.Invalid("The request body must be a JSON object, not a JSON %s.", typ.Value)
 		}
-		return invalid("Invalid value for field '%s': expected %s, got a JSON %s.", jsonPath(typ.Field), jsonTypeName(typ.Type.String()), typ.Value)
+		return googleapi.Invalid("Invalid value for field '%s': expected %s, got a JSON %s.", jsonPath(typ.Field), jsonTypeName(typ.Type.String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return invalid("The request body is truncated JSON.")
+		return googleapi.Invalid("The request body is truncated JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return invalid("Unknown field %s in the request body: check its spelling and the block it is in (the API uses camelCase names).", field)
+		return googleapi.Invalid("Unknown field %s in the request body: check its spelling and the block it is in (the API uses camelCase names).", field)
 	}
-	return invalid("Invalid request body: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	return googleapi.Invalid("Invalid request body: %s.", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // jsonPath drops from a decoder's field path the Go names of embedded
@@ -302,7 +303,7 @@ func jsonTypeName(goType string) string {
 }
 
 // mergePatch applies an RFC 7396 JSON merge patch to a JSON object.
-func mergePatch(original document, patch []byte) (document, error) {
+func mergePatch(original Document, patch []byte) (Document, error) {
 	pm, err := ParseObject(patch)
 	if err != nil {
 		return nil, err
@@ -343,20 +344,20 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 	for _, field := range strings.Split(mask, ",") {
 		field = strings.TrimSpace(field)
 		if !schema.Has(schemaName, field) {
-			return nil, invalid("updateMask names %q, which is not a field of this resource.", field)
+			return nil, googleapi.Invalid("updateMask names %q, which is not a field of this resource.", field)
 		}
 		out[field] = b[field] // nil (cleared) when absent
 	}
 	return json.Marshal(out)
 }
 
-// readJSON reads a request body whose schema is name into v.
-func (s *Service) readJSON(r *Call, name string, v any) error {
+// ReadJSON reads a request body whose schema is name into v.
+func (s *API) ReadJSON(r *Call, name string, v any) error {
 	body, err := r.Body()
 	if err != nil {
 		return err
 	}
-	return s.decodeBody(r, body, name, v)
+	return s.DecodeBody(r, body, name, v)
 }
 
 // dropUnset deletes, at every depth of doc, the fields that are null, and

@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"encoding/json"
@@ -16,17 +16,17 @@ const operationsCollection = OperationsCollection
 
 // recordOperation stores the Operation that answers a mutation of target,
 // so that clients can fetch (or wait on) it again by name.
-func (s *Service) recordOperation(r *Call, sc scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
+func (s *API) recordOperation(r *Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
 	made := s.now()
-	now := timestamp(made)
-	name := fmt.Sprintf("operation-%d-%016x", made.UnixMilli(), newID())
-	key := sc.key(operationsCollection, name)
+	now := Timestamp(made)
+	name := fmt.Sprintf("operation-%d-%016x", made.UnixMilli(), NewID())
+	key := sc.Key(operationsCollection, name)
 	op := &api.Operation{
 		Kind:          api.KindOperation,
-		ID:            newID(),
+		ID:            NewID(),
 		Name:          name,
 		OperationType: opType,
-		TargetLink:    s.link(target.Path()),
+		TargetLink:    s.Link(target.Path()),
 		TargetID:      targetID,
 		Status:        "DONE",
 		Progress:      100,
@@ -35,30 +35,30 @@ func (s *Service) recordOperation(r *Call, sc scope, opType string, target store
 		EndTime:       now,
 		Region:        s.regionLink(sc),
 		Zone:          s.zoneLink(sc), // a waiter routes by it: zoneOperations
-		SelfLink:      s.link(key.Path()),
+		SelfLink:      s.Link(key.Path()),
 		User:          "emulator",
 	}
 	body, err := json.Marshal(op)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.Insert(r.Context(), store.Object{Key: key, Body: body}); err != nil {
+	if err := s.Store.Insert(r.Context(), store.Object{Key: key, Body: body}); err != nil {
 		return nil, err
 	}
 	s.core.Operations().Keep(key, made)
-	s.log.Info("operation", "type", opType, "target", target.Path())
+	s.Log.Info("operation", "type", opType, "target", target.Path())
 	return op, nil
 }
 
-// getOperation answers GET (and POST .../wait) on an operation: every
+// GetOperation answers GET (and POST .../wait) on an operation: every
 // operation is DONE already, so waiting returns at once.
-func (s *Service) getOperation(r *Call) (any, error) {
-	sc, err := scopeOf(r)
+func (s *API) GetOperation(r *Call) (any, error) {
+	sc, err := ScopeOf(r)
 	if err != nil {
 		return nil, err
 	}
-	key := sc.key(operationsCollection, r.PathValue("name"))
-	o, err := s.store.Get(r.Context(), key)
+	key := sc.Key(operationsCollection, r.PathValue("name"))
+	o, err := s.Store.Get(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
 		ttl, limit := s.core.Operations().Retention()
 		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(

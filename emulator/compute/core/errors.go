@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"errors"
@@ -14,9 +14,8 @@ import (
 // a Google-style error body with its code and reason.
 type apiError = googleapi.Error
 
-func invalid(format string, args ...any) *apiError { return googleapi.Invalid(format, args...) }
-
-func notFound(k store.Key) *apiError {
+// NotFound is the API's error for a resource k that is not stored.
+func NotFound(k store.Key) *apiError {
 	return googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf("The resource '%s' was not found", k.Path()))
 }
 
@@ -29,7 +28,7 @@ func alreadyExists(k store.Key) *apiError {
 func StoreError(k store.Key, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return notFound(k)
+		return NotFound(k)
 	case errors.Is(err, store.ErrAlreadyExists):
 		return alreadyExists(k)
 	}

@@ -1,4 +1,4 @@
-package compute
+package core
 
 import (
 	"crypto/rand"
@@ -10,11 +10,11 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
-// setLabels answers {collection}.setLabels, which the Compute API has for
+// SetLabels answers {collection}.setLabels, which the Compute API has for
 // the resources with labels (addresses, forwarding rules, instances ...):
 // it replaces the labels, guarded by the labelFingerprint as a PATCH is by
 // the fingerprint.
-func (c *collection[T, P]) setLabels(r *Call) (any, error) {
+func (c *Collection[T, P]) SetLabels(r *Call) (any, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func (c *collection[T, P]) setLabels(r *Call) (any, error) {
 	if err := checkSchema("GlobalSetLabelsRequest", req); err != nil {
 		return nil, err
 	}
-	return c.replace(r, "setLabels", func(stored []byte) (P, document, error) {
+	return c.replace(r, "setLabels", func(stored []byte) (P, Document, error) {
 		current, _ := ParseObject(stored) // our own JSON
 		sent, _ := req["labelFingerprint"].(string)
 		if now, _ := current["labelFingerprint"].(string); sent != "" && sent != now {
@@ -39,13 +39,13 @@ func (c *collection[T, P]) setLabels(r *Call) (any, error) {
 			doc["fingerprint"] = fp // setLabels needs no fingerprint of its own
 		}
 		doc["labels"] = req["labels"]
-		doc["labelFingerprint"] = newFingerprint()
+		doc["labelFingerprint"] = NewFingerprint()
 		return c.decodeDocument(r, doc)
 	})
 }
 
-// newFingerprint is a fresh opaque fingerprint, base64 as the API's.
-func newFingerprint() string {
+// NewFingerprint is a fresh opaque fingerprint, base64 as the API's.
+func NewFingerprint() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return base64.StdEncoding.EncodeToString(b[:])
