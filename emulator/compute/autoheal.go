@@ -13,50 +13,44 @@ import (
 )
 
 // ManagedGroups is what autohealing (control.Autohealer) reads and
-// writes, over this server's store and under its write lock.
-func (s *Service) ManagedGroups() control.Groups { return managedGroups{s.API} }
+// writes: what the feed keeps decoded, and writes under the write lock.
+func (s *Service) ManagedGroups() control.Groups { return managedGroups{s.API, s.groups} }
 
 // managedGroups is the API's side of autohealing (control.Groups): what
 // is stored, and writes under the write lock, like a request's.
-type managedGroups struct{ s *core.API }
+type managedGroups struct {
+	s      *core.API
+	stored *groupState
+}
 
 var _ control.Groups = managedGroups{}
 
 // Managers lists the managed groups whose instance group is stored (a
 // manager being deleted has none), with, for those that autoheal, the
 // instances still there.
-func (g managedGroups) Managers(ctx context.Context) ([]control.ManagedGroup, error) {
-	s := g.s
-	objects, err := s.Store.All(ctx, api.CollectionInstanceGroupManagers)
-	if err != nil {
-		return nil, err
-	}
+func (g managedGroups) Managers(context.Context) ([]control.ManagedGroup, error) {
 	var out []control.ManagedGroup
-	for _, o := range objects {
-		m := new(api.InstanceGroupManager)
-		if err := json.Unmarshal(o.Body, m); err != nil {
-			return nil, err
+	each(g.stored, api.CollectionInstanceGroupManagers, func(k store.Key, m *api.InstanceGroupManager, get func(store.Key) any) {
+		group, ok := get(groupOf(m, core.ScopeOfKey(k))).(*api.InstanceGroup)
+		if !ok {
+			return
 		}
-		var group api.InstanceGroup
-		if err := s.Load(ctx, "instanceGroup", m.InstanceGroup, groupOf(m, core.ScopeOfKey(o.Key)), &group); err != nil {
-			continue
-		}
-		mg := control.ManagedGroup{Key: o.Key, Manager: m, Size: len(group.Instances)}
+		mg := control.ManagedGroup{Key: k, Manager: m, Size: len(group.Instances)}
 		for _, link := range group.Instances {
 			if len(m.AutoHealingPolicies) == 0 {
 				break
 			}
-			k := core.KeyOfPath(api.PathOf(link))
-			var in api.Instance
-			if err := s.Load(ctx, "instance", link, k, &in); err != nil {
+			ik := core.KeyOfPath(api.PathOf(link))
+			in, ok := get(ik).(*api.Instance)
+			if !ok {
 				continue
 			}
 			created, _ := time.Parse(time.RFC3339Nano, in.CreationTimestamp)
-			mg.Instances = append(mg.Instances, control.ManagedInstance{Key: k, Link: link, ID: in.ID, Name: in.Name,
+			mg.Instances = append(mg.Instances, control.ManagedInstance{Key: ik, Link: link, ID: in.ID, Name: in.Name,
 				Created: created, IP: in.PrimaryIP()})
 		}
 		out = append(out, mg)
-	}
+	})
 	return out, nil
 }
 
@@ -85,13 +79,10 @@ func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, statu
 	s := g.s
 	s.Core().Lock()
 	defer s.Core().Unlock()
-	changed, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
+	_, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
 		doc["status"] = status
 		return true
 	})
-	if changed {
-		s.Written(ctx, k)
-	}
 	return err
 }
 

@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
@@ -55,56 +54,48 @@ func scopeNoun(sc core.Scope) string {
 	return "region"
 }
 
-// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes,
-// over this server's store and under its write lock.
-func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s.API} }
+// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes:
+// what the feed keeps decoded, and writes under the write lock.
+func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s.API, s.groups} }
 
 // scaledGroups is the API's side of autoscaling (control.Scalers).
-type scaledGroups struct{ s *core.API }
+type scaledGroups struct {
+	s      *core.API
+	stored *groupState
+}
 
 var _ control.Scalers = scaledGroups{}
 
 // Autoscalers lists the autoscalers whose managed group is stored, with
 // the rate an instance of the group may take by the backend services that
 // use its instance group.
-func (g scaledGroups) Autoscalers(ctx context.Context) ([]control.ScaledGroup, error) {
-	s := g.s
-	objects, err := s.Store.All(ctx, api.CollectionAutoscalers)
-	if err != nil || len(objects) == 0 {
-		return nil, err
-	}
-	objs, err := s.Store.All(ctx, api.CollectionBackendServices)
-	if err != nil {
-		return nil, err
-	}
-	services := make([]api.BackendService, 0, len(objs))
-	for _, o := range objs {
-		var bs api.BackendService
-		if json.Unmarshal(o.Body, &bs) == nil {
-			services = append(services, bs)
-		}
-	}
+func (g scaledGroups) Autoscalers(context.Context) ([]control.ScaledGroup, error) {
+	var services []*api.BackendService
+	each(g.stored, api.CollectionBackendServices, func(_ store.Key, bs *api.BackendService, _ func(store.Key) any) {
+		services = append(services, bs)
+	})
 	var out []control.ScaledGroup
-	for _, o := range objects {
-		var a api.Autoscaler
-		if err := json.Unmarshal(o.Body, &a); err != nil || a.AutoscalingPolicy == nil {
-			continue
+	each(g.stored, api.CollectionAutoscalers, func(k store.Key, a *api.Autoscaler, get func(store.Key) any) {
+		if a.AutoscalingPolicy == nil {
+			return
 		}
 		mk := core.KeyOfPath(api.PathOf(a.Target))
-		var m api.InstanceGroupManager
-		if err := s.Load(ctx, "target", a.Target, mk, &m); err != nil {
-			continue // being deleted
+		m, ok := get(mk).(*api.InstanceGroupManager)
+		if !ok {
+			return // being deleted
 		}
-		group := groupOf(&m, core.ScopeOfKey(mk))
-		var members api.InstanceGroup
-		_ = s.Load(ctx, "instanceGroup", group.Path(), group, &members)
-		sg := control.ScaledGroup{Autoscaler: o.Key, Policy: *a.AutoscalingPolicy, Recommended: -1, Manager: mk,
-			Group: group.Path(), Size: valueOf(m.TargetSize), PerInstance: perInstance(services, group.Path(), len(members.Instances))}
+		group := groupOf(m, core.ScopeOfKey(mk))
+		members := 0
+		if ig, ok := get(group).(*api.InstanceGroup); ok {
+			members = len(ig.Instances)
+		}
+		sg := control.ScaledGroup{Autoscaler: k, Policy: *a.AutoscalingPolicy, Recommended: -1, Manager: mk,
+			Group: group.Path(), Size: valueOf(m.TargetSize), PerInstance: perInstance(services, group.Path(), members)}
 		if a.RecommendedSize != nil {
 			sg.Recommended = *a.RecommendedSize
 		}
 		out = append(out, sg)
-	}
+	})
 	return out, nil
 }
 
@@ -118,7 +109,7 @@ func valueOf(p *int64) int64 {
 // perInstance is the requests per second the RATE backends of services
 // give an instance of group (of n instances): their capacity for each
 // (api.Capacity.PerEach); the largest when several do.
-func perInstance(services []api.BackendService, group string, n int) float64 {
+func perInstance(services []*api.BackendService, group string, n int) float64 {
 	best := 0.0
 	for _, bs := range services {
 		for _, b := range bs.Backends {

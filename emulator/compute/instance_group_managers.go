@@ -214,17 +214,13 @@ func (s fleet) syncManagerPools(ctx context.Context, m *api.InstanceGroupManager
 		if err != nil {
 			continue
 		}
-		changed, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
+		if _, err := s.UpdateLocked(ctx, k, func(doc map[string]any) bool {
 			members, _ := doc["instances"].([]any)
 			kept, changed := control.PoolMembers(members, instances, removed)
 			doc["instances"] = kept
 			return changed
-		})
-		if err != nil {
+		}); err != nil {
 			return err
-		}
-		if changed {
-			s.Written(ctx, k)
 		}
 	}
 	return nil

@@ -7,11 +7,17 @@
 package compute
 
 import (
+	"context"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 )
 
 // Service is the Compute API.
-type Service struct{ *core.API }
+type Service struct {
+	*core.API
+	// groups keeps what autohealing and autoscaling read decoded.
+	groups *groupState
+}
 
 // Options say how to build a Service (core.APIOptions).
 type Options = core.APIOptions
@@ -19,7 +25,10 @@ type Options = core.APIOptions
 // NewService returns the Compute API over c, ready to serve: its reference
 // index built and the provisioning of managed certificates resumed.
 func NewService(c *core.Core, o Options) *Service {
-	s := &Service{core.NewAPI(c, o)}
+	s := &Service{API: core.NewAPI(c, o)}
+	s.groups = newGroupState(c.Store(), s.Log)
+	s.groups.load(context.Background())
+	c.Follow(s.groups.follow)
 	var holders []core.Holder
 	for _, h := range s.collectionHandlers() {
 		if hd, ok := h.verbs.Holder(); ok {

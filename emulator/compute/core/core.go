@@ -35,7 +35,9 @@ type Core struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	onChange func(ctx context.Context, changes []Change)
-	ops      *Operations
+	// readers follow the feed after onChange (Follow).
+	readers []func(ctx context.Context, changes []Change)
+	ops     *Operations
 }
 
 // Change is what a write did at one key: what the store holds there now,
@@ -116,7 +118,7 @@ func (c *Core) Now() time.Time { return c.now() }
 // change is stored: what the feed does must happen even if the client
 // that asked has gone away, so ctx's cancellation is not passed on.
 func (c *Core) Changed(ctx context.Context, keys []store.Key) {
-	if c.onChange == nil {
+	if c.onChange == nil && len(c.readers) == 0 {
 		return
 	}
 	var changes []Change
@@ -126,13 +128,31 @@ func (c *Core) Changed(ctx context.Context, keys []store.Key) {
 			changes[i] = Change{Key: k, Unknown: true}
 		}
 	}
-	c.onChange(context.WithoutCancel(ctx), changes)
+	c.tell(ctx, changes)
 }
 
 // Wrote tells the feed what a write did (its Body known), under the write
 // lock, as Changed does.
 func (c *Core) Wrote(ctx context.Context, change Change) {
+	if c.onChange != nil || len(c.readers) > 0 {
+		c.tell(ctx, []Change{change})
+	}
+}
+
+// Follow adds a reader of the feed, told of every change after the
+// emulator's own (Options.OnChange), under the write lock; it keeps what
+// it reads (Change.Object included) and never changes it. Call it before
+// serving.
+func (c *Core) Follow(reader func(ctx context.Context, changes []Change)) {
+	c.readers = append(c.readers, reader)
+}
+
+func (c *Core) tell(ctx context.Context, changes []Change) {
+	ctx = context.WithoutCancel(ctx)
 	if c.onChange != nil {
-		c.onChange(context.WithoutCancel(ctx), []Change{change})
+		c.onChange(ctx, changes)
+	}
+	for _, r := range c.readers {
+		r(ctx, changes)
 	}
 }

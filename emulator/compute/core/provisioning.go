@@ -25,8 +25,8 @@ func (s *API) Update(ctx context.Context, k store.Key, change func(doc map[strin
 
 // UpdateLocked changes the stored object at k, under the write lock its
 // caller holds: change gets its JSON document and says whether it changed
-// it, and only then is it stored; the result says so. An object that is
-// not there is left alone.
+// it, and only then is it stored, and the feed told; the result says so.
+// An object that is not there is left alone.
 func (s *API) UpdateLocked(ctx context.Context, k store.Key, change func(doc map[string]any) bool) (bool, error) {
 	o, err := s.Store.Get(ctx, k)
 	if errors.Is(err, store.ErrNotFound) {
@@ -43,7 +43,11 @@ func (s *API) UpdateLocked(ctx context.Context, k store.Key, change func(doc map
 		return false, nil
 	}
 	o.Body = MustJSON(doc)
-	return true, s.Store.Update(ctx, o)
+	if err := s.Store.Update(ctx, o); err != nil {
+		return false, err
+	}
+	s.Written(ctx, k)
+	return true, nil
 }
 
 // resumeProvisioning provisions, at start, the managed certificates a
