@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -188,10 +187,7 @@ func (c *Collection[T, P]) Prepare(ctx context.Context, obj P, doc Document, sc 
 		c.Outputs(obj, prior)
 	}
 	if c.Fingerprint != nil {
-		fp := c.Fingerprint(obj)
-		*fp = ""
-		sum := sha256.Sum256(strconv.AppendUint(MustJSON(obj), NewID(), 10)) // a new id each write: no two fingerprints alike
-		*fp = base64.StdEncoding.EncodeToString(sum[:8])                     // the API's fingerprints are base64 bytes
+		*c.Fingerprint(obj) = NewFingerprint() // a new one each write
 	}
 	return nil
 }
@@ -364,9 +360,9 @@ func (c *Collection[T, P]) Update(r *Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.replace(r, "update", func(stored []byte) (P, Document, error) {
+	return c.replace(r, "update", func(prior P, _ []byte) (P, Document, error) {
 		obj, doc, err := c.decodeResource(r, body)
-		return c.keep(stored, obj), doc, err
+		return c.keep(prior, obj), doc, err
 	})
 }
 
@@ -383,23 +379,19 @@ func (c *Collection[T, P]) Patch(r *Call) (any, error) {
 			return nil, err
 		}
 	}
-	return c.replace(r, "patch", func(stored []byte) (P, Document, error) {
+	return c.replace(r, "patch", func(prior P, stored []byte) (P, Document, error) {
 		merged, err := mergePatch(c.withoutOutputFields(stored), body)
 		if err != nil {
 			return nil, nil, err
 		}
 		obj, doc, err := c.decodeDocument(r, merged)
-		return c.keep(stored, obj), doc, err
+		return c.keep(prior, obj), doc, err
 	})
 }
 
-// keep is obj with the fields kept from the stored object.
-func (c *Collection[T, P]) keep(stored []byte, obj P) P {
-	if c.Kept == nil || obj == nil {
-		return obj
-	}
-	prior := P(new(T))
-	if json.Unmarshal(stored, prior) == nil {
+// keep is obj with the fields kept from prior, the stored object.
+func (c *Collection[T, P]) keep(prior, obj P) P {
+	if c.Kept != nil && obj != nil {
 		c.Kept(prior, obj)
 	}
 	return obj
@@ -424,14 +416,14 @@ func (c *Collection[T, P]) withoutOutputFields(stored []byte) Document {
 // replace stores, in place of the object the path names, the object build
 // makes from it, once validated. Reading, building and writing happen under
 // the write lock, so concurrent patches cannot lose each other's changes.
-func (c *Collection[T, P]) replace(r *Call, opType string, build func(stored []byte) (P, Document, error)) (any, error) {
+func (c *Collection[T, P]) replace(r *Call, opType string, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
 	c.s.core.Lock()
 	defer c.s.core.Unlock()
 	prior, priorBody, sc, err := c.LoadBody(r)
 	if err != nil {
 		return nil, err
 	}
-	obj, doc, err := build(priorBody)
+	obj, doc, err := build(prior, priorBody)
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +476,9 @@ func (c *Collection[T, P]) typedView(opType string, obj P) any {
 // that edit fields the emulator models. The fields it does not model stay
 // as stored.
 func (c *Collection[T, P]) Modify(r *Call, opType string, change func(stored P) (P, error)) (any, error) {
-	return c.replace(r, opType, func(stored []byte) (P, Document, error) {
+	return c.replace(r, opType, func(_ P, stored []byte) (P, Document, error) {
+		// change may edit what it is given: a copy of its own, not the
+		// prior object the update is checked against.
 		prior := P(new(T))
 		if err := json.Unmarshal(stored, prior); err != nil {
 			return nil, nil, err
