@@ -522,11 +522,10 @@ func checkCommandsExposure(addr net.Addr, cfg Config) error {
 func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*httpapi.Server, error) {
 	reg := prometheus.NewRegistry()
 	events := health.NewEvents(statusEvents)
-	scale := health.TimeScale(cfg.TimeScale)
 	e.clock = clock.New(cfg.TimeScale)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), TimeScale: scale,
+	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), Scale: e.clock.Scale,
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
 			// The endpoint's change first, then what it moves.
@@ -586,7 +585,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
 		Clock:                   e.clock,
-		TimeScale:               scale,
+		TimeScale:               e.clock.Factor(),
 	})
 	// What the cloud does by itself with managed groups: autohealing and
 	// autoscaling, on the emulator's clock, through the API's rules.
@@ -599,7 +598,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
-		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: scale, Log: log, Now: e.clock.Now})
+		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
 	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

@@ -50,6 +50,11 @@ func (c *Clock) Scale(d time.Duration) time.Duration {
 	return d
 }
 
+// Factor is how many times faster than real time the emulator's own
+// durations run (0 and 1: real time), for the API's answers and the status
+// page to say.
+func (c *Clock) Factor() float64 { return c.scale }
+
 // Skip moves the clock d ahead, at once, and wakes the sleepers.
 func (c *Clock) Skip(d time.Duration) {
 	if d <= 0 {

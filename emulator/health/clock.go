@@ -13,20 +13,6 @@ type Clock interface {
 	SleepUntil(ctx context.Context, t time.Time) bool
 }
 
-// TimeScale is how many times faster than real time the emulator runs the
-// times it decides itself (checks' intervals and timeouts, autohealing's
-// delays, draining ...): above 1, each is divided by it; 0 and 1 keep
-// real time.
-type TimeScale float64
-
-// Of is d as the emulator runs it.
-func (s TimeScale) Of(d time.Duration) time.Duration {
-	if s > 1 {
-		return time.Duration(float64(d) / float64(s))
-	}
-	return d
-}
-
 // RealClock is the wall clock.
 type RealClock struct{}
 

@@ -227,10 +227,11 @@ type Config struct {
 	// OnTransition, if set, is called (outside any lock of the engine) on
 	// every state change.
 	OnTransition func(Transition)
-	// TimeScale runs every check that many times faster: its interval and
-	// timeout are divided by it where the scheduler reads them (the probes
-	// stay real probes, and the stored settings compare as they are).
-	TimeScale TimeScale
+	// Scale is a check's interval or timeout as the emulator runs it: the
+	// emulator's clock's (its time scale divides them where the scheduler
+	// reads them; the probes stay real probes, and the stored settings
+	// compare as they are). nil: real time.
+	Scale func(time.Duration) time.Duration
 }
 
 // Engine probes targets and keeps their health.
@@ -298,6 +299,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}
+	}
+	if cfg.Scale == nil {
+		cfg.Scale = func(d time.Duration) time.Duration { return d }
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, metrics: cfg.Metrics, ctx: ctx, stop: stop, reactor: reactor,
@@ -438,7 +442,7 @@ func (e *Engine) change(ep *endpoint, t *placement) (bool, *Transition) {
 		ep.mu.Lock()
 		from, _, _ := ep.reportedLocked(old)
 		ep.target.Store(t)
-		tr, changed := ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.TimeScale)
+		tr, changed := ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.Scale)
 		ep.mu.Unlock()
 		if changed {
 			return false, &tr
@@ -496,12 +500,12 @@ func (e *Engine) settle(ep *endpoint, t *placement) (Transition, bool) {
 	}
 	// Settled, or blocked: probed behind the block and reported UNHEALTHY
 	// at once.
-	return ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.TimeScale)
+	return ep.changedLocked(t, from, e.cfg.Clock.Now(), e.cfg.Scale)
 }
 
 // changedLocked is the transition from state from, at now, when ep's
 // reported state with settings t is another: since then moves to now.
-func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scale TimeScale) (Transition, bool) {
+func (ep *endpoint) changedLocked(t *placement, from string, now time.Time, scale func(time.Duration) time.Duration) (Transition, bool) {
 	if to, _, _ := ep.reportedLocked(t); to == from {
 		return Transition{}, false
 	}
@@ -592,7 +596,7 @@ func (e *Engine) record(ep *endpoint, gen, p int, res prober.Result, start, end 
 	}
 	// The status is built only for a transition: most probes change no
 	// state.
-	tr, changed := ep.changedLocked(t, from, end, e.cfg.TimeScale)
+	tr, changed := ep.changedLocked(t, from, end, e.cfg.Scale)
 	ep.mu.Unlock()
 	if changed {
 		e.transition(tr)
@@ -618,11 +622,11 @@ func (e *Engine) transition(tr Transition) {
 // expectedRate is the probes per second t asks for: every probe series
 // (v has one per series) once per interval; 0 for a target not probed.
 // The interval is as the engine runs it (scaled).
-func expectedRate(t *placement, v verdict, scale TimeScale) float64 {
+func expectedRate(t *placement, v verdict, scale func(time.Duration) time.Duration) float64 {
 	if t.Check.Interval <= 0 || !t.probed() {
 		return 0
 	}
-	return float64(len(v.counts)) / scale.Of(t.Check.Interval).Seconds()
+	return float64(len(v.counts)) / scale(t.Check.Interval).Seconds()
 }
 
 // deliveredRateLocked is the mean rate of the probes recorded since the
@@ -646,7 +650,7 @@ func (ep *endpoint) reportedLocked(t *placement) (state, reason, detail string) 
 	return ep.verdict.state, ep.reason, ep.detail
 }
 
-func (ep *endpoint) statusLocked(t *placement, scale TimeScale) Status {
+func (ep *endpoint) statusLocked(t *placement, scale func(time.Duration) time.Duration) Status {
 	state, reason, detail := ep.reportedLocked(t)
 	return Status{Owner: t.Owner, Group: t.Group, Endpoint: t.Endpoint, Check: t.Check.Name, ProbedAt: t.Check.Address,
 		Port: t.Check.Port, State: state, Reason: reason, Detail: detail, LastProbe: ep.lastProbe, Probes: ep.probes,
@@ -665,7 +669,7 @@ func (e *Engine) Statuses(owner string) []Status {
 		eps = append(eps, ep)
 	}
 	e.mu.Unlock()
-	return statusesOf(eps, e.cfg.TimeScale)
+	return statusesOf(eps, e.cfg.Scale)
 }
 
 // All returns the health of every target.
@@ -678,10 +682,10 @@ func (e *Engine) All() []Status {
 		}
 	}
 	e.mu.Unlock()
-	return statusesOf(eps, e.cfg.TimeScale)
+	return statusesOf(eps, e.cfg.Scale)
 }
 
-func statusesOf(eps []*endpoint, scale TimeScale) []Status {
+func statusesOf(eps []*endpoint, scale func(time.Duration) time.Duration) []Status {
 	out := make([]Status, 0, len(eps))
 	for _, ep := range eps {
 		ep.mu.Lock()

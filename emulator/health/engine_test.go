@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/clock"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -403,7 +404,7 @@ func TestEngine_TimeScaleDividesIntervalAndTimeout(t *testing.T) {
 	s := &script{clock: newFakeClock(), healthy: true}
 	var deadlines []time.Duration
 	var mu sync.Mutex
-	e := New(Config{Probers: 1, Clock: s.clock, TimeScale: 10, Probe: func(ctx context.Context, sp prober.Spec, tg prober.Target) prober.Result {
+	e := New(Config{Probers: 1, Clock: s.clock, Scale: clock.New(10).Scale, Probe: func(ctx context.Context, sp prober.Spec, tg prober.Target) prober.Result {
 		if d, ok := ctx.Deadline(); ok {
 			mu.Lock()
 			deadlines = append(deadlines, d.Sub(s.clock.Now()))

@@ -75,7 +75,7 @@ func (e *Engine) probeNow(ctx context.Context, s *series) {
 		pt.IP = t.Check.Address
 	}
 	start := e.cfg.Clock.Now()
-	pctx, cancel := context.WithDeadline(ctx, start.Add(e.cfg.TimeScale.Of(t.Check.Timeout)))
+	pctx, cancel := context.WithDeadline(ctx, start.Add(e.cfg.Scale(t.Check.Timeout)))
 	defer cancel()
 	if t.Check.Probe.NeedsFacts() {
 		pctx = prober.WithFacts(pctx, e.facts(s.ep))

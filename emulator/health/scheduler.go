@@ -87,7 +87,7 @@ type series struct {
 
 // newSeries is prober p's series of ep, whose ID is id.
 func (e *Engine) newSeries(ep *endpoint, id string, t *placement, p int) *series {
-	s := &series{e: e, ep: ep, p: p, interval: e.cfg.TimeScale.Of(t.Check.Interval), index: -1}
+	s := &series{e: e, ep: ep, p: p, interval: e.cfg.Scale(t.Check.Interval), index: -1}
 	s.done = s.finish // bound once: a probe allocates no callback
 	// The first slot is strictly after now: a series restarted by a change
 	// at the very instant of a slot must not probe that slot twice.
@@ -115,7 +115,7 @@ func (s *series) launch() {
 	s.start = e.cfg.Clock.Now()
 	s.target, s.gen = s.ep.current()
 	t := s.target
-	timeout := e.cfg.TimeScale.Of(t.Check.Timeout)
+	timeout := e.cfg.Scale(t.Check.Timeout)
 	deadline := s.slot.Add(timeout)
 	if !deadline.After(s.start) {
 		// The scheduler is a whole timeout late (the machine is starved):
@@ -162,7 +162,7 @@ func (s *series) finish(res prober.Result) {
 	}
 	s.pm.observe(res, end.Sub(s.start))
 	e.record(s.ep, s.gen, s.p, res, s.start, end)
-	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, e.cfg.TimeScale.Of(s.target.Check.Timeout))
+	s.slot = e.live(s.slot.Add(s.interval), end, s.interval, e.cfg.Scale(s.target.Check.Timeout))
 	e.sched.add(s)
 }
 

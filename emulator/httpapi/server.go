@@ -19,7 +19,6 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -132,7 +131,7 @@ type Options struct {
 	// TimeScale, above 1, says the emulator runs its times that many times
 	// faster: every answer says so (TimeScaleHeader). Provisioning times
 	// are given scaled already.
-	TimeScale health.TimeScale
+	TimeScale float64
 	// Actions says what autohealing is doing with a managed instance (by
 	// its path: RECREATING, VERIFYING, NONE); nil: nothing.
 	Actions func(instance string) string
@@ -178,7 +177,7 @@ func New(st store.Store, o Options) *Server {
 		Clock: o.Clock, Actions: o.Actions,
 	})
 	if o.TimeScale > 1 {
-		s.timeScale = strconv.FormatFloat(float64(o.TimeScale), 'g', -1, 64)
+		s.timeScale = strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
 	}
 	s.setAccess(o.Access)
 	s.routes()

@@ -42,7 +42,7 @@ type Sources struct {
 	// history draws.
 	Timeline *timeline.Timeline
 	// TimeScale, above 1, is shown on the page.
-	TimeScale health.TimeScale
+	TimeScale float64
 	// Log receives the streams' errors; nil discards them.
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -76,7 +76,7 @@ func New(src Sources) *Page {
 	p := &Page{src: src, streams: make(chan struct{}, statusStreams), timelineStreams: make(chan struct{}, timelineStreams),
 		streamsDone: make(chan struct{})}
 	if src.TimeScale > 1 {
-		p.timeScale = strconv.FormatFloat(float64(src.TimeScale), 'g', -1, 64)
+		p.timeScale = strconv.FormatFloat(src.TimeScale, 'g', -1, 64)
 	}
 	return p
 }
