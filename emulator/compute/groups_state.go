@@ -119,7 +119,9 @@ func each[T any](g *groupState, collection string, f func(k store.Key, obj *T, g
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	of := g.objects[collection]
-	keys := slices.SortedFunc(maps.Keys(of), func(a, b store.Key) int { return cmp.Compare(a.Path(), b.Path()) })
+	keys := slices.SortedFunc(maps.Keys(of), func(a, b store.Key) int { // in a fixed order, without a string per key
+		return cmp.Or(cmp.Compare(a.Project, b.Project), cmp.Compare(a.Scope, b.Scope), cmp.Compare(a.Name, b.Name))
+	})
 	get := func(k store.Key) any { return g.objects[k.Collection][k] }
 	for _, k := range keys {
 		if obj, ok := of[k].(*T); ok {
