@@ -14,21 +14,25 @@ import (
 
 // ManagedGroups is what autohealing (control.Autohealer) reads and
 // writes: what the feed keeps decoded, and writes under the write lock.
-func (s *Service) ManagedGroups() control.Groups { return managedGroups{s.API, s.groups} }
+func (s *Service) ManagedGroups() control.Groups { return controlled{s.API, s.groups} }
 
-// managedGroups is the API's side of autohealing (control.Groups): what
-// is stored, and writes under the write lock, like a request's.
-type managedGroups struct {
+// controlled is the API's side of autohealing (control.Groups) and
+// autoscaling (control.Scalers): they read what the feed keeps decoded,
+// and write under the write lock, as a request does.
+type controlled struct {
 	s      *core.API
 	stored *groupState
 }
 
-var _ control.Groups = managedGroups{}
+var (
+	_ control.Groups  = controlled{}
+	_ control.Scalers = controlled{}
+)
 
 // Managers lists the managed groups whose instance group is stored (a
 // manager being deleted has none), with, for those that autoheal, the
 // instances still there.
-func (g managedGroups) Managers(context.Context) ([]control.ManagedGroup, error) {
+func (g controlled) Managers(context.Context) ([]control.ManagedGroup, error) {
 	var out []control.ManagedGroup
 	each(g.stored, api.CollectionInstanceGroupManagers, func(k store.Key, m *api.InstanceGroupManager, get func(store.Key) any) {
 		group, ok := get(groupOf(m, core.ScopeOfKey(k))).(*api.InstanceGroup)
@@ -56,7 +60,7 @@ func (g managedGroups) Managers(context.Context) ([]control.ManagedGroup, error)
 
 // KeepSize remakes the instances of the manager at k that were deleted by
 // hand, as a managed group does: it keeps targetSize instances.
-func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
+func (g controlled) KeepSize(ctx context.Context, k store.Key) error {
 	s := g.s
 	s.Core().Lock()
 	defer s.Core().Unlock()
@@ -68,14 +72,14 @@ func (g managedGroups) KeepSize(ctx context.Context, k store.Key) error {
 }
 
 // Recreate makes instance k again: a new id and creation time, RUNNING.
-func (g managedGroups) Recreate(ctx context.Context, k store.Key) error {
+func (g controlled) Recreate(ctx context.Context, k store.Key) error {
 	g.s.Core().Lock()
 	defer g.s.Core().Unlock()
 	return fleet{g.s}.recreateInstance(ctx, k)
 }
 
 // SetInstanceStatus sets the status of instance k, unless it is gone.
-func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, status string) error {
+func (g controlled) SetInstanceStatus(ctx context.Context, k store.Key, status string) error {
 	s := g.s
 	s.Core().Lock()
 	defer s.Core().Unlock()
@@ -88,7 +92,7 @@ func (g managedGroups) SetInstanceStatus(ctx context.Context, k store.Key, statu
 
 // SetManagerStatus writes the group's action counts, stability and
 // recreate loop, when they changed.
-func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, actions api.ManagerActions, loop string) error {
+func (g controlled) SetManagerStatus(ctx context.Context, k store.Key, actions api.ManagerActions, loop string) error {
 	s := g.s
 	s.Core().Lock()
 	defer s.Core().Unlock()
@@ -109,12 +113,12 @@ func (g managedGroups) SetManagerStatus(ctx context.Context, k store.Key, action
 
 // Verdicts are the autohealing check's latest verdicts on the instances
 // of manager owner, by instance generation.
-func (g managedGroups) Verdicts(owner string) map[string]health.Status {
+func (g controlled) Verdicts(owner string) map[string]health.Status {
 	return fleet{g.s}.verdicts(owner)
 }
 
 // Link is the self link of the resource at path.
-func (g managedGroups) Link(path string) string { return g.s.Link(path) }
+func (g controlled) Link(path string) string { return g.s.Link(path) }
 
 // verdicts are the autohealing check's latest verdicts on the instances
 // of manager owner, by instance generation (its path and id): a verdict on

@@ -54,22 +54,14 @@ func scopeNoun(sc core.Scope) string {
 	return "region"
 }
 
-// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes:
-// what the feed keeps decoded, and writes under the write lock.
-func (s *Service) ScaledGroups() control.Scalers { return scaledGroups{s.API, s.groups} }
-
-// scaledGroups is the API's side of autoscaling (control.Scalers).
-type scaledGroups struct {
-	s      *core.API
-	stored *groupState
-}
-
-var _ control.Scalers = scaledGroups{}
+// ScaledGroups is what autoscaling (control.Autoscaler) reads and writes
+// (controlled).
+func (s *Service) ScaledGroups() control.Scalers { return controlled{s.API, s.groups} }
 
 // Autoscalers lists the autoscalers whose managed group is stored, with
 // the rate an instance of the group may take by the backend services that
 // use its instance group.
-func (g scaledGroups) Autoscalers(context.Context) ([]control.ScaledGroup, error) {
+func (g controlled) Autoscalers(context.Context) ([]control.ScaledGroup, error) {
 	var services []*api.BackendService
 	each(g.stored, api.CollectionBackendServices, func(_ store.Key, bs *api.BackendService, _ func(store.Key) any) {
 		services = append(services, bs)
@@ -123,7 +115,7 @@ func perInstance(services []*api.BackendService, group string, n int) float64 {
 
 // Resize sets the targetSize of the manager at k and brings its group to
 // it, as instanceGroupManagers.resize does.
-func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error {
+func (g controlled) Resize(ctx context.Context, k store.Key, size int64) error {
 	s := g.s
 	s.Core().Lock()
 	defer s.Core().Unlock()
@@ -138,7 +130,7 @@ func (g scaledGroups) Resize(ctx context.Context, k store.Key, size int64) error
 }
 
 // Recommend writes an autoscaler's recommendedSize and status details.
-func (g scaledGroups) Recommend(ctx context.Context, k store.Key, size int64, details []api.AutoscalerStatusDetail) error {
+func (g controlled) Recommend(ctx context.Context, k store.Key, size int64, details []api.AutoscalerStatusDetail) error {
 	return g.s.Update(ctx, k, func(doc map[string]any) bool {
 		doc["recommendedSize"] = size
 		if len(details) > 0 {
