@@ -567,31 +567,37 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			}
 		}})
 	e.core = writes
-	srv := httpapi.New(e.store, httpapi.Options{
-		Core:                    writes,
-		RootURL:                 e.URL(),
-		LinkRoot:                cfg.SelfLinkRoot,
+	// The Compute API over the core, and the HTTP layer that serves it.
+	computeAPI := compute.NewService(writes, compute.Options{
+		LinkRoot:                compute.LinkRoot(e.URL(), cfg.SelfLinkRoot),
 		Log:                     log,
 		Health:                  e.engine,
 		Aggregates:              e.aggregator,
-		Scenarios:               e.scenarios,
-		FastForward:             e.FastForward,
-		Actions:                 func(instance string) string { return e.healer.Action(instance) },
-		Workloads:               e.workloadControl(),
-		Metrics:                 promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
-		Access:                  httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
 		StrictFields:            cfg.StrictFields,
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
 		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
 		Clock:                   e.clock,
-		TimeScale:               e.clock.Factor(),
+		Actions:                 func(instance string) string { return e.healer.Action(instance) },
+	})
+	srv := httpapi.New(e.store, httpapi.Options{
+		Core:        writes,
+		Compute:     computeAPI,
+		RootURL:     e.URL(),
+		Log:         log,
+		Scenarios:   e.scenarios,
+		FastForward: e.FastForward,
+		Workloads:   e.workloadControl(),
+		Metrics:     promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		Access:      httpapi.Access{AllowedHosts: cfg.AllowedHosts, Token: cfg.Token},
+		Clock:       e.clock,
+		TimeScale:   e.clock.Factor(),
 	})
 	// What the cloud does by itself with managed groups: autohealing and
 	// autoscaling, on the emulator's clock, through the API's rules.
-	e.healer = control.NewAutohealer(srv.Compute().ManagedGroups(), e.clock, log)
+	e.healer = control.NewAutohealer(computeAPI.ManagedGroups(), e.clock, log)
 	e.healer.RecordTo(e.timeline)
-	e.scaler = control.NewAutoscaler(srv.Compute().ScaledGroups(), e.groupRequests(), e.clock, log)
+	e.scaler = control.NewAutoscaler(computeAPI.ScaledGroups(), e.groupRequests(), e.clock, log)
 	e.scaler.RecordTo(e.timeline)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)

@@ -8,6 +8,7 @@ package compute
 
 import (
 	"context"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 )
@@ -21,6 +22,17 @@ type Service struct {
 
 // Options say how to build a Service (core.APIOptions).
 type Options = core.APIOptions
+
+// LinkRoot is the root self links start with, ending with a slash:
+// linkRoot when set (the Compute API's service root,
+// "https://www.googleapis.com/compute/v1/", which clients such as
+// terraform-provider-google expect), else the API's own at rootURL.
+func LinkRoot(rootURL, linkRoot string) string {
+	if linkRoot != "" {
+		return strings.TrimSuffix(linkRoot, "/") + "/"
+	}
+	return strings.TrimSuffix(rootURL, "/") + "/compute/v1/"
+}
 
 // NewService returns the Compute API over c, ready to serve: its reference
 // index built and the provisioning of managed certificates resumed.

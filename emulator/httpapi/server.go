@@ -53,14 +53,6 @@ type Server struct {
 // HealthReader is what getHealth reads: the probe engine's verdicts.
 type HealthReader = core.HealthReader
 
-// linkRoot is the root self links start with, ending with a slash.
-func linkRoot(o Options) string {
-	if o.LinkRoot != "" {
-		return strings.TrimSuffix(o.LinkRoot, "/") + "/"
-	}
-	return strings.TrimSuffix(o.RootURL, "/") + "/compute/v1/"
-}
-
 // Options say how to build a Server. Only RootURL is required.
 type Options struct {
 	// RootURL is where the API is served: "http://127.0.0.1:8686".
@@ -90,6 +82,10 @@ type Options struct {
 	Workloads WorkloadControl
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
+	// Compute is the Compute API to serve, over Core, as the emulator
+	// assembles it; nil: one made over Core from the options below (Health
+	// to Actions), as tests build a server.
+	Compute *compute.Service
 	// Core is the compute core the server writes through (its write lock,
 	// its change feed), shared with the APIs beside Compute whose objects
 	// Compute references; nil: a core of its own over the store, Now and
@@ -170,12 +166,15 @@ func New(st store.Store, o Options) *Server {
 		s.core, s.ownCore = core.New(st, core.Options{Now: s.now, OnChange: o.OnChange, Log: log,
 			OperationsTTL: o.OperationsTTL, OperationsMax: o.OperationsMax}), true
 	}
-	s.compute = compute.NewService(s.core, compute.Options{
-		LinkRoot: linkRoot(o), Log: log, Health: o.Health, Aggregates: o.Aggregates,
-		StrictFields: o.StrictFields, DefaultNetwork: o.DefaultNetwork,
-		ManagedInstanceRange: o.ManagedInstanceRange, CertificateProvisioning: o.CertificateProvisioning,
-		Clock: o.Clock, Actions: o.Actions,
-	})
+	s.compute = o.Compute
+	if s.compute == nil {
+		s.compute = compute.NewService(s.core, compute.Options{
+			LinkRoot: compute.LinkRoot(o.RootURL, o.LinkRoot), Log: log, Health: o.Health, Aggregates: o.Aggregates,
+			StrictFields: o.StrictFields, DefaultNetwork: o.DefaultNetwork,
+			ManagedInstanceRange: o.ManagedInstanceRange, CertificateProvisioning: o.CertificateProvisioning,
+			Clock: o.Clock, Actions: o.Actions,
+		})
+	}
 	if o.TimeScale > 1 {
 		s.timeScale = strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
 	}
