@@ -203,6 +203,7 @@ func (s fleet) attachDisks(ctx context.Context, in *api.Instance, sc core.Scope)
 			if err := s.Store.Insert(ctx, store.Object{Key: k, Body: disks.Stored(doc, disk)}); err != nil {
 				return core.StoreError(k, err)
 			}
+			s.Written(ctx, k)
 			continue
 		}
 		if err := s.editDisk(ctx, k, func(disk *api.Disk) { disk.Users = append(disk.Users, self) }); err != nil {
@@ -236,15 +237,20 @@ func (s fleet) releaseDisks(ctx context.Context, in *api.Instance, sc core.Scope
 			if err := s.Store.Delete(ctx, k); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
+			s.Written(ctx, k)
 		}
 	}
 	return nil
 }
 
-// editDisk changes the stored disk at k; only the fields of the typed view
-// change.
+// editDisk changes the stored disk at k, and tells the feed; only the
+// fields of the typed view change.
 func (s fleet) editDisk(ctx context.Context, k store.Key, change func(*api.Disk)) error {
-	return editStored(ctx, s.Store, k, change)
+	if err := editStored(ctx, s.Store, k, change); err != nil {
+		return err
+	}
+	s.Written(ctx, k)
+	return nil
 }
 
 // editStored changes the typed view (T) of the object stored at k and

@@ -204,7 +204,7 @@ func (s fleet) leaveGroups(ctx context.Context, in *api.Instance, sc core.Scope)
 		}); err != nil {
 			return err
 		}
-		s.Core().Changed(ctx, []store.Key{o.Key})
+		s.Written(ctx, o.Key)
 	}
 	return nil
 }
