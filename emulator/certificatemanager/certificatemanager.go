@@ -53,7 +53,7 @@ type cmKind struct {
 	typeName string // "Certificate"
 	// check validates a document as created (prior nil) or patched, and
 	// fills its output fields.
-	check func(s *Service, r *http.Request, doc, prior map[string]any) error
+	check func(s *Service, r *googleapi.Call, doc, prior map[string]any) error
 	// patchable are the fields updateMask may name.
 	patchable []string
 }
@@ -63,7 +63,7 @@ func (k cmKind) collection() string { return "certificatemanager." + k.segment }
 var cmKinds = []cmKind{
 	{segment: "certificates", idParam: "certificateId", typeName: "Certificate", check: checkCMCertificate,
 		patchable: []string{"description", "labels"}},
-	{segment: "certificateMaps", idParam: "certificateMapId", typeName: "CertificateMap", check: func(*Service, *http.Request, map[string]any, map[string]any) error { return nil },
+	{segment: "certificateMaps", idParam: "certificateMapId", typeName: "CertificateMap", check: func(*Service, *googleapi.Call, map[string]any, map[string]any) error { return nil },
 		patchable: []string{"description", "labels"}},
 	{segment: "certificateMapEntries", idParam: "certificateMapEntryId", typeName: "CertificateMapEntry", check: checkCMMapEntry,
 		patchable: []string{"description", "labels", "certificates"}},
@@ -93,7 +93,7 @@ func (s *Service) Routes(m googleapi.Mux) {
 
 // cmKey is the store key of the resource id of kind k the request names
 // (an entry's name is its map's and its own).
-func cmKey(r *http.Request, k cmKind, id string) store.Key {
+func cmKey(r *googleapi.Call, k cmKind, id string) store.Key {
 	if m := r.PathValue("map"); m != "" {
 		id = m + "/" + id
 	}
@@ -117,8 +117,8 @@ func cmNotFound(name string) error {
 var cmOutputs = []string{"name", "createTime", "updateTime", "sanDnsnames", "expireTime", "state", "gclbTargets", "dnsResourceRecord", "pemCertificate"}
 
 func (s *Service) cmCreate(k cmKind) googleapi.Handler {
-	return func(r *http.Request) (any, error) {
-		id := r.URL.Query().Get(k.idParam)
+	return func(r *googleapi.Call) (any, error) {
+		id := r.Query().Get(k.idParam)
 		if !cmID.MatchString(id) {
 			return nil, googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT",
 				"%s (%q) must be 1 to 63 lower-case letters, digits or dashes, starting with a letter and not ending with a dash.", k.idParam, id)
@@ -159,7 +159,7 @@ func (s *Service) cmCreate(k cmKind) googleapi.Handler {
 }
 
 // cmLoad reads the resource the request names.
-func (s *Service) cmLoad(r *http.Request, k cmKind) (map[string]any, store.Key, error) {
+func (s *Service) cmLoad(r *googleapi.Call, k cmKind) (map[string]any, store.Key, error) {
 	key := cmKey(r, k, r.PathValue("id"))
 	o, err := s.core.Store().Get(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -173,14 +173,14 @@ func (s *Service) cmLoad(r *http.Request, k cmKind) (map[string]any, store.Key, 
 }
 
 func (s *Service) cmGet(k cmKind) googleapi.Handler {
-	return func(r *http.Request) (any, error) {
+	return func(r *googleapi.Call) (any, error) {
 		doc, _, err := s.cmLoad(r, k)
 		return doc, err
 	}
 }
 
 func (s *Service) cmList(k cmKind) googleapi.Handler {
-	return func(r *http.Request) (any, error) {
+	return func(r *googleapi.Call) (any, error) {
 		objects, err := s.core.Store().List(r.Context(), store.ListOptions{Project: r.PathValue("project"), Scope: "locations/" + r.PathValue("location"), Collection: k.collection()})
 		if err != nil {
 			return nil, err
@@ -199,7 +199,7 @@ func (s *Service) cmList(k cmKind) googleapi.Handler {
 // cmPatch changes the fields updateMask names (all the body sets when it
 // names none).
 func (s *Service) cmPatch(k cmKind) googleapi.Handler {
-	return func(r *http.Request) (any, error) {
+	return func(r *googleapi.Call) (any, error) {
 		var body map[string]any
 		if err := googleapi.ReadJSON(r, &body); err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func (s *Service) cmPatch(k cmKind) googleapi.Handler {
 		if err != nil {
 			return nil, err
 		}
-		fields := strings.Split(r.URL.Query().Get("updateMask"), ",")
+		fields := strings.Split(r.Query().Get("updateMask"), ",")
 		if fields[0] == "" {
 			fields = fields[:0]
 			for f := range body {
@@ -242,7 +242,7 @@ func (s *Service) cmPatch(k cmKind) googleapi.Handler {
 }
 
 func (s *Service) cmDelete(k cmKind) googleapi.Handler {
-	return func(r *http.Request) (any, error) {
+	return func(r *googleapi.Call) (any, error) {
 		s.core.Lock()
 		defer s.core.Unlock()
 		doc, key, err := s.cmLoad(r, k)
@@ -264,14 +264,14 @@ func (s *Service) cmDelete(k cmKind) googleapi.Handler {
 
 // cmChanged tells the emulator that the resource at key changed: the data
 // plane ends TLS with maps' entries and their certificates.
-func (s *Service) cmChanged(r *http.Request, key store.Key) {
+func (s *Service) cmChanged(r *googleapi.Call, key store.Key) {
 	s.core.Changed(r.Context(), []store.Key{key})
 }
 
 // cmUser is the name of a resource that uses the one at key: a map entry
 // of a map or a target proxy that serves it, or an entry naming a
 // certificate; "" when none does.
-func (s *Service) cmUser(r *http.Request, key store.Key, k cmKind) (string, error) {
+func (s *Service) cmUser(r *googleapi.Call, key store.Key, k cmKind) (string, error) {
 	if k.segment != "certificateMaps" && k.segment != "certificates" {
 		return "", nil
 	}
@@ -313,7 +313,7 @@ func (s *Service) cmUser(r *http.Request, key store.Key, k cmKind) (string, erro
 
 // cmDone is the finished operation of verb on a resource (doc; nil for a
 // delete).
-func (s *Service) cmDone(r *http.Request, k cmKind, verb string, doc map[string]any) (any, error) {
+func (s *Service) cmDone(r *googleapi.Call, k cmKind, verb string, doc map[string]any) (any, error) {
 	project, location := r.PathValue("project"), r.PathValue("location")
 	name := fmt.Sprintf("projects/%s/locations/%s/operations/operation-%d-%016x", project, location, s.core.Now().UnixMilli(), googleapi.NewID())
 	now := s.core.Now().UTC().Format(time.RFC3339Nano)
@@ -335,7 +335,7 @@ func (s *Service) cmDone(r *http.Request, k cmKind, verb string, doc map[string]
 	return op, nil
 }
 
-func (s *Service) cmOperation(r *http.Request) (any, error) {
+func (s *Service) cmOperation(r *googleapi.Call) (any, error) {
 	key := store.Key{Project: r.PathValue("project"), Scope: "locations/" + r.PathValue("location"), Collection: "certificatemanager.operations", Name: r.PathValue("id")}
 	o, err := s.core.Store().Get(r.Context(), key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -350,7 +350,7 @@ func (s *Service) cmOperation(r *http.Request) (any, error) {
 // checkCMCertificate checks a certificate: self-managed (a PEM certificate
 // and the key that signs for it) or managed (domains), not both; it fills
 // its names and expiry, and drops the private key.
-func checkCMCertificate(s *Service, _ *http.Request, doc, prior map[string]any) error {
+func checkCMCertificate(s *Service, _ *googleapi.Call, doc, prior map[string]any) error {
 	self, _ := doc["selfManaged"].(map[string]any)
 	managed, _ := doc["managed"].(map[string]any)
 	switch {
@@ -391,7 +391,7 @@ func checkCMCertificate(s *Service, _ *http.Request, doc, prior map[string]any) 
 
 // checkCMMapEntry checks a map entry: a hostname or the PRIMARY matcher,
 // and one certificate of its location that exists.
-func checkCMMapEntry(s *Service, r *http.Request, doc, _ map[string]any) error {
+func checkCMMapEntry(s *Service, r *googleapi.Call, doc, _ map[string]any) error {
 	hostname, _ := doc["hostname"].(string)
 	matcher, _ := doc["matcher"].(string)
 	if (hostname == "") == (matcher == "") {
@@ -423,7 +423,7 @@ func checkCMMapEntry(s *Service, r *http.Request, doc, _ map[string]any) error {
 
 // checkCMDNSAuthorization checks a DNS authorization's domain and gives it
 // the record to publish.
-func checkCMDNSAuthorization(_ *Service, _ *http.Request, doc, _ map[string]any) error {
+func checkCMDNSAuthorization(_ *Service, _ *googleapi.Call, doc, _ map[string]any) error {
 	domain, _ := doc["domain"].(string)
 	if domain == "" {
 		return googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", "domain is required: the domain the authorization proves control of.")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -23,7 +24,7 @@ func (s backends) backendBuckets() *core.Collection[api.BackendBucket, *api.Back
 
 // backendBucketSetEdgeSecurityPolicy answers
 // backendBuckets.setEdgeSecurityPolicy.
-func (s backends) backendBucketSetEdgeSecurityPolicy(r *core.Call) (any, error) {
+func (s backends) backendBucketSetEdgeSecurityPolicy(r *googleapi.Call) (any, error) {
 	var req api.SecurityPolicyReference
 	if err := s.ReadJSON(r, "SecurityPolicyReference", &req); err != nil {
 		return nil, err

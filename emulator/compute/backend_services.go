@@ -112,7 +112,7 @@ func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs
 // backendServiceHealth answers backendServices.getHealth: the health of the
 // endpoints of one group of the service (or of all its groups when the
 // body names none, an lbhealth extension).
-func (s backends) backendServiceHealth(r *core.Call) (any, error) {
+func (s backends) backendServiceHealth(r *googleapi.Call) (any, error) {
 	c := s.backendServices()
 	bs, sc, err := c.Load(r)
 	if err != nil {
@@ -133,7 +133,7 @@ func (s backends) backendServiceHealth(r *core.Call) (any, error) {
 
 // groupFilter reads the optional {"group": ...} body: the path of one of
 // the service's groups, or "" for all of them.
-func (s backends) groupFilter(r *core.Call, bs *api.BackendService, sc core.Scope) (string, error) {
+func (s backends) groupFilter(r *googleapi.Call, bs *api.BackendService, sc core.Scope) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}

@@ -91,7 +91,7 @@ func (s backends) destinationOf(_ context.Context, fr, self store.Key) (string, 
 }
 
 // compositeHealth answers compositeHealthChecks.getHealth.
-func (s backends) compositeHealth(r *core.Call) (any, error) {
+func (s backends) compositeHealth(r *googleapi.Call) (any, error) {
 	c := s.compositeHealthChecks()
 	chc, sc, err := c.Load(r)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -17,7 +18,7 @@ import (
 // network default, its subnetworks and its firewall rules. They are stored
 // like any resource (and can be deleted like one); a project provisioned
 // once, even in an earlier run, is never provisioned again.
-func (s *Service) Provision(r *core.Call) error {
+func (s *Service) Provision(r *googleapi.Call) error {
 	project := r.PathValue("project")
 	if !s.DefaultNetwork || project == "" || rules.Project("project", project) != nil || s.isProvisioned(project) {
 		return nil

@@ -181,7 +181,7 @@ func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule
 // forwardingRuleSetTarget answers forwardingRules.setTarget and
 // globalForwardingRules.setTarget: the rule's target changes, under the
 // rule's own checks.
-func (s frontends) forwardingRuleSetTarget(r *core.Call) (any, error) {
+func (s frontends) forwardingRuleSetTarget(r *googleapi.Call) (any, error) {
 	var req api.TargetReference
 	if err := s.ReadJSON(r, "TargetReference", &req); err != nil {
 		return nil, err

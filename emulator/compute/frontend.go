@@ -104,7 +104,7 @@ func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc core.Sco
 // urlMapValidate answers urlMaps.validate: the map in the request, checked
 // as an insert would check it, reported as the API reports a validation
 // (loadSucceeded and loadErrors) rather than as an error.
-func (s frontends) urlMapValidate(r *core.Call) (any, error) {
+func (s frontends) urlMapValidate(r *googleapi.Call) (any, error) {
 	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func (s frontends) urlMapValidate(r *core.Call) (any, error) {
 
 // urlMapInvalidateCache answers urlMaps.invalidateCache: the emulator has
 // no cache, so there is nothing to invalidate but the map must exist.
-func (s frontends) urlMapInvalidateCache(r *core.Call) (any, error) {
+func (s frontends) urlMapInvalidateCache(r *googleapi.Call) (any, error) {
 	var req map[string]any
 	if err := s.ReadJSON(r, "CacheInvalidationRule", &req); err != nil {
 		return nil, err
@@ -342,7 +342,7 @@ func (s frontends) sslPolicies() *core.Collection[api.SSLPolicy, *api.SSLPolicy]
 // The proxies' set methods: each changes one field, under the proxy's
 // own checks.
 
-func (s frontends) httpProxySetURLMap(r *core.Call) (any, error) {
+func (s frontends) httpProxySetURLMap(r *googleapi.Call) (any, error) {
 	var req api.URLMapReference
 	if err := s.ReadJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
@@ -354,7 +354,7 @@ func (s frontends) httpProxySetURLMap(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) httpsProxySetURLMap(r *core.Call) (any, error) {
+func (s frontends) httpsProxySetURLMap(r *googleapi.Call) (any, error) {
 	var req api.URLMapReference
 	if err := s.ReadJSON(r, "UrlMapReference", &req); err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func (s frontends) httpsProxySetURLMap(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) httpsProxySetCertificates(r *core.Call) (any, error) {
+func (s frontends) httpsProxySetCertificates(r *googleapi.Call) (any, error) {
 	sc, err := core.ScopeOf(r)
 	if err != nil {
 		return nil, err
@@ -386,7 +386,7 @@ func (s frontends) httpsProxySetCertificates(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) httpsProxySetQuicOverride(r *core.Call) (any, error) {
+func (s frontends) httpsProxySetQuicOverride(r *googleapi.Call) (any, error) {
 	var req api.QuicOverrideRequest
 	if err := s.ReadJSON(r, "TargetHttpsProxiesSetQuicOverrideRequest", &req); err != nil {
 		return nil, err
@@ -401,7 +401,7 @@ func (s frontends) httpsProxySetQuicOverride(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) httpsProxySetSSLPolicy(r *core.Call) (any, error) {
+func (s frontends) httpsProxySetSSLPolicy(r *googleapi.Call) (any, error) {
 	var req api.SSLPolicyReference
 	if err := s.ReadJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
@@ -413,7 +413,7 @@ func (s frontends) httpsProxySetSSLPolicy(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) tcpProxySetBackendService(r *core.Call) (any, error) {
+func (s frontends) tcpProxySetBackendService(r *googleapi.Call) (any, error) {
 	var req api.BackendServiceRequest
 	if err := s.ReadJSON(r, "TargetTcpProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
@@ -425,7 +425,7 @@ func (s frontends) tcpProxySetBackendService(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) tcpProxySetProxyHeader(r *core.Call) (any, error) {
+func (s frontends) tcpProxySetProxyHeader(r *googleapi.Call) (any, error) {
 	var req api.ProxyHeaderRequest
 	if err := s.ReadJSON(r, "TargetTcpProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err
@@ -440,7 +440,7 @@ func (s frontends) tcpProxySetProxyHeader(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) sslProxySetBackendService(r *core.Call) (any, error) {
+func (s frontends) sslProxySetBackendService(r *googleapi.Call) (any, error) {
 	var req api.BackendServiceRequest
 	if err := s.ReadJSON(r, "TargetSslProxiesSetBackendServiceRequest", &req); err != nil {
 		return nil, err
@@ -452,7 +452,7 @@ func (s frontends) sslProxySetBackendService(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) sslProxySetCertificates(r *core.Call) (any, error) {
+func (s frontends) sslProxySetCertificates(r *googleapi.Call) (any, error) {
 	var req api.SSLCertificatesRequest
 	if err := s.ReadJSON(r, "TargetSslProxiesSetSslCertificatesRequest", &req); err != nil {
 		return nil, err
@@ -464,7 +464,7 @@ func (s frontends) sslProxySetCertificates(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) sslProxySetSSLPolicy(r *core.Call) (any, error) {
+func (s frontends) sslProxySetSSLPolicy(r *googleapi.Call) (any, error) {
 	var req api.SSLPolicyReference
 	if err := s.ReadJSON(r, "SslPolicyReference", &req); err != nil {
 		return nil, err
@@ -476,7 +476,7 @@ func (s frontends) sslProxySetSSLPolicy(r *core.Call) (any, error) {
 	})
 }
 
-func (s frontends) sslProxySetProxyHeader(r *core.Call) (any, error) {
+func (s frontends) sslProxySetProxyHeader(r *googleapi.Call) (any, error) {
 	var req api.ProxyHeaderRequest
 	if err := s.ReadJSON(r, "TargetSslProxiesSetProxyHeaderRequest", &req); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/query"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
@@ -65,7 +64,7 @@ func (s networking) zone(project, name string) map[string]any {
 }
 
 // getRegion answers regions.get.
-func (s networking) getRegion(r *core.Call) (any, error) {
+func (s networking) getRegion(r *googleapi.Call) (any, error) {
 	name := r.PathValue("region")
 	if rules.Region("region", name) != nil {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/regions/%s' was not found", r.PathValue("project"), name))
@@ -74,7 +73,7 @@ func (s networking) getRegion(r *core.Call) (any, error) {
 }
 
 // getZone answers zones.get.
-func (s networking) getZone(r *core.Call) (any, error) {
+func (s networking) getZone(r *googleapi.Call) (any, error) {
 	name := r.PathValue("zone")
 	if rules.Region("zone", name) != nil || rules.ZoneRegion(name) == "" {
 		return nil, googleapi.NewError(http.StatusNotFound, "notFound", fmt.Sprintf("The resource 'projects/%s/zones/%s' was not found", r.PathValue("project"), name))
@@ -83,7 +82,7 @@ func (s networking) getZone(r *core.Call) (any, error) {
 }
 
 // listRegions answers regions.list, with its filter.
-func (s networking) listRegions(r *core.Call) (any, error) {
+func (s networking) listRegions(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, name := range slices.Sorted(maps.Keys(regionZones)) {
@@ -93,7 +92,7 @@ func (s networking) listRegions(r *core.Call) (any, error) {
 }
 
 // listZones answers zones.list, with its filter.
-func (s networking) listZones(r *core.Call) (any, error) {
+func (s networking) listZones(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	var items []map[string]any
 	for _, region := range slices.Sorted(maps.Keys(regionZones)) {
@@ -104,7 +103,7 @@ func (s networking) listZones(r *core.Call) (any, error) {
 	return s.geoList(r, "compute#zoneList", "projects/"+project+"/zones", items)
 }
 
-func (s networking) geoList(r *core.Call, kind, path string, items []map[string]any) (any, error) {
+func (s networking) geoList(r *googleapi.Call, kind, path string, items []map[string]any) (any, error) {
 	match, err := query.ParseFilter(r.Query().Get("filter"))
 	if err != nil {
 		return nil, err
@@ -132,7 +131,7 @@ var memoryPerCPU = map[string][3]int{"n1": {3840, 6656, 922}, "e2": {4096, 8192,
 	"n4": {4096, 8192, 2048}, "t2d": {4096, 8192, 1024}}
 
 // getMachineType answers machineTypes.get.
-func (s networking) getMachineType(r *core.Call) (any, error) {
+func (s networking) getMachineType(r *googleapi.Call) (any, error) {
 	project, zone, name := r.PathValue("project"), r.PathValue("zone"), r.PathValue("name")
 	path := "projects/" + project + "/zones/" + zone + "/machineTypes/" + name
 	cpus, memory, shared := 0, 0, false

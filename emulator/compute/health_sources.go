@@ -71,7 +71,7 @@ func (s backends) groupTypes(ctx context.Context, bs *api.BackendService) ([]str
 }
 
 // healthSourceHealth answers healthSources.getHealth.
-func (s backends) healthSourceHealth(r *core.Call) (any, error) {
+func (s backends) healthSourceHealth(r *googleapi.Call) (any, error) {
 	c := s.healthSources()
 	hs, sc, err := c.Load(r)
 	if err != nil {

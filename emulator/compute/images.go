@@ -26,14 +26,14 @@ const imageVersion = "v20260101"
 var versionSuffix = regexp.MustCompile(`-v\d{8}$`)
 
 // getImage answers images.get in a public image project.
-func (s fleet) getImage(r *core.Call) (any, error) {
+func (s fleet) getImage(r *googleapi.Call) (any, error) {
 	name := r.PathValue("name")
 	return publicImage(r.PathValue("project"), name, versionSuffix.ReplaceAllString(name, ""))
 }
 
 // getImageFromFamily answers images.getFromFamily: the newest image of the
 // family, which in the emulator is its only one.
-func (s fleet) getImageFromFamily(r *core.Call) (any, error) {
+func (s fleet) getImageFromFamily(r *googleapi.Call) (any, error) {
 	family := r.PathValue("family")
 	return publicImage(r.PathValue("project"), family+"-"+imageVersion, family)
 }

@@ -373,7 +373,7 @@ func (s fleet) releaseManager(ctx context.Context, m *api.InstanceGroupManager, 
 }
 
 // managerResize answers instanceGroupManagers.resize?size=N.
-func (s fleet) managerResize(r *core.Call) (any, error) {
+func (s fleet) managerResize(r *googleapi.Call) (any, error) {
 	v := r.Query().Get("size")
 	size, err := strconv.ParseInt(v, 10, 32)
 	if err != nil {
@@ -390,7 +390,7 @@ func (s fleet) managerResize(r *core.Call) (any, error) {
 }
 
 // managerListInstances answers instanceGroupManagers.listManagedInstances.
-func (s fleet) managerListInstances(r *core.Call) (any, error) {
+func (s fleet) managerListInstances(r *googleapi.Call) (any, error) {
 	m, sc, err := s.instanceGroupManagers().Load(r)
 	if err != nil {
 		return nil, err
@@ -424,7 +424,7 @@ func (s fleet) managerListInstances(r *core.Call) (any, error) {
 
 // managerRecreateInstances answers instanceGroupManagers.recreateInstances:
 // each instance listed is made again, with a new id and creation time.
-func (s fleet) managerRecreateInstances(r *core.Call) (any, error) {
+func (s fleet) managerRecreateInstances(r *googleapi.Call) (any, error) {
 	var req struct {
 		Instances []string `json:"instances"`
 	}

@@ -83,7 +83,7 @@ func (s fleet) resolveInstanceGroup(ctx context.Context, g *api.InstanceGroup, s
 }
 
 // instanceGroupAddInstances answers instanceGroups.addInstances.
-func (s fleet) instanceGroupAddInstances(r *core.Call) (any, error) {
+func (s fleet) instanceGroupAddInstances(r *googleapi.Call) (any, error) {
 	return s.changeGroupInstances(r, "InstanceGroupsAddInstancesRequest", "addInstances", func(g *api.InstanceGroup, field, ref string, at int) (err error) {
 		g.Instances, err = addMember(g.Instances, "instance group "+g.Name, field, ref, at)
 		return err
@@ -91,7 +91,7 @@ func (s fleet) instanceGroupAddInstances(r *core.Call) (any, error) {
 }
 
 // instanceGroupRemoveInstances answers instanceGroups.removeInstances.
-func (s fleet) instanceGroupRemoveInstances(r *core.Call) (any, error) {
+func (s fleet) instanceGroupRemoveInstances(r *googleapi.Call) (any, error) {
 	return s.changeGroupInstances(r, "InstanceGroupsRemoveInstancesRequest", "removeInstances", func(g *api.InstanceGroup, field, ref string, at int) (err error) {
 		g.Instances, err = removeMember(g.Instances, "instance group "+g.Name, field, ref, at)
 		return err
@@ -101,7 +101,7 @@ func (s fleet) instanceGroupRemoveInstances(r *core.Call) (any, error) {
 // changeGroupInstances applies change to the group for each instance the
 // body (of schema request) lists, in order: field names it in errors, at
 // is its index in the group (-1: not there).
-func (s fleet) changeGroupInstances(r *core.Call, request, op string, change func(g *api.InstanceGroup, field, ref string, at int) error) (any, error) {
+func (s fleet) changeGroupInstances(r *googleapi.Call, request, op string, change func(g *api.InstanceGroup, field, ref string, at int) error) (any, error) {
 	var req api.InstanceGroupInstances
 	if err := s.ReadJSON(r, request, &req); err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func (s fleet) changeGroupInstances(r *core.Call, request, op string, change fun
 
 // instanceGroupSetNamedPorts answers instanceGroups.setNamedPorts: the
 // named ports are replaced, guarded by the fingerprint when one is sent.
-func (s fleet) instanceGroupSetNamedPorts(r *core.Call) (any, error) {
+func (s fleet) instanceGroupSetNamedPorts(r *googleapi.Call) (any, error) {
 	var req api.InstanceGroupNamedPorts
 	if err := s.ReadJSON(r, "InstanceGroupsSetNamedPortsRequest", &req); err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (s fleet) instanceGroupSetNamedPorts(r *core.Call) (any, error) {
 // instanceGroupListInstances answers instanceGroups.listInstances: the
 // group's instances with their status and the group's named ports;
 // instanceState RUNNING leaves out the others.
-func (s fleet) instanceGroupListInstances(r *core.Call) (any, error) {
+func (s fleet) instanceGroupListInstances(r *googleapi.Call) (any, error) {
 	c := s.instanceGroups()
 	g, _, err := c.Load(r)
 	if err != nil {

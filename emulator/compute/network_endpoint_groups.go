@@ -84,7 +84,7 @@ func (s backends) endpointInstance(ctx context.Context, field string, e *api.Net
 // api.MaxEndpointsPerCall endpoints. None is a no-op, as in the Compute API:
 // clients that send endpoints in pages (terraform-provider-google, 500 at a
 // time) send an empty last page when the count is a multiple of the page.
-func (s backends) readEndpoints(r *core.Call) ([]api.NetworkEndpoint, error) {
+func (s backends) readEndpoints(r *googleapi.Call) ([]api.NetworkEndpoint, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (s backends) readEndpoints(r *core.Call) ([]api.NetworkEndpoint, error) {
 // already has (same address, port and instance) is left as it is, as the
 // Compute API does; one whose address and port another instance's endpoint
 // has is refused.
-func (s backends) attachNetworkEndpoints(r *core.Call) (any, error) {
+func (s backends) attachNetworkEndpoints(r *googleapi.Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (s backends) attachedEndpoint(ctx context.Context, field string, e *api.Net
 // it gives of its address, instance, fqdn and port (a port alone when it
 // names one endpoint). An endpoint the group does not have is 404
 // notFound, as in the Compute API.
-func (s backends) detachNetworkEndpoints(r *core.Call) (any, error) {
+func (s backends) detachNetworkEndpoints(r *googleapi.Call) (any, error) {
 	endpoints, err := s.readEndpoints(r)
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func describeEndpoint(e api.NetworkEndpoint) string {
 // (maxResults, pageToken), with their health per backend service when the
 // body asks for it ({"healthStatus": "SHOW"}). The regional method of the
 // Compute API takes no body; the emulator reads the same optional one.
-func (s backends) listNetworkEndpoints(r *core.Call) (any, error) {
+func (s backends) listNetworkEndpoints(r *googleapi.Call) (any, error) {
 	c := s.networkEndpointGroups()
 	g, sc, err := c.Load(r)
 	if err != nil {
@@ -308,7 +308,7 @@ func (s backends) listNetworkEndpoints(r *core.Call) (any, error) {
 }
 
 // showHealth reads the optional body of listNetworkEndpoints.
-func (s backends) showHealth(r *core.Call) (bool, error) {
+func (s backends) showHealth(r *googleapi.Call) (bool, error) {
 	if !r.HasBody() {
 		return false, nil
 	}

@@ -1,14 +1,13 @@
 package compute
 
 import (
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
 
 // getComputeProject answers the Compute API's projects.get: the project's
 // number and default service account.
-func (s *Service) getComputeProject(r *core.Call) (any, error) {
+func (s *Service) getComputeProject(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	if v := rules.Project("project", project); v != nil {
 		return nil, googleapi.Invalid("%s", v.Error())

@@ -99,7 +99,7 @@ func (s networking) resolveRouter(ctx context.Context, r *api.Router, sc core.Sc
 // routerStatus answers getRouterStatus: the router's network and, for each
 // NAT, the addresses it names; no BGP session runs, so there are no peers'
 // states or learned routes, and no instance has NAT mappings.
-func (s networking) routerStatus(r *core.Call) (any, error) {
+func (s networking) routerStatus(r *googleapi.Call) (any, error) {
 	rt, _, err := s.routers().Load(r)
 	if err != nil {
 		return nil, err

@@ -20,21 +20,21 @@ const (
 
 // verbs are the handlers every collection has.
 type verbs interface {
-	Insert(*core.Call) (any, error)
-	Get(*core.Call) (any, error)
-	List(*core.Call) (any, error)
-	Update(*core.Call) (any, error)
-	Patch(*core.Call) (any, error)
-	Delete(*core.Call) (any, error)
-	AggregatedList(*core.Call) (any, error)
-	SetLabels(*core.Call) (any, error)
+	Insert(*googleapi.Call) (any, error)
+	Get(*googleapi.Call) (any, error)
+	List(*googleapi.Call) (any, error)
+	Update(*googleapi.Call) (any, error)
+	Patch(*googleapi.Call) (any, error)
+	Delete(*googleapi.Call) (any, error)
+	AggregatedList(*googleapi.Call) (any, error)
+	SetLabels(*googleapi.Call) (any, error)
 	Holder() (core.Holder, bool)
 }
 
 // handlers are a collection's verbs and its custom methods, by name.
 type handlers struct {
 	verbs   verbs
-	methods map[string]core.Handler
+	methods map[string]googleapi.Handler
 }
 
 // collectionHandlers are the handlers of every collection of the catalogue
@@ -44,65 +44,65 @@ func (s *Service) collectionHandlers() map[string]handlers {
 	b, f, fl, n := backends{s.API}, frontends{s.API}, fleet{s.API}, networking{s.API}
 	return map[string]handlers{
 		api.CollectionHealthChecks: {verbs: b.healthChecks()},
-		api.CollectionNetworkEndpointGroups: {verbs: b.networkEndpointGroups(), methods: map[string]core.Handler{
+		api.CollectionNetworkEndpointGroups: {verbs: b.networkEndpointGroups(), methods: map[string]googleapi.Handler{
 			"attachNetworkEndpoints": b.attachNetworkEndpoints,
 			"detachNetworkEndpoints": b.detachNetworkEndpoints,
 			"listNetworkEndpoints":   b.listNetworkEndpoints,
 		}},
-		api.CollectionBackendServices: {verbs: b.backendServices(), methods: map[string]core.Handler{
+		api.CollectionBackendServices: {verbs: b.backendServices(), methods: map[string]googleapi.Handler{
 			"getHealth":             b.backendServiceHealth,
 			"setSecurityPolicy":     f.backendServiceSetSecurityPolicy,
 			"setEdgeSecurityPolicy": f.backendServiceSetEdgeSecurityPolicy,
 		}},
 		api.CollectionHTTPHealthChecks:  {verbs: b.legacyHealthChecks(api.CollectionHTTPHealthChecks)},
 		api.CollectionHTTPSHealthChecks: {verbs: b.legacyHealthChecks(api.CollectionHTTPSHealthChecks)},
-		api.CollectionTargetPools: {verbs: b.targetPools(), methods: map[string]core.Handler{
+		api.CollectionTargetPools: {verbs: b.targetPools(), methods: map[string]googleapi.Handler{
 			"getHealth":         b.targetPoolHealth,
 			"addInstance":       b.targetPoolAddInstance,
 			"removeInstance":    b.targetPoolRemoveInstance,
 			"addHealthCheck":    b.targetPoolAddHealthCheck,
 			"removeHealthCheck": b.targetPoolRemoveHealthCheck,
 		}},
-		api.CollectionForwardingRules: {verbs: f.forwardingRules(), methods: map[string]core.Handler{"setTarget": f.forwardingRuleSetTarget}},
+		api.CollectionForwardingRules: {verbs: f.forwardingRules(), methods: map[string]googleapi.Handler{"setTarget": f.forwardingRuleSetTarget}},
 		api.CollectionInstances:       {verbs: fl.instances()},
 		api.CollectionDisks:           {verbs: fl.disks()},
-		api.CollectionInstanceGroups: {verbs: fl.instanceGroups(), methods: map[string]core.Handler{
+		api.CollectionInstanceGroups: {verbs: fl.instanceGroups(), methods: map[string]googleapi.Handler{
 			"addInstances":    fl.instanceGroupAddInstances,
 			"removeInstances": fl.instanceGroupRemoveInstances,
 			"listInstances":   fl.instanceGroupListInstances,
 			"setNamedPorts":   fl.instanceGroupSetNamedPorts,
 		}},
 		api.CollectionInstanceTemplates: {verbs: fl.instanceTemplates()},
-		api.CollectionInstanceGroupManagers: {verbs: fl.instanceGroupManagers(), methods: map[string]core.Handler{
+		api.CollectionInstanceGroupManagers: {verbs: fl.instanceGroupManagers(), methods: map[string]googleapi.Handler{
 			"resize":               fl.managerResize,
 			"listManagedInstances": fl.managerListInstances,
 			"recreateInstances":    fl.managerRecreateInstances,
 		}},
-		api.CollectionURLMaps: {verbs: f.urlMaps(), methods: map[string]core.Handler{
+		api.CollectionURLMaps: {verbs: f.urlMaps(), methods: map[string]googleapi.Handler{
 			"validate":        f.urlMapValidate,
 			"invalidateCache": f.urlMapInvalidateCache,
 		}},
-		api.CollectionBackendBuckets: {verbs: b.backendBuckets(), methods: map[string]core.Handler{
+		api.CollectionBackendBuckets: {verbs: b.backendBuckets(), methods: map[string]googleapi.Handler{
 			"setEdgeSecurityPolicy": b.backendBucketSetEdgeSecurityPolicy,
 		}},
-		api.CollectionSecurityPolicies: {verbs: f.securityPolicies(), methods: map[string]core.Handler{
+		api.CollectionSecurityPolicies: {verbs: f.securityPolicies(), methods: map[string]googleapi.Handler{
 			"addRule":    f.securityPolicyAddRule,
 			"getRule":    f.securityPolicyGetRule,
 			"patchRule":  f.securityPolicyPatchRule,
 			"removeRule": f.securityPolicyRemoveRule,
 		}},
-		api.CollectionTargetHTTPProxies: {verbs: f.targetHTTPProxies(), methods: map[string]core.Handler{"setUrlMap": f.httpProxySetURLMap}},
-		api.CollectionTargetHTTPSProxies: {verbs: f.targetHTTPSProxies(), methods: map[string]core.Handler{
+		api.CollectionTargetHTTPProxies: {verbs: f.targetHTTPProxies(), methods: map[string]googleapi.Handler{"setUrlMap": f.httpProxySetURLMap}},
+		api.CollectionTargetHTTPSProxies: {verbs: f.targetHTTPSProxies(), methods: map[string]googleapi.Handler{
 			"setUrlMap":          f.httpsProxySetURLMap,
 			"setSslCertificates": f.httpsProxySetCertificates,
 			"setQuicOverride":    f.httpsProxySetQuicOverride,
 			"setSslPolicy":       f.httpsProxySetSSLPolicy,
 		}},
-		api.CollectionTargetTCPProxies: {verbs: f.targetTCPProxies(), methods: map[string]core.Handler{
+		api.CollectionTargetTCPProxies: {verbs: f.targetTCPProxies(), methods: map[string]googleapi.Handler{
 			"setBackendService": f.tcpProxySetBackendService,
 			"setProxyHeader":    f.tcpProxySetProxyHeader,
 		}},
-		api.CollectionTargetSSLProxies: {verbs: f.targetSSLProxies(), methods: map[string]core.Handler{
+		api.CollectionTargetSSLProxies: {verbs: f.targetSSLProxies(), methods: map[string]googleapi.Handler{
 			"setBackendService":  f.sslProxySetBackendService,
 			"setSslCertificates": f.sslProxySetCertificates,
 			"setSslPolicy":       f.sslProxySetSSLPolicy,
@@ -114,13 +114,13 @@ func (s *Service) collectionHandlers() map[string]handlers {
 		api.CollectionNetworks:                  {verbs: n.networks()},
 		api.CollectionSubnetworks:               {verbs: n.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: n.firewalls()},
-		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]core.Handler{"getRouterStatus": n.routerStatus}},
+		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]googleapi.Handler{"getRouterStatus": n.routerStatus}},
 		api.CollectionAutoscalers:               {verbs: fl.autoscalers()},
 		api.CollectionServiceAttachments:        {verbs: f.serviceAttachments()},
 		api.CollectionAddresses:                 {verbs: f.addresses()},
 		api.CollectionHealthAggregationPolicies: {verbs: b.healthAggregationPolicies()},
-		api.CollectionHealthSources:             {verbs: b.healthSources(), methods: map[string]core.Handler{"getHealth": b.healthSourceHealth}},
-		api.CollectionCompositeHealthChecks:     {verbs: b.compositeHealthChecks(), methods: map[string]core.Handler{"getHealth": b.compositeHealth}},
+		api.CollectionHealthSources:             {verbs: b.healthSources(), methods: map[string]googleapi.Handler{"getHealth": b.healthSourceHealth}},
+		api.CollectionCompositeHealthChecks:     {verbs: b.compositeHealthChecks(), methods: map[string]googleapi.Handler{"getHealth": b.compositeHealth}},
 	}
 }
 
@@ -132,7 +132,7 @@ var scopePaths = map[api.Scopes]string{api.Global: globalPath, api.Regional: reg
 // and its handler.
 type Route struct {
 	Pattern string
-	Handler core.Handler
+	Handler googleapi.Handler
 }
 
 // Routes is the route table of the Compute API: its whole surface, in one
@@ -142,7 +142,7 @@ type Route struct {
 // stops the emulator at start, and a test.
 func (s *Service) Routes() []Route {
 	var routes []Route
-	add := func(pattern string, h core.Handler) { routes = append(routes, Route{pattern, h}) }
+	add := func(pattern string, h googleapi.Handler) { routes = append(routes, Route{pattern, h}) }
 	all := s.collectionHandlers()
 	for _, c := range api.Catalogue {
 		h, ok := all[c.Name]
@@ -181,7 +181,7 @@ func (s *Service) Routes() []Route {
 // insert and delete where the catalogue writes it; update (PUT) and patch
 // (PATCH) where the catalogue has them; setLabels for resources with
 // labels; c's custom methods; and one aggregated list when the API has one.
-func serveCollection(c api.Collection, h handlers, add func(pattern string, h core.Handler)) {
+func serveCollection(c api.Collection, h handlers, add func(pattern string, h googleapi.Handler)) {
 	for _, sc := range c.Scopes.List() {
 		path := scopePaths[sc] + c.Name
 		if c.WritesIn(sc) {
@@ -192,7 +192,7 @@ func serveCollection(c api.Collection, h handlers, add func(pattern string, h co
 		add("GET "+path+"/{name}", h.verbs.Get)
 		for _, u := range []struct {
 			verb string
-			fn   core.Handler
+			fn   googleapi.Handler
 		}{{"PUT", h.verbs.Update}, {"PATCH", h.verbs.Patch}} {
 			switch {
 			case !c.UpdatesIn(u.verb, sc):
@@ -227,8 +227,8 @@ func serveCollection(c api.Collection, h handlers, add func(pattern string, h co
 
 // nameFromQuery is fn for an update that names its resource by the query
 // parameter param instead of the path.
-func nameFromQuery(param string, fn core.Handler) core.Handler {
-	return func(r *core.Call) (any, error) {
+func nameFromQuery(param string, fn googleapi.Handler) googleapi.Handler {
+	return func(r *googleapi.Call) (any, error) {
 		name := r.Query().Get(param)
 		if name == "" {
 			return nil, googleapi.Invalid("%s is required: the name of the resource to update, as ?%s=NAME.", param, param)

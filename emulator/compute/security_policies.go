@@ -37,7 +37,7 @@ func (s frontends) securityPolicies() *core.Collection[api.SecurityPolicy, *api.
 
 // rulePriority reads the priority query parameter of getRule, patchRule
 // and removeRule (0 when absent, as in the Compute API).
-func rulePriority(r *core.Call) (int64, error) {
+func rulePriority(r *googleapi.Call) (int64, error) {
 	v := r.Query().Get("priority")
 	if v == "" {
 		return 0, nil
@@ -62,7 +62,7 @@ func ruleAt(p *api.SecurityPolicy, priority int64) (int, error) {
 
 // readRule reads the body of addRule and patchRule, a rule checked alone
 // (field names as the client sent them) against a policy of type typ.
-func (s frontends) readRule(r *core.Call, typ string, regional bool) (api.SecurityPolicyRule, error) {
+func (s frontends) readRule(r *googleapi.Call, typ string, regional bool) (api.SecurityPolicyRule, error) {
 	var rule api.SecurityPolicyRule
 	if err := s.ReadJSON(r, "SecurityPolicyRule", &rule); err != nil {
 		return rule, err
@@ -75,7 +75,7 @@ func (s frontends) readRule(r *core.Call, typ string, regional bool) (api.Securi
 
 // securityPolicyAddRule answers securityPolicies.addRule: a rule of a new
 // priority.
-func (s frontends) securityPolicyAddRule(r *core.Call) (any, error) {
+func (s frontends) securityPolicyAddRule(r *googleapi.Call) (any, error) {
 	c := s.securityPolicies()
 	return c.Modify(r, "addRule", func(stored *api.SecurityPolicy) (*api.SecurityPolicy, error) {
 		sc, _ := core.ScopeOf(r)
@@ -93,7 +93,7 @@ func (s frontends) securityPolicyAddRule(r *core.Call) (any, error) {
 }
 
 // securityPolicyGetRule answers securityPolicies.getRule.
-func (s frontends) securityPolicyGetRule(r *core.Call) (any, error) {
+func (s frontends) securityPolicyGetRule(r *googleapi.Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (s frontends) securityPolicyGetRule(r *core.Call) (any, error) {
 // securityPolicyPatchRule answers securityPolicies.patchRule: the rule of
 // the priority parameter replaced by the body (which may move it to the
 // priority it names).
-func (s frontends) securityPolicyPatchRule(r *core.Call) (any, error) {
+func (s frontends) securityPolicyPatchRule(r *googleapi.Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s frontends) securityPolicyPatchRule(r *core.Call) (any, error) {
 
 // securityPolicyRemoveRule answers securityPolicies.removeRule; the
 // default rule stays.
-func (s frontends) securityPolicyRemoveRule(r *core.Call) (any, error) {
+func (s frontends) securityPolicyRemoveRule(r *googleapi.Call) (any, error) {
 	priority, err := rulePriority(r)
 	if err != nil {
 		return nil, err
@@ -158,20 +158,20 @@ func (s frontends) securityPolicyRemoveRule(r *core.Call) (any, error) {
 }
 
 // backendServiceSetSecurityPolicy answers backendServices.setSecurityPolicy.
-func (s frontends) backendServiceSetSecurityPolicy(r *core.Call) (any, error) {
+func (s frontends) backendServiceSetSecurityPolicy(r *googleapi.Call) (any, error) {
 	return s.setServicePolicy(r, "setSecurityPolicy", false)
 }
 
 // backendServiceSetEdgeSecurityPolicy answers
 // backendServices.setEdgeSecurityPolicy.
-func (s frontends) backendServiceSetEdgeSecurityPolicy(r *core.Call) (any, error) {
+func (s frontends) backendServiceSetEdgeSecurityPolicy(r *googleapi.Call) (any, error) {
 	return s.setServicePolicy(r, "setEdgeSecurityPolicy", true)
 }
 
 // setServicePolicy attaches the policy the body names to the backend
 // service (or detaches it, for an empty one): a CLOUD_ARMOR policy of the
 // service's scope, or for edge a global CLOUD_ARMOR_EDGE one.
-func (s frontends) setServicePolicy(r *core.Call, method string, edge bool) (any, error) {
+func (s frontends) setServicePolicy(r *googleapi.Call, method string, edge bool) (any, error) {
 	var req api.SecurityPolicyReference
 	if err := s.ReadJSON(r, "SecurityPolicyReference", &req); err != nil {
 		return nil, err

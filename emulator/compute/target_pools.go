@@ -66,7 +66,7 @@ func (s backends) resolveTargetPool(ctx context.Context, tp *api.TargetPool, sc 
 
 // targetPoolHealth answers targetPools.getHealth: the health of one
 // instance (or of all, when the body names none: an lbhealth extension).
-func (s backends) targetPoolHealth(r *core.Call) (any, error) {
+func (s backends) targetPoolHealth(r *googleapi.Call) (any, error) {
 	c := s.targetPools()
 	tp, sc, err := c.Load(r)
 	if err != nil {
@@ -86,7 +86,7 @@ func (s backends) targetPoolHealth(r *core.Call) (any, error) {
 }
 
 // instanceFilter reads the optional {"instance": ...} body.
-func (s backends) instanceFilter(r *core.Call, tp *api.TargetPool) (string, error) {
+func (s backends) instanceFilter(r *googleapi.Call, tp *api.TargetPool) (string, error) {
 	if !r.HasBody() {
 		return "", nil
 	}
@@ -116,7 +116,7 @@ func (s backends) instanceFilter(r *core.Call, tp *api.TargetPool) (string, erro
 
 // readPoolInstances reads the body of addInstance and removeInstance (the
 // same shape): at least one instance.
-func (s backends) readPoolInstances(r *core.Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
+func (s backends) readPoolInstances(r *googleapi.Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
 	var req api.TargetPoolsAddInstanceRequest
 	if err := s.ReadJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return req, err
@@ -128,7 +128,7 @@ func (s backends) readPoolInstances(r *core.Call, verb string) (api.TargetPoolsA
 }
 
 // targetPoolAddInstance answers targetPools.addInstance.
-func (s backends) targetPoolAddInstance(r *core.Call) (any, error) {
+func (s backends) targetPoolAddInstance(r *googleapi.Call) (any, error) {
 	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = addMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -136,7 +136,7 @@ func (s backends) targetPoolAddInstance(r *core.Call) (any, error) {
 }
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
-func (s backends) targetPoolRemoveInstance(r *core.Call) (any, error) {
+func (s backends) targetPoolRemoveInstance(r *googleapi.Call) (any, error) {
 	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = removeMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
@@ -165,7 +165,7 @@ func removeMember(members []string, owner, field, ref string, at int) ([]string,
 // changePoolInstances applies change to the pool for each instance the
 // body lists, in order: field names it in errors, at is its index in the
 // pool (-1: not there).
-func (s backends) changePoolInstances(r *core.Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
+func (s backends) changePoolInstances(r *googleapi.Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
 	req, err := s.readPoolInstances(r, verb)
 	if err != nil {
 		return nil, err
@@ -196,18 +196,18 @@ func poolInstanceIndex(tp *api.TargetPool, k string) int {
 }
 
 // targetPoolAddHealthCheck answers targetPools.addHealthCheck.
-func (s backends) targetPoolAddHealthCheck(r *core.Call) (any, error) {
+func (s backends) targetPoolAddHealthCheck(r *googleapi.Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "addHealthCheck")
 }
 
 // targetPoolRemoveHealthCheck answers targetPools.removeHealthCheck.
-func (s backends) targetPoolRemoveHealthCheck(r *core.Call) (any, error) {
+func (s backends) targetPoolRemoveHealthCheck(r *googleapi.Call) (any, error) {
 	return s.targetPoolHealthChecks(r, "removeHealthCheck")
 }
 
 // targetPoolHealthChecks adds (op addHealthCheck) or removes the checks the
 // body lists.
-func (s backends) targetPoolHealthChecks(r *core.Call, op string) (any, error) {
+func (s backends) targetPoolHealthChecks(r *googleapi.Call, op string) (any, error) {
 	var req api.TargetPoolsAddHealthCheckRequest
 	if err := s.ReadJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err

@@ -55,13 +55,13 @@ func Invalid(format string, args ...any) *Error {
 }
 
 // NotRouted is the answer to a path (or a method on it) that no API has.
-func NotRouted(r *http.Request) *Error {
-	return &Error{http.StatusNotFound, "notFound", "The emulator has no " + r.Method + " " + r.URL.Path + ": see docs/guides/api.md for the API."}
+func NotRouted(method, path string) *Error {
+	return &Error{http.StatusNotFound, "notFound", "The emulator has no " + method + " " + path + ": see docs/guides/api.md for the API."}
 }
 
-// Handler is what every endpoint implements: a value to answer with, or an
-// error.
-type Handler func(r *http.Request) (any, error)
+// Handler is what every method of an API implements: a value to answer
+// with, or an error (an *Error when the caller caused it).
+type Handler func(r *Call) (any, error)
 
 // Mux is where a service mounts its endpoints; pattern is net/http's
 // ("POST /iam/v1/projects/{project}/serviceAccounts").
@@ -117,9 +117,9 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// ReadJSON reads a request body of the APIs beside Compute into v.
-func ReadJSON(r *http.Request, v any) error {
-	body, err := ReadBody(r)
+// ReadJSON reads the body of a call of the APIs beside Compute into v.
+func ReadJSON(r *Call, v any) error {
+	body, err := r.Body()
 	if err != nil {
 		return err
 	}

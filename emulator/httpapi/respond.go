@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -14,35 +13,21 @@ import (
 // a Google-style error body with its code and reason.
 type apiError = googleapi.Error
 
-// handler is what every API endpoint implements: a value to answer with, or
-// an error. serve turns both into HTTP, so no handler writes a response.
-type handler = googleapi.Handler
-
-// serve serves h, a handler of the emulator's own endpoints or of an API
-// mounted beside Compute.
-func (s *Server) serve(h handler) http.HandlerFunc {
-	return s.answer(func(r *http.Request, _ *core.Call) (any, error) { return h(r) })
-}
-
-// serveCall serves h, a method of the Compute API, with the request as a
-// call.
-func (s *Server) serveCall(h core.Handler) http.HandlerFunc {
-	return s.answer(func(_ *http.Request, c *core.Call) (any, error) { return h(c) })
-}
-
-// answer runs h and answers what it returns: the project the request names
-// provisioned first, a retried requestId answered as the first time, the
-// change durable before the answer, the answer in the shape the client
-// asked for.
-func (s *Server) answer(h func(*http.Request, *core.Call) (any, error)) http.HandlerFunc {
+// serve serves h, a method of the Compute API, of an API mounted beside
+// it, or of the emulator's own endpoints, with the request as a call: the
+// project it names provisioned first, a retried requestId answered as the
+// first time, the change durable before the answer, the answer in the
+// shape the client asked for. No handler writes a response.
+func (s *Server) serve(h googleapi.Handler) http.HandlerFunc {
+	h = s.compute.Idempotent(h)
 	return func(w http.ResponseWriter, r *http.Request) {
-		call := core.NewCall(r.Context(), r.Method, r.URL.Path, r.PathValue, r.URL.Query(), r.ContentLength != 0,
+		call := googleapi.NewCall(r.Context(), r.Method, r.URL.Path, r.PathValue, r.URL.Query(), r.ContentLength != 0,
 			func() ([]byte, error) { return googleapi.ReadBody(r) })
 		if err := s.compute.Provision(call); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		v, err := s.compute.Idempotent(func(c *core.Call) (any, error) { return h(r, c) })(call)
+		v, err := h(call)
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			err = s.durable(r, err)
 		}

@@ -13,7 +13,7 @@ import (
 // when mounted (Mount).
 func (s *Server) routes() {
 	for _, rt := range s.compute.Routes() {
-		s.mux.HandleFunc(rt.Pattern, s.serveCall(rt.Handler))
+		s.mux.HandleFunc(rt.Pattern, s.serve(rt.Handler))
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("POST /_emulator/reset", s.serve(s.reset))
@@ -33,7 +33,7 @@ func (s *Server) routes() {
 }
 
 // reset deletes everything, for test suites that share one emulator.
-func (s *Server) reset(r *http.Request) (any, error) {
+func (s *Server) reset(r *googleapi.Call) (any, error) {
 	if err := s.compute.Reset(r.Context()); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, notRouted(r))
 }
 
-func notRouted(r *http.Request) error { return googleapi.NotRouted(r) }
+func notRouted(r *http.Request) error { return googleapi.NotRouted(r.Method, r.URL.Path) }
 
 // allowed lists the methods that have a route for r's path other than the
 // catch-all.

@@ -26,8 +26,8 @@ type scenarioList struct {
 
 // startScenario runs the scenario in the body (JSON, as the API takes it;
 // the CLI reads YAML too) from now.
-func (s *Server) startScenario(r *http.Request) (any, error) {
-	body, err := googleapi.ReadBody(r)
+func (s *Server) startScenario(r *googleapi.Call) (any, error) {
+	body, err := r.Body()
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +45,11 @@ func (s *Server) startScenario(r *http.Request) (any, error) {
 	return st, nil
 }
 
-func (s *Server) listScenarios(*http.Request) (any, error) {
+func (s *Server) listScenarios(*googleapi.Call) (any, error) {
 	return scenarioList{Kind: "lbhealth#scenarioList", Items: s.scenarios.List()}, nil
 }
 
-func (s *Server) getScenario(r *http.Request) (any, error) {
+func (s *Server) getScenario(r *googleapi.Call) (any, error) {
 	for _, st := range s.scenarios.List() {
 		if st.Name == r.PathValue("name") {
 			return st, nil
@@ -60,7 +60,7 @@ func (s *Server) getScenario(r *http.Request) (any, error) {
 
 // stopScenario stops a running scenario; what its steps changed stays as
 // it is.
-func (s *Server) stopScenario(r *http.Request) (any, error) {
+func (s *Server) stopScenario(r *googleapi.Call) (any, error) {
 	st, ok := s.scenarios.Stop(r.PathValue("name"))
 	if !ok {
 		return nil, noScenario(r.PathValue("name"))

@@ -31,7 +31,7 @@ type workloadList struct {
 	Items []control.Status `json:"items"`
 }
 
-func (s *Server) listWorkloads(*http.Request) (any, error) {
+func (s *Server) listWorkloads(*googleapi.Call) (any, error) {
 	if s.workloads == nil {
 		return nil, workloadsOff()
 	}
@@ -40,11 +40,11 @@ func (s *Server) listWorkloads(*http.Request) (any, error) {
 
 // setWorkload breaks or heals one instance's workload: the body is
 // {"mode": "status-500"}; "ok" heals it.
-func (s *Server) setWorkload(r *http.Request) (any, error) {
+func (s *Server) setWorkload(r *googleapi.Call) (any, error) {
 	if s.workloads == nil {
 		return nil, workloadsOff()
 	}
-	body, err := googleapi.ReadBody(r)
+	body, err := r.Body()
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func invalidArgument(format string, args ...any) error {
 	return googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", format, args...)
 }
 
-func (s *Service) createServiceAccount(r *http.Request) (any, error) {
+func (s *Service) createServiceAccount(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	var req struct {
 		AccountID      string         `json:"accountId"`
@@ -130,7 +130,7 @@ func (s *Service) createServiceAccount(r *http.Request) (any, error) {
 // loadServiceAccount finds the account the path names (by email or unique
 // id; project "-" is any), with its key; the default Compute account is
 // always there.
-func (s *Service) loadServiceAccount(r *http.Request) (serviceAccount, store.Key, error) {
+func (s *Service) loadServiceAccount(r *googleapi.Call) (serviceAccount, store.Key, error) {
 	project, account := r.PathValue("project"), r.PathValue("account")
 	account, _, _ = strings.Cut(account, ":")
 	if project == "-" && strings.Contains(account, "@") {
@@ -158,7 +158,7 @@ func accountProject(email string) string {
 
 // serviceAccounts are project's accounts: its default Compute account and
 // those created.
-func (s *Service) serviceAccounts(r *http.Request, project string) ([]serviceAccount, error) {
+func (s *Service) serviceAccounts(r *googleapi.Call, project string) ([]serviceAccount, error) {
 	objects, err := s.store.List(r.Context(), store.ListOptions{Project: project, Scope: "global", Collection: serviceAccountsCollection})
 	if err != nil {
 		return nil, err
@@ -178,19 +178,19 @@ func (s *Service) serviceAccounts(r *http.Request, project string) ([]serviceAcc
 	return out, nil
 }
 
-func (s *Service) getServiceAccount(r *http.Request) (any, error) {
+func (s *Service) getServiceAccount(r *googleapi.Call) (any, error) {
 	sa, _, err := s.loadServiceAccount(r)
 	return sa, err
 }
 
-func (s *Service) listServiceAccounts(r *http.Request) (any, error) {
+func (s *Service) listServiceAccounts(r *googleapi.Call) (any, error) {
 	all, err := s.serviceAccounts(r, r.PathValue("project"))
 	return map[string]any{"accounts": all}, err
 }
 
 // patchServiceAccount changes what updateMask names (displayName,
 // description).
-func (s *Service) patchServiceAccount(r *http.Request) (any, error) {
+func (s *Service) patchServiceAccount(r *googleapi.Call) (any, error) {
 	var req struct {
 		ServiceAccount serviceAccount `json:"serviceAccount"`
 		UpdateMask     string         `json:"updateMask"`
@@ -220,13 +220,13 @@ func (s *Service) patchServiceAccount(r *http.Request) (any, error) {
 
 // putServiceAccount stores sa at k with a new etag (the default account,
 // not stored until changed, is stored then).
-func (s *Service) putServiceAccount(r *http.Request, k store.Key, sa serviceAccount) error {
+func (s *Service) putServiceAccount(r *googleapi.Call, k store.Key, sa serviceAccount) error {
 	sa.Etag = newEtag()
 	return s.upsert(r, k, sa)
 }
 
 // upsert stores v at k, in place of what is there or as new.
-func (s *Service) upsert(r *http.Request, k store.Key, v any) error {
+func (s *Service) upsert(r *googleapi.Call, k store.Key, v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -238,7 +238,7 @@ func (s *Service) upsert(r *http.Request, k store.Key, v any) error {
 	return s.store.Insert(r.Context(), o)
 }
 
-func (s *Service) deleteServiceAccount(r *http.Request) (any, error) {
+func (s *Service) deleteServiceAccount(r *googleapi.Call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, k, err := s.loadServiceAccount(r)
@@ -254,7 +254,7 @@ func (s *Service) deleteServiceAccount(r *http.Request) (any, error) {
 
 // serviceAccountMethod answers {account}:enable, :disable, :getIamPolicy
 // and :setIamPolicy.
-func (s *Service) serviceAccountMethod(r *http.Request) (any, error) {
+func (s *Service) serviceAccountMethod(r *googleapi.Call) (any, error) {
 	_, method, _ := strings.Cut(r.PathValue("account"), ":")
 	switch method {
 	case "enable", "disable":
@@ -273,5 +273,5 @@ func (s *Service) serviceAccountMethod(r *http.Request) (any, error) {
 		}
 		return s.PolicyMethod(r, method, sa.ProjectID, sa.Name)
 	}
-	return nil, googleapi.NotRouted(r)
+	return nil, googleapi.NotRouted(r.Method, r.Path)
 }

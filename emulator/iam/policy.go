@@ -37,7 +37,7 @@ const emptyPolicyEtag = "ACAB"
 // of project: a policy stored as set, guarded by its etag. Every API
 // beside Compute that keeps IAM policies answers its :getIamPolicy and
 // :setIamPolicy with it.
-func (s *Service) PolicyMethod(r *http.Request, method, project, resource string) (any, error) {
+func (s *Service) PolicyMethod(r *googleapi.Call, method, project, resource string) (any, error) {
 	k := policyKey(project, resource)
 	if method == "getIamPolicy" {
 		return s.loadPolicy(r, k)
@@ -72,7 +72,7 @@ func (s *Service) PolicyMethod(r *http.Request, method, project, resource string
 	return p, nil
 }
 
-func (s *Service) loadPolicy(r *http.Request, k store.Key) (policy, error) {
+func (s *Service) loadPolicy(r *googleapi.Call, k store.Key) (policy, error) {
 	o, err := s.store.Get(r.Context(), k)
 	if errors.Is(err, store.ErrNotFound) {
 		return policy{Version: 1, Etag: emptyPolicyEtag}, nil

@@ -41,18 +41,18 @@ func (s *Service) Routes(m googleapi.Mux) {
 // serviceMethod answers the IAM policy methods of a backend service behind
 // IAP: iap_web/compute[-REGION]/services/{service}:getIamPolicy and
 // :setIamPolicy. The service must exist.
-func (s *Service) serviceMethod(r *http.Request) (any, error) {
+func (s *Service) serviceMethod(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	service, method, _ := strings.Cut(r.PathValue("service"), ":")
 	if method != "getIamPolicy" && method != "setIamPolicy" {
-		return nil, googleapi.NotRouted(r)
+		return nil, googleapi.NotRouted(r.Method, r.Path)
 	}
 	where, sc := r.PathValue("where"), "global"
 	switch region, ok := strings.CutPrefix(where, "compute-"); {
 	case ok && region != "":
 		sc = "regions/" + region
 	case where != "compute":
-		return nil, googleapi.NotRouted(r)
+		return nil, googleapi.NotRouted(r.Method, r.Path)
 	}
 	k := store.Key{Project: project, Scope: sc, Collection: api.CollectionBackendServices, Name: service}
 	if _, err := s.compute.Store().Get(r.Context(), k); errors.Is(err, store.ErrNotFound) {

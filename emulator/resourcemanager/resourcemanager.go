@@ -46,10 +46,10 @@ func (s *Service) Routes(m googleapi.Mux) {
 }
 
 // getProject answers projects.get.
-func (s *Service) getProject(r *http.Request) (any, error) {
+func (s *Service) getProject(r *googleapi.Call) (any, error) {
 	project := r.PathValue("project")
 	if strings.Contains(project, ":") {
-		return nil, googleapi.NotRouted(r)
+		return nil, googleapi.NotRouted(r.Method, r.Path)
 	}
 	if v := rules.Project("projectId", project); v != nil {
 		return nil, googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", "%s", v.Error())
@@ -65,8 +65,8 @@ func projectOf(project string) map[string]any {
 // listProjects answers projects.list: with a filter "id:ID"
 // (google_projects' usual one), that project; otherwise the projects
 // requests have named so far (those the Compute API has provisioned).
-func (s *Service) listProjects(r *http.Request) (any, error) {
-	filter := strings.TrimSpace(r.URL.Query().Get("filter"))
+func (s *Service) listProjects(r *googleapi.Call) (any, error) {
+	filter := strings.TrimSpace(r.Query().Get("filter"))
 	if id, ok := strings.CutPrefix(filter, "id:"); ok && rules.Project("id", strings.TrimSpace(id)) == nil {
 		return map[string]any{"projects": []any{projectOf(strings.TrimSpace(id))}}, nil
 	}
@@ -85,10 +85,10 @@ func (s *Service) listProjects(r *http.Request) (any, error) {
 }
 
 // projectMethod answers projects/{project}:getIamPolicy and :setIamPolicy.
-func (s *Service) projectMethod(r *http.Request) (any, error) {
+func (s *Service) projectMethod(r *googleapi.Call) (any, error) {
 	project, method, _ := strings.Cut(r.PathValue("project"), ":")
 	if method != "getIamPolicy" && method != "setIamPolicy" {
-		return nil, googleapi.NotRouted(r)
+		return nil, googleapi.NotRouted(r.Method, r.Path)
 	}
 	return s.policies.PolicyMethod(r, method, project, "projects/"+project)
 }

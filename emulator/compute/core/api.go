@@ -147,7 +147,7 @@ func (s *API) Core() *Core { return s.core }
 
 // changed finishes a successful mutation: it tells the engine and records
 // the Operation that answers the client.
-func (s *API) changed(r *Call, sc Scope, opType string, change Change, targetID uint64) (*api.Operation, error) {
+func (s *API) changed(r *googleapi.Call, sc Scope, opType string, change Change, targetID uint64) (*api.Operation, error) {
 	// The change is stored: what follows must happen even if the client
 	// has gone away meanwhile (Ctrl-C in Terraform).
 	r = r.WithoutCancel()

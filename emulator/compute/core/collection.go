@@ -127,7 +127,7 @@ func (c *Collection[T, P]) Holder() (Holder, bool) {
 // decodeResource reads a resource from a request body: the body as the
 // client sent it, checked against the API's schema (output-only fields
 // dropped), and the emulator's typed view of it.
-func (c *Collection[T, P]) decodeResource(r *Call, body []byte) (P, Document, error) {
+func (c *Collection[T, P]) decodeResource(r *googleapi.Call, body []byte) (P, Document, error) {
 	doc, err := ParseObject(body)
 	if err != nil {
 		return nil, nil, err
@@ -136,7 +136,7 @@ func (c *Collection[T, P]) decodeResource(r *Call, body []byte) (P, Document, er
 }
 
 // decodeDocument is decodeResource for a body already parsed.
-func (c *Collection[T, P]) decodeDocument(r *Call, doc Document) (P, Document, error) {
+func (c *Collection[T, P]) decodeDocument(r *googleapi.Call, doc Document) (P, Document, error) {
 	c.s.unknownFields(r, c.Def.Schema(), doc)
 	schema.DropUnsetValues(c.Def.Schema(), doc)
 	if err := checkSchema(c.Def.Schema(), doc); err != nil {
@@ -267,7 +267,7 @@ func checkScopeField(field, value, want string) error {
 }
 
 // Insert stores a new object (POST on the collection).
-func (c *Collection[T, P]) Insert(r *Call) (any, error) {
+func (c *Collection[T, P]) Insert(r *googleapi.Call) (any, error) {
 	sc, err := ScopeOf(r)
 	if err != nil {
 		return nil, err
@@ -303,13 +303,13 @@ func (c *Collection[T, P]) Insert(r *Call) (any, error) {
 }
 
 // Load reads the stored object the request path names.
-func (c *Collection[T, P]) Load(r *Call) (P, Scope, error) {
+func (c *Collection[T, P]) Load(r *googleapi.Call) (P, Scope, error) {
 	obj, _, sc, err := c.LoadBody(r)
 	return obj, sc, err
 }
 
 // LoadBody is load that also returns the object as stored.
-func (c *Collection[T, P]) LoadBody(r *Call) (P, []byte, Scope, error) {
+func (c *Collection[T, P]) LoadBody(r *googleapi.Call) (P, []byte, Scope, error) {
 	sc, err := ScopeOf(r)
 	if err != nil {
 		return nil, nil, sc, err
@@ -327,13 +327,13 @@ func (c *Collection[T, P]) LoadBody(r *Call) (P, []byte, Scope, error) {
 }
 
 // Get answers the stored object the call names.
-func (c *Collection[T, P]) Get(r *Call) (any, error) {
+func (c *Collection[T, P]) Get(r *googleapi.Call) (any, error) {
 	_, body, _, err := c.LoadBody(r)
 	return json.RawMessage(body), err
 }
 
 // PageParams reads maxResults and pageToken.
-func PageParams(r *Call) (limit int, after string, err error) {
+func PageParams(r *googleapi.Call) (limit int, after string, err error) {
 	limit = MaxResults
 	if v := r.Query().Get("maxResults"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -355,7 +355,7 @@ func PageParams(r *Call) (limit int, after string, err error) {
 }
 
 // Update replaces the whole object (PUT).
-func (c *Collection[T, P]) Update(r *Call) (any, error) {
+func (c *Collection[T, P]) Update(r *googleapi.Call) (any, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func (c *Collection[T, P]) Update(r *Call) (any, error) {
 // Patch merges the body into the stored object (RFC 7396) and then behaves
 // like update. The computed type is recomputed unless the patch sets it, so
 // that a patch can switch protocol blocks.
-func (c *Collection[T, P]) Patch(r *Call) (any, error) {
+func (c *Collection[T, P]) Patch(r *googleapi.Call) (any, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -416,7 +416,7 @@ func (c *Collection[T, P]) withoutOutputFields(stored []byte) Document {
 // replace stores, in place of the object the path names, the object build
 // makes from it, once validated. Reading, building and writing happen under
 // the write lock, so concurrent patches cannot lose each other's changes.
-func (c *Collection[T, P]) replace(r *Call, opType string, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
+func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
 	c.s.core.Lock()
 	defer c.s.core.Unlock()
 	prior, priorBody, sc, err := c.LoadBody(r)
@@ -475,7 +475,7 @@ func (c *Collection[T, P]) typedView(opType string, obj P) any {
 // of it: for methods (attachNetworkEndpoints, addInstance, setTarget ...)
 // that edit fields the emulator models. The fields it does not model stay
 // as stored.
-func (c *Collection[T, P]) Modify(r *Call, opType string, change func(stored P) (P, error)) (any, error) {
+func (c *Collection[T, P]) Modify(r *googleapi.Call, opType string, change func(stored P) (P, error)) (any, error) {
 	return c.replace(r, opType, func(_ P, stored []byte) (P, Document, error) {
 		// change may edit what it is given: a copy of its own, not the
 		// prior object the update is checked against.
@@ -498,7 +498,7 @@ func (c *Collection[T, P]) Modify(r *Call, opType string, change func(stored P) 
 }
 
 // Delete removes the object the call names, unless another uses it.
-func (c *Collection[T, P]) Delete(r *Call) (any, error) {
+func (c *Collection[T, P]) Delete(r *googleapi.Call) (any, error) {
 	c.s.core.Lock()
 	defer c.s.core.Unlock()
 	obj, sc, err := c.Load(r)

@@ -129,7 +129,7 @@ const maxLoggedUnknown = 1000
 // body whose schema is name: unless the server refuses them (StrictFields),
 // they are removed, as the Compute API ignores them, and each field name is
 // logged once, with the request that first carried it.
-func (s *API) unknownFields(r *Call, name string, doc Document) {
+func (s *API) unknownFields(r *googleapi.Call, name string, doc Document) {
 	if s.strictFields {
 		return
 	}
@@ -174,7 +174,7 @@ func schemaError(err error) error {
 
 // DecodeBody reads the body of a method (attachNetworkEndpoints,
 // getHealth ...) whose request schema is name, into v.
-func (s *API) DecodeBody(r *Call, body []byte, name string, v any) error {
+func (s *API) DecodeBody(r *googleapi.Call, body []byte, name string, v any) error {
 	doc, err := ParseObject(body)
 	if err != nil {
 		return err
@@ -352,7 +352,7 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 }
 
 // ReadJSON reads a request body whose schema is name into v.
-func (s *API) ReadJSON(r *Call, name string, v any) error {
+func (s *API) ReadJSON(r *googleapi.Call, name string, v any) error {
 	body, err := r.Body()
 	if err != nil {
 		return err

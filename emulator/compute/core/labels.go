@@ -14,7 +14,7 @@ import (
 // the resources with labels (addresses, forwarding rules, instances ...):
 // it replaces the labels, guarded by the labelFingerprint as a PATCH is by
 // the fingerprint.
-func (c *Collection[T, P]) SetLabels(r *Call) (any, error) {
+func (c *Collection[T, P]) SetLabels(r *googleapi.Call) (any, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ type listQuery struct {
 	plain bool
 }
 
-func readListQuery(r *Call) (listQuery, error) {
+func readListQuery(r *googleapi.Call) (listQuery, error) {
 	q := r.Query()
 	match, err := query.ParseFilter(q.Get("filter"))
 	if err != nil {
@@ -64,7 +64,7 @@ func (q listQuery) selectFrom(objects []store.Object) []json.RawMessage {
 
 // listRequest reads the scope and the query (filter, order) of a list or
 // an aggregated list.
-func listRequest(r *Call) (Scope, listQuery, error) {
+func listRequest(r *googleapi.Call) (Scope, listQuery, error) {
 	sc, err := ScopeOf(r)
 	if err != nil {
 		return sc, listQuery{}, err
@@ -75,7 +75,7 @@ func listRequest(r *Call) (Scope, listQuery, error) {
 
 // List answers a page of the collection in the call's scope, filtered
 // and ordered as the call asks.
-func (c *Collection[T, P]) List(r *Call) (any, error) {
+func (c *Collection[T, P]) List(r *googleapi.Call) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func (c *Collection[T, P]) List(r *Call) (any, error) {
 
 // plainPage is a page of a list in name order, read from the store a page
 // at a time: its token is the last name of the page before.
-func (c *Collection[T, P]) plainPage(r *Call, sc Scope, page api.List[json.RawMessage]) (any, error) {
+func (c *Collection[T, P]) plainPage(r *googleapi.Call, sc Scope, page api.List[json.RawMessage]) (any, error) {
 	limit, after, err := PageParams(r)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (c *Collection[T, P]) plainPage(r *Call, sc Scope, page api.List[json.RawMe
 const offsetToken = "@"
 
 // offsetParams reads maxResults and a pageToken that counts items.
-func offsetParams(r *Call) (limit, offset int, err error) {
+func offsetParams(r *googleapi.Call) (limit, offset int, err error) {
 	limit, after, err := PageParams(r)
 	if err != nil || after == "" {
 		return limit, 0, err
@@ -159,7 +159,7 @@ func pageOf[E any](all []E, limit, offset int) ([]E, string) {
 // AggregatedList answers aggregated/{collection}: the collection's
 // resources of every scope of the project, grouped by scope ("global",
 // "regions/r", "zones/z"), filtered and paged like a list.
-func (c *Collection[T, P]) AggregatedList(r *Call) (any, error) {
+func (c *Collection[T, P]) AggregatedList(r *googleapi.Call) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ const operationsCollection = OperationsCollection
 
 // recordOperation stores the Operation that answers a mutation of target,
 // so that clients can fetch (or wait on) it again by name.
-func (s *API) recordOperation(r *Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
+func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
 	made := s.now()
 	now := Timestamp(made)
 	name := fmt.Sprintf("operation-%d-%016x", made.UnixMilli(), NewID())
@@ -52,7 +52,7 @@ func (s *API) recordOperation(r *Call, sc Scope, opType string, target store.Key
 
 // GetOperation answers GET (and POST .../wait) on an operation: every
 // operation is DONE already, so waiting returns at once.
-func (s *API) GetOperation(r *Call) (any, error) {
+func (s *API) GetOperation(r *googleapi.Call) (any, error) {
 	sc, err := ScopeOf(r)
 	if err != nil {
 		return nil, err

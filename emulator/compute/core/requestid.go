@@ -39,8 +39,8 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 
 // Idempotent wraps a handler so that a mutation carrying a requestId it has
 // answered before gets that answer again (the Operation as stored now).
-func (s *API) Idempotent(h Handler) Handler {
-	return func(r *Call) (any, error) {
+func (s *API) Idempotent(h googleapi.Handler) googleapi.Handler {
+	return func(r *googleapi.Call) (any, error) {
 		id := r.Query().Get("requestId")
 		if id == "" || r.Method == http.MethodGet {
 			return h(r)
@@ -64,7 +64,7 @@ func (s *API) Idempotent(h Handler) Handler {
 // begin returns the answer already given to id, or marks id in flight. A
 // retry sent while the first request is still running waits for it: one
 // request per id at a time.
-func (q *requestIDs) begin(r *Call, s *API, id string) (json.RawMessage, bool) {
+func (q *requestIDs) begin(r *googleapi.Call, s *API, id string) (json.RawMessage, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
@@ -99,7 +99,7 @@ func (q *requestIDs) end(id string, op *api.Operation, now time.Time) {
 }
 
 // answer returns the stored Operation that answered id, if any.
-func (q *requestIDs) answer(r *Call, s *API, id string) (json.RawMessage, bool) {
+func (q *requestIDs) answer(r *googleapi.Call, s *API, id string) (json.RawMessage, bool) {
 	e, ok := q.ops[id]
 	if !ok || s.now().Sub(e.at) > requestIDTTL {
 		return nil, false

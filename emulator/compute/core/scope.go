@@ -14,7 +14,7 @@ type Scope struct {
 }
 
 // ScopeOf reads the scope from the request path and checks its names.
-func ScopeOf(r *Call) (Scope, error) {
+func ScopeOf(r *googleapi.Call) (Scope, error) {
 	sc := Scope{Project: r.PathValue("project"), Region: r.PathValue("region"), Zone: r.PathValue("zone")}
 	if v := rules.Project("project", sc.Project); v != nil {
 		return sc, googleapi.Invalid("%s", v.Error())

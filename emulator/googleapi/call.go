@@ -1,14 +1,13 @@
-package core
+package googleapi
 
 import (
 	"context"
 	"net/url"
 )
 
-// Call is one call of a method of the Compute API, whatever protocol
-// brought it: the names its path gives (project, region or zone, name),
-// its query parameters and its body. The HTTP layer makes one of each
-// request.
+// Call is one call of a method of an API, whatever protocol brought it:
+// the names its path gives (project, region or zone, name), its query
+// parameters and its body. The HTTP layer makes one of each request.
 type Call struct {
 	ctx context.Context
 	// Method is the verb the call came with ("GET", "POST" ...) and Path
@@ -68,7 +67,3 @@ func (c *Call) HasBody() bool { return c.hasBody }
 
 // Body reads the call's body: an error if it is empty or too large.
 func (c *Call) Body() ([]byte, error) { return c.body() }
-
-// Handler is what every method of the API implements: a value to answer
-// with, or an error (a *googleapi.Error when the caller caused it).
-type Handler func(*Call) (any, error)
