@@ -83,8 +83,10 @@ type Options struct {
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
 	// Compute is the Compute API to serve, over Core, as the emulator
-	// assembles it; nil: one made over Core from the options below (Health
-	// to Actions), as tests build a server.
+	// assembles it. nil: one made over Core from LinkRoot, Health,
+	// Aggregates, StrictFields, DefaultNetwork, ManagedInstanceRange,
+	// CertificateProvisioning, Clock and Actions (read only then), as
+	// tests build a server.
 	Compute *compute.Service
 	// Core is the compute core the server writes through (its write lock,
 	// its change feed), shared with the APIs beside Compute whose objects
