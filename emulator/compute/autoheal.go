@@ -14,15 +14,13 @@ import (
 
 // ManagedGroups is what autohealing (control.Autohealer) reads and
 // writes: what the feed keeps decoded, and writes under the write lock.
-func (s *Service) ManagedGroups() control.Groups { return controlled{s.API, s.groups} }
+func (s *Service) ManagedGroups() control.Groups { return controlled{s.API} }
 
 // controlled is the API's side of autohealing (control.Groups) and
-// autoscaling (control.Scalers): they read what the feed keeps decoded,
-// and write under the write lock, as a request does.
-type controlled struct {
-	s      *core.API
-	stored *groupState
-}
+// autoscaling (control.Scalers): they read the typed views the core keeps
+// from the change feed (core.Each), never the store, and write under the
+// write lock, as a request does.
+type controlled struct{ s *core.API }
 
 var (
 	_ control.Groups  = controlled{}
@@ -34,7 +32,7 @@ var (
 // instances still there.
 func (g controlled) Managers(context.Context) ([]control.ManagedGroup, error) {
 	var out []control.ManagedGroup
-	each(g.stored, api.CollectionInstanceGroupManagers, func(k store.Key, m *api.InstanceGroupManager, get func(store.Key) any) {
+	core.Each(g.s.Core(), api.CollectionInstanceGroupManagers, func(k store.Key, m *api.InstanceGroupManager, get func(store.Key) any) {
 		group, ok := get(groupOf(m, core.ScopeOfKey(k))).(*api.InstanceGroup)
 		if !ok {
 			return

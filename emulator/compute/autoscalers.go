@@ -56,18 +56,18 @@ func scopeNoun(sc core.Scope) string {
 
 // ScaledGroups is what autoscaling (control.Autoscaler) reads and writes
 // (controlled).
-func (s *Service) ScaledGroups() control.Scalers { return controlled{s.API, s.groups} }
+func (s *Service) ScaledGroups() control.Scalers { return controlled{s.API} }
 
 // Autoscalers lists the autoscalers whose managed group is stored, with
 // the rate an instance of the group may take by the backend services that
 // use its instance group.
 func (g controlled) Autoscalers(context.Context) ([]control.ScaledGroup, error) {
 	var services []*api.BackendService
-	each(g.stored, api.CollectionBackendServices, func(_ store.Key, bs *api.BackendService, _ func(store.Key) any) {
+	core.Each(g.s.Core(), api.CollectionBackendServices, func(_ store.Key, bs *api.BackendService, _ func(store.Key) any) {
 		services = append(services, bs)
 	})
 	var out []control.ScaledGroup
-	each(g.stored, api.CollectionAutoscalers, func(k store.Key, a *api.Autoscaler, get func(store.Key) any) {
+	core.Each(g.s.Core(), api.CollectionAutoscalers, func(k store.Key, a *api.Autoscaler, get func(store.Key) any) {
 		if a.AutoscalingPolicy == nil {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
@@ -74,8 +73,12 @@ func (s backends) backendGroup(ctx context.Context, field, ref string, sc core.S
 	if k.Collection != api.CollectionNetworkEndpointGroups && k.Collection != api.CollectionInstanceGroups {
 		return k, googleapi.Invalid("%s (%q) refers to a %s resource: a backend is a network endpoint group or an instance group.", field, ref, k.Collection)
 	}
-	var v json.RawMessage
-	return k, s.Load(ctx, field, ref, k, &v)
+	if k.Collection == api.CollectionInstanceGroups {
+		_, err = core.Peek[api.InstanceGroup](ctx, s.API, field, ref, k)
+	} else {
+		_, err = core.Peek[api.NetworkEndpointGroup](ctx, s.API, field, ref, k)
+	}
+	return k, err
 }
 
 // resolveServiceCheck checks the health check of a backend service: a
@@ -87,19 +90,18 @@ func (s backends) resolveServiceCheck(ctx context.Context, field, ref string, bs
 	}
 	switch k.Collection {
 	case api.CollectionHealthChecks:
-		var hc api.HealthCheck
-		if err := s.Load(ctx, field, ref, k, &hc); err != nil {
+		hc, err := core.Peek[api.HealthCheck](ctx, s.API, field, ref, k)
+		if err != nil {
 			return k, err
 		}
-		if v := rules.BackendServiceHealthCheck(bs, sc.Region, &hc, core.RegionOfScope(k.Scope)); v != nil {
+		if v := rules.BackendServiceHealthCheck(bs, sc.Region, hc, core.RegionOfScope(k.Scope)); v != nil {
 			return k, googleapi.Invalid("%s", v.Error())
 		}
 	case api.CollectionHTTPHealthChecks, api.CollectionHTTPSHealthChecks:
 		if v := rules.BackendServiceLegacyCheck(bs, sc.Region); v != nil {
 			return k, googleapi.Invalid("%s", v.Error())
 		}
-		var hc api.LegacyHealthCheck
-		if err := s.Load(ctx, field, ref, k, &hc); err != nil {
+		if _, err := core.Peek[api.LegacyHealthCheck](ctx, s.API, field, ref, k); err != nil {
 			return k, err
 		}
 	default:

@@ -7,18 +7,13 @@
 package compute
 
 import (
-	"context"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 )
 
 // Service is the Compute API.
-type Service struct {
-	*core.API
-	// groups keeps what autohealing and autoscaling read decoded.
-	groups *groupState
-}
+type Service struct{ *core.API }
 
 // Options say how to build a Service (core.APIOptions).
 type Options = core.APIOptions
@@ -38,9 +33,6 @@ func LinkRoot(rootURL, linkRoot string) string {
 // index built and the provisioning of managed certificates resumed.
 func NewService(c *core.Core, o Options) *Service {
 	s := &Service{API: core.NewAPI(c, o)}
-	s.groups = newGroupState(c.Store(), s.Log)
-	s.groups.load(context.Background())
-	c.Follow(s.groups.follow)
 	var holders []core.Holder
 	for _, h := range s.collectionHandlers() {
 		if hd, ok := h.verbs.Holder(); ok {

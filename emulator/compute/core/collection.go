@@ -290,8 +290,10 @@ func (c *Collection[T, P]) Insert(r *googleapi.Call) (any, error) {
 	if err := c.s.Store.Insert(r.Context(), store.Object{Key: key, Body: kept}); err != nil {
 		return nil, StoreError(key, err)
 	}
+	c.s.core.typed.set(key, obj) // what the hooks and the feed's readers see
 	if c.Attach != nil {
 		if err := c.Attach(r.Context(), obj, sc); err != nil {
+			c.s.core.typed.set(key, nil)
 			if derr := c.s.Store.Delete(context.WithoutCancel(r.Context()), key); derr != nil {
 				return nil, errors.Join(err, derr)
 			}
@@ -444,8 +446,11 @@ func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, build func(
 		return nil, StoreError(key, err)
 	}
 	// Rules that span objects (a service and its check, a health source and
-	// its service) must still hold for the resources that use this one.
+	// its service) must still hold for the resources that use this one:
+	// they read the new one.
+	c.s.core.typed.set(key, obj)
 	if err := c.s.recheckUsers(r.Context(), key); err != nil {
+		c.s.core.typed.set(key, prior)
 		if rerr := c.s.Store.Update(context.WithoutCancel(r.Context()), store.Object{Key: key, Body: priorBody}); rerr != nil {
 			return nil, errors.Join(err, rerr)
 		}
@@ -521,6 +526,7 @@ func (c *Collection[T, P]) Delete(r *googleapi.Call) (any, error) {
 	if err := c.s.Store.Delete(r.Context(), key); err != nil {
 		return nil, StoreError(key, err)
 	}
+	c.s.core.typed.set(key, nil)
 	if c.Release != nil {
 		if err := c.Release(context.WithoutCancel(r.Context()), obj, sc); err != nil {
 			return nil, err

@@ -35,9 +35,9 @@ type Core struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	onChange func(ctx context.Context, changes []Change)
-	// readers follow the feed after onChange (Follow).
-	readers []func(ctx context.Context, changes []Change)
-	ops     *Operations
+	// typed keeps the typed view of every stored object of the catalogue.
+	typed *typedStore
+	ops   *Operations
 }
 
 // Change is what a write did at one key: what the store holds there now,
@@ -89,6 +89,8 @@ func New(st store.Store, o Options) *Core {
 	c.ops = &Operations{store: st, now: c.now, log: log, ttl: o.OperationsTTL, max: o.OperationsMax}
 	c.ops.SetRetention(o.OperationsTTL, o.OperationsMax)
 	c.ops.Load()
+	c.typed = newTypedStore(st, log)
+	c.typed.load(context.Background())
 	return c
 }
 
@@ -118,9 +120,6 @@ func (c *Core) Now() time.Time { return c.now() }
 // change is stored: what the feed does must happen even if the client
 // that asked has gone away, so ctx's cancellation is not passed on.
 func (c *Core) Changed(ctx context.Context, keys []store.Key) {
-	if c.onChange == nil && len(c.readers) == 0 {
-		return
-	}
 	var changes []Change
 	if keys != nil {
 		changes = make([]Change, len(keys))
@@ -134,25 +133,15 @@ func (c *Core) Changed(ctx context.Context, keys []store.Key) {
 // Wrote tells the feed what a write did (its Body known), under the write
 // lock, as Changed does.
 func (c *Core) Wrote(ctx context.Context, change Change) {
-	if c.onChange != nil || len(c.readers) > 0 {
-		c.tell(ctx, []Change{change})
-	}
+	c.tell(ctx, []Change{change})
 }
 
-// Follow adds a reader of the feed, told of every change after the
-// emulator's own (Options.OnChange), under the write lock; it keeps what
-// it reads (Change.Object included) and never changes it. Call it before
-// serving.
-func (c *Core) Follow(reader func(ctx context.Context, changes []Change)) {
-	c.readers = append(c.readers, reader)
-}
-
+// tell hands changes to the typed views the core keeps, then to the
+// emulator's reader (Options.OnChange).
 func (c *Core) tell(ctx context.Context, changes []Change) {
 	ctx = context.WithoutCancel(ctx)
+	c.typed.follow(ctx, changes)
 	if c.onChange != nil {
 		c.onChange(ctx, changes)
-	}
-	for _, r := range c.readers {
-		r(ctx, changes)
 	}
 }
