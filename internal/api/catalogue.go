@@ -2,6 +2,7 @@ package api
 
 import (
 	"strings"
+	"sync"
 )
 
 // The collections the emulator serves, by the path segment the Compute API
@@ -142,7 +143,25 @@ type Collection struct {
 // its kind without the prefix, capitalised ("compute#healthCheck" is
 // HealthCheck).
 func (c Collection) Schema() string {
-	k := strings.TrimPrefix(c.Kind, "compute#")
+	if name, ok := schemaNames()[c.Kind]; ok {
+		return name
+	}
+	return schemaName(c.Kind)
+}
+
+// schemaNames are the schema names of the catalogue's kinds, made once: a
+// write asks for its collection's several times.
+var schemaNames = sync.OnceValue(func() map[string]string {
+	names := make(map[string]string, len(Catalogue))
+	for _, c := range Catalogue {
+		names[c.Kind] = schemaName(c.Kind)
+	}
+	return names
+})
+
+// schemaName is the schema of kind ("compute#healthCheck": "HealthCheck").
+func schemaName(kind string) string {
+	k := strings.TrimPrefix(kind, "compute#")
 	return strings.ToUpper(k[:1]) + k[1:]
 }
 
