@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -100,7 +102,7 @@ func Check(name string, v any) error {
 	if s == nil {
 		return fmt.Errorf("schema: no schema %q", name) // a bug of ours, not the client's
 	}
-	return checker{}.check(s, v, "")
+	return checker{}.run(s, v)
 }
 
 // CheckEnums checks v as Check does, and also that every enumerated
@@ -110,7 +112,7 @@ func CheckEnums(name string, v any) error {
 	if s == nil {
 		return fmt.Errorf("schema: no schema %q", name)
 	}
-	return checker{enums: true}.check(s, v, "")
+	return checker{enums: true}.run(s, v)
 }
 
 // DropUnknown removes from v, a JSON value decoded as Check takes it, every
@@ -122,9 +124,7 @@ func DropUnknown(name string, v any) []string {
 	if s == nil {
 		return nil
 	}
-	var dropped []string
-	dropper{}.drop(s, v, "", &dropped)
-	return dropped
+	return dropper{}.run(s, v)
 }
 
 // DropExtensions is DropUnknown that also removes the emulator's extensions
@@ -135,9 +135,7 @@ func DropExtensions(name string, v any) []string {
 	if s == nil {
 		return nil
 	}
-	var dropped []string
-	dropper{extensions: true}.drop(s, v, "", &dropped)
-	return dropped
+	return dropper{extensions: true}.run(s, v)
 }
 
 // DropSecrets removes from v every property the named schema marks
@@ -211,8 +209,42 @@ var kinds = func() map[string]string {
 }()
 
 // dropper removes the fields of a value that its schema does not define
-// (and, with extensions, those the emulator adds).
-type dropper struct{ extensions, secrets bool }
+// (and, with extensions, those the emulator adds). probe only looks for
+// one, without building paths, sorting keys or removing anything: run
+// drops in full only when it finds some, which most values have none of.
+type dropper struct{ extensions, secrets, probe bool }
+
+// run drops what d drops from v and returns the paths, in order.
+func (d dropper) run(s *Schema, v any) []string {
+	var found []string
+	probe := d
+	probe.probe = true
+	if probe.drop(s, v, "", &found); len(found) == 0 {
+		return nil
+	}
+	var dropped []string
+	d.drop(s, v, "", &dropped)
+	return dropped
+}
+
+// keys are m's keys, in order unless d only probes.
+func (d dropper) keys(m map[string]any) iter.Seq[string] {
+	if d.probe {
+		return maps.Keys(m)
+	}
+	return slices.Values(sortedKeys(m))
+}
+
+// child is the path of field k, or of item i, under path (probe: none).
+func (d dropper) child(path, k string, i int) string {
+	switch {
+	case d.probe:
+		return ""
+	case k != "":
+		return join(path, k)
+	}
+	return fmt.Sprintf("%s[%d]", path, i)
+}
 
 func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 	if s == nil {
@@ -226,35 +258,58 @@ func (d dropper) drop(s *Schema, v any, path string, dropped *[]string) {
 	case []any:
 		if s.Type == "array" {
 			for i, item := range v {
-				d.drop(s.Items, item, fmt.Sprintf("%s[%d]", path, i), dropped)
+				d.drop(s.Items, item, d.child(path, "", i), dropped)
 			}
 		}
 	case map[string]any:
 		if s.Type != "object" && s.Type != "" || len(s.Properties) == 0 && s.AdditionalProperties == nil {
 			return // not an object here (Check says so), or "any"
 		}
-		for _, k := range sortedKeys(v) {
+		for k := range d.keys(v) {
 			p := property(s, k)
 			if d.secrets {
 				// Only secrets go: unknown fields and extensions stay.
 				if p != nil && p.Secret {
 					delete(v, k)
 				} else if p != nil {
-					d.drop(p, v[k], join(path, k), dropped)
+					d.drop(p, v[k], d.child(path, k, 0), dropped)
 				}
 				continue
 			}
 			if p == nil || d.extensions && p.Extension {
-				*dropped = append(*dropped, join(path, k))
-				delete(v, k)
+				*dropped = append(*dropped, d.child(path, k, 0))
+				if !d.probe {
+					delete(v, k)
+				}
 				continue
 			}
-			d.drop(p, v[k], join(path, k), dropped)
+			d.drop(p, v[k], d.child(path, k, 0), dropped)
 		}
 	}
 }
 
-type checker struct{ enums bool }
+// checker checks a value against its schema. quick checks without
+// building field paths or sorting keys, for the usual value that passes:
+// run checks again in full only when it finds something, so that the
+// error names the first field in order, as the full check does.
+type checker struct{ enums, quick bool }
+
+func (c checker) run(s *Schema, v any) error {
+	c.quick = true
+	if c.check(s, v, "") == nil {
+		return nil
+	}
+	c.quick = false
+	return c.check(s, v, "")
+}
+
+// child is the path of item i of the list at path (quick: none).
+func (c checker) child(path string, i int) string {
+	if c.quick {
+		return ""
+	}
+	return fmt.Sprintf("%s[%d]", path, i)
+}
 
 func (c checker) check(s *Schema, v any, path string) error {
 	if s.Ref != "" {
@@ -273,7 +328,7 @@ func (c checker) check(s *Schema, v any, path string) error {
 		}
 		for i, item := range list {
 			list[i] = quotedInteger(s.Items, item)
-			if err := c.check(s.Items, list[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := c.check(s.Items, list[i], c.child(path, i)); err != nil {
 				return err
 			}
 		}
@@ -303,21 +358,33 @@ func (c checker) checkObject(s *Schema, v any, path string) error {
 	if !ok {
 		return typeError(path, "an object", v)
 	}
+	if c.quick {
+		for k := range m {
+			if err := c.checkField(s, m, k, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, k := range sortedKeys(m) {
-		field := join(path, k)
-		p := property(s, k)
-		if p == nil {
-			return &Error{field, fmt.Sprintf("Unknown field %q in the request body: the Compute API has no such field here; check its spelling and the block it is in (the API uses camelCase names).", field)}
-		}
-		if m[k] == nil {
-			continue // null: the field is unset
-		}
-		m[k] = quotedInteger(p, m[k])
-		if err := c.check(p, m[k], field); err != nil {
+		if err := c.checkField(s, m, k, join(path, k)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkField checks m's field k, at field.
+func (c checker) checkField(s *Schema, m map[string]any, k, field string) error {
+	p := property(s, k)
+	if p == nil {
+		return &Error{field, fmt.Sprintf("Unknown field %q in the request body: the Compute API has no such field here; check its spelling and the block it is in (the API uses camelCase names).", field)}
+	}
+	if m[k] == nil {
+		return nil // null: the field is unset
+	}
+	m[k] = quotedInteger(p, m[k])
+	return c.check(p, m[k], field)
 }
 
 func (c checker) checkString(s *Schema, v any, path string) error {

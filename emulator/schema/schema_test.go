@@ -168,3 +168,20 @@ func TestUndocumentedFieldsAreTheAPIs(t *testing.T) {
 		t.Errorf("DropExtensions dropped %v from a gRPC check, want grpcHealthCheck.proxyHeader (an extension)", dropped)
 	}
 }
+
+// Of several wrong fields, the error names the first in order, every time,
+// whatever order the quick first pass met them in; and a list's item is
+// named by its index.
+func TestCheck_NamesTheFirstWrongFieldInOrder(t *testing.T) {
+	for range 20 {
+		doc := decode(t, `{"zzz": 1, "name": 5, "aaa": true, "backends": [{"group": "g"}, {"group": 7}]}`)
+		err := Check("BackendService", doc)
+		if err == nil || !strings.Contains(err.Error(), `"aaa"`) {
+			t.Fatalf("got %v, want the error to name aaa", err)
+		}
+	}
+	doc := decode(t, `{"name": "bs", "backends": [{"group": "g"}, {"group": 7}]}`)
+	if err := Check("BackendService", doc); err == nil || !strings.Contains(err.Error(), "backends[1].group") {
+		t.Errorf("got %v, want the error to name backends[1].group", err)
+	}
+}
