@@ -45,7 +45,8 @@ func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store
 	case ref != "" && !strings.Contains(ref, "/"):
 		path = "projects/" + from.Project + "/" + from.Path() + "/" + collection + "/" + ref
 	}
-	parts := strings.Split(path, "/")
+	var buf [7]string
+	parts := pathSegments(path, buf[:0])
 	var k store.Key
 	switch {
 	case len(parts) == 5 && parts[2] == "global":
@@ -60,6 +61,23 @@ func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store
 			field, ref, k.Project, from.Project, k.Collection, from.Project)
 	}
 	return k, nil
+}
+
+// pathSegments appends to segs the "/"-separated segments of path, as
+// strings.Split would, into segs' own room: a reference is read on every
+// write, several times. A path of more segments than that room gets one
+// more segment holding the rest (so that it is never mistaken for a shorter
+// one).
+func pathSegments(path string, segs []string) []string {
+	for len(segs) < cap(segs)-1 {
+		seg, rest, found := strings.Cut(path, "/")
+		segs = append(segs, seg)
+		if !found {
+			return segs
+		}
+		path = rest
+	}
+	return append(segs, path)
 }
 
 // sharedAcrossProjects reports whether a resource of another project may
@@ -332,7 +350,8 @@ func (s *API) CanonicalRef(ref, project string) string {
 			return ref
 		}
 	}
-	parts := strings.Split(path, "/")
+	var buf [7]string
+	parts := pathSegments(path, buf[:0])
 	switch {
 	case len(parts) >= 5 && parts[2] == "global":
 	case len(parts) >= 6 && (parts[2] == "regions" || parts[2] == "zones"):
