@@ -175,7 +175,7 @@ func (p *Planner) Set(path string, obj any) {
 	p.deps.Set(path, p.dependencies(path))
 	p.markDirty(path)
 	for _, network := range []string{before, p.networkOf(path)} {
-		for _, owner := range p.nets.Users(network) {
+		for owner := range p.nets.EachUser(network) {
 			p.dirty[owner] = struct{}{}
 		}
 	}
@@ -256,7 +256,7 @@ func (p *Planner) markDirty(path string) {
 		p.dirty[path] = struct{}{}
 		return
 	}
-	for _, u := range p.deps.Users(path) {
+	for u := range p.deps.EachUser(path) {
 		p.markDirty(u)
 	}
 }

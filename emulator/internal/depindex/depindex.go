@@ -5,6 +5,7 @@
 package depindex
 
 import (
+	"iter"
 	"maps"
 	"slices"
 )
@@ -44,6 +45,13 @@ func (x *Index) Set(user string, deps []string) {
 // Users returns the users of path, in order.
 func (x *Index) Users(path string) []string {
 	return slices.Sorted(maps.Keys(x.users[path]))
+}
+
+// EachUser is the users of path in no order, making nothing: for a
+// caller to whom the order does not matter (marking them all). The index
+// must not change while it is ranged over.
+func (x *Index) EachUser(path string) iter.Seq[string] {
+	return maps.Keys(x.users[path])
 }
 
 // Reset empties the index.

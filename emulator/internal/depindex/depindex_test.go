@@ -30,3 +30,15 @@ func TestIndex(t *testing.T) {
 		t.Errorf("after Reset: %v", got)
 	}
 }
+
+func TestEachUser_IsUsersInNoOrder(t *testing.T) {
+	var x Index
+	x.Set("svc-b", []string{"check"})
+	x.Set("svc-a", []string{"check"})
+	if got := slices.Sorted(x.EachUser("check")); !slices.Equal(got, x.Users("check")) || len(got) != 2 {
+		t.Errorf("EachUser %v, Users %v", got, x.Users("check"))
+	}
+	if got := slices.Collect(x.EachUser("nothing")); len(got) != 0 {
+		t.Errorf("EachUser of an unused path: %v", got)
+	}
+}
