@@ -52,8 +52,9 @@ type Change struct {
 	Unknown bool
 	// Object is Body as the API's typed view (of the type the catalogue's
 	// New makes, equal to Body decoded), when the write has it; nil: a
-	// reader that needs it decodes Body. Readers keep it and do not
-	// change it.
+	// reader that needs it decodes Body. OnChange gets the changes of the
+	// catalogue with Body and Object filled in (tell). Readers keep it and
+	// do not change it.
 	Object any
 }
 
@@ -137,10 +138,12 @@ func (c *Core) Wrote(ctx context.Context, change Change) {
 }
 
 // tell hands changes to the typed views the core keeps, then to the
-// emulator's reader (Options.OnChange).
+// emulator's reader (Options.OnChange), those of the catalogue completed:
+// each read from the store and decoded once, here, where the write did not
+// carry its body and typed view.
 func (c *Core) tell(ctx context.Context, changes []Change) {
 	ctx = context.WithoutCancel(ctx)
-	c.typed.follow(ctx, changes)
+	changes = c.typed.follow(ctx, changes)
 	if c.onChange != nil {
 		c.onChange(ctx, changes)
 	}

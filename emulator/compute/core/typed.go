@@ -33,26 +33,25 @@ func newTypedStore(st store.Store, log *slog.Logger) *typedStore {
 	return &typedStore{store: st, log: log}
 }
 
-// follow is the feed's reader: nil changes (a start, a reset) read every
-// object again.
-func (g *typedStore) follow(ctx context.Context, changes []Change) {
+// follow is the feed's first reader: it keeps the typed views, and
+// returns the changes of the catalogue completed — read from the store
+// and decoded here, once, where the write did not carry them — so that
+// the readers after it need neither. nil changes (a start, a reset) read
+// every object again.
+func (g *typedStore) follow(ctx context.Context, changes []Change) []Change {
 	if changes == nil {
 		g.load(ctx)
-		return
+		return nil
 	}
-	for _, ch := range changes {
-		if _, ok := g.objects[ch.Key.Collection]; !ok {
-			continue // beside the catalogue (operations, other APIs')
+	for i, ch := range changes {
+		if _, ok := api.CollectionNamed(ch.Key.Collection); !ok {
+			continue // beside the catalogue (other APIs')
 		}
-		obj := g.decode(ctx, ch)
-		g.mu.Lock()
-		if obj == nil {
-			delete(g.objects[ch.Key.Collection], ch.Key)
-		} else {
-			g.objects[ch.Key.Collection][ch.Key] = obj
-		}
-		g.mu.Unlock()
+		ch = g.complete(ctx, ch)
+		g.set(ch.Key, ch.Object)
+		changes[i] = ch
 	}
+	return changes
 }
 
 // load reads every object of the catalogue from the store.
@@ -76,26 +75,30 @@ func (g *typedStore) load(ctx context.Context) {
 	g.mu.Unlock()
 }
 
-// decode is the typed view of what ch left stored, or nil when nothing is.
-func (g *typedStore) decode(ctx context.Context, ch Change) any {
-	if ch.Object != nil {
-		return ch.Object
-	}
-	body := ch.Body
+// complete is ch with what it left stored and its typed view (nil Body
+// and Object: nothing is). A change the store cannot be read for stays
+// Unknown, with no typed view, for the readers after to fail on.
+func (g *typedStore) complete(ctx context.Context, ch Change) Change {
 	if ch.Unknown {
 		o, err := g.store.Get(ctx, ch.Key)
-		if err != nil {
-			if !errors.Is(err, store.ErrNotFound) {
-				g.log.Error("typed views: stored object not read", "resource", ch.Key.Path(), "error", err)
-			}
-			return nil
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			ch.Body = nil
+		case err != nil:
+			g.log.Error("typed views: stored object not read", "resource", ch.Key.Path(), "error", err)
+			ch.Object = nil
+			return ch
+		default:
+			ch.Body = o.Body
 		}
-		body = o.Body
+		ch.Unknown = false
 	}
-	if body == nil {
-		return nil
+	if ch.Body == nil {
+		ch.Object = nil
+	} else if ch.Object == nil {
+		ch.Object = g.decodeBody(ch.Key, ch.Body)
 	}
-	return g.decodeBody(ch.Key, body)
+	return ch
 }
 
 func (g *typedStore) decodeBody(k store.Key, body []byte) any {
