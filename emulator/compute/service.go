@@ -2,7 +2,7 @@
 // (backends, frontends, fleet, networking), each with its rules, hooks
 // and methods, over what they share (package core: the store, the write
 // lock, the change feed, the reference index, operations); and its route
-// table. Its methods take a core.Call, whatever protocol brought it
+// table. Its methods take a googleapi.Call, whatever protocol brought it
 // (package httpapi serves them over HTTP).
 package compute
 

@@ -31,7 +31,6 @@ type Server struct {
 	compute *compute.Service
 	store   store.Store
 	log     *slog.Logger
-	now     func() time.Time
 	mux     *http.ServeMux
 
 	// ownCore: New made the core, and Close closes it.
@@ -150,22 +149,19 @@ func New(st store.Store, o Options) *Server {
 	s := &Server{
 		store:     st,
 		log:       log,
-		now:       o.Now,
 		mux:       http.NewServeMux(),
 		workloads: o.Workloads,
 		scenarios: o.Scenarios,
 		forward:   o.FastForward,
 		metrics:   o.Metrics,
 	}
-	if s.now == nil && o.Clock != nil {
-		s.now = o.Clock.Now
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
 	s.core = o.Core
 	if s.core == nil {
-		s.core, s.ownCore = core.New(st, core.Options{Now: s.now, OnChange: o.OnChange, Log: log,
+		now := o.Now
+		if now == nil && o.Clock != nil {
+			now = o.Clock.Now
+		}
+		s.core, s.ownCore = core.New(st, core.Options{Now: now, OnChange: o.OnChange, Log: log,
 			OperationsTTL: o.OperationsTTL, OperationsMax: o.OperationsMax}), true
 	}
 	s.compute = o.Compute

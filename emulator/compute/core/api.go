@@ -28,7 +28,6 @@ type API struct {
 	Store   store.Store
 	baseURL string // "http://127.0.0.1:8686/compute/v1/"
 	Log     *slog.Logger
-	now     func() time.Time
 
 	// core holds the write lock every mutation takes (check, then write,
 	// atomically), the change feed each tells, and the operations kept.
@@ -111,7 +110,6 @@ func NewAPI(core *Core, o APIOptions) *API {
 		Store:          core.Store(),
 		baseURL:        o.LinkRoot,
 		Log:            log,
-		now:            core.Now,
 		core:           core,
 		Health:         o.Health,
 		Aggregates:     o.Aggregates,
@@ -182,7 +180,7 @@ func NewID() uint64 { return googleapi.NewID() }
 // resources made within one millisecond still sort in the order they were
 // made (orderBy "creationTimestamp desc"). Call it under the write lock.
 func (s *API) CreationTime() string {
-	t := s.now().Truncate(time.Millisecond)
+	t := s.core.Now().Truncate(time.Millisecond)
 	if !t.After(s.lastCreated) {
 		t = s.lastCreated.Add(time.Millisecond)
 	}

@@ -17,7 +17,7 @@ const operationsCollection = OperationsCollection
 // recordOperation stores the Operation that answers a mutation of target,
 // so that clients can fetch (or wait on) it again by name.
 func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
-	made := s.now()
+	made := s.core.Now()
 	now := Timestamp(made)
 	name := fmt.Sprintf("operation-%d-%016x", made.UnixMilli(), NewID())
 	key := sc.Key(operationsCollection, name)

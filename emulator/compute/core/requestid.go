@@ -52,7 +52,7 @@ func (s *API) Idempotent(h googleapi.Handler) googleapi.Handler {
 			return op, nil
 		}
 		var answered *api.Operation
-		defer func() { s.requests.end(id, answered, s.now()) }() // even on panic
+		defer func() { s.requests.end(id, answered, s.core.Now()) }() // even on panic
 		v, err := h(r)
 		if op, ok := v.(*api.Operation); ok && err == nil {
 			answered = op
@@ -101,7 +101,7 @@ func (q *requestIDs) end(id string, op *api.Operation, now time.Time) {
 // answer returns the stored Operation that answered id, if any.
 func (q *requestIDs) answer(r *googleapi.Call, s *API, id string) (json.RawMessage, bool) {
 	e, ok := q.ops[id]
-	if !ok || s.now().Sub(e.at) > requestIDTTL {
+	if !ok || s.core.Now().Sub(e.at) > requestIDTTL {
 		return nil, false
 	}
 	o, err := s.Store.Get(r.Context(), e.op)
