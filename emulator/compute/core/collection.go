@@ -148,7 +148,7 @@ func (c *Collection[T, P]) decodeDocument(r *googleapi.Call, doc Document) (P, D
 	zone, _ := doc["zone"].(string)
 	schema.StripOutputOnly(c.Def.Schema(), doc)
 	obj := P(new(T))
-	if err := json.Unmarshal(MustJSON(doc), obj); err != nil {
+	if err := json.Unmarshal(encodeDocument(doc), obj); err != nil {
 		return nil, nil, decodeError(err)
 	}
 	obj.GetMeta().Region, obj.GetMeta().Zone = region, zone
@@ -212,7 +212,7 @@ func (c *Collection[T, P]) Stored(doc Document, obj P) []byte {
 		m := obj.GetMeta()
 		merged["selfLinkWithId"] = strings.TrimSuffix(m.SelfLink, "/"+m.Name) + "/" + strconv.FormatUint(m.ID, 10)
 	}
-	return MustJSON(merged)
+	return encodeDocument(merged)
 }
 
 // checkUpdate refuses an update that sends a stale fingerprint or changes
@@ -402,7 +402,7 @@ func (c *Collection[T, P]) keep(prior, obj P) P {
 // withoutOutputFields is the stored object as a client would have to send
 // it: output-only fields (and a computed type) dropped.
 func (c *Collection[T, P]) withoutOutputFields(stored []byte) Document {
-	doc, _ := ParseObject(stored) // our own JSON
+	doc, _ := readOwn(stored, false) // what a write stored: an object
 	schema.StripOutputOnly(c.Def.Schema(), doc)
 	// A computed type goes, so that a patch can switch protocol blocks; the
 	// fingerprint too: a patch must carry its own.

@@ -211,10 +211,11 @@ func jsonKind(v any) string {
 // backend keeps its balancingMode when the emulator rewrites its group.
 // doc is the caller's to give: it is merged into in place and returned.
 func MergeTyped(doc Document, typed any) Document {
-	var t Document
-	dec := json.NewDecoder(bytes.NewReader(MustJSON(typed)))
-	dec.UseNumber()
-	dec.Decode(&t) // our own JSON
+	// The view's encoding is fresh: what is decoded may share its bytes.
+	t, err := readOwn(MustJSON(typed), true)
+	if err != nil {
+		panic(err) // a typed view encodes as an object
+	}
 	return mergeValues(doc, t).(Document)
 }
 
