@@ -321,9 +321,11 @@ type Emulator struct {
 	clock *clock.Clock
 	// core is what every API writes through.
 	core *core.Core
-	// healer and scaler are autohealing and autoscaling.
+	// healer, scaler and certs are autohealing, autoscaling and the
+	// provisioning of managed certificates.
 	healer *control.Autohealer
 	scaler *control.Autoscaler
+	certs  *control.Certificates
 	// views are the status page and the timeline's endpoints.
 	views         *statuspage.Page
 	scenarios     *scenario.Runner
@@ -576,8 +578,6 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		StrictFields:            cfg.StrictFields,
 		DefaultNetwork:          !cfg.NoDefaultNetwork,
 		ManagedInstanceRange:    cfg.ManagedInstanceRange,
-		CertificateProvisioning: e.clock.Scale(cfg.CertificateProvisioning),
-		Clock:                   e.clock,
 		Actions:                 func(instance string) string { return e.healer.Action(instance) },
 	})
 	srv := httpapi.New(e.store, httpapi.Options{
@@ -599,6 +599,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.healer.RecordTo(e.timeline)
 	e.scaler = control.NewAutoscaler(computeAPI.ScaledGroups(), e.groupRequests(), e.clock, log)
 	e.scaler.RecordTo(e.timeline)
+	// And with managed certificates: ACTIVE after their provisioning time.
+	e.certs = control.NewCertificates(e.clock.Scale(cfg.CertificateProvisioning), computeAPI.Update, e.clock, log)
+	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes))
@@ -608,6 +611,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
+		e.certs.Close()
 		srv.Close()
 		writes.Close()
 		e.engine.Close()
@@ -708,6 +712,7 @@ func (e *Emulator) close() error {
 	e.stopHealing()
 	<-e.healed
 	e.scenarios.Close()
+	e.certs.Close()
 	e.api.Close()
 	e.core.Close()
 	if e.plane != nil {

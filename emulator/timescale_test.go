@@ -204,3 +204,32 @@ func TestFastForward_CarriesCertificateProvisioning(t *testing.T) {
 	e.FastForward(t.Context(), 10*time.Minute)
 	waitFor(t, "the certificate ACTIVE", func() bool { return status() == "ACTIVE" })
 }
+
+// A certificate left PROVISIONING when the emulator stopped is provisioned
+// by the next run over the same data: the loop the emulator starts takes
+// it up again.
+func TestRestart_ResumesCertificateProvisioning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := emulator.Start(t.Context(), emulator.Config{Listen: "127.0.0.1:0", DataDir: dir, CertificateProvisioning: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, first, "POST", "global/sslCertificates", `{"name": "managed", "type": "MANAGED", "managed": {"domains": ["www.example.com"]}}`)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e := startEmulator(t, emulator.Config{DataDir: dir, CertificateProvisioning: 10 * time.Minute})
+	status := func() string {
+		var cert struct {
+			Managed struct{ Status string } `json:"managed"`
+		}
+		apiCall(t, e, "GET", "global/sslCertificates/managed", "", &cert)
+		return cert.Managed.Status
+	}
+	if got := status(); got != "PROVISIONING" {
+		t.Fatalf("after the restart: %s, want PROVISIONING", got)
+	}
+	e.FastForward(t.Context(), 10*time.Minute)
+	waitFor(t, "the certificate ACTIVE", func() bool { return status() == "ACTIVE" })
+}

@@ -324,7 +324,7 @@ func (s frontends) sslCertificates() *core.Collection[api.SSLCertificate, *api.S
 		delete(doc, "selfManaged")
 	}
 	c.Attach = func(ctx context.Context, cert *api.SSLCertificate, sc core.Scope) error {
-		if cert.Type == api.CertificateManaged {
+		if cert.Type == api.CertificateManaged && s.Certs != nil {
 			s.Certs.Provision(sc.Key(api.CollectionSSLCertificates, cert.Name))
 		}
 		return nil

@@ -30,7 +30,8 @@ func LinkRoot(rootURL, linkRoot string) string {
 }
 
 // NewService returns the Compute API over c, ready to serve: its reference
-// index built and the provisioning of managed certificates resumed.
+// index built. Managed certificates stay PROVISIONING until ProvisionWith
+// gives them a loop.
 func NewService(c *core.Core, o Options) *Service {
 	s := &Service{API: core.NewAPI(c, o)}
 	var holders []core.Holder

@@ -17,11 +17,13 @@ const (
 	DefaultOperationsMax = core.DefaultOperationsMax
 )
 
-// Close stops what the server does in the background: provisioning
-// certificates, and, with a core of its own, expiring operations. Call it
-// before closing the store.
+// Close stops what the server does in the background, when it made the
+// Compute API and its core: provisioning certificates, expiring
+// operations. Call it before closing the store.
 func (s *Server) Close() {
-	s.compute.Close()
+	if s.certs != nil {
+		s.certs.Close()
+	}
 	if s.ownCore {
 		s.core.Close()
 	}

@@ -36,6 +36,9 @@ type Server struct {
 	// ownCore: New made the core, and Close closes it.
 	core    *core.Core
 	ownCore bool
+	// certs provisions the managed certificates of a Compute API New made
+	// (nil when it was given one); Close stops it.
+	certs *control.Certificates
 
 	workloads WorkloadControl
 	scenarios ScenarioRunner
@@ -82,10 +85,11 @@ type Options struct {
 	// Metrics answers GET /metrics; nil answers 404.
 	Metrics http.Handler
 	// Compute is the Compute API to serve, over Core, as the emulator
-	// assembles it. nil: one made over Core from LinkRoot, Health,
-	// Aggregates, StrictFields, DefaultNetwork, ManagedInstanceRange,
-	// CertificateProvisioning, Clock and Actions (read only then), as
-	// tests build a server.
+	// assembles it (with its control loops). nil: one made over Core from
+	// LinkRoot, Health, Aggregates, StrictFields, DefaultNetwork,
+	// ManagedInstanceRange and Actions, its managed certificates
+	// provisioned after CertificateProvisioning on Clock (read only then),
+	// as tests build a server.
 	Compute *compute.Service
 	// Core is the compute core the server writes through (its write lock,
 	// its change feed), shared with the APIs beside Compute whose objects
@@ -169,9 +173,10 @@ func New(st store.Store, o Options) *Server {
 		s.compute = compute.NewService(s.core, compute.Options{
 			LinkRoot: compute.LinkRoot(o.RootURL, o.LinkRoot), Log: log, Health: o.Health, Aggregates: o.Aggregates,
 			StrictFields: o.StrictFields, DefaultNetwork: o.DefaultNetwork,
-			ManagedInstanceRange: o.ManagedInstanceRange, CertificateProvisioning: o.CertificateProvisioning,
-			Clock: o.Clock, Actions: o.Actions,
+			ManagedInstanceRange: o.ManagedInstanceRange, Actions: o.Actions,
 		})
+		s.certs = control.NewCertificates(o.CertificateProvisioning, s.compute.Update, o.Clock, log)
+		s.compute.ProvisionWith(s.certs)
 	}
 	if o.TimeScale > 1 {
 		s.timeScale = strconv.FormatFloat(o.TimeScale, 'g', -1, 64)

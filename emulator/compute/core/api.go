@@ -60,7 +60,8 @@ type API struct {
 	// nothing).
 	ManagedPool control.Pool
 	actions     func(instance string) string
-	// Certs turns managed certificates ACTIVE.
+	// Certs turns managed certificates ACTIVE; nil (none given to
+	// ProvisionWith): they stay PROVISIONING.
 	Certs *control.Certificates
 }
 
@@ -88,12 +89,6 @@ type APIOptions struct {
 	// ManagedInstanceRange is where the instances managed groups make get
 	// their addresses; the zero value means DefaultManagedInstanceRange.
 	ManagedInstanceRange netip.Prefix
-	// CertificateProvisioning is how long a managed certificate stays
-	// PROVISIONING; zero means DefaultCertificateProvisioning.
-	CertificateProvisioning time.Duration
-	// Clock is what managed certificates' provisioning waits on; nil: the
-	// wall clock.
-	Clock control.Sleeper
 	// Actions says what autohealing is doing with a managed instance (by
 	// its path: RECREATING, VERIFYING, NONE); nil: nothing.
 	Actions func(instance string) string
@@ -119,13 +114,11 @@ func NewAPI(core *Core, o APIOptions) *API {
 		ManagedPool:    control.ManagedPool(o.ManagedInstanceRange),
 		actions:        o.Actions,
 	}
-	s.Certs = control.NewCertificates(o.CertificateProvisioning, s.Update, o.Clock, log)
 	return s
 }
 
 // Start readies the API to serve the collections whose references
-// holders list: the reference index built from what is stored, the
-// provisioning of managed certificates resumed.
+// holders list: the reference index built from what is stored.
 func (s *API) Start(holders []Holder) {
 	for _, h := range holders {
 		if !slices.ContainsFunc(s.Holders, func(o Holder) bool { return o.Collection == h.Collection }) {
@@ -133,12 +126,7 @@ func (s *API) Start(holders []Holder) {
 		}
 	}
 	s.buildRefIndex()
-	s.resumeProvisioning()
 }
-
-// Close stops what the service does in the background: provisioning
-// certificates.
-func (s *API) Close() { s.Certs.Close() }
 
 // Core is the core the service writes through.
 func (s *API) Core() *Core { return s.core }

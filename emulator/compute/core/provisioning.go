@@ -50,6 +50,15 @@ func (s *API) UpdateLocked(ctx context.Context, k store.Key, change func(doc map
 	return true, nil
 }
 
+// ProvisionWith gives managed certificates to certs, the loop that turns
+// them ACTIVE (started where the emulator is assembled, over Update), and
+// with them those a previous run left PROVISIONING. Call it once, before
+// serving.
+func (s *API) ProvisionWith(certs *control.Certificates) {
+	s.Certs = certs
+	s.resumeProvisioning()
+}
+
 // resumeProvisioning provisions, at start, the managed certificates a
 // previous run left PROVISIONING.
 func (s *API) resumeProvisioning() {
