@@ -571,14 +571,14 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.core = writes
 	// The Compute API over the core, and the HTTP layer that serves it.
 	computeAPI := compute.NewService(writes, compute.Options{
-		LinkRoot:                compute.LinkRoot(e.URL(), cfg.SelfLinkRoot),
-		Log:                     log,
-		Health:                  e.engine,
-		Aggregates:              e.aggregator,
-		StrictFields:            cfg.StrictFields,
-		DefaultNetwork:          !cfg.NoDefaultNetwork,
-		ManagedInstanceRange:    cfg.ManagedInstanceRange,
-		Actions:                 func(instance string) string { return e.healer.Action(instance) },
+		LinkRoot:             compute.LinkRoot(e.URL(), cfg.SelfLinkRoot),
+		Log:                  log,
+		Health:               e.engine,
+		Aggregates:           e.aggregator,
+		StrictFields:         cfg.StrictFields,
+		DefaultNetwork:       !cfg.NoDefaultNetwork,
+		ManagedInstanceRange: cfg.ManagedInstanceRange,
+		Actions:              func(instance string) string { return e.healer.Action(instance) },
 	})
 	srv := httpapi.New(e.store, httpapi.Options{
 		Core:        writes,
