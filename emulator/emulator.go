@@ -44,6 +44,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/resourcemanager"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/storage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
@@ -326,6 +327,8 @@ type Emulator struct {
 	healer *control.Autohealer
 	scaler *control.Autoscaler
 	certs  *control.Certificates
+	// objects is Cloud Storage, beside the Compute API.
+	objects *storage.Service
 	// views are the status page and the timeline's endpoints.
 	views         *statuspage.Page
 	scenarios     *scenario.Runner
@@ -604,13 +607,23 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes))
+	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL()})
+	if err != nil {
+		e.certs.Close()
+		srv.Close()
+		writes.Close()
+		e.engine.Close()
+		return nil, err
+	}
+	e.objects = objects
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), objects)
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
 	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {
+		e.objects.Close()
 		e.certs.Close()
 		srv.Close()
 		writes.Close()
@@ -622,6 +635,15 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		return nil, fmt.Errorf("resume probing: %w", err)
 	}
 	return srv, nil
+}
+
+// storageDir is where Cloud Storage keeps buckets and objects: beside the
+// database in cfg.DataDir, or "" (memory) with cfg.InMemory.
+func storageDir(cfg Config) string {
+	if cfg.InMemory {
+		return ""
+	}
+	return filepath.Join(cfg.DataDir, "storage")
 }
 
 // openStore opens the SQLite file in cfg.DataDir, or a memory store.
@@ -714,6 +736,7 @@ func (e *Emulator) close() error {
 	e.scenarios.Close()
 	e.certs.Close()
 	e.api.Close()
+	e.objects.Close()
 	e.core.Close()
 	if e.plane != nil {
 		e.plane.Close()

@@ -12,6 +12,7 @@ package googleapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -75,6 +76,15 @@ type Mux interface {
 	// changes nothing and shows names, addresses and states, never
 	// settings. pattern is "GET /path" (or "GET /{$}" for the root).
 	HandleView(pattern string, h http.HandlerFunc)
+	// HandleMedia mounts h as HandleHTTP does, at a path prefix whose
+	// calls carry media (an object's bytes): their bodies may be of any
+	// type, not only JSON, from no web page of another site.
+	HandleMedia(prefix string, h http.HandlerFunc)
+	// HandleUnrouted gives h the GET and HEAD calls no route takes (paths
+	// an API names freely: Cloud Storage's /BUCKET/OBJECT), behind the same
+	// guard; h answers those it serves and says so, and the others get the
+	// answer to a path the emulator does not have.
+	HandleUnrouted(h func(w http.ResponseWriter, r *http.Request) bool)
 	// WriteError answers err as the API answers a handler's error (an
 	// *Error as it says; any other error as the emulator's own, logged).
 	WriteError(w http.ResponseWriter, r *http.Request, err error)
@@ -95,6 +105,13 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 // Service is an API served beside Compute.
 type Service interface {
 	Routes(Mux)
+}
+
+// Resetter is a Service that keeps state of its own, outside the store
+// (Cloud Storage's objects): POST /_emulator/reset forgets it with the
+// rest.
+type Resetter interface {
+	Reset(ctx context.Context) error
 }
 
 // MaxBodyBytes is the largest request body accepted; larger ones get 413.

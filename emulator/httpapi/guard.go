@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/internal/guard"
@@ -24,7 +25,16 @@ type Access struct {
 // nothing and show names, addresses and states, never settings.
 func (s *Server) setAccess(a Access) {
 	s.openPaths = map[string]bool{"/healthz": true, "/metrics": true}
-	s.access = guard.New(guard.Config{AllowedHosts: a.AllowedHosts, Token: a.Token, Open: s.openRead})
+	s.access = guard.New(guard.Config{AllowedHosts: a.AllowedHosts, Token: a.Token, Open: s.openRead, Media: s.media})
+}
+
+func (s *Server) media(r *http.Request) bool {
+	for _, p := range s.mediaPaths {
+		if strings.HasPrefix(r.URL.Path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) openRead(r *http.Request) bool {

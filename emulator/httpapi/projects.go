@@ -24,6 +24,18 @@ func (s *Server) HandleView(pattern string, h http.HandlerFunc) {
 	s.mux.HandleFunc(pattern, h)
 }
 
+// HandleMedia mounts h at prefix, its calls' bodies of any type
+// (googleapi.Mux).
+func (s *Server) HandleMedia(prefix string, h http.HandlerFunc) {
+	s.mediaPaths = append(s.mediaPaths, prefix)
+	s.mux.HandleFunc(prefix, h)
+}
+
+// HandleUnrouted gives h the reads no route takes (googleapi.Mux).
+func (s *Server) HandleUnrouted(h func(w http.ResponseWriter, r *http.Request) bool) {
+	s.unrouted = append(s.unrouted, h)
+}
+
 // WriteError answers err as the API answers a handler's error
 // (googleapi.Mux).
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
@@ -34,5 +46,8 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Server) Mount(services ...googleapi.Service) {
 	for _, svc := range services {
 		svc.Routes(s)
+		if r, ok := svc.(googleapi.Resetter); ok {
+			s.resetters = append(s.resetters, r)
+		}
 	}
 }

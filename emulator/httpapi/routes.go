@@ -37,6 +37,11 @@ func (s *Server) reset(r *googleapi.Call) (any, error) {
 	if err := s.compute.Reset(r.Context()); err != nil {
 		return nil, err
 	}
+	for _, svc := range s.resetters {
+		if err := svc.Reset(r.Context()); err != nil {
+			return nil, err
+		}
+	}
 	return map[string]string{"status": "reset"}, nil
 }
 
@@ -60,6 +65,13 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 // on the emulator's own paths (/_emulator/reset, /metrics, /healthz, the
 // status page) it is a 405 that lists the methods the path has.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		for _, h := range s.unrouted {
+			if h(w, r) {
+				return
+			}
+		}
+	}
 	if !strings.HasPrefix(r.URL.Path, "/compute/") {
 		if allow := s.allowed(r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))

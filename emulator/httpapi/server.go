@@ -50,6 +50,12 @@ type Server struct {
 	// openPaths are those it lets read without the token.
 	access    *guard.Guard
 	openPaths map[string]bool
+	// mediaPaths are the prefixes whose calls carry media (HandleMedia).
+	mediaPaths []string
+	// unrouted serve the reads no route takes (HandleUnrouted).
+	unrouted []func(w http.ResponseWriter, r *http.Request) bool
+	// resetters are the mounted services a reset forgets the state of.
+	resetters []googleapi.Resetter
 }
 
 // HealthReader is what getHealth reads: the probe engine's verdicts.

@@ -9,12 +9,13 @@ type ProviderEndpoint struct {
 }
 
 // ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
-// IAM, Resource Manager, IAP and Certificate Manager, as far as
-// load-balancing configurations call them.
+// IAM, Resource Manager, IAP, Certificate Manager and Cloud Storage, as far
+// as load-balancing configurations call them.
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
 	{"resource_manager_custom_endpoint", "/resourcemanager/v1/"},
 	{"iap_custom_endpoint", "/iap/v1/"},
 	{"certificate_manager_custom_endpoint", "/certificatemanager/v1/"},
+	{"storage_custom_endpoint", "/storage/v1/"},
 }

@@ -29,6 +29,10 @@ type Config struct {
 	// Open tells which reads are served without the token: views that
 	// change nothing. Nil means none.
 	Open func(*http.Request) bool
+	// Media tells which calls carry media (an object's bytes), whose
+	// bodies may be of any type, instead of JSON only, from no page of
+	// another site. Nil means none.
+	Media func(*http.Request) bool
 }
 
 // Guard checks requests against a Config.
@@ -36,6 +40,7 @@ type Guard struct {
 	allowedHosts map[string]bool
 	tokenSum     *[32]byte
 	open         func(*http.Request) bool
+	media        func(*http.Request) bool
 }
 
 // Refusal is why a request was refused: an HTTP status, a Google error
@@ -50,7 +55,7 @@ func (r *Refusal) Error() string { return r.Message }
 
 // New returns the guard of c.
 func New(c Config) *Guard {
-	g := &Guard{allowedHosts: map[string]bool{}, open: c.Open}
+	g := &Guard{allowedHosts: map[string]bool{}, open: c.Open, media: c.Media}
 	for _, h := range c.AllowedHosts {
 		if h = hostName(strings.TrimSpace(h)); h != "" {
 			g.allowedHosts[h] = true
@@ -74,6 +79,9 @@ func (g *Guard) Check(r *http.Request) *Refusal {
 	}
 	if err := g.checkToken(r); err != nil {
 		return err
+	}
+	if g.media != nil && g.media(r) {
+		return checkMedia(r)
 	}
 	return checkContentType(r)
 }
@@ -166,6 +174,24 @@ func (g *Guard) checkToken(r *http.Request) *Refusal {
 			"The bearer token is not the one this emulator was started with (--token or LBHEALTH_TOKEN)."}
 	}
 	return nil
+}
+
+// checkMedia lets a call that carries media (an object's bytes) send a
+// body of any type: an object's own may be text/plain, which a page can
+// post too, so the type cannot tell a page's post from a client's. What
+// the browser says of the request does: every request a page sends to
+// another site carries its Origin (refused before) and, in today's
+// browsers, Sec-Fetch-Site, which is refused unless it says the request
+// came from the emulator's own origin or from no page at all.
+func checkMedia(r *http.Request) *Refusal {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+		return nil
+	default:
+		return &Refusal{http.StatusForbidden, api.ReasonForbidden, fmt.Sprintf(
+			"The request comes from a web page of another site (Sec-Fetch-Site %q): the API is not for web pages. "+
+				"Call it from a tool such as curl, Terraform or a client library.", site)}
+	}
 }
 
 // checkContentType refuses a body that is not JSON. A browser posts

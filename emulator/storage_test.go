@@ -1,0 +1,229 @@
+package emulator_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	gcs "cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+)
+
+// storageClient is Google's Go client for Cloud Storage, pointed at the
+// emulator as a user points it (its JSON API, no credentials).
+func storageClient(t *testing.T, e *emulator.Emulator) *gcs.Client {
+	t.Helper()
+	c, err := gcs.NewClient(t.Context(), option.WithEndpoint(e.URL()+"/storage/v1/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func putObject(t *testing.T, c *gcs.Client, bucket, name, contentType, body string) {
+	t.Helper()
+	w := c.Bucket(bucket).Object(name).NewWriter(t.Context())
+	w.ContentType = contentType
+	if _, err := io.WriteString(w, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("upload %s/%s: %v", bucket, name, err)
+	}
+}
+
+func readObject(t *testing.T, c *gcs.Client, bucket, name string) (string, *gcs.ReaderObjectAttrs) {
+	t.Helper()
+	r, err := c.Bucket(bucket).Object(name).NewReader(t.Context())
+	if err != nil {
+		t.Fatalf("read %s/%s: %v", bucket, name, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), &r.Attrs
+}
+
+// Google's Go client for Storage makes a bucket, uploads objects (small
+// ones in one request, a large one resumably, in chunks), lists and reads
+// them back, and deletes one.
+func TestStorage_GoogleClientUploadsAndReads(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	if err := c.Bucket("site").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	putObject(t, c, "site", "index.html", "text/html", "<h1>hello</h1>")
+	putObject(t, c, "site", "css/site.css", "text/css", "body{}")
+	large := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB: more than one chunk of 256 KiB
+	w := c.Bucket("site").Object("large.bin").NewWriter(t.Context())
+	w.ChunkSize = 256 << 10
+	if _, err := io.WriteString(w, large); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("resumable upload: %v", err)
+	}
+
+	body, attrs := readObject(t, c, "site", "index.html")
+	if body != "<h1>hello</h1>" || attrs.ContentType != "text/html" {
+		t.Fatalf("index.html: %q (%s), want what was uploaded (text/html)", body, attrs.ContentType)
+	}
+	if got, _ := readObject(t, c, "site", "large.bin"); got != large {
+		t.Fatalf("large.bin: %d bytes back of %d", len(got), len(large))
+	}
+	var names []string
+	for it := c.Bucket("site").Objects(t.Context(), nil); ; {
+		o, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, o.Name)
+	}
+	if strings.Join(names, " ") != "css/site.css index.html large.bin" {
+		t.Fatalf("listed %v", names)
+	}
+	if err := c.Bucket("site").Object("large.bin").Delete(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bucket("site").Object("large.bin").Attrs(t.Context()); !errors.Is(err, gcs.ErrObjectNotExist) {
+		t.Fatalf("after delete: %v, want ErrObjectNotExist", err)
+	}
+}
+
+// Buckets and objects survive a restart over the same data directory.
+func TestStorage_RestartKeepsBucketsAndObjects(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := emulator.Start(context.Background(), emulator.Config{Listen: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := storageClient(t, first)
+	if err := c.Bucket("kept").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	putObject(t, c, "kept", "a/b.txt", "text/plain", "still here")
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e := startEmulator(t, emulator.Config{DataDir: dir})
+	if body, _ := readObject(t, storageClient(t, e), "kept", "a/b.txt"); body != "still here" {
+		t.Fatalf("after the restart: %q", body)
+	}
+}
+
+// An upload's body may be of any type a client sends (an object's own
+// text/plain too), but not from a web page of another site; the bucket is
+// left as it was. A bad bucket name gets the API's refusal.
+func TestStorage_UploadsRefuseWebPagesAndBadNames(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	if err := c.Bucket("pages").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	upload := func(name string, header http.Header) (int, string) {
+		req, _ := http.NewRequest("POST", e.URL()+"/upload/storage/v1/b/pages/o?uploadType=media&name="+name, strings.NewReader("x"))
+		req.Header = header
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, h := range []http.Header{
+		{"Content-Type": {"text/plain"}, "Sec-Fetch-Site": {"cross-site"}},
+		{"Content-Type": {"text/plain"}, "Origin": {"http://evil.example"}},
+	} {
+		if code, body := upload("page", h); code != http.StatusForbidden || !strings.Contains(body, "web page") {
+			t.Errorf("%v: %d %s, want 403 naming web pages", h, code, body)
+		}
+	}
+	if _, err := c.Bucket("pages").Object("page").Attrs(t.Context()); !errors.Is(err, gcs.ErrObjectNotExist) {
+		t.Fatalf("after the refusals: %v, want no object", err)
+	}
+	if code, body := upload("tool", http.Header{"Content-Type": {"text/plain"}}); code != http.StatusOK {
+		t.Fatalf("text/plain from a tool: %d %s, want 200", code, body)
+	}
+	err := c.Bucket("x").Create(t.Context(), "demo-project", nil)
+	if err == nil || !strings.Contains(err.Error(), "invalid bucket name") {
+		t.Fatalf("bucket x: %v, want the API's refusal", err)
+	}
+	if _, err := c.Bucket("x").Attrs(t.Context()); !errors.Is(err, gcs.ErrBucketNotExist) {
+		t.Fatalf("after the refusal: %v, want no bucket", err)
+	}
+}
+
+// The library's own endpoints (reseed, delete everything) are not served.
+func TestStorage_LibraryEndpointsAreNotServed(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	for _, path := range []string{"/_internal/delete_all", "/_internal/reseed"} {
+		resp, err := http.Post(e.URL()+path, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("POST %s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+}
+
+// Google's Storage client libraries find an emulator through
+// STORAGE_EMULATOR_HOST: set to the emulator's address as it is, the Go
+// client, given no other option, writes and reads through it.
+func TestStorage_EmulatorHostConvention(t *testing.T) {
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(e.URL(), "http://"))
+	c, err := gcs.NewClient(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Bucket("by-env").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	putObject(t, c, "by-env", "dir/page name.html", "text/html", "found")
+	if body, attrs := readObject(t, c, "by-env", "dir/page name.html"); body != "found" || attrs.ContentType != "text/html" {
+		t.Fatalf("read back %q (%s)", body, attrs.ContentType)
+	}
+}
+
+// POST /_emulator/reset forgets buckets and objects with the rest.
+func TestStorage_ResetForgetsBuckets(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	if err := c.Bucket("gone").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	putObject(t, c, "gone", "x", "text/plain", "x")
+	resp, err := http.Post(e.URL()+"/_emulator/reset", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reset: %d", resp.StatusCode)
+	}
+	if _, err := c.Bucket("gone").Attrs(t.Context()); !errors.Is(err, gcs.ErrBucketNotExist) {
+		t.Fatalf("after a reset: %v, want no bucket", err)
+	}
+}
