@@ -607,7 +607,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
-	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL()})
+	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL(), Store: e.store, Now: e.clock.Now})
 	if err != nil {
 		e.certs.Close()
 		srv.Close()

@@ -113,7 +113,7 @@ func TestStorage_RestartKeepsBucketsAndObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := storageClient(t, first)
-	if err := c.Bucket("kept").Create(t.Context(), "demo-project", nil); err != nil {
+	if err := c.Bucket("kept").Create(t.Context(), "demo-project", &gcs.BucketAttrs{Website: &gcs.BucketWebsite{MainPageSuffix: "index.html"}}); err != nil {
 		t.Fatal(err)
 	}
 	putObject(t, c, "kept", "a/b.txt", "text/plain", "still here")
@@ -121,8 +121,12 @@ func TestStorage_RestartKeepsBucketsAndObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := startEmulator(t, emulator.Config{DataDir: dir})
-	if body, _ := readObject(t, storageClient(t, e), "kept", "a/b.txt"); body != "still here" {
+	c = storageClient(t, e)
+	if body, _ := readObject(t, c, "kept", "a/b.txt"); body != "still here" {
 		t.Fatalf("after the restart: %q", body)
+	}
+	if attrs, err := c.Bucket("kept").Attrs(t.Context()); err != nil || attrs.Website == nil || attrs.Website.MainPageSuffix != "index.html" {
+		t.Fatalf("the bucket after the restart: %+v, %v", attrs, err)
 	}
 }
 
@@ -225,5 +229,92 @@ func TestStorage_ResetForgetsBuckets(t *testing.T) {
 	}
 	if _, err := c.Bucket("gone").Attrs(t.Context()); !errors.Is(err, gcs.ErrBucketNotExist) {
 		t.Fatalf("after a reset: %v, want no bucket", err)
+	}
+}
+
+// A bucket keeps what its client wrote beyond what the library knows
+// (website, uniform access, labels, storage class) and the fields the API
+// sets; a patch changes what it names and moves the metageneration; a bad
+// storage class or a missing project is refused and nothing is stored.
+func TestStorage_BucketKeepsItsResource(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	attrs := &gcs.BucketAttrs{
+		Location:                 "us-central1",
+		StorageClass:             "NEARLINE",
+		Labels:                   map[string]string{"team": "web"},
+		Website:                  &gcs.BucketWebsite{MainPageSuffix: "index.html", NotFoundPage: "404.html"},
+		UniformBucketLevelAccess: gcs.UniformBucketLevelAccess{Enabled: true},
+	}
+	if err := c.Bucket("web-site").Create(t.Context(), "demo-project", attrs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Bucket("web-site").Attrs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Location != "US-CENTRAL1" || got.LocationType != "region" || got.StorageClass != "NEARLINE" || got.Labels["team"] != "web" ||
+		got.Website == nil || got.Website.MainPageSuffix != "index.html" || got.Website.NotFoundPage != "404.html" ||
+		!got.UniformBucketLevelAccess.Enabled || got.MetaGeneration != 1 || got.ProjectNumber == 0 || got.Created.IsZero() {
+		t.Fatalf("read back %+v", got)
+	}
+	patched, err := c.Bucket("web-site").Update(t.Context(), gcs.BucketAttrsToUpdate{Website: &gcs.BucketWebsite{MainPageSuffix: "home.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if patched.Website.MainPageSuffix != "home.html" || patched.MetaGeneration != 2 || patched.Labels["team"] != "web" || !patched.Created.Equal(got.Created) {
+		t.Fatalf("after a patch: %+v", patched)
+	}
+	// In the project's list, and not in another's.
+	names := func(project string) []string {
+		var out []string
+		for it := c.Buckets(t.Context(), project); ; {
+			b, err := it.Next()
+			if errors.Is(err, iterator.Done) {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b.Name)
+		}
+	}
+	if got := names("demo-project"); len(got) != 1 || got[0] != "web-site" {
+		t.Fatalf("demo-project's buckets: %v", got)
+	}
+	if got := names("other-project"); len(got) != 0 {
+		t.Fatalf("other-project's buckets: %v", got)
+	}
+
+	err = c.Bucket("cold-one").Create(t.Context(), "demo-project", &gcs.BucketAttrs{StorageClass: "FROZEN"})
+	if err == nil || !strings.Contains(err.Error(), `storageClass ("FROZEN") is not a storage class`) {
+		t.Fatalf("storage class FROZEN: %v", err)
+	}
+	if _, err := c.Bucket("cold-one").Attrs(t.Context()); !errors.Is(err, gcs.ErrBucketNotExist) {
+		t.Fatalf("after the refusal: %v, want no bucket", err)
+	}
+	resp, err := http.Post(e.URL()+"/storage/v1/b", "application/json", strings.NewReader(`{"name": "no-project"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "Required parameter: project") {
+		t.Fatalf("no project: %d %s", resp.StatusCode, b)
+	}
+	// A non-empty bucket is not deleted; an emptied one is, with its resource.
+	putObject(t, c, "web-site", "index.html", "text/html", "x")
+	if err := c.Bucket("web-site").Delete(t.Context()); err == nil {
+		t.Fatal("a bucket with an object was deleted")
+	}
+	if err := c.Bucket("web-site").Object("index.html").Delete(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Bucket("web-site").Delete(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := names("demo-project"); len(got) != 0 {
+		t.Fatalf("after the delete: %v", got)
 	}
 }

@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
 // Path is where the JSON API is served; its media paths are beside it.
@@ -37,14 +39,21 @@ type Options struct {
 	// survive a restart; "" keeps them in memory.
 	Dir string
 	// RootURL is the emulator's URL, where a resumable upload's next
-	// chunks are sent (its Location).
+	// chunks are sent (its Location), and self links point.
 	RootURL string
+	// Store keeps the bucket resources.
+	Store store.Store
+	// Now is the time writes are stamped with; nil: time.Now.
+	Now func() time.Time
 }
 
 // Service is Cloud Storage.
 type Service struct {
 	fake    *fakestorage.Server
 	handler http.Handler
+	store   store.Store
+	root    string
+	clock   func() time.Time
 }
 
 // New returns Cloud Storage with what Dir holds.
@@ -59,7 +68,11 @@ func New(o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cloud storage in %q: %w", o.Dir, err)
 	}
-	return &Service{fake: fake, handler: fake.HTTPHandler()}, nil
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{fake: fake, handler: fake.HTTPHandler(), store: o.Store, root: strings.TrimSuffix(o.RootURL, "/"), clock: now}, nil
 }
 
 // Routes mounts the JSON API and its media paths, whose calls carry an
@@ -67,6 +80,12 @@ func New(o Options) (*Service, error) {
 // library's own endpoints (reseeding, deleting everything) are not
 // mounted.
 func (s *Service) Routes(m googleapi.Mux) {
+	m.Handle("POST "+Path+"b", s.insertBucket)
+	m.Handle("GET "+Path+"b", s.listBuckets)
+	m.Handle("GET "+Path+"b/{bucket}", s.getBucket)
+	m.Handle("PATCH "+Path+"b/{bucket}", s.patchBucket)
+	m.Handle("PUT "+Path+"b/{bucket}", s.patchBucket)
+	m.Handle("DELETE "+Path+"b/{bucket}", s.deleteBucket)
 	m.HandleHTTP(Path, s.serve)
 	for _, media := range []string{"/upload/storage/v1/", "/download/storage/v1/", "/batch/storage/v1"} {
 		m.HandleMedia(media, s.serve)
