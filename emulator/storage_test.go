@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -316,5 +319,54 @@ func TestStorage_BucketKeepsItsResource(t *testing.T) {
 	}
 	if got := names("demo-project"); len(got) != 0 {
 		t.Fatalf("after the delete: %v", got)
+	}
+}
+
+// No object name reaches outside its bucket's directory: a name with a
+// "." or ".." segment is refused (400, naming the rule) wherever an upload
+// gives it, and nothing is written outside the data directory.
+func TestStorage_NamesStayInTheirBucket(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir := filepath.Join(base, "data")
+	e := startEmulator(t, emulator.Config{DataDir: dir})
+	c := storageClient(t, e)
+	if err := c.Bucket("inside").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	send := func(method, path, contentType, body string) (int, string) {
+		req, _ := http.NewRequest(method, e.URL()+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	escape := "../../../escaped"
+	multipartBody := "--B\r\nContent-Type: application/json\r\n\r\n{\"name\": \"" + escape + "\"}\r\n--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--\r\n"
+	for _, try := range []struct{ method, path, contentType, body string }{
+		{"POST", "/upload/storage/v1/b/inside/o?uploadType=media&name=" + url.QueryEscape(escape), "text/plain", "x"},
+		{"POST", "/upload/storage/v1/b/inside/o?uploadType=multipart", "multipart/related; boundary=B", multipartBody},
+		{"POST", "/upload/storage/v1/b/inside/o?uploadType=resumable", "application/json", `{"name": "` + escape + `"}`},
+		{"POST", "/upload/storage/v1/b/inside/o?uploadType=media&name=a/./b", "text/plain", "x"},
+		{"POST", "/storage/v1/b/inside/o/joined/compose", "application/json", `{"sourceObjects": [{"name": "../x"}]}`},
+	} {
+		if code, body := send(try.method, try.path, try.contentType, try.body); code != http.StatusBadRequest || !strings.Contains(body, `refuses names with \".\" or \"..\"`) {
+			t.Errorf("%s %s: %d %s, want 400 naming the rule", try.method, try.path, code, body)
+		}
+	}
+	filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+		if strings.Contains(d.Name(), "escaped") {
+			t.Errorf("written outside its bucket: %s", path)
+		}
+		return nil
+	})
+	// A dot inside a name is a name like any other.
+	putObject(t, c, "inside", "v1.2/app..js", "text/javascript", "ok")
+	if body, _ := readObject(t, c, "inside", "v1.2/app..js"); body != "ok" {
+		t.Fatalf("v1.2/app..js: %q", body)
 	}
 }

@@ -54,6 +54,8 @@ type Service struct {
 	store   store.Store
 	root    string
 	clock   func() time.Time
+	// errors answers the calls refused before the library sees them.
+	errors googleapi.Mux
 }
 
 // New returns Cloud Storage with what Dir holds.
@@ -87,7 +89,8 @@ func (s *Service) Routes(m googleapi.Mux) {
 	m.Handle("PUT "+Path+"b/{bucket}", s.patchBucket)
 	m.Handle("DELETE "+Path+"b/{bucket}", s.deleteBucket)
 	m.HandleHTTP(Path, s.serve)
-	for _, media := range []string{"/upload/storage/v1/", "/download/storage/v1/", "/batch/storage/v1"} {
+	s.errors = m
+	for _, media := range []string{"/upload/storage/v1/", "/download/storage/v1/"} {
 		m.HandleMedia(media, s.serve)
 	}
 	m.HandleUnrouted(s.download)
@@ -112,6 +115,10 @@ func (s *Service) download(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, MaxObjectBytes)
+	if err := checkNames(r); err != nil {
+		s.errors.WriteError(w, r, err)
+		return
+	}
 	s.handler.ServeHTTP(w, r)
 }
 
