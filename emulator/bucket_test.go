@@ -1,11 +1,15 @@
 package emulator_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	gcs "cloud.google.com/go/storage"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 )
@@ -80,5 +84,67 @@ func TestBackendBucket_ServesObjectsFromItsDirectory(t *testing.T) {
 	var out map[string]any
 	if code := apiCall(t, e, "DELETE", "global/backendBuckets/assets", "", &out); code != 400 {
 		t.Errorf("delete a bucket a URL map routes to: %d %v, want 400", code, out)
+	}
+}
+
+// A backend bucket whose bucket Cloud Storage has is served from it: each
+// object with its content type and Cache-Control, the website's main page
+// for a path ending in "/", its not-found page with 404 for a missing
+// object, and Cloud Storage's 404 where the bucket has no such page.
+func TestBackendBucket_ServesCloudStorageObjects(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
+	c := storageClient(t, e)
+	site := &gcs.BucketAttrs{Website: &gcs.BucketWebsite{MainPageSuffix: "index.html", NotFoundPage: "404.html"}}
+	if err := c.Bucket("demo-site").Create(t.Context(), "demo-project", site); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Bucket("plain").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	upload := func(bucket, name, contentType, cacheControl, body string) {
+		w := c.Bucket(bucket).Object(name).NewWriter(t.Context())
+		w.ContentType, w.CacheControl = contentType, cacheControl
+		io.WriteString(w, body)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upload("demo-site", "index.html", "text/html", "public, max-age=60", "<h1>home</h1>")
+	upload("demo-site", "docs/index.html", "text/html", "", "<h1>docs</h1>")
+	upload("demo-site", "app.js", "text/javascript", "no-store", "run()")
+	upload("demo-site", "404.html", "text/html", "", "<h1>not here</h1>")
+
+	a := newSwitchable(t)
+	service(t, e, "web", "", a)
+	mustCall(t, e, "POST", "global/backendBuckets", `{"name": "site", "bucketName": "demo-site"}`)
+	mustCall(t, e, "POST", "global/backendBuckets", `{"name": "plain", "bucketName": "plain"}`)
+	lb := applicationLB(t, e, freePort(t), `{"name": "um", "defaultService": "global/backendBuckets/site",
+		"hostRules": [{"hosts": ["plain.example"], "pathMatcher": "p"}],
+		"pathMatchers": [{"name": "p", "defaultService": "global/backendBuckets/plain"}]}`)
+	waitFor(t, "the load balancer answering", func() bool { code, _, _ := get(t, lb+"/app.js"); return code == 200 })
+
+	for _, want := range []struct{ path, code, contentType, cacheControl, body string }{
+		{"/", "200", "text/html", "public, max-age=60", "<h1>home</h1>"},
+		{"/docs/", "200", "text/html", "", "<h1>docs</h1>"},
+		{"/app.js", "200", "text/javascript", "no-store", "run()"},
+		{"/missing", "404", "text/html", "", "<h1>not here</h1>"},
+		{"/../../etc/passwd", "404", "text/html", "", "<h1>not here</h1>"},
+	} {
+		resp, err := http.Get(lb + want.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := fmt.Sprint(resp.StatusCode); got != want.code || resp.Header.Get("Content-Type") != want.contentType ||
+			resp.Header.Get("Cache-Control") != want.cacheControl || string(body) != want.body {
+			t.Errorf("GET %s: %s %q %q %q, want %s %q %q %q", want.path, got, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), body,
+				want.code, want.contentType, want.cacheControl, want.body)
+		}
+	}
+	// A bucket with no website: a missing object is Cloud Storage's 404.
+	if code, _, body := get(t, lb+"/missing", "Host", "plain.example"); code != 404 || !strings.Contains(body, "<Code>NoSuchKey</Code>") {
+		t.Errorf("plain bucket, missing object: %d %q", code, body)
 	}
 }

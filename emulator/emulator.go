@@ -530,6 +530,12 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.clock = clock.New(cfg.TimeScale)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Cloud Storage first: backend buckets serve its objects.
+	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL(), Store: e.store, Now: e.clock.Now})
+	if err != nil {
+		return nil, err
+	}
+	e.objects = objects
 	e.engine = health.New(health.Config{Probers: cfg.Probers, Log: log, Metrics: health.NewMetrics(reg), Scale: e.clock.Scale,
 		Node: prober.Node{ID: cfg.NodeID, Role: cfg.NodeRole},
 		OnTransition: func(tr health.Transition) {
@@ -545,7 +551,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		}})
 	if cfg.DataPlane {
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
-			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir,
+			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir, Objects: bucketObjects{e.objects},
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
 			Clock: e.clock, OnBan: func(b dataplane.Ban) {
 				e.timeline.Add(timeline.Event{Time: b.Since, Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
@@ -607,16 +613,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
 	policies := iam.New(e.store)
-	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL(), Store: e.store, Now: e.clock.Now})
-	if err != nil {
-		e.certs.Close()
-		srv.Close()
-		writes.Close()
-		e.engine.Close()
-		return nil, err
-	}
-	e.objects = objects
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), objects)
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects)
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
@@ -635,6 +632,21 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		return nil, fmt.Errorf("resume probing: %w", err)
 	}
 	return srv, nil
+}
+
+// bucketObjects is Cloud Storage as backend buckets read it
+// (dataplane.Objects).
+type bucketObjects struct{ s *storage.Service }
+
+func (b bucketObjects) Bucket(ctx context.Context, bucket string) (dataplane.Website, bool) {
+	main, notFound, ok := b.s.Website(ctx, bucket)
+	return dataplane.Website{MainPageSuffix: main, NotFoundPage: notFound}, ok
+}
+
+func (b bucketObjects) Object(bucket, name string) (dataplane.StoredObject, bool) {
+	o, ok := b.s.Read(bucket, name)
+	return dataplane.StoredObject{Content: o.Content, ContentType: o.ContentType, CacheControl: o.CacheControl,
+		ContentEncoding: o.ContentEncoding, ETag: o.ETag, Updated: o.Updated}, ok
 }
 
 // storageDir is where Cloud Storage keeps buckets and objects: beside the

@@ -1,24 +1,53 @@
 package dataplane
 
 import (
+	"bytes"
+	"cmp"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
 
 // Backend buckets: a URL map's route to a Cloud Storage bucket is answered
-// from a local directory, Options.BucketDir/BUCKET_NAME, each file an
-// object named by its path there ("/static/app.js" is the object
-// static/app.js, as the load balancer names it). The files are read
-// through os.Root, so that no request path (nor a link) reaches outside
-// the bucket's directory. A missing object, a directory, or a bucket with
-// no directory get Cloud Storage's 404.
+// from the bucket's objects, each named by the request's path ("/static/app.js"
+// is the object static/app.js, as the load balancer names it): those of
+// the emulator's Cloud Storage (Options.Objects) when it has the bucket,
+// with their content type and Cache-Control and the bucket's website
+// pages; else the files of a local directory, Options.BucketDir/BUCKET_NAME,
+// read through os.Root, so that no request path (nor a link) reaches
+// outside the bucket's directory. A missing object, a directory, or a
+// bucket with neither get Cloud Storage's 404.
+
+// Objects is Cloud Storage as backend buckets read it.
+type Objects interface {
+	// Bucket says whether Cloud Storage has bucket, and its website
+	// configuration.
+	Bucket(ctx context.Context, bucket string) (Website, bool)
+	// Object is the object name of bucket, or false when there is none.
+	Object(bucket, name string) (StoredObject, bool)
+}
+
+// Website is a bucket's website configuration: the object a path ending
+// in "/" is answered with (MainPageSuffix appended), and the one a
+// missing object is (NotFoundPage, with 404); "" for none.
+type Website struct{ MainPageSuffix, NotFoundPage string }
+
+// StoredObject is an object as a load balancer answers it.
+type StoredObject struct {
+	Content                                    []byte
+	ContentType, CacheControl, ContentEncoding string
+	ETag                                       string
+	Updated                                    time.Time
+}
 
 // noSuchKey is Cloud Storage's answer for an object that is not there.
 const noSuchKey = "<?xml version='1.0' encoding='UTF-8'?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>"
@@ -35,6 +64,11 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.Backe
 		noBackend(w, http.StatusMethodNotAllowed, "a backend bucket serves GET and HEAD")
 		return http.StatusMethodNotAllowed
 	}
+	if p.opts.Objects != nil {
+		if site, ok := p.opts.Objects.Bucket(r.Context(), b.BucketName); ok {
+			return p.serveStored(w, r, b.BucketName, site)
+		}
+	}
 	f, err := p.openObject(b.BucketName, r.URL.Path)
 	if err != nil {
 		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
@@ -48,6 +82,47 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.Backe
 	// the object by its name.
 	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 	http.ServeContent(rw, r, st.Name(), st.ModTime(), f)
+	return rw.code
+}
+
+// serveStored answers r from bucket's objects in Cloud Storage: the object
+// the path names (with the website's main page for a path ending in "/"),
+// else the website's not-found page with 404, else Cloud Storage's 404.
+func (p *Plane) serveStored(w http.ResponseWriter, r *http.Request, bucket string, site Website) int {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if (name == "" || strings.HasSuffix(name, "/")) && site.MainPageSuffix != "" {
+		name += site.MainPageSuffix
+	}
+	code := http.StatusOK
+	o, ok := p.opts.Objects.Object(bucket, name)
+	if !ok && site.NotFoundPage != "" {
+		o, ok = p.opts.Objects.Object(bucket, site.NotFoundPage)
+		code = http.StatusNotFound
+	}
+	if !ok {
+		w.Header().Set("Content-Type", "application/xml; charset=UTF-8")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, noSuchKey)
+		return http.StatusNotFound
+	}
+	h := w.Header()
+	h.Set("Content-Type", cmp.Or(o.ContentType, "application/octet-stream"))
+	for k, v := range map[string]string{"Cache-Control": o.CacheControl, "Content-Encoding": o.ContentEncoding, "ETag": o.ETag} {
+		if v != "" {
+			h.Set(k, v)
+		}
+	}
+	if code != http.StatusOK {
+		h.Set("Content-Length", strconv.Itoa(len(o.Content)))
+		w.WriteHeader(code)
+		if r.Method != http.MethodHead {
+			w.Write(o.Content)
+		}
+		return code
+	}
+	// ServeContent answers Range, the conditional headers and HEAD.
+	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	http.ServeContent(rw, r, name, o.Updated, bytes.NewReader(o.Content))
 	return rw.code
 }
 

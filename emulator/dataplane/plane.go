@@ -73,6 +73,9 @@ type Options struct {
 	// bucketName, whose files are the bucket's objects ("": every object
 	// is missing).
 	BucketDir string
+	// Objects is Cloud Storage: a backend bucket whose bucket it has is
+	// served from it, before BucketDir is looked at. nil: BucketDir alone.
+	Objects Objects
 	// OnBan, when set, is told of each client a rate_based_ban rule bans.
 	OnBan func(Ban)
 }
