@@ -40,6 +40,7 @@ require (
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb
 	goftp.io/server/v2 v2.0.3
 	golang.org/x/net v0.62.0
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/api v0.312.0
 	google.golang.org/grpc v1.85.0
@@ -177,7 +178,6 @@ require (
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20240823005443-9b4947da3948 // indirect
 	golang.org/x/mod v0.43.0 // indirect
-	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect

@@ -5,9 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -18,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2/google"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"google.golang.org/api/certificatemanager/v1"
@@ -402,4 +406,77 @@ func TestDataPlane_CertificateMapPicksByServerName(t *testing.T) {
 	if _, err := cm.Projects.Locations.CertificateMaps.Delete(entries).Do(); err != nil {
 		t.Errorf("deleting the map once no proxy serves it: %v", err)
 	}
+}
+
+// A service account key: created with its private part as a JSON key file
+// that Google's libraries read (a signer whose public half is the
+// certificate the key's read answers), listed and read without it, and
+// deleted; a PKCS#12 key or an unknown algorithm is refused, and nothing
+// is kept of a refused one.
+func TestBesideCompute_ServiceAccountKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	iamSvc, err := iam.NewService(ctx, option.WithEndpoint(e.URL()+"/iam/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := iamSvc.Projects.ServiceAccounts.Create("projects/demo", &iam.CreateServiceAccountRequest{AccountId: "uploader"}).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := iamSvc.Projects.ServiceAccounts.Keys
+	key, err := keys.Create(sa.Name, &iam.CreateServiceAccountKeyRequest{}).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := base64.StdEncoding.DecodeString(key.PrivateKeyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := google.JWTConfigFromJSON(file)
+	if err != nil {
+		t.Fatalf("the key file does not parse as Google's libraries read it: %v", err)
+	}
+	id := key.Name[strings.LastIndex(key.Name, "/")+1:]
+	if conf.Email != sa.Email || conf.PrivateKeyID != id || key.KeyAlgorithm != "KEY_ALG_RSA_2048" || key.PrivateKeyType != "TYPE_GOOGLE_CREDENTIALS_FILE" {
+		t.Fatalf("created %s %s %s; the file's account %s, key id %s", key.Name, key.KeyAlgorithm, key.PrivateKeyType, conf.Email, conf.PrivateKeyID)
+	}
+	block, _ := pem.Decode(conf.PrivateKey)
+	private, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := keys.Get(key.Name).PublicKeyType("TYPE_X509_PEM_FILE").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, _ := base64.StdEncoding.DecodeString(read.PublicKeyData)
+	certBlock, _ := pem.Decode(certPEM)
+	if certBlock == nil {
+		t.Fatalf("publicKeyData is not a PEM certificate: %q", certPEM)
+	}
+	cert, err := x509.ParseCertificate(certBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !private.(*rsa.PrivateKey).PublicKey.Equal(cert.PublicKey) || read.PrivateKeyData != "" {
+		t.Fatal("the certificate is not the key's public half, or a read gave the private part")
+	}
+	list, err := keys.List(sa.Name).Do()
+	if err != nil || len(list.Keys) != 1 || list.Keys[0].Name != key.Name || list.Keys[0].PrivateKeyData != "" {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	_, err = keys.Create(sa.Name, &iam.CreateServiceAccountKeyRequest{PrivateKeyType: "TYPE_PKCS12_FILE"}).Do()
+	wantGoogleError(t, "a PKCS#12 key", err, 400, "TYPE_GOOGLE_CREDENTIALS_FILE keys (JSON key files) only")
+	_, err = keys.Create(sa.Name, &iam.CreateServiceAccountKeyRequest{KeyAlgorithm: "KEY_ALG_EC_P256"}).Do()
+	wantGoogleError(t, "an unknown algorithm", err, 400, `keyAlgorithm ("KEY_ALG_EC_P256") must be`)
+	if _, err := keys.Delete(key.Name).Do(); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := keys.List(sa.Name).Do(); err != nil || len(list.Keys) != 0 {
+		t.Fatalf("after the delete and the refusals: %+v %v", list, err)
+	}
+	_, err = keys.Get(key.Name).Do()
+	wantGoogleError(t, "a deleted key", err, 404, "does not exist")
 }

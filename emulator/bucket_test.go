@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"crypto/md5"
 	"fmt"
 	"io"
 	"net/http"
@@ -143,8 +144,32 @@ func TestBackendBucket_ServesCloudStorageObjects(t *testing.T) {
 				want.code, want.contentType, want.cacheControl, want.body)
 		}
 	}
+	// The ETag is the object's MD5, quoted, as Cloud Storage answers it; a
+	// request that has it is answered 304.
+	if _, _, etag := getETag(t, lb+"/app.js", ""); etag != `"`+fmt.Sprintf("%x", md5.Sum([]byte("run()")))+`"` {
+		t.Errorf("app.js's ETag: %s", etag)
+	} else if code, _, _ := getETag(t, lb+"/app.js", etag); code != http.StatusNotModified {
+		t.Errorf("If-None-Match %s: %d, want 304", etag, code)
+	}
 	// A bucket with no website: a missing object is Cloud Storage's 404.
 	if code, _, body := get(t, lb+"/missing", "Host", "plain.example"); code != 404 || !strings.Contains(body, "<Code>NoSuchKey</Code>") {
 		t.Errorf("plain bucket, missing object: %d %q", code, body)
 	}
+}
+
+// getETag GETs url, with If-None-Match when etag is set: the status, the
+// body and the ETag answered.
+func getETag(t *testing.T, url, etag string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("ETag")
 }

@@ -530,8 +530,10 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.clock = clock.New(cfg.TimeScale)
 	e.timeline = timeline.New(timeline.Capacity)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	// Cloud Storage first: backend buckets serve its objects.
-	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL(), Store: e.store, Now: e.clock.Now})
+	// Cloud Storage first: backend buckets serve its objects. IAM keeps
+	// every API's IAM policies, its buckets' too.
+	policies := iam.New(e.store)
+	objects, err := storage.New(storage.Options{Dir: storageDir(cfg), RootURL: e.URL(), Store: e.store, Policies: policies, Now: e.clock.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -612,7 +614,6 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.certs = control.NewCertificates(e.clock.Scale(cfg.CertificateProvisioning), computeAPI.Update, e.clock, log)
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
-	policies := iam.New(e.store)
 	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects)
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),

@@ -370,3 +370,53 @@ func TestStorage_NamesStayInTheirBucket(t *testing.T) {
 		t.Fatalf("v1.2/app..js: %q", body)
 	}
 }
+
+// A bucket's IAM policy is stored as set (guarded by its etag, its members
+// checked), and the project's Cloud Storage service agent is named by the
+// project's number.
+func TestStorage_BucketPolicyAndServiceAgent(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	if err := c.Bucket("guarded").Create(t.Context(), "demo-project", nil); err != nil {
+		t.Fatal(err)
+	}
+	h := c.Bucket("guarded").IAM()
+	p, err := h.Policy(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Members("roles/storage.objectViewer")) != 0 {
+		t.Fatalf("a new bucket's policy: %v", p.InternalProto)
+	}
+	p.Add("allUsers", "roles/storage.objectViewer")
+	if err := h.SetPolicy(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.Policy(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Members("roles/storage.objectViewer"); len(m) != 1 || m[0] != "allUsers" {
+		t.Fatalf("read back: %v", got.InternalProto)
+	}
+	// The policy read before the change is stale now.
+	p.Add("user:a@example.com", "roles/storage.admin")
+	if err := h.SetPolicy(t.Context(), p); err == nil || !strings.Contains(err.Error(), "stale") {
+		t.Fatalf("a stale etag: %v", err)
+	}
+	got.Add("nobody", "roles/storage.admin")
+	if err := h.SetPolicy(t.Context(), got); err == nil || !strings.Contains(err.Error(), "is not a principal") {
+		t.Fatalf("a member of no kind: %v", err)
+	}
+	if _, err := c.Bucket("missing-bucket").IAM().Policy(t.Context()); err == nil {
+		t.Fatal("the policy of a bucket that does not exist")
+	}
+	email, err := c.ServiceAccount(t.Context(), "demo-project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(email, "service-") || !strings.HasSuffix(email, "@gs-project-accounts.iam.gserviceaccount.com") {
+		t.Fatalf("service agent: %q", email)
+	}
+}

@@ -7,7 +7,9 @@
 # in the cloud to import them from; random_string's own import cannot know
 # its arguments, and a replaced suffix renames everything): import_all
 # carries them over from the first state.
-state_only='["random_id", "random_string", "random_password", "random_integer", "random_shuffle", "random_pet", "tls_private_key", "tls_self_signed_cert", "tls_locally_signed_cert", "null_resource", "terraform_data"]'
+# So do the types terraform-provider-google has no import for (a bucket's
+# objects and ACLs), with the cloud as with the emulator.
+state_only='["random_id", "random_string", "random_password", "random_integer", "random_shuffle", "random_pet", "tls_private_key", "tls_self_signed_cert", "tls_locally_signed_cert", "null_resource", "terraform_data", "google_storage_bucket_object", "google_storage_bucket_acl", "google_storage_object_acl", "google_storage_default_object_acl", "google_storage_notification"]'
 
 # Attributes a plan after import may change with the emulator as with the
 # cloud, because terraform-provider-google cannot import them:
@@ -16,9 +18,10 @@ state_only='["random_id", "random_string", "random_password", "random_integer", 
 # provider reads back only the keys its state already has, none after an
 # import; effective_labels has them all), iap (the API never returns
 # oauth2ClientSecret, input only), delete_bgp_always_compare_med (the
-# provider reads it from its state, never from the API) and timeouts (the
+# provider reads it from its state, never from the API), force_destroy (a
+# bucket's: the provider's own setting, never sent) and timeouts (the
 # provider's own settings, never sent).
-not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med", "timeouts"]'
+not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med", "force_destroy", "timeouts"]'
 # Attributes whose absence after an import plans a replacement, with the
 # emulator as with the cloud (the provider's own import tests ignore them):
 # an SSL certificate's private_key and private_key_wo_version (the API

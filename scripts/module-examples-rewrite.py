@@ -6,7 +6,8 @@ what it asks the emulator afterwards.
                       REPO (a git repository under REPOS) at HEAD, under
                       WORK; every registry source of the modules at hand
                       (terraform-google-modules/{lb-http,lb,lb-internal,vm,
-                      cloud-nat,network}) it reaches points, as a relative path, at
+                      cloud-nat,network,cloud-storage,kms},
+                      GoogleCloudPlatform/cloud-run) it reaches points, as a relative path, at
                       the newest tag its version constraint allows, made
                       under WORK from the repositories under REPOS, as
                       terraform init would fetch it from the registry
@@ -36,6 +37,9 @@ REPOS = {
     "terraform-google-modules/network/google": "terraform-google-network",
     "terraform-google-modules/vm/google": "terraform-google-vm",
     "terraform-google-modules/cloud-nat/google": "terraform-google-cloud-nat",
+    "terraform-google-modules/cloud-storage/google": "terraform-google-cloud-storage",
+    "terraform-google-modules/kms/google": "terraform-google-kms",
+    "GoogleCloudPlatform/cloud-run/google": "terraform-google-cloud-run",
 }
 SOURCE = re.compile(r'^(\s*source\s*=\s*)"([^"]+)"', re.M)
 PROJECTS = ["demo-project", "demo-service"]

@@ -29,7 +29,8 @@
 # each provider's repository, at the tag of its version); MODULES holds the git
 # repositories (clones, with their tags) terraform-google-lb-http,
 # terraform-google-lb, terraform-google-lb-internal, terraform-google-vm,
-# terraform-google-cloud-nat and terraform-google-network: each example runs from its repository's
+# terraform-google-cloud-nat, terraform-google-network, terraform-google-cloud-storage,
+# terraform-google-kms and terraform-google-cloud-run (GoogleCloudPlatform's): each example runs from its repository's
 # HEAD, and each module it names comes from the newest tag its version
 # constraint allows, as terraform init would fetch it. Arguments, when
 # given, are examples (REPOSITORY/examples/NAME) to run alone, or

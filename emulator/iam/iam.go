@@ -58,6 +58,10 @@ func (s *Service) Routes(m googleapi.Mux) {
 		m.Handle("DELETE "+iam+"projects/{project}/serviceAccounts/{account}", s.deleteServiceAccount)
 		// "{email}:enable", ":disable", ":getIamPolicy", ":setIamPolicy".
 		m.Handle("POST "+iam+"projects/{project}/serviceAccounts/{account}", s.serviceAccountMethod)
+		m.Handle("POST "+iam+"projects/{project}/serviceAccounts/{account}/keys", s.createKey)
+		m.Handle("GET "+iam+"projects/{project}/serviceAccounts/{account}/keys", s.listKeys)
+		m.Handle("GET "+iam+"projects/{project}/serviceAccounts/{account}/keys/{key}", s.getKey)
+		m.Handle("DELETE "+iam+"projects/{project}/serviceAccounts/{account}/keys/{key}", s.deleteKey)
 	}
 }
 
@@ -249,6 +253,16 @@ func (s *Service) deleteServiceAccount(r *googleapi.Call) (any, error) {
 		return nil, err
 	}
 	s.store.Delete(r.Context(), policyKey(k.Project, "projects/"+k.Project+"/serviceAccounts/"+k.Name))
+	// Its keys go with it.
+	keys, err := s.store.All(r.Context(), keysCollection)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range keys {
+		if o.Key.Project == k.Project && strings.HasPrefix(o.Key.Name, k.Name+"/") {
+			s.store.Delete(r.Context(), o.Key)
+		}
+	}
 	return map[string]any{}, nil
 }
 

@@ -12,15 +12,16 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
-// policy is an IAM policy as the APIs answer it.
-type policy struct {
+// Policy is an IAM policy as the APIs answer it.
+type Policy struct {
 	Version      int             `json:"version,omitempty"`
 	Etag         string          `json:"etag"`
-	Bindings     []binding       `json:"bindings,omitempty"`
+	Bindings     []Binding       `json:"bindings,omitempty"`
 	AuditConfigs json.RawMessage `json:"auditConfigs,omitempty"`
 }
 
-type binding struct {
+// Binding grants a role to members, under a condition.
+type Binding struct {
 	Role      string          `json:"role"`
 	Members   []string        `json:"members"`
 	Condition json.RawMessage `json:"condition,omitempty"`
@@ -38,49 +39,61 @@ const emptyPolicyEtag = "ACAB"
 // beside Compute that keeps IAM policies answers its :getIamPolicy and
 // :setIamPolicy with it.
 func (s *Service) PolicyMethod(r *googleapi.Call, method, project, resource string) (any, error) {
-	k := policyKey(project, resource)
 	if method == "getIamPolicy" {
-		return s.loadPolicy(r, k)
+		return s.GetPolicy(r, project, resource)
 	}
 	var req struct {
-		Policy policy `json:"policy"`
+		Policy Policy `json:"policy"`
 	}
 	if err := googleapi.ReadJSON(r, &req); err != nil {
 		return nil, err
 	}
-	if err := checkPolicy(req.Policy); err != nil {
-		return nil, err
+	return s.SetPolicy(r, project, resource, req.Policy)
+}
+
+// GetPolicy is the policy of resource, of project (an empty one, never
+// set, until it is).
+func (s *Service) GetPolicy(r *googleapi.Call, project, resource string) (Policy, error) {
+	return s.loadPolicy(r, policyKey(project, resource))
+}
+
+// SetPolicy stores p as the policy of resource, of project, once checked:
+// an etag sent must be the current one. It returns what is stored, with a
+// new etag.
+func (s *Service) SetPolicy(r *googleapi.Call, project, resource string, p Policy) (Policy, error) {
+	k := policyKey(project, resource)
+	if err := checkPolicy(p); err != nil {
+		return Policy{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	current, err := s.loadPolicy(r, k)
 	if err != nil {
-		return nil, err
+		return Policy{}, err
 	}
-	if req.Policy.Etag != "" && req.Policy.Etag != current.Etag {
-		return nil, googleapi.Errorf(http.StatusConflict, "ABORTED",
-			"etag (%q) is stale: the policy of %s has changed since (its etag is now %q); get it again and re-apply the change.", req.Policy.Etag, resource, current.Etag)
+	if p.Etag != "" && p.Etag != current.Etag {
+		return Policy{}, googleapi.Errorf(http.StatusConflict, "ABORTED",
+			"etag (%q) is stale: the policy of %s has changed since (its etag is now %q); get it again and re-apply the change.", p.Etag, resource, current.Etag)
 	}
-	p := req.Policy
 	p.Etag = newEtag()
 	if p.Version == 0 {
 		p.Version = 1
 	}
 	if err := s.upsert(r, k, p); err != nil {
-		return nil, err
+		return Policy{}, err
 	}
 	return p, nil
 }
 
-func (s *Service) loadPolicy(r *googleapi.Call, k store.Key) (policy, error) {
+func (s *Service) loadPolicy(r *googleapi.Call, k store.Key) (Policy, error) {
 	o, err := s.store.Get(r.Context(), k)
 	if errors.Is(err, store.ErrNotFound) {
-		return policy{Version: 1, Etag: emptyPolicyEtag}, nil
+		return Policy{Version: 1, Etag: emptyPolicyEtag}, nil
 	}
 	if err != nil {
-		return policy{}, err
+		return Policy{}, err
 	}
-	var p policy
+	var p Policy
 	return p, json.Unmarshal(o.Body, &p)
 }
 
@@ -91,7 +104,7 @@ var memberPrefixes = []string{"user:", "serviceAccount:", "group:", "domain:", "
 // checkPolicy refuses a binding with no role, a role not of the forms
 // roles/NAME, projects/P/roles/NAME or organizations/O/roles/NAME, or a
 // member of no known kind.
-func checkPolicy(p policy) error {
+func checkPolicy(p Policy) error {
 	for i, b := range p.Bindings {
 		if !strings.HasPrefix(b.Role, "roles/") && !customRole.MatchString(b.Role) {
 			return invalidArgument("policy.bindings[%d].role (%q) is not a role: roles/NAME, projects/PROJECT/roles/NAME or organizations/ORG/roles/NAME.", i, b.Role)

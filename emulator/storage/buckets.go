@@ -18,7 +18,7 @@ import (
 )
 
 // bucketsCollection is where the store keeps bucket resources.
-const bucketsCollection = "storageBuckets"
+const bucketsCollection = "storage.buckets"
 
 // The bucket resource: fakestorage keeps a bucket's objects and the few
 // fields it knows (versioning, the default event-based hold); the

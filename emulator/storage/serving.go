@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"time"
 )
 
@@ -40,5 +42,15 @@ func (s *Service) Read(bucket, name string) (Served, bool) {
 		return Served{}, false
 	}
 	return Served{Content: o.Content, ContentType: o.ContentType, CacheControl: o.CacheControl,
-		ContentEncoding: o.ContentEncoding, ETag: o.Etag, Updated: o.Updated}, true
+		ContentEncoding: o.ContentEncoding, ETag: entityTag(o.Md5Hash), Updated: o.Updated}, true
+}
+
+// entityTag is the ETag Cloud Storage answers an object's read with: its
+// MD5 in hex, quoted ("" when the library has none).
+func entityTag(md5Base64 string) string {
+	sum, err := base64.StdEncoding.DecodeString(md5Base64)
+	if err != nil || len(sum) == 0 {
+		return ""
+	}
+	return `"` + hex.EncodeToString(sum) + `"`
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iam"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -41,19 +42,21 @@ type Options struct {
 	// RootURL is the emulator's URL, where a resumable upload's next
 	// chunks are sent (its Location), and self links point.
 	RootURL string
-	// Store keeps the bucket resources.
-	Store store.Store
+	// Store keeps the bucket resources, and Policies their IAM policies.
+	Store    store.Store
+	Policies *iam.Service
 	// Now is the time writes are stamped with; nil: time.Now.
 	Now func() time.Time
 }
 
 // Service is Cloud Storage.
 type Service struct {
-	fake    *fakestorage.Server
-	handler http.Handler
-	store   store.Store
-	root    string
-	clock   func() time.Time
+	fake     *fakestorage.Server
+	handler  http.Handler
+	store    store.Store
+	policies *iam.Service
+	root     string
+	clock    func() time.Time
 	// errors answers the calls refused before the library sees them.
 	errors googleapi.Mux
 }
@@ -74,7 +77,7 @@ func New(o Options) (*Service, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{fake: fake, handler: fake.HTTPHandler(), store: o.Store, root: strings.TrimSuffix(o.RootURL, "/"), clock: now}, nil
+	return &Service{fake: fake, handler: fake.HTTPHandler(), store: o.Store, policies: o.Policies, root: strings.TrimSuffix(o.RootURL, "/"), clock: now}, nil
 }
 
 // Routes mounts the JSON API and its media paths, whose calls carry an
@@ -88,6 +91,9 @@ func (s *Service) Routes(m googleapi.Mux) {
 	m.Handle("PATCH "+Path+"b/{bucket}", s.patchBucket)
 	m.Handle("PUT "+Path+"b/{bucket}", s.patchBucket)
 	m.Handle("DELETE "+Path+"b/{bucket}", s.deleteBucket)
+	m.Handle("GET "+Path+"b/{bucket}/iam", s.bucketIAM)
+	m.Handle("PUT "+Path+"b/{bucket}/iam", s.bucketIAM)
+	m.Handle("GET "+Path+"projects/{project}/serviceAccount", s.serviceAccount)
 	m.HandleHTTP(Path, s.serve)
 	s.errors = m
 	for _, media := range []string{"/upload/storage/v1/", "/download/storage/v1/"} {

@@ -14,6 +14,8 @@ type ProviderEndpoint struct {
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
+	// Service accounts and their keys, in hashicorp/google 7.x.
+	{"iam_beta_custom_endpoint", "/iam/v1/"},
 	{"resource_manager_custom_endpoint", "/resourcemanager/v1/"},
 	{"iap_custom_endpoint", "/iap/v1/"},
 	{"certificate_manager_custom_endpoint", "/certificatemanager/v1/"},
