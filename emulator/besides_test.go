@@ -25,6 +25,7 @@ import (
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 	"google.golang.org/api/certificatemanager/v1"
+	cloudkms "google.golang.org/api/cloudkms/v1"
 	"google.golang.org/api/cloudresourcemanager/v1"
 	compute "google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
@@ -479,4 +480,70 @@ func TestBesideCompute_ServiceAccountKeys(t *testing.T) {
 	}
 	_, err = keys.Get(key.Name).Do()
 	wantGoogleError(t, "a deleted key", err, 404, "does not exist")
+}
+
+// Cloud KMS as Google's Go client (and terraform-google-modules/kms) uses
+// it: a key ring, a crypto key with its first version, a rotation period
+// patched, the key's IAM policy, its versions destroyed; bad ids,
+// purposes and rotation periods refused, nothing stored of them.
+func TestBesideCompute_KMS(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	svc, err := cloudkms.NewService(ctx, option.WithEndpoint(e.URL()+"/kms/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rings := svc.Projects.Locations.KeyRings
+	parent := "projects/demo/locations/us"
+	ring, err := rings.Create(parent, &cloudkms.KeyRing{}).KeyRingId("site").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ring.Name != parent+"/keyRings/site" || ring.CreateTime == "" {
+		t.Fatalf("key ring %+v", ring)
+	}
+	_, err = rings.Create(parent, &cloudkms.KeyRing{}).KeyRingId("site").Do()
+	wantGoogleError(t, "the same key ring again", err, 409, "already exists")
+	_, err = rings.Create(parent, &cloudkms.KeyRing{}).KeyRingId("bad id!").Do()
+	wantGoogleError(t, "a bad key ring id", err, 400, `keyRingId ("bad id!") must be`)
+
+	keys := rings.CryptoKeys
+	key, err := keys.Create(ring.Name, &cloudkms.CryptoKey{Purpose: "ENCRYPT_DECRYPT", RotationPeriod: "7776000s"}).CryptoKeyId("bucket").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key.Primary == nil || key.Primary.Name != key.Name+"/cryptoKeyVersions/1" || key.Primary.State != "ENABLED" ||
+		key.VersionTemplate.Algorithm != "GOOGLE_SYMMETRIC_ENCRYPTION" || key.RotationPeriod != "7776000s" {
+		t.Fatalf("crypto key %+v", key)
+	}
+	_, err = keys.Create(ring.Name, &cloudkms.CryptoKey{Purpose: "SHRED"}).CryptoKeyId("other").Do()
+	wantGoogleError(t, "a bad purpose", err, 400, `purpose ("SHRED") must be one of`)
+	_, err = keys.Create(ring.Name, &cloudkms.CryptoKey{Purpose: "ENCRYPT_DECRYPT", RotationPeriod: "60s"}).CryptoKeyId("other").Do()
+	wantGoogleError(t, "a rotation shorter than a day", err, 400, `rotationPeriod ("60s") must be`)
+	if list, err := keys.List(ring.Name).Do(); err != nil || len(list.CryptoKeys) != 1 {
+		t.Fatalf("keys after the refusals: %+v %v", list, err)
+	}
+
+	patched, err := keys.Patch(key.Name, &cloudkms.CryptoKey{RotationPeriod: "8640000s"}).UpdateMask("rotationPeriod").Do()
+	if err != nil || patched.RotationPeriod != "8640000s" || patched.Primary == nil {
+		t.Fatalf("patched %+v %v", patched, err)
+	}
+	pol, err := keys.SetIamPolicy(key.Name, &cloudkms.SetIamPolicyRequest{Policy: &cloudkms.Policy{Bindings: []*cloudkms.Binding{
+		{Role: "roles/cloudkms.cryptoKeyEncrypterDecrypter", Members: []string{"serviceAccount:service-1@gs-project-accounts.iam.gserviceaccount.com"}}}}}).Do()
+	if err != nil || pol.Etag == "" {
+		t.Fatalf("setIamPolicy: %+v %v", pol, err)
+	}
+	if got, err := keys.GetIamPolicy(key.Name).Do(); err != nil || len(got.Bindings) != 1 {
+		t.Fatalf("getIamPolicy: %+v %v", got, err)
+	}
+	v, err := keys.CryptoKeyVersions.Destroy(key.Primary.Name, &cloudkms.DestroyCryptoKeyVersionRequest{}).Do()
+	if err != nil || v.State != "DESTROY_SCHEDULED" || v.DestroyTime == "" {
+		t.Fatalf("destroy: %+v %v", v, err)
+	}
+	if list, err := keys.CryptoKeyVersions.List(key.Name).Do(); err != nil || len(list.CryptoKeyVersions) != 1 || list.CryptoKeyVersions[0].State != "DESTROY_SCHEDULED" {
+		t.Fatalf("versions: %+v %v", list, err)
+	}
+	_, err = keys.Get(ring.Name + "/cryptoKeys/missing").Do()
+	wantGoogleError(t, "a key that is not there", err, 404, "not found")
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/httpapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iam"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iap"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/kms"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/resourcemanager"
@@ -614,7 +615,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.certs = control.NewCertificates(e.clock.Scale(cfg.CertificateProvisioning), computeAPI.Update, e.clock, log)
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects)
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})

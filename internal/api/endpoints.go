@@ -9,8 +9,8 @@ type ProviderEndpoint struct {
 }
 
 // ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
-// IAM, Resource Manager, IAP, Certificate Manager and Cloud Storage, as far
-// as load-balancing configurations call them.
+// IAM, Resource Manager, IAP, Certificate Manager, Cloud Storage and Cloud
+// KMS, as far as load-balancing configurations call them.
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
@@ -20,4 +20,5 @@ var ProviderEndpoints = []ProviderEndpoint{
 	{"iap_custom_endpoint", "/iap/v1/"},
 	{"certificate_manager_custom_endpoint", "/certificatemanager/v1/"},
 	{"storage_custom_endpoint", "/storage/v1/"},
+	{"kms_custom_endpoint", "/kms/v1/"},
 }
