@@ -97,12 +97,8 @@ func TestBackendBucket_ServesCloudStorageObjects(t *testing.T) {
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true})
 	c := storageClient(t, e)
 	site := &gcs.BucketAttrs{Website: &gcs.BucketWebsite{MainPageSuffix: "index.html", NotFoundPage: "404.html"}}
-	if err := c.Bucket("demo-site").Create(t.Context(), "demo-project", site); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Bucket("plain").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "demo-site", site)
+	makeBucket(t, c, "plain", nil)
 	upload := func(bucket, name, contentType, cacheControl, body string) {
 		w := c.Bucket(bucket).Object(name).NewWriter(t.Context())
 		w.ContentType, w.CacheControl = contentType, cacheControl

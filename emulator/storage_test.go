@@ -63,9 +63,7 @@ func TestStorage_GoogleClientUploadsAndReads(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	c := storageClient(t, e)
-	if err := c.Bucket("site").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "site", nil)
 	putObject(t, c, "site", "index.html", "text/html", "<h1>hello</h1>")
 	putObject(t, c, "site", "css/site.css", "text/css", "body{}")
 	large := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB: more than one chunk of 256 KiB
@@ -116,9 +114,7 @@ func TestStorage_RestartKeepsBucketsAndObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := storageClient(t, first)
-	if err := c.Bucket("kept").Create(t.Context(), "demo-project", &gcs.BucketAttrs{Website: &gcs.BucketWebsite{MainPageSuffix: "index.html"}}); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "kept", &gcs.BucketAttrs{Website: &gcs.BucketWebsite{MainPageSuffix: "index.html"}})
 	putObject(t, c, "kept", "a/b.txt", "text/plain", "still here")
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -140,19 +136,9 @@ func TestStorage_UploadsRefuseWebPagesAndBadNames(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	c := storageClient(t, e)
-	if err := c.Bucket("pages").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "pages", nil)
 	upload := func(name string, header http.Header) (int, string) {
-		req, _ := http.NewRequest("POST", e.URL()+"/upload/storage/v1/b/pages/o?uploadType=media&name="+name, strings.NewReader("x"))
-		req.Header = header
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return roundTrip(t, "POST", e.URL()+"/upload/storage/v1/b/pages/o?uploadType=media&name="+name, header, "x")
 	}
 	for _, h := range []http.Header{
 		{"Content-Type": {"text/plain"}, "Sec-Fetch-Site": {"cross-site"}},
@@ -204,9 +190,7 @@ func TestStorage_EmulatorHostConvention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Bucket("by-env").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "by-env", nil)
 	putObject(t, c, "by-env", "dir/page name.html", "text/html", "found")
 	if body, attrs := readObject(t, c, "by-env", "dir/page name.html"); body != "found" || attrs.ContentType != "text/html" {
 		t.Fatalf("read back %q (%s)", body, attrs.ContentType)
@@ -218,9 +202,7 @@ func TestStorage_ResetForgetsBuckets(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	c := storageClient(t, e)
-	if err := c.Bucket("gone").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "gone", nil)
 	putObject(t, c, "gone", "x", "text/plain", "x")
 	resp, err := http.Post(e.URL()+"/_emulator/reset", "application/json", nil)
 	if err != nil {
@@ -250,9 +232,7 @@ func TestStorage_BucketKeepsItsResource(t *testing.T) {
 		Website:                  &gcs.BucketWebsite{MainPageSuffix: "index.html", NotFoundPage: "404.html"},
 		UniformBucketLevelAccess: gcs.UniformBucketLevelAccess{Enabled: true},
 	}
-	if err := c.Bucket("web-site").Create(t.Context(), "demo-project", attrs); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "web-site", attrs)
 	got, err := c.Bucket("web-site").Attrs(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -331,31 +311,21 @@ func TestStorage_NamesStayInTheirBucket(t *testing.T) {
 	dir := filepath.Join(base, "data")
 	e := startEmulator(t, emulator.Config{DataDir: dir})
 	c := storageClient(t, e)
-	if err := c.Bucket("inside").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
-	send := func(method, path, contentType, body string) (int, string) {
-		req, _ := http.NewRequest(method, e.URL()+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", contentType)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	makeBucket(t, c, "inside", nil)
+	post := func(path, contentType, body string) (int, string) {
+		return roundTrip(t, "POST", e.URL()+path, http.Header{"Content-Type": {contentType}}, body)
 	}
 	escape := "../../../escaped"
 	multipartBody := "--B\r\nContent-Type: application/json\r\n\r\n{\"name\": \"" + escape + "\"}\r\n--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--\r\n"
-	for _, try := range []struct{ method, path, contentType, body string }{
-		{"POST", "/upload/storage/v1/b/inside/o?uploadType=media&name=" + url.QueryEscape(escape), "text/plain", "x"},
-		{"POST", "/upload/storage/v1/b/inside/o?uploadType=multipart", "multipart/related; boundary=B", multipartBody},
-		{"POST", "/upload/storage/v1/b/inside/o?uploadType=resumable", "application/json", `{"name": "` + escape + `"}`},
-		{"POST", "/upload/storage/v1/b/inside/o?uploadType=media&name=a/./b", "text/plain", "x"},
-		{"POST", "/storage/v1/b/inside/o/joined/compose", "application/json", `{"sourceObjects": [{"name": "../x"}]}`},
+	for _, try := range []struct{ path, contentType, body string }{
+		{"/upload/storage/v1/b/inside/o?uploadType=media&name=" + url.QueryEscape(escape), "text/plain", "x"},
+		{"/upload/storage/v1/b/inside/o?uploadType=multipart", "multipart/related; boundary=B", multipartBody},
+		{"/upload/storage/v1/b/inside/o?uploadType=resumable", "application/json", `{"name": "` + escape + `"}`},
+		{"/upload/storage/v1/b/inside/o?uploadType=media&name=a/./b", "text/plain", "x"},
+		{"/storage/v1/b/inside/o/joined/compose", "application/json", `{"sourceObjects": [{"name": "../x"}]}`},
 	} {
-		if code, body := send(try.method, try.path, try.contentType, try.body); code != http.StatusBadRequest || !strings.Contains(body, `refuses names with \".\" or \"..\"`) {
-			t.Errorf("%s %s: %d %s, want 400 naming the rule", try.method, try.path, code, body)
+		if code, body := post(try.path, try.contentType, try.body); code != http.StatusBadRequest || !strings.Contains(body, `refuses names with \".\" or \"..\"`) {
+			t.Errorf("POST %s: %d %s, want 400 naming the rule", try.path, code, body)
 		}
 	}
 	filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
@@ -378,9 +348,7 @@ func TestStorage_BucketPolicyAndServiceAgent(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true})
 	c := storageClient(t, e)
-	if err := c.Bucket("guarded").Create(t.Context(), "demo-project", nil); err != nil {
-		t.Fatal(err)
-	}
+	makeBucket(t, c, "guarded", nil)
 	h := c.Bucket("guarded").IAM()
 	p, err := h.Policy(t.Context())
 	if err != nil {
@@ -419,4 +387,27 @@ func TestStorage_BucketPolicyAndServiceAgent(t *testing.T) {
 	if !strings.HasPrefix(email, "service-") || !strings.HasSuffix(email, "@gs-project-accounts.iam.gserviceaccount.com") {
 		t.Fatalf("service agent: %q", email)
 	}
+}
+
+// makeBucket makes bucket name in demo-project, with attrs (nil: none).
+func makeBucket(t *testing.T, c *gcs.Client, name string, attrs *gcs.BucketAttrs) {
+	t.Helper()
+	if err := c.Bucket(name).Create(t.Context(), "demo-project", attrs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// roundTrip sends method to url with header and body: the status and the
+// body answered.
+func roundTrip(t *testing.T, method, url string, header http.Header, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -191,13 +191,7 @@ func TestFastForward_CarriesCertificateProvisioning(t *testing.T) {
 	t.Parallel()
 	e := startEmulator(t, emulator.Config{InMemory: true, CertificateProvisioning: 10 * time.Minute})
 	mustCall(t, e, "POST", "global/sslCertificates", `{"name": "managed", "type": "MANAGED", "managed": {"domains": ["www.example.com"]}}`)
-	status := func() string {
-		var cert struct {
-			Managed struct{ Status string } `json:"managed"`
-		}
-		apiCall(t, e, "GET", "global/sslCertificates/managed", "", &cert)
-		return cert.Managed.Status
-	}
+	status := func() string { return certificateStatus(t, e, "managed") }
 	if got := status(); got != "PROVISIONING" {
 		t.Fatalf("right after insert: %s, want PROVISIONING", got)
 	}
@@ -220,16 +214,20 @@ func TestRestart_ResumesCertificateProvisioning(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := startEmulator(t, emulator.Config{DataDir: dir, CertificateProvisioning: 10 * time.Minute})
-	status := func() string {
-		var cert struct {
-			Managed struct{ Status string } `json:"managed"`
-		}
-		apiCall(t, e, "GET", "global/sslCertificates/managed", "", &cert)
-		return cert.Managed.Status
-	}
+	status := func() string { return certificateStatus(t, e, "managed") }
 	if got := status(); got != "PROVISIONING" {
 		t.Fatalf("after the restart: %s, want PROVISIONING", got)
 	}
 	e.FastForward(t.Context(), 10*time.Minute)
 	waitFor(t, "the certificate ACTIVE", func() bool { return status() == "ACTIVE" })
+}
+
+// certificateStatus is the managed status of SSL certificate name.
+func certificateStatus(t *testing.T, e *emulator.Emulator, name string) string {
+	t.Helper()
+	var cert struct {
+		Managed struct{ Status string } `json:"managed"`
+	}
+	apiCall(t, e, "GET", "global/sslCertificates/"+name, "", &cert)
+	return cert.Managed.Status
 }
