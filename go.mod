@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	cel.dev/cel-go v0.33.3
+	cloud.google.com/go/run v1.25.0
 	cloud.google.com/go/storage v1.65.0
 	github.com/agext/levenshtein v1.2.3
 	github.com/blues/jsonata-go v1.5.4
@@ -56,6 +57,7 @@ require (
 	cloud.google.com/go/auth/oauth2adapt v0.3.1 // indirect
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
 	cloud.google.com/go/iam v1.14.0 // indirect
+	cloud.google.com/go/longrunning v1.5.0 // indirect
 	cloud.google.com/go/monitoring v1.29.0 // indirect
 	cloud.google.com/go/pubsub/v2 v2.6.2 // indirect
 	github.com/Azure/go-ntlmssp v0.1.1 // indirect

@@ -43,6 +43,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/plan"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/prober"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/resourcemanager"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/run"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/scenario"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/statuspage"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/storage"
@@ -615,7 +616,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.certs = control.NewCertificates(e.clock.Scale(cfg.CertificateProvisioning), computeAPI.Update, e.clock, log)
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now))
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now), run.New(e.store, e.clock.Now))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})

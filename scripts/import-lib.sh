@@ -19,9 +19,9 @@ state_only='["random_id", "random_string", "random_password", "random_integer", 
 # import; effective_labels has them all), iap (the API never returns
 # oauth2ClientSecret, input only), delete_bgp_always_compare_med (the
 # provider reads it from its state, never from the API), force_destroy (a
-# bucket's: the provider's own setting, never sent) and timeouts (the
-# provider's own settings, never sent).
-not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med", "force_destroy", "timeouts"]'
+# bucket's) and deletion_protection (a Cloud Run service's): the
+# provider's own settings, never sent, as timeouts are.
+not_importable='["terraform_labels", "labels", "iap", "delete_bgp_always_compare_med", "force_destroy", "deletion_protection", "timeouts"]'
 # Attributes whose absence after an import plans a replacement, with the
 # emulator as with the cloud (the provider's own import tests ignore them):
 # an SSL certificate's private_key and private_key_wo_version (the API

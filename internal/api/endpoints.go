@@ -21,4 +21,5 @@ var ProviderEndpoints = []ProviderEndpoint{
 	{"certificate_manager_custom_endpoint", "/certificatemanager/v1/"},
 	{"storage_custom_endpoint", "/storage/v1/"},
 	{"kms_custom_endpoint", "/kms/v1/"},
+	{"cloud_run_v2_custom_endpoint", "/run/v2/"},
 }

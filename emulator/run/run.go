@@ -1,0 +1,322 @@
+// Package run serves Cloud Run's Admin API v2 (/run/v2/): services, as
+// terraform-provider-google's google_cloud_run_v2_service and Google's
+// clients write and read them, stored and validated, each write answered
+// with a finished long-running operation that can be read again. A
+// service is answered Ready with its first revision; nothing runs it yet
+// (a serverless NEG has nothing to send to). terraform-provider-google
+// reaches it through cloud_run_v2_custom_endpoint (lbhealth-emulator
+// terraform-override writes it).
+package run
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	runv2 "google.golang.org/api/run/v2"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
+)
+
+// Path is where Cloud Run's Admin API v2 is served.
+const Path = "/run/v2/"
+
+// Store collections of what Cloud Run holds.
+const (
+	servicesCollection   = "run.services"
+	operationsCollection = "run.operations"
+)
+
+// serviceType is the type of a service in an operation's metadata and
+// response.
+const serviceType = "type.googleapis.com/google.cloud.run.v2.Service"
+
+// Service is Cloud Run over the store.
+type Service struct {
+	store store.Store
+	now   func() time.Time
+}
+
+// New returns Cloud Run over st; now stamps what is written (nil:
+// time.Now).
+func New(st store.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, now: now}
+}
+
+// Routes mounts Cloud Run v2.
+func (s *Service) Routes(m googleapi.Mux) {
+	services := Path + "projects/{project}/locations/{location}/services"
+	m.Handle("POST "+services, s.createService)
+	m.Handle("GET "+services, s.listServices)
+	m.Handle("GET "+services+"/{service}", s.getService)
+	m.Handle("PATCH "+services+"/{service}", s.patchService)
+	m.Handle("DELETE "+services+"/{service}", s.deleteService)
+	m.Handle("GET "+Path+"projects/{project}/locations/{location}/operations/{operation}", s.getOperation)
+}
+
+// serviceIDs are what the API takes as a service's id.
+var serviceIDs = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,47}[a-z0-9])?$`)
+
+// ingresses are a service's ingress settings.
+var ingresses = []string{"INGRESS_TRAFFIC_ALL", "INGRESS_TRAFFIC_INTERNAL_ONLY", "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER", "INGRESS_TRAFFIC_NONE"}
+
+func invalid(format string, args ...any) error {
+	return googleapi.Errorf(http.StatusBadRequest, "INVALID_ARGUMENT", format, args...)
+}
+
+func (s *Service) timestamp() string { return s.now().UTC().Format(time.RFC3339Nano) }
+
+func parentOf(r *googleapi.Call) string {
+	return "projects/" + r.PathValue("project") + "/locations/" + r.PathValue("location")
+}
+
+func (s *Service) createService(r *googleapi.Call) (any, error) {
+	id := r.Query().Get("serviceId")
+	if !serviceIDs.MatchString(id) {
+		return nil, invalid("serviceId (%q) must be 1 to 49 lower-case letters, digits or dashes, starting with a letter and not ending with a dash.", id)
+	}
+	var svc runv2.GoogleCloudRunV2Service
+	if err := googleapi.ReadJSON(r, &svc); err != nil {
+		return nil, err
+	}
+	if err := checkService(&svc); err != nil {
+		return nil, err
+	}
+	now := s.timestamp()
+	svc.Name, svc.Uid, svc.Generation, svc.CreateTime = parentOf(r)+"/services/"+id, newUID(), 1, now
+	if r.Query().Get("validateOnly") == "true" {
+		return s.operation(r, svc, false)
+	}
+	s.complete(r, &svc, now)
+	body, err := json.Marshal(&svc)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.Insert(r.Context(), store.Object{Key: serviceKey(r.PathValue("project"), svc.Name), Body: body})
+	if errors.Is(err, store.ErrAlreadyExists) {
+		return nil, googleapi.Errorf(http.StatusConflict, "ALREADY_EXISTS", "Resource '%s' already exists.", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.operation(r, svc, true)
+}
+
+// checkService applies the API's rules to what a client wrote, and fills
+// the defaults the API gives: the ingress, a container's port and
+// resources, the traffic to the latest revision.
+func checkService(svc *runv2.GoogleCloudRunV2Service) error {
+	if svc.Ingress == "" || svc.Ingress == "INGRESS_TRAFFIC_UNSPECIFIED" {
+		svc.Ingress = "INGRESS_TRAFFIC_ALL"
+	}
+	if !slices.Contains(ingresses, svc.Ingress) {
+		return invalid("ingress (%q) must be one of %s.", svc.Ingress, strings.Join(ingresses, ", "))
+	}
+	if svc.Template == nil || len(svc.Template.Containers) == 0 {
+		return invalid("template.containers: a service runs one container at least.")
+	}
+	for i, c := range svc.Template.Containers {
+		if c.Image == "" {
+			return invalid("template.containers[%d].image is required.", i)
+		}
+		if len(c.Ports) == 0 && (i == 0 || len(svc.Template.Containers) == 1) {
+			c.Ports = []*runv2.GoogleCloudRunV2ContainerPort{{Name: "http1", ContainerPort: 8080}}
+		}
+		for j, p := range c.Ports {
+			if p.ContainerPort < 0 || p.ContainerPort > 65535 {
+				return invalid("template.containers[%d].ports[%d].containerPort (%d) must be 1 to 65535.", i, j, p.ContainerPort)
+			}
+			if p.ContainerPort == 0 {
+				p.ContainerPort = 8080
+			}
+		}
+		if c.Resources == nil {
+			c.Resources = &runv2.GoogleCloudRunV2ResourceRequirements{CpuIdle: true, ForceSendFields: []string{"CpuIdle"}}
+		}
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = map[string]string{"cpu": "1000m", "memory": "512Mi"}
+		}
+	}
+	if len(svc.Traffic) == 0 {
+		svc.Traffic = []*runv2.GoogleCloudRunV2TrafficTarget{{Type: "TRAFFIC_TARGET_ALLOCATION_TYPE_LATEST", Percent: 100}}
+	}
+	total := int64(0)
+	for _, t := range svc.Traffic {
+		total += t.Percent
+	}
+	if total != 100 {
+		return invalid("traffic: the percents must add up to 100, not %d.", total)
+	}
+	return nil
+}
+
+// complete sets the fields the API sets on a write: its revision (the
+// first, or the next when the template changed), Ready.
+func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service, now string) {
+	id := svc.Name[strings.LastIndex(svc.Name, "/")+1:]
+	svc.UpdateTime, svc.ObservedGeneration, svc.LaunchStage = now, svc.Generation, "GA"
+	if svc.Creator == "" {
+		svc.Creator = "emulator@lbhealth.invalid"
+	}
+	svc.LastModifier = "emulator@lbhealth.invalid"
+	revision := fmt.Sprintf("%s-%05d-%s", id, svc.Generation, newUID()[:3])
+	svc.LatestCreatedRevision = svc.Name + "/revisions/" + revision
+	svc.LatestReadyRevision = svc.LatestCreatedRevision
+	ready := func(kind string) *runv2.GoogleCloudRunV2Condition {
+		return &runv2.GoogleCloudRunV2Condition{Type: kind, State: "CONDITION_SUCCEEDED", LastTransitionTime: now}
+	}
+	svc.TerminalCondition = ready("Ready")
+	svc.Conditions = []*runv2.GoogleCloudRunV2Condition{ready("RoutesReady"), ready("ConfigurationsReady")}
+	svc.TrafficStatuses = nil
+	for _, t := range svc.Traffic {
+		svc.TrafficStatuses = append(svc.TrafficStatuses, &runv2.GoogleCloudRunV2TrafficTargetStatus{Type: t.Type, Percent: t.Percent, Revision: t.Revision, Tag: t.Tag})
+	}
+	number := strings.Trim(googleapi.ProjectNumber(r.PathValue("project")), "0")
+	svc.Uri = "https://" + id + "-" + number + "." + r.PathValue("location") + ".run.app"
+	svc.Urls = []string{svc.Uri}
+	svc.Etag = `"` + newUID()[:16] + `"`
+}
+
+func newUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func serviceKey(project, name string) store.Key {
+	return store.Key{Project: project, Scope: "global", Collection: servicesCollection, Name: name}
+}
+
+func (s *Service) load(r *googleapi.Call) (runv2.GoogleCloudRunV2Service, error) {
+	name := parentOf(r) + "/services/" + r.PathValue("service")
+	var svc runv2.GoogleCloudRunV2Service
+	o, err := s.store.Get(r.Context(), serviceKey(r.PathValue("project"), name))
+	if errors.Is(err, store.ErrNotFound) {
+		return svc, googleapi.Errorf(http.StatusNotFound, "NOT_FOUND", "Resource '%s' was not found", name)
+	}
+	if err != nil {
+		return svc, err
+	}
+	return svc, json.Unmarshal(o.Body, &svc)
+}
+
+func (s *Service) getService(r *googleapi.Call) (any, error) {
+	svc, err := s.load(r)
+	if err != nil {
+		return nil, err
+	}
+	return &svc, nil
+}
+
+func (s *Service) listServices(r *googleapi.Call) (any, error) {
+	objects, err := s.store.All(r.Context(), servicesCollection)
+	if err != nil {
+		return nil, err
+	}
+	prefix := parentOf(r) + "/services/"
+	var list []*runv2.GoogleCloudRunV2Service
+	for _, o := range objects {
+		if !strings.HasPrefix(o.Key.Name, prefix) {
+			continue
+		}
+		var svc runv2.GoogleCloudRunV2Service
+		if err := json.Unmarshal(o.Body, &svc); err != nil {
+			return nil, err
+		}
+		list = append(list, &svc)
+	}
+	slices.SortFunc(list, func(a, b *runv2.GoogleCloudRunV2Service) int { return strings.Compare(a.Name, b.Name) })
+	return map[string]any{"services": list}, nil
+}
+
+// patchService is services.patch: the service as sent replaces what its
+// client wrote (the fields the API sets stay its own); a changed template
+// makes a new revision.
+func (s *Service) patchService(r *googleapi.Call) (any, error) {
+	prior, err := s.load(r)
+	if err != nil {
+		return nil, err
+	}
+	var svc runv2.GoogleCloudRunV2Service
+	if err := googleapi.ReadJSON(r, &svc); err != nil {
+		return nil, err
+	}
+	if err := checkService(&svc); err != nil {
+		return nil, err
+	}
+	if svc.Etag != "" && svc.Etag != prior.Etag {
+		return nil, googleapi.Errorf(http.StatusConflict, "ABORTED", "etag (%s) is stale: the service has changed since (its etag is now %s).", svc.Etag, prior.Etag)
+	}
+	svc.Name, svc.Uid, svc.CreateTime, svc.Creator, svc.Generation = prior.Name, prior.Uid, prior.CreateTime, prior.Creator, prior.Generation+1
+	s.complete(r, &svc, s.timestamp())
+	body, err := json.Marshal(&svc)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.Update(r.Context(), store.Object{Key: serviceKey(r.PathValue("project"), svc.Name), Body: body}); err != nil {
+		return nil, err
+	}
+	return s.operation(r, svc, true)
+}
+
+func (s *Service) deleteService(r *googleapi.Call) (any, error) {
+	svc, err := s.load(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.Delete(r.Context(), serviceKey(r.PathValue("project"), svc.Name)); err != nil {
+		return nil, err
+	}
+	svc.DeleteTime = s.timestamp()
+	return s.operation(r, svc, true)
+}
+
+// operation is the finished long-running operation that answers a write
+// of svc, kept (when keep) so that it can be read again.
+func (s *Service) operation(r *googleapi.Call, svc runv2.GoogleCloudRunV2Service, keep bool) (any, error) {
+	body, err := json.Marshal(&svc)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]any
+	json.Unmarshal(body, &fields)
+	fields["@type"] = serviceType
+	typed, _ := json.Marshal(fields)
+	op := map[string]any{"name": parentOf(r) + "/operations/" + newUID(), "done": true,
+		"metadata": json.RawMessage(typed), "response": json.RawMessage(typed)}
+	if keep {
+		body, _ := json.Marshal(op)
+		if err := s.store.Insert(r.Context(), store.Object{Key: operationKey(r.PathValue("project"), op["name"].(string)), Body: body}); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+func operationKey(project, name string) store.Key {
+	return store.Key{Project: project, Scope: "global", Collection: operationsCollection, Name: name}
+}
+
+func (s *Service) getOperation(r *googleapi.Call) (any, error) {
+	name := parentOf(r) + "/operations/" + r.PathValue("operation")
+	o, err := s.store.Get(r.Context(), operationKey(r.PathValue("project"), name))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, googleapi.Errorf(http.StatusNotFound, "NOT_FOUND", "Operation '%s' was not found", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(o.Body), nil
+}
