@@ -166,3 +166,25 @@ func ProjectNumber(project string) string {
 func DefaultComputeAccount(project string) string {
 	return ProjectNumber(project) + "-compute@developer.gserviceaccount.com"
 }
+
+// MergePatch applies patch to target as a JSON merge patch (RFC 7396):
+// objects merge field by field, null deletes a field, anything else
+// replaces it. target (nil: a new object) is changed in place and
+// returned.
+func MergePatch(target, patch map[string]any) map[string]any {
+	if target == nil {
+		target = map[string]any{}
+	}
+	for k, pv := range patch {
+		switch pv := pv.(type) {
+		case nil:
+			delete(target, k)
+		case map[string]any:
+			tv, _ := target[k].(map[string]any)
+			target[k] = MergePatch(tv, pv)
+		default:
+			target[k] = pv
+		}
+	}
+	return target
+}

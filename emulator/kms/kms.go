@@ -11,6 +11,7 @@ package kms
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -150,6 +151,9 @@ var purposes = map[string]string{
 	"MAC":                 "HMAC_SHA256",
 }
 
+// purposeList names the purposes in messages.
+var purposeList = strings.Join(slices.Sorted(maps.Keys(purposes)), ", ")
+
 func (s *Service) createCryptoKey(r *googleapi.Call) (any, error) {
 	id := r.Query().Get("cryptoKeyId")
 	if !ids.MatchString(id) {
@@ -182,11 +186,11 @@ func (s *Service) createCryptoKey(r *googleapi.Call) (any, error) {
 // fills what it left to the API (the version template's algorithm).
 func checkKey(key *cloudkms.CryptoKey) error {
 	if key.Purpose == "" {
-		return invalid("purpose is required: one of %s.", strings.Join(slices.Sorted(mapsKeys(purposes)), ", "))
+		return invalid("purpose is required: one of %s.", purposeList)
 	}
 	algorithm, ok := purposes[key.Purpose]
 	if !ok {
-		return invalid("purpose (%q) must be one of %s.", key.Purpose, strings.Join(slices.Sorted(mapsKeys(purposes)), ", "))
+		return invalid("purpose (%q) must be one of %s.", key.Purpose, purposeList)
 	}
 	if key.VersionTemplate == nil {
 		key.VersionTemplate = &cloudkms.CryptoKeyVersionTemplate{}
@@ -207,16 +211,6 @@ func checkKey(key *cloudkms.CryptoKey) error {
 		}
 	}
 	return nil
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func (s *Service) newVersion(key *cloudkms.CryptoKey, n int) *cloudkms.CryptoKeyVersion {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -109,7 +110,7 @@ func (s *Service) patchBucket(r *googleapi.Call) (any, error) {
 		if err := json.Unmarshal(body, &patch); err != nil {
 			return nil, bodyError(err)
 		}
-		mergePatch(next, patch)
+		googleapi.MergePatch(next, patch)
 	} else if err := json.Unmarshal(body, &next); err != nil {
 		return nil, bodyError(err)
 	}
@@ -277,25 +278,6 @@ func mustDocument(b *storagev1.Bucket) map[string]any {
 	return doc
 }
 
-// mergePatch applies a JSON merge patch: objects merge, null deletes.
-func mergePatch(target, patch map[string]any) {
-	for k, v := range patch {
-		switch v := v.(type) {
-		case nil:
-			delete(target, k)
-		case map[string]any:
-			t, _ := target[k].(map[string]any)
-			if t == nil {
-				t = map[string]any{}
-			}
-			mergePatch(t, v)
-			target[k] = t
-		default:
-			target[k] = v
-		}
-	}
-}
-
 func mustUint(s string) uint64 {
 	n, _ := strconv.ParseUint(s, 10, 64)
 	return n
@@ -309,9 +291,9 @@ func (s *Service) forward(ctx context.Context, method, path string, body []byte)
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	var w capture
-	s.handler.ServeHTTP(&w, req)
-	if w.status/100 == 2 {
+	w := httptest.NewRecorder() // the library answers the emulator itself
+	s.handler.ServeHTTP(w, req)
+	if w.Code/100 == 2 {
 		return nil
 	}
 	var answer struct {
@@ -319,12 +301,12 @@ func (s *Service) forward(ctx context.Context, method, path string, body []byte)
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	json.Unmarshal(w.body.Bytes(), &answer)
+	json.Unmarshal(w.Body.Bytes(), &answer)
 	msg := answer.Error.Message
 	if msg == "" {
-		msg = http.StatusText(w.status)
+		msg = http.StatusText(w.Code)
 	}
-	return googleapi.Errorf(w.status, reasonOf(w.status), "%s", msg)
+	return googleapi.Errorf(w.Code, reasonOf(w.Code), "%s", msg)
 }
 
 // reasonOf is the JSON API's reason for an HTTP status.
@@ -340,33 +322,6 @@ func reasonOf(status int) string {
 		return "conditionNotMet"
 	}
 	return "backendError"
-}
-
-// capture is the answer of fakestorage to a call the emulator makes.
-type capture struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (c *capture) Header() http.Header {
-	if c.header == nil {
-		c.header = http.Header{}
-	}
-	return c.header
-}
-
-func (c *capture) WriteHeader(status int) {
-	if c.status == 0 {
-		c.status = status
-	}
-}
-
-func (c *capture) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
-	return c.body.Write(b)
 }
 
 // now is the time a write is stamped with, as the API writes times.

@@ -30,31 +30,32 @@ func checkNames(r *http.Request) error {
 	if r.Method != http.MethodPost && r.Method != http.MethodPut || r.ContentLength == 0 {
 		return nil
 	}
+	// Only a JSON or multipart/related body can name an object; an
+	// object's bytes are left unread.
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" && mt != "multipart/related" {
+		return nil
+	}
 	body, err := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
 		return googleapi.Errorf(http.StatusRequestEntityTooLarge, "uploadTooLarge", "The request body is larger than %d bytes.", MaxObjectBytes)
 	}
-	return checkBodyNames(r.Header.Get("Content-Type"), body)
+	return checkBodyNames(mt, params["boundary"], body)
 }
 
 // checkBodyNames checks the names a JSON body gives (an upload's metadata,
 // a compose's sources), or the first part of a multipart/related upload,
 // which is its metadata.
-func checkBodyNames(contentType string, body []byte) error {
-	mt, params, _ := mime.ParseMediaType(contentType)
-	switch mt {
-	case "application/json":
-	case "multipart/related":
-		part, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).NextPart()
+func checkBodyNames(mediaType, boundary string, body []byte) error {
+	if mediaType == "multipart/related" {
+		part, err := multipart.NewReader(bytes.NewReader(body), boundary).NextPart()
 		if err != nil {
 			return nil // the library refuses what it cannot read
 		}
 		if body, err = io.ReadAll(io.LimitReader(part, googleapi.MaxBodyBytes)); err != nil {
 			return nil
 		}
-	default:
-		return nil // an object's bytes
 	}
 	var meta struct {
 		Name          string `json:"name"`

@@ -309,25 +309,7 @@ func mergePatch(original Document, patch []byte) (Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mergeObjects(original, pm), nil
-}
-
-func mergeObjects(target, patch map[string]any) map[string]any {
-	if target == nil {
-		target = map[string]any{}
-	}
-	for k, pv := range patch {
-		switch pv := pv.(type) {
-		case nil:
-			delete(target, k)
-		case map[string]any:
-			tv, _ := target[k].(map[string]any)
-			target[k] = mergeObjects(tv, pv)
-		default:
-			target[k] = pv
-		}
-	}
-	return target
+	return googleapi.MergePatch(original, pm), nil
 }
 
 // maskPatch keeps, of a PATCH body, only the fields updateMask names (and the
