@@ -331,6 +331,9 @@ type Emulator struct {
 	certs  *control.Certificates
 	// objects is Cloud Storage, beside the Compute API.
 	objects *storage.Service
+	// serving runs Cloud Run's services (nil without simulated
+	// workloads).
+	serving *run.Serving
 	// views are the status page and the timeline's endpoints.
 	views         *statuspage.Page
 	scenarios     *scenario.Runner
@@ -557,13 +560,21 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		e.plane = dataplane.New(dataplane.Options{Health: e.engine, Log: log, Registerer: reg,
 			Allowed: e.probeAllowed, MapAddr: e.mapAddr, NoBackendHeader: cfg.NoBackendHeader, BucketDir: cfg.BucketDir, Objects: bucketObjects{e.objects},
 			MaxConnections: cfg.DataPlaneMaxConnections, MaxConnectionsPerListener: cfg.DataPlaneMaxConnectionsPerListener,
-			Clock: e.clock, OnBan: func(b dataplane.Ban) {
+			Serverless: cloudRunServing{e}, Clock: e.clock, OnBan: func(b dataplane.Ban) {
 				e.timeline.Add(timeline.Event{Time: b.Since, Kind: timeline.KindArmor, Resource: b.Policy, Endpoint: b.Key,
 					From: "ALLOWED", To: "BANNED", Cause: b.Cause,
 					Detail: fmt.Sprintf("rule %d bans until %s", b.Priority, b.Until.UTC().Format(time.RFC3339))})
 			}})
 	}
 	if cfg.Workloads {
+		// Cloud Run's services run as instances' workloads do, and a
+		// serverless NEG's pool follows them.
+		e.serving = run.NewServing(run.ServingConfig{Boot: e.clock.Scale(cfg.WorkloadBoot), AfterFunc: e.clock.AfterFunc, Log: log,
+			OnChange: func() {
+				if e.plane != nil {
+					e.plane.ServerlessChanged()
+				}
+			}})
 		e.workloads = control.NewWorkloads(control.WorkloadConfig{Eligible: workloadEligible, Boot: e.clock.Scale(cfg.WorkloadBoot), Now: e.clock.Now, Log: log,
 			Commands: cfg.WorkloadCommands})
 	}
@@ -616,7 +627,13 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 	e.certs = control.NewCertificates(e.clock.Scale(cfg.CertificateProvisioning), computeAPI.Update, e.clock, log)
 	computeAPI.ProvisionWith(e.certs)
 	// The APIs beside Compute, each a service of its own (googleapi.Service).
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now), run.New(e.store, e.clock.Now))
+	cloudRun := run.New(e.store, policies, e.clock.Now)
+	if e.serving != nil {
+		if err := cloudRun.ServeWith(ctx, e.serving); err != nil {
+			return nil, fmt.Errorf("resume Cloud Run's services: %w", err)
+		}
+	}
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now), cloudRun)
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
 		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
@@ -650,6 +667,25 @@ func (b bucketObjects) Object(bucket, name string) (dataplane.StoredObject, bool
 	o, ok := b.s.Read(bucket, name)
 	return dataplane.StoredObject{Content: o.Content, ContentType: o.ContentType, CacheControl: o.CacheControl,
 		ContentEncoding: o.ContentEncoding, ETag: o.ETag, Updated: o.Updated}, ok
+}
+
+// cloudRunServing is Cloud Run as serverless NEGs reach it
+// (dataplane.Serverless).
+type cloudRunServing struct{ e *Emulator }
+
+func (c cloudRunServing) CloudRun(project, region, service string) (string, bool) {
+	if c.e.serving == nil {
+		return "", false
+	}
+	addr, ok := c.e.serving.Endpoint("projects/" + project + "/locations/" + region + "/services/" + service)
+	return addr.String(), ok
+}
+
+func (c cloudRunServing) Via(external bool) (string, string) {
+	if c.e.serving == nil {
+		return run.ViaHeader, ""
+	}
+	return run.ViaHeader, c.e.serving.Via(external)
 }
 
 // storageDir is where Cloud Storage keeps buckets and objects: beside the
@@ -758,6 +794,9 @@ func (e *Emulator) close() error {
 	}
 	if e.workloads != nil {
 		e.workloads.Close()
+	}
+	if e.serving != nil {
+		e.serving.Close()
 	}
 	e.engine.Close()
 	return errors.Join(err, e.store.Close())

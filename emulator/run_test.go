@@ -2,12 +2,15 @@ package emulator_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/iam/apiv1/iampb"
 	cloudrun "cloud.google.com/go/run/apiv2"
 	"cloud.google.com/go/run/apiv2/runpb"
 	"google.golang.org/api/option"
+	runv1 "google.golang.org/api/run/v1"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
 )
@@ -72,5 +75,186 @@ func TestCloudRun_GoClientCreatesAndWaits(t *testing.T) {
 	}
 	if _, err := c.GetService(ctx, &runpb.GetServiceRequest{Name: svc.Name}); err == nil {
 		t.Fatal("the service is still there after its delete")
+	}
+}
+
+// A Cloud Run service serves, and a serverless NEG carries an external
+// Application Load Balancer's traffic to it: the answer names the service
+// and the revision its traffic split chose. A service for internal
+// traffic and load balancers only refuses a direct request (404, as Cloud
+// Run does), whatever mark the client forges, and answers through the
+// load balancer; an internal-only one refuses an external load balancer
+// too. A new revision takes the traffic; a deleted service leaves the
+// load balancer with no healthy upstream.
+func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true})
+	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	parent := "projects/p/locations/us-central1"
+	create := func(id string, ingress runpb.IngressTraffic) *runpb.Service {
+		op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: parent, ServiceId: id, Service: &runpb.Service{Ingress: ingress,
+			Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "us-docker.pkg.dev/cloudrun/container/hello",
+				Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := op.Wait(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc
+	}
+	hello := create("hello", runpb.IngressTraffic_INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER)
+	create("private", runpb.IngressTraffic_INGRESS_TRAFFIC_INTERNAL_ONLY)
+	for _, id := range []string{"hello", "private"} {
+		mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-`+id+`","networkEndpointType":"SERVERLESS","cloudRun":{"service":"`+id+`"}}`)
+		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+id+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTPS",
+			"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+id+`"}]}`)
+	}
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/hello",
+		"hostRules":[{"hosts":["private.example"],"pathMatcher":"p"}],"pathMatchers":[{"name":"p","defaultService":"global/backendServices/private"}]}`)
+
+	revision := func(svc *runpb.Service) string {
+		return svc.LatestReadyRevision[strings.LastIndex(svc.LatestReadyRevision, "/")+1:]
+	}
+	want := "ok hello revision " + revision(hello) + " at "
+	waitFor(t, "the service answering through the load balancer", func() bool {
+		code, _, body := get(t, lb+"/")
+		return code == 200 && strings.HasPrefix(body, want)
+	})
+	// The service's own address, as the load balancer reached it.
+	_, _, body := get(t, lb+"/")
+	direct := "http://" + strings.TrimSpace(body[len(want):])
+	for _, forged := range []string{"", "x"} {
+		if code, _, body := get(t, direct+"/", "X-Lbhealth-Via", forged); code != 404 || !strings.Contains(body, "404") {
+			t.Errorf("a direct request (mark %q) to an ingress INTERNAL_LOAD_BALANCER service: %d %q, want 404", forged, code, body)
+		}
+	}
+	if code, _, body := get(t, lb+"/", "Host", "private.example"); code != 404 {
+		t.Errorf("an external load balancer to an INTERNAL_ONLY service: %d %q, want 404", code, body)
+	}
+
+	// Invoker bindings are kept as IAM keeps policies.
+	policy, err := c.SetIamPolicy(ctx, &iampb.SetIamPolicyRequest{Resource: hello.Name,
+		Policy: &iampb.Policy{Bindings: []*iampb.Binding{{Role: "roles/run.invoker", Members: []string{"allUsers"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: hello.Name}); err != nil || len(got.Bindings) != 1 ||
+		got.Bindings[0].Members[0] != "allUsers" || string(got.Etag) != string(policy.Etag) {
+		t.Errorf("the policy read back: %v %v", got, err)
+	}
+
+	// A new revision takes the traffic.
+	hello.Template.Containers[0].Env = []*runpb.EnvVar{{Name: "GREETING", Values: &runpb.EnvVar_Value{Value: "hi"}}}
+	op, err := c.UpdateService(ctx, &runpb.UpdateServiceRequest{Service: hello})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, err := op.Wait(ctx)
+	if err != nil || revision(updated) == revision(hello) {
+		t.Fatalf("update: %v %v", updated, err)
+	}
+	if code, _, body := get(t, lb+"/"); code != 200 || !strings.HasPrefix(body, "ok hello revision "+revision(updated)+" at ") {
+		t.Errorf("after the update: %d %q, want revision %s", code, body, revision(updated))
+	}
+
+	del, err := c.DeleteService(ctx, &runpb.DeleteServiceRequest{Name: hello.Name})
+	if err == nil {
+		_, err = del.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "no healthy upstream once the service is gone", func() bool { code, _, _ := get(t, lb+"/"); return code == 503 })
+}
+
+// Cloud Run's v1 (Knative) API, through Google's Go client for it: a
+// service is created Ready with the API's defaults, its bad name refused
+// with nothing stored, its ingress annotation honoured through a
+// serverless NEG, its invoker binding kept; replaced, it serves its new
+// revision; after a restart it serves again.
+func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	first, err := emulator.Start(ctx, emulator.Config{Listen: "127.0.0.1:0", DataDir: dir, DataPlane: true, Workloads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func(e *emulator.Emulator) *runv1.APIService {
+		c, err := runv1.NewService(ctx, option.WithEndpoint(e.URL()+"/run/us-central1/"), option.WithoutAuthentication())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := client(first)
+	port := freePort(t)
+	svc := &runv1.Service{ApiVersion: "serving.knative.dev/v1", Kind: "Service",
+		Metadata: &runv1.ObjectMeta{Name: "knative", Annotations: map[string]string{"run.googleapis.com/ingress": "internal-and-cloud-load-balancing"}},
+		Spec: &runv1.ServiceSpec{Template: &runv1.RevisionTemplate{Spec: &runv1.RevisionSpec{Containers: []*runv1.Container{{Image: "gcr.io/cloudrun/hello",
+			Ports: []*runv1.ContainerPort{{ContainerPort: int64(port)}}}}}}}}
+	bad := *svc
+	bad.Metadata = &runv1.ObjectMeta{Name: "Bad_Name"}
+	if _, err := c.Namespaces.Services.Create("namespaces/p", &bad).Do(); err == nil || !strings.Contains(err.Error(), `metadata.name ("Bad_Name")`) {
+		t.Errorf("a bad name: %v", err)
+	}
+	created, err := c.Namespaces.Services.Create("namespaces/p", svc).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Status.Conditions[0].Type != "Ready" || created.Status.Conditions[0].Status != "True" || created.Metadata.Generation != 1 ||
+		created.Spec.Template.Spec.ContainerConcurrency != 80 || created.Spec.Traffic[0].Percent != 100 || !created.Spec.Traffic[0].LatestRevision {
+		t.Fatalf("created: %+v %+v", created.Status, created.Spec)
+	}
+	list, err := c.Namespaces.Services.List("namespaces/p").Do()
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("list after a refused create and a create: %v %v", list, err)
+	}
+	if _, err := c.Projects.Locations.Services.SetIamPolicy("projects/p/locations/us-central1/services/knative",
+		&runv1.SetIamPolicyRequest{Policy: &runv1.Policy{Bindings: []*runv1.Binding{{Role: "roles/run.invoker", Members: []string{"allUsers"}}}}}).Do(); err != nil {
+		t.Fatal(err)
+	}
+
+	mustCall(t, first, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg","networkEndpointType":"SERVERLESS","cloudRun":{"service":"knative"}}`)
+	mustCall(t, first, "POST", "global/backendServices", `{"name":"knative","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg"}]}`)
+	lbPort := freePort(t)
+	lb := applicationLB(t, first, lbPort, `{"name":"um","defaultService":"global/backendServices/knative"}`)
+	answers := func(lb, revision string) func() bool {
+		return func() bool {
+			code, _, body := get(t, lb+"/")
+			return code == 200 && strings.HasPrefix(body, "ok knative revision "+revision+" at ")
+		}
+	}
+	waitFor(t, "the v1 service through the load balancer", answers(lb, created.Status.LatestReadyRevisionName))
+	if code, _, _ := get(t, fmt.Sprintf("http://127.254.0.1:%d/", port)); code != 404 {
+		t.Errorf("a direct request to an internal-and-cloud-load-balancing service: %d, want 404", code)
+	}
+
+	created.Spec.Template.Spec.Containers[0].Env = []*runv1.EnvVar{{Name: "GREETING", Value: "hi"}}
+	replaced, err := c.Namespaces.Services.ReplaceService("namespaces/p/services/knative", created).Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replaced.Metadata.Generation != 2 || replaced.Status.LatestReadyRevisionName == created.Status.LatestReadyRevisionName {
+		t.Fatalf("replaced: generation %d, revision %s", replaced.Metadata.Generation, replaced.Status.LatestReadyRevisionName)
+	}
+	waitFor(t, "the new revision through the load balancer", answers(lb, replaced.Status.LatestReadyRevisionName))
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e := startEmulator(t, emulator.Config{DataDir: dir, DataPlane: true, Workloads: true})
+	waitFor(t, "the v1 service through the load balancer after a restart", answers(lb, replaced.Status.LatestReadyRevisionName))
+	policy, err := client(e).Projects.Locations.Services.GetIamPolicy("projects/p/locations/us-central1/services/knative").Do()
+	if err != nil || len(policy.Bindings) != 1 || policy.Bindings[0].Members[0] != "allUsers" {
+		t.Errorf("the policy after a restart: %v %v", policy, err)
 	}
 }

@@ -45,6 +45,7 @@ type backend struct {
 	addr     string // host:port sent to (passthrough: the address alone, when it has no port of its own)
 	id       string // the GENERATED_COOKIE value that names it
 	group    string // its backend group when its pool was last built (capacity.go)
+	via      string // a Cloud Run service's: what marks the load balancer's requests (Serverless.Via)
 	inFlight atomic.Int64
 	conns    conns // the connections carried to it (TCP)
 	outlier  outlier
@@ -209,8 +210,10 @@ type pools struct {
 	allowed func(netip.Addr) bool
 	mapAddr func(netip.Addr) netip.Addr // nil: none
 	clock   Clock
-	mu      sync.Mutex
-	byKey   map[poolKey]*poolEntry
+	// serverless resolves serverless network endpoint groups (nil: none).
+	serverless Serverless
+	mu         sync.Mutex
+	byKey      map[poolKey]*poolEntry
 }
 
 type poolEntry struct {
@@ -282,6 +285,7 @@ type member struct {
 	group    string
 	healthy  bool
 	failover bool
+	via      string // a Cloud Run service's (backend.via)
 }
 
 // members lists owner's endpoints that traffic may reach, at the address
@@ -316,7 +320,7 @@ func (ps *pools) members(cfg *config, owner, mode string) []member {
 		seen[addr] = true
 		out = append(out, member{addr: addr, group: st.Group, healthy: st.State == api.StateHealthy, failover: failover[st.Group]})
 	}
-	return out
+	return append(out, ps.serverlessMembers(cfg, bs)...)
 }
 
 // build makes the pool of e: the backends new traffic goes to, as the
@@ -334,7 +338,7 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			if b == nil {
 				h := fnv.New64a()
 				h.Write([]byte(m.addr))
-				b = &backend{addr: m.addr, id: strconv.FormatUint(h.Sum64(), 36)}
+				b = &backend{addr: m.addr, id: strconv.FormatUint(h.Sum64(), 36), via: m.via}
 				e.backends[m.addr] = b
 			}
 			if b.outlier.ejected(now) {

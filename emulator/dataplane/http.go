@@ -39,6 +39,7 @@ type sent struct {
 	tls           bool          // the service speaks HTTPS or HTTP/2 to its backends
 	front         front         // the rule that took the request
 	perTry        time.Duration // how long one attempt may take; 0: as long as the request
+	viaHeader     string        // the header that marks a request carried to Cloud Run (Serverless.Via)
 }
 
 type sentKey struct{}
@@ -143,7 +144,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, 
 		}
 	}
 	c.b.inFlight.Add(1)
-	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs), front: b.front}
+	s := &sent{rule: rule, service: d.service, bs: bs, b: c.b, d: d, tls: speaksTLS(bs), front: b.front, viaHeader: h.plane.viaHeader()}
 	defer func() { s.b.inFlight.Add(-1) }() // a retry may have moved it
 	perTry, total := d.timeouts(bs)
 	if perTry < total {
@@ -203,6 +204,9 @@ func (rt retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 // body is closed.
 func (rt retrying) attempt(r *http.Request, s *sent) (*http.Response, error) {
 	next := rt.plane.transportFor(s.bs)
+	if s.b.via != "" {
+		next = rt.plane.http1 // Cloud Run's workloads speak HTTP/1.1, without TLS
+	}
 	if s.perTry <= 0 {
 		return next.RoundTrip(r)
 	}
@@ -407,11 +411,19 @@ func (copyBuffers) Put(b []byte) { copyBufferPool.Put(&b) }
 func rewrite(pr *httputil.ProxyRequest) {
 	s := pr.In.Context().Value(sentKey{}).(*sent)
 	pr.Out.URL.Scheme = "http"
-	if s.tls {
+	if s.tls && s.b.via == "" {
 		pr.Out.URL.Scheme = "https"
 	}
 	pr.Out.URL.Host = s.b.addr
 	s.d.outgoing(pr, s.front, s.bs)
+	// Only the data plane marks a request a load balancer carried to
+	// Cloud Run: a client's own mark is dropped.
+	if h := s.viaHeader; h != "" {
+		pr.Out.Header.Del(h)
+		if s.b.via != "" {
+			pr.Out.Header.Set(h, s.b.via)
+		}
+	}
 	dropUpgrade(pr.In, pr.Out)
 }
 

@@ -78,6 +78,9 @@ type Options struct {
 	Objects Objects
 	// OnBan, when set, is told of each client a rate_based_ban rule bans.
 	OnBan func(Ban)
+	// Serverless is Cloud Run, which serverless network endpoint groups
+	// send to; nil: they have no endpoint.
+	Serverless Serverless
 }
 
 // Plane is the running data plane. Set and Apply run on one goroutine at a
@@ -142,10 +145,16 @@ type config struct {
 	// Cloud Armor policies, compiled.
 	policies map[string]*armorPolicy
 	buckets  map[string]*api.BackendBucket
+	// Serverless network endpoint groups (the others' endpoints come
+	// from the probe engine).
+	negs map[string]*api.NetworkEndpointGroup
 }
 
 func (cfg *config) policy(path string) *armorPolicy       { return lookup(cfg, cfg.policies, path) }
 func (cfg *config) bucket(path string) *api.BackendBucket { return lookup(cfg, cfg.buckets, path) }
+func (cfg *config) neg(path string) *api.NetworkEndpointGroup {
+	return lookup(cfg, cfg.negs, path)
+}
 
 func (cfg *config) service(path string) *api.BackendService { return lookup(cfg, cfg.services, path) }
 func (cfg *config) group(path string) *api.InstanceGroup    { return lookup(cfg, cfg.groups, path) }
@@ -173,7 +182,7 @@ func New(opts Options) *Plane {
 	opts.MaxConnections = cmp.Or(opts.MaxConnections, DefaultMaxConnections())
 	opts.MaxConnectionsPerListener = cmp.Or(opts.MaxConnectionsPerListener, DefaultMaxConnectionsPerListener)
 	p := &Plane{opts: opts, slots: make(slots, opts.MaxConnections), log: opts.Log, metrics: newMetrics(opts.Registerer),
-		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, clock: opts.Clock, byKey: map[poolKey]*poolEntry{}},
+		pools: pools{health: opts.Health, allowed: opts.Allowed, mapAddr: opts.MapAddr, clock: opts.Clock, serverless: opts.Serverless, byKey: map[poolKey]*poolEntry{}},
 		rules: map[string]*api.ForwardingRule{}, proxies: map[string]*api.TargetHTTPProxy{}, urlMaps: map[string]*api.URLMap{},
 		tcpProxies: map[string]*api.TargetTCPProxy{}, routers: map[*api.URLMap]*router{},
 		httpsProxies: map[string]*api.TargetHTTPSProxy{}, sslProxies: map[string]*api.TargetSSLProxy{},
@@ -183,7 +192,7 @@ func New(opts Options) *Plane {
 		cmMade: map[*api.CertificateMapEntry]tls.Certificate{},
 		cfg: &config{services: map[string]*api.BackendService{}, groups: map[string]*api.InstanceGroup{},
 			targetPools: map[string]*api.TargetPool{}, targetInstances: map[string]*api.TargetInstance{}, instances: map[string]*api.Instance{},
-			policies: map[string]*armorPolicy{}, buckets: map[string]*api.BackendBucket{}},
+			policies: map[string]*armorPolicy{}, buckets: map[string]*api.BackendBucket{}, negs: map[string]*api.NetworkEndpointGroup{}},
 		listeners: map[string]*listener{}, refused: map[string]string{}}
 	return p
 }
@@ -233,6 +242,9 @@ var readers = map[string]struct {
 	api.CollectionInstances:        {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.instances, path, body, obj) }},
 	api.CollectionSecurityPolicies: {set: func(p *Plane, path string, body []byte, _ any) { p.setPolicy(path, body) }},
 	api.CollectionBackendBuckets:   {set: func(p *Plane, path string, body []byte, obj any) { set(p, &p.cfg.mu, p.cfg.buckets, path, body, obj) }},
+	api.CollectionNetworkEndpointGroups: {set: func(p *Plane, path string, body []byte, obj any) {
+		set(p, &p.cfg.mu, p.cfg.negs, path, body, obj)
+	}},
 }
 
 // Collections are the collections the data plane reads, in order.
@@ -363,6 +375,7 @@ func (p *Plane) Forget() {
 	clear(p.cfg.instances)
 	clear(p.cfg.policies)
 	clear(p.cfg.buckets)
+	clear(p.cfg.negs)
 	p.cfg.mu.Unlock()
 	p.frontChanged = true
 }

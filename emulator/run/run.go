@@ -1,14 +1,16 @@
-// Package run serves Cloud Run's Admin API v2 (/run/v2/): services, as
+// Package run is Cloud Run: its Admin API v2 (/run/v2/), services as
 // terraform-provider-google's google_cloud_run_v2_service and Google's
 // clients write and read them, stored and validated, each write answered
-// with a finished long-running operation that can be read again. A
-// service is answered Ready with its first revision; nothing runs it yet
-// (a serverless NEG has nothing to send to). terraform-provider-google
-// reaches it through cloud_run_v2_custom_endpoint (lbhealth-emulator
-// terraform-override writes it).
+// with a finished long-running operation that can be read again, and
+// their IAM policies; and the services' workloads (Serving), which
+// serverless network endpoint groups send load balancers' traffic to.
+// terraform-provider-google reaches the API through
+// cloud_run_v2_custom_endpoint (lbhealth-emulator terraform-override
+// writes it).
 package run
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -20,9 +22,13 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/run/apiv2/runpb"
+	runv1 "google.golang.org/api/run/v1"
 	runv2 "google.golang.org/api/run/v2"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/iam"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 )
 
@@ -41,17 +47,99 @@ const serviceType = "type.googleapis.com/google.cloud.run.v2.Service"
 
 // Service is Cloud Run over the store.
 type Service struct {
-	store store.Store
-	now   func() time.Time
+	store    store.Store
+	policies *iam.Service
+	now      func() time.Time
+	serving  *Serving // nil: services do not run
 }
 
-// New returns Cloud Run over st; now stamps what is written (nil:
-// time.Now).
-func New(st store.Store, now func() time.Time) *Service {
+// New returns Cloud Run over st, its policies kept by policies; now
+// stamps what is written (nil: time.Now).
+func New(st store.Store, policies *iam.Service, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, now: now}
+	return &Service{store: st, policies: policies, now: now}
+}
+
+// ServeWith runs every service stored, and each written from now on, on
+// sv.
+func (s *Service) ServeWith(ctx context.Context, sv *Serving) error {
+	s.serving = sv
+	return s.Reset(ctx)
+}
+
+// Reset runs what the store holds now, and stops every other service:
+// at start, and after the store was reset (googleapi.Resetter).
+func (s *Service) Reset(ctx context.Context) error {
+	if s.serving == nil {
+		return nil
+	}
+	objects, err := s.store.All(ctx, servicesCollection)
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for _, o := range objects {
+		var svc runv2.GoogleCloudRunV2Service
+		if err := json.Unmarshal(o.Body, &svc); err != nil {
+			return err
+		}
+		stored[svc.Name] = true
+		s.serving.Set(svc.Name, workloadOf(&svc))
+	}
+	objects, err = s.store.All(ctx, knativeCollection)
+	if err != nil {
+		return err
+	}
+	for _, o := range objects {
+		var svc runv1.Service
+		if err := json.Unmarshal(o.Body, &svc); err != nil {
+			return err
+		}
+		stored[o.Key.Name] = true
+		s.serving.Set(o.Key.Name, knativeWorkload(o.Key.Name, &svc))
+	}
+	for _, st := range s.serving.List() {
+		if !stored[st.Service] {
+			s.serving.Set(st.Service, nil)
+		}
+	}
+	return nil
+}
+
+// serve runs svc as now stored (deleted: stops it).
+func (s *Service) serve(svc *runv2.GoogleCloudRunV2Service, deleted bool) {
+	if s.serving == nil {
+		return
+	}
+	if deleted {
+		s.serving.Set(svc.Name, nil)
+		return
+	}
+	s.serving.Set(svc.Name, workloadOf(svc))
+}
+
+// workloadOf is what svc runs: its serving container's port, its ingress,
+// its traffic split by revision.
+func workloadOf(svc *runv2.GoogleCloudRunV2Service) *Workload {
+	w := &Workload{Service: svc.Name, Port: 8080, Ingress: svc.Ingress, Generation: svc.Generation}
+	if svc.Template != nil {
+		for _, c := range svc.Template.Containers {
+			if len(c.Ports) > 0 && c.Ports[0].ContainerPort > 0 {
+				w.Port = int(c.Ports[0].ContainerPort)
+				break
+			}
+		}
+	}
+	for _, t := range svc.TrafficStatuses {
+		rev := t.Revision
+		if t.Type == "TRAFFIC_TARGET_ALLOCATION_TYPE_LATEST" || rev == "" {
+			rev = shortName(svc.LatestReadyRevision)
+		}
+		w.Revisions = append(w.Revisions, Split{Revision: rev, Percent: t.Percent})
+	}
+	return w
 }
 
 // Routes mounts Cloud Run v2.
@@ -60,9 +148,11 @@ func (s *Service) Routes(m googleapi.Mux) {
 	m.Handle("POST "+services, s.createService)
 	m.Handle("GET "+services, s.listServices)
 	m.Handle("GET "+services+"/{service}", s.getService)
+	m.Handle("POST "+services+"/{service}", s.serviceMethod)
 	m.Handle("PATCH "+services+"/{service}", s.patchService)
 	m.Handle("DELETE "+services+"/{service}", s.deleteService)
 	m.Handle("GET "+Path+"projects/{project}/locations/{location}/operations/{operation}", s.getOperation)
+	s.knativeRoutes(m)
 }
 
 // serviceIDs are what the API takes as a service's id.
@@ -86,8 +176,8 @@ func (s *Service) createService(r *googleapi.Call) (any, error) {
 	if !serviceIDs.MatchString(id) {
 		return nil, invalid("serviceId (%q) must be 1 to 49 lower-case letters, digits or dashes, starting with a letter and not ending with a dash.", id)
 	}
-	var svc runv2.GoogleCloudRunV2Service
-	if err := googleapi.ReadJSON(r, &svc); err != nil {
+	svc, err := readService(r)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkService(&svc); err != nil {
@@ -110,7 +200,29 @@ func (s *Service) createService(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.serve(&svc, false)
 	return s.operation(r, svc, true)
+}
+
+// readService reads a service a client sent. The API takes an enum's
+// number as well as its name (Google's Go clients send numbers), so the
+// body is read by the API's own protocol buffer type first, which takes
+// both, and written out with names for the service's JSON type.
+func readService(r *googleapi.Call) (runv2.GoogleCloudRunV2Service, error) {
+	var svc runv2.GoogleCloudRunV2Service
+	body, err := r.Body()
+	if err != nil {
+		return svc, err
+	}
+	var pb runpb.Service
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(body, &pb); err != nil {
+		return svc, invalid("Invalid JSON payload received: %s.", strings.TrimPrefix(err.Error(), "proto: "))
+	}
+	named, err := protojson.Marshal(&pb)
+	if err != nil {
+		return svc, err
+	}
+	return svc, json.Unmarshal(named, &svc)
 }
 
 // checkService applies the API's rules to what a client wrote, and fills
@@ -200,7 +312,8 @@ func serviceKey(project, name string) store.Key {
 }
 
 func (s *Service) load(r *googleapi.Call) (runv2.GoogleCloudRunV2Service, error) {
-	name := parentOf(r) + "/services/" + r.PathValue("service")
+	id, _, _ := strings.Cut(r.PathValue("service"), ":")
+	name := parentOf(r) + "/services/" + id
 	var svc runv2.GoogleCloudRunV2Service
 	o, err := s.store.Get(r.Context(), serviceKey(r.PathValue("project"), name))
 	if errors.Is(err, store.ErrNotFound) {
@@ -212,12 +325,32 @@ func (s *Service) load(r *googleapi.Call) (runv2.GoogleCloudRunV2Service, error)
 	return svc, json.Unmarshal(o.Body, &svc)
 }
 
+// getService is services.get, and :getIamPolicy (GET).
 func (s *Service) getService(r *googleapi.Call) (any, error) {
 	svc, err := s.load(r)
 	if err != nil {
 		return nil, err
 	}
+	if _, method, ok := strings.Cut(r.PathValue("service"), ":"); ok {
+		if method != "getIamPolicy" {
+			return nil, googleapi.NotRouted(r.Method, r.Path)
+		}
+		return s.policies.GetPolicy(r, r.PathValue("project"), svc.Name)
+	}
 	return &svc, nil
+}
+
+// serviceMethod is a service's :getIamPolicy and :setIamPolicy (POST).
+func (s *Service) serviceMethod(r *googleapi.Call) (any, error) {
+	_, method, _ := strings.Cut(r.PathValue("service"), ":")
+	if method != "getIamPolicy" && method != "setIamPolicy" {
+		return nil, googleapi.NotRouted(r.Method, r.Path)
+	}
+	svc, err := s.load(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.policies.PolicyMethod(r, method, r.PathValue("project"), svc.Name)
 }
 
 func (s *Service) listServices(r *googleapi.Call) (any, error) {
@@ -249,8 +382,8 @@ func (s *Service) patchService(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var svc runv2.GoogleCloudRunV2Service
-	if err := googleapi.ReadJSON(r, &svc); err != nil {
+	svc, err := readService(r)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkService(&svc); err != nil {
@@ -268,6 +401,7 @@ func (s *Service) patchService(r *googleapi.Call) (any, error) {
 	if err := s.store.Update(r.Context(), store.Object{Key: serviceKey(r.PathValue("project"), svc.Name), Body: body}); err != nil {
 		return nil, err
 	}
+	s.serve(&svc, false)
 	return s.operation(r, svc, true)
 }
 
@@ -280,6 +414,7 @@ func (s *Service) deleteService(r *googleapi.Call) (any, error) {
 		return nil, err
 	}
 	svc.DeleteTime = s.timestamp()
+	s.serve(&svc, true)
 	return s.operation(r, svc, true)
 }
 

@@ -70,6 +70,16 @@ type NetworkEndpointGroup struct {
 	// Endpoints is an lbhealth extension: the endpoints are part of the
 	// group itself, so that Terraform declares them in one resource.
 	Endpoints []NetworkEndpoint `json:"endpoints,omitempty"`
+	// CloudRun names the Cloud Run service a SERVERLESS group sends to.
+	CloudRun *NEGCloudRun `json:"cloudRun,omitempty"`
+}
+
+// NEGCloudRun is the Cloud Run service of a serverless network endpoint
+// group: by name (with a tag), or by a URL mask.
+type NEGCloudRun struct {
+	Service string `json:"service,omitempty"`
+	Tag     string `json:"tag,omitempty"`
+	URLMask string `json:"urlMask,omitempty"`
 }
 
 // NetworkEndpoint is one endpoint of a group.

@@ -9,8 +9,8 @@ type ProviderEndpoint struct {
 }
 
 // ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
-// IAM, Resource Manager, IAP, Certificate Manager, Cloud Storage and Cloud
-// KMS, as far as load-balancing configurations call them.
+// IAM, Resource Manager, IAP, Certificate Manager, Cloud Storage, Cloud
+// KMS and Cloud Run, as far as load-balancing configurations call them.
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
@@ -22,4 +22,7 @@ var ProviderEndpoints = []ProviderEndpoint{
 	{"storage_custom_endpoint", "/storage/v1/"},
 	{"kms_custom_endpoint", "/kms/v1/"},
 	{"cloud_run_v2_custom_endpoint", "/run/v2/"},
+	// Cloud Run's v1 (Knative) API, regional: the provider fills in
+	// {{location}} as it does in the cloud's regional address.
+	{"cloud_run_custom_endpoint", "/run/{{location}}/"},
 }
