@@ -50,6 +50,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/vpcaccess"
 )
 
 // DefaultListen is where the emulator listens unless told otherwise:
@@ -450,6 +451,15 @@ func (e *Emulator) workloadControl() httpapi.WorkloadControl {
 	return e.workloads
 }
 
+// cloudRunStatus is what the status page reads of Cloud Run's services
+// (nil without simulated workloads).
+func (e *Emulator) cloudRunStatus() interface{ List() []run.Status } {
+	if e.serving == nil {
+		return nil
+	}
+	return e.serving
+}
+
 // zoneWorkloads is what scenarios change of the workloads.
 type zoneWorkloads struct{ w *control.Workloads }
 
@@ -633,10 +643,11 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 			return nil, fmt.Errorf("resume Cloud Run's services: %w", err)
 		}
 	}
-	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now), cloudRun)
+	srv.Mount(policies, resourcemanager.New(e.store, policies), iap.New(writes, policies), certificatemanager.New(writes), e.objects, kms.New(e.store, policies, e.clock.Now), cloudRun,
+		vpcaccess.New(e.store))
 	// The status page and the timeline, read-only views beside the APIs.
 	e.views = statuspage.New(statuspage.Sources{Store: e.store, Health: e.engine, Aggregates: e.aggregator, Traffic: e.traffic(),
-		Workloads: e.workloadControl(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
+		Workloads: e.workloadControl(), CloudRun: e.cloudRunStatus(), Events: events, Timeline: e.timeline, TimeScale: e.clock.Factor(), Log: log, Now: e.clock.Now})
 	srv.Mount(e.views)
 	e.api = srv
 	if err := e.sync(ctx, nil); err != nil {

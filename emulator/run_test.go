@@ -127,9 +127,14 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 		code, _, body := get(t, lb+"/")
 		return code == 200 && strings.HasPrefix(body, want)
 	})
-	// The service's own address, as the load balancer reached it.
+	// The service's own address, as the load balancer reached it, which
+	// the status page lists.
 	_, _, body := get(t, lb+"/")
 	direct := "http://" + strings.TrimSpace(body[len(want):])
+	if _, _, page := get(t, e.URL()+"/"); !strings.Contains(page, "<h2>Cloud Run services</h2>") ||
+		!strings.Contains(page, hello.Name+"</td><td>"+strings.TrimPrefix(direct, "http://")) {
+		t.Errorf("the status page does not list %s at %s", hello.Name, direct)
+	}
 	for _, forged := range []string{"", "x"} {
 		if code, _, body := get(t, direct+"/", "X-Lbhealth-Via", forged); code != 404 || !strings.Contains(body, "404") {
 			t.Errorf("a direct request (mark %q) to an ingress INTERNAL_LOAD_BALANCER service: %d %q, want 404", forged, code, body)

@@ -26,6 +26,7 @@ import shutil
 import ssl
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 REPOS = {
@@ -188,10 +189,19 @@ def at(emu, link):
 
 
 def health(emu):
-    """Every backend's state: instances of services' groups and pools."""
-    states = []
+    """Every backend's state: instances of services' groups and pools;
+    and how many backends are serverless NEGs, which no health check
+    probes (the cloud allows none on their services)."""
+    states, serverless = [], 0
     for bs in aggregated(emu, "backendServices"):
         for b in bs.get("backends", []):
+            if "/networkEndpointGroups/" in b["group"]:
+                try:
+                    if call(at(emu, b["group"])).get("networkEndpointType") == "SERVERLESS":
+                        serverless += 1
+                        continue
+                except Exception:
+                    pass
             try:
                 gh = call(at(emu, bs["selfLink"]) + "/getHealth", "POST", {"group": b["group"]})
             except Exception as e:
@@ -206,7 +216,26 @@ def health(emu):
                 states.append(f"getHealth failed: {e}")
                 continue
             states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
-    return states
+    return states, serverless
+
+
+def objects(emu):
+    """A path to ask for an object through each backend bucket: the first
+    object of its bucket in the emulator's Cloud Storage."""
+    paths = []
+    for project in PROJECTS:
+        try:
+            buckets = call(f"{emu}/compute/v1/projects/{project}/global/backendBuckets").get("items", [])
+        except Exception:
+            continue
+        for bb in buckets:
+            try:
+                items = call(f"{emu}/storage/v1/b/{bb['bucketName']}/o").get("items", [])
+            except Exception:
+                continue
+            if items:
+                paths.append("/" + urllib.parse.quote(items[0]["name"]))
+    return paths
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -214,37 +243,52 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def ask(rule):
-    """What a forwarding rule answers to GET /, in one short line."""
+def ask(rule, paths):
+    """What a forwarding rule answers to GET /, in one short line; when
+    that is 404 and backend buckets hold objects, what it answers to a
+    request for each bucket's first object."""
     ip = rule.get("IPAddress", "")
     ports = rule.get("ports") or [rule.get("portRange", "80").split("-")[0]]
     if rule.get("IPProtocol", "TCP") not in ("TCP", "HTTP", "HTTPS") or not ip.startswith("127."):
         return f"{rule['name']}=not asked ({rule.get('IPProtocol')} {ip})"
     port = ports[0] if rule.get("ports") else rule.get("portRange", "80").split("-")[0]
     scheme = "https" if "targetHttpsProxies" in rule.get("target", "") or "targetSslProxies" in rule.get("target", "") else "http"
-    url = f"{scheme}://{ip}:{port}/"
     # A redirect (a rule that redirects HTTP to HTTPS) is an answer: it is
     # reported, not followed.
     opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=ssl._create_unverified_context()))
-    try:
-        with opener.open(url, timeout=10) as r:
-            first = r.read(200).decode(errors="replace").splitlines()[:1]
-            return f"{rule['name']}={r.status} {first[0] if first else ''}".strip()
-    except urllib.error.HTTPError as e:
-        return f"{rule['name']}={e.code}"
-    except Exception as e:
-        return f"{rule['name']}=error {type(e).__name__}: {e}"[:160]
+
+    def get(path):
+        try:
+            with opener.open(f"{scheme}://{ip}:{port}{path}", timeout=10) as r:
+                first = r.read(200).decode(errors="replace").splitlines()[:1]
+                return f"{r.status} {first[0] if first else ''}".strip()
+        except urllib.error.HTTPError as e:
+            return f"{e.code}"
+        except Exception as e:
+            return f"error {type(e).__name__}: {e}"[:160]
+
+    answer = get("/")
+    if answer == "404":
+        for path in paths:
+            got = get(path)
+            if got.startswith("200"):
+                return f"{rule['name']}=404, {path}={got}"
+    return f"{rule['name']}={answer}"
 
 
 def alive(emu, seconds):
     deadline = time.time() + seconds
-    states = health(emu)
+    states, serverless = health(emu)
     while time.time() < deadline and (not states or any(s != "HEALTHY" for s in states)):
+        if not states and serverless:
+            break
         time.sleep(2)
-        states = health(emu)
+        states, serverless = health(emu)
     healthy = sum(1 for s in states if s == "HEALTHY")
-    answers = [ask(r) for r in aggregated(emu, "forwardingRules")]
-    print(f"healthy {healthy}/{len(states)} lb: " + ("; ".join(answers) if answers else "none"))
+    paths = objects(emu)
+    answers = [ask(r, paths) for r in aggregated(emu, "forwardingRules")]
+    print(f"healthy {healthy}/{len(states)}" + (f" serverless {serverless}" if serverless else "") +
+          " lb: " + ("; ".join(answers) if answers else "none"))
 
 
 def main():

@@ -13,11 +13,15 @@
 #                after it empty but for what cannot be imported (as
 #                scripts/google-examples.sh judges it);
 #   healthy N/M  backends HEALTHY within 30 s of the apply (getHealth of
-#                every backend service and target pool);
+#                every backend service and target pool), and how many
+#                backends are serverless NEGs (which nothing probes);
 #   lb           what each forwarding rule answered to `curl /` (its first
-#                line), or why it could not be asked;
+#                line), or why it could not be asked; for a 404, what it
+#                answered to a request for the first object of each
+#                backend bucket's bucket;
 #   destroy      terraform destroy succeeded;
-# and, for a failed step, its first error. It is not part of `make test`:
+# and, for a failed step, its first error (with the API behind it, when
+# the error names one the emulator does not serve). It is not part of `make test`:
 # it needs the providers built from source and the modules' repositories,
 # and takes about a minute an example. Run it in the background:
 #
@@ -139,7 +143,11 @@ for ex in "${examples[@]}"; do
 		else
 			why="$(grep -A3 -E '^[│ ]*Error' "$log" | sed 's/^[│ ]*//' | grep -v -E '^$|^--$|Terraform encountered problems|The Terraform configuration must be valid|installed\.$' | head -4)"
 			[ -n "$why" ] || why="$(grep -v '^$' "$log" | tail -4)" # a judge's own lines (plan_after_import)
-			line+=" $1 FAILED ($(echo "$why" | tr '\n' ' ' | cut -c1-400))"
+			# The API behind the failure: a host the provider was not
+			# pointed at (NAME.emulator.invalid), or a path the emulator
+			# does not serve.
+			api="$(echo "$why" | grep -oE '[a-z0-9-]+\.emulator\.invalid|emulator has no [A-Z]+ /[a-z0-9]+' | head -1 | sed -E 's/\.emulator\.invalid$//; s/.* \///' || true)"
+			line+=" $1 FAILED${api:+ [API: $api]} ($(echo "$why" | tr '\n' ' ' | cut -c1-400))"
 			ok=false
 			return 1
 		fi
@@ -153,7 +161,9 @@ for ex in "${examples[@]}"; do
 	fi
 	kill "$(cat "$work/emulator.pid")" 2>/dev/null || true
 	wait "$(cat "$work/emulator.pid")" 2>/dev/null || true
-	case "$line" in *FAILED* | *"healthy 0/"* | *"lb: none"*) ok=false ;; esac
+	# A configuration whose backends are all serverless NEGs has nothing
+	# to probe: its load balancer's answers say whether it came alive.
+	case "$line" in *FAILED* | *"lb: none"*) ok=false ;; *"healthy 0/0 serverless"*) ;; *"healthy 0/"*) ok=false ;; esac
 	if $ok; then passed=$((passed + 1)); echo "ok    $line"; else failed=$((failed + 1)); echo "FAIL  $line"; fi
 done
 echo "$passed passed, $failed failed; the logs of every step are in $work"

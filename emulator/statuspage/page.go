@@ -15,6 +15,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/dataplane"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/run"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/targets"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -73,6 +74,7 @@ var statusTemplate = template.Must(template.New("page.html").Funcs(template.Func
 		}
 		return "nodata"
 	},
+	"runClass": runClass,
 }).ParseFS(statusFiles, "assets/page.html"))
 
 // statusCounts are an owner's endpoints by state, in the words of the
@@ -140,6 +142,19 @@ type statusPage struct {
 	Workloads    bool
 	WorkloadList []control.Status
 	Modes        []targets.Mode
+	// CloudRun are Cloud Run's services, as they run.
+	CloudRun []run.Status
+}
+
+// runClass colours a Cloud Run service's state.
+func runClass(state string) string {
+	switch state {
+	case "SERVING":
+		return "ok"
+	case "BOOTING":
+		return "preparing"
+	}
+	return "error"
 }
 
 // stateClass colours a state like the appliance does: green OK, red error,
@@ -292,6 +307,9 @@ func (s *Page) statusPage(r *http.Request) (statusPage, error) {
 	}
 	if s.src.Workloads != nil {
 		page.Workloads, page.WorkloadList, page.Modes = true, s.src.Workloads.List(), control.WorkloadModes
+	}
+	if s.src.CloudRun != nil {
+		page.CloudRun = s.src.CloudRun.List()
 	}
 	if s.src.Events != nil {
 		page.Events = s.src.Events.Recent()

@@ -11,6 +11,7 @@ import (
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/health"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/run"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
@@ -34,6 +35,10 @@ type Sources struct {
 	// off), which the page lists and breaks or heals through the API.
 	Workloads interface {
 		List() []control.Status
+	}
+	// CloudRun are Cloud Run's services as they run (nil: they do not).
+	CloudRun interface {
+		List() []run.Status
 	}
 	// Events are the recent transitions, which also wake the page's
 	// streams.

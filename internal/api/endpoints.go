@@ -10,7 +10,7 @@ type ProviderEndpoint struct {
 
 // ProviderEndpoints are the APIs the emulator serves: Compute, and beside it
 // IAM, Resource Manager, IAP, Certificate Manager, Cloud Storage, Cloud
-// KMS and Cloud Run, as far as load-balancing configurations call them.
+// KMS, Cloud Run and Serverless VPC Access, as far as load-balancing configurations call them.
 var ProviderEndpoints = []ProviderEndpoint{
 	{"compute_custom_endpoint", "/compute/v1/"},
 	{"iam_custom_endpoint", "/iam/v1/"},
@@ -25,4 +25,7 @@ var ProviderEndpoints = []ProviderEndpoint{
 	// Cloud Run's v1 (Knative) API, regional: the provider fills in
 	// {{location}} as it does in the cloud's regional address.
 	{"cloud_run_custom_endpoint", "/run/{{location}}/"},
+	// Serverless VPC Access, which Cloud Run's modules create connectors
+	// of.
+	{"vpc_access_custom_endpoint", "/vpcaccess/v1/"},
 }
