@@ -580,6 +580,7 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		// Cloud Run's services run as instances' workloads do, and a
 		// serverless NEG's pool follows them.
 		e.serving = run.NewServing(run.ServingConfig{Boot: e.clock.Scale(cfg.WorkloadBoot), AfterFunc: e.clock.AfterFunc, Log: log,
+			Commands: cfg.WorkloadCommands,
 			OnChange: func() {
 				if e.plane != nil {
 					e.plane.ServerlessChanged()

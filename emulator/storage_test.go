@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -410,4 +411,30 @@ func roundTrip(t *testing.T, method, url string, header http.Header, body string
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// An object's access control list, as google_storage_object_acl writes
+// and reads it: an entry set is read back, listed and deleted (the
+// library keeps it).
+func TestStorage_ObjectACL(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true})
+	c := storageClient(t, e)
+	makeBucket(t, c, "acl", nil)
+	putObject(t, c, "acl", "index.html", "text/html", "<p>hi</p>")
+	acl := c.Bucket("acl").Object("index.html").ACL()
+	if err := acl.Set(t.Context(), gcs.AllUsers, gcs.RoleReader); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := acl.List(t.Context())
+	if err != nil || !slices.ContainsFunc(rules, func(r gcs.ACLRule) bool { return r.Entity == gcs.AllUsers && r.Role == gcs.RoleReader }) {
+		t.Fatalf("the ACL read back: %+v %v", rules, err)
+	}
+	if err := acl.Delete(t.Context(), gcs.AllUsers); err != nil {
+		t.Fatal(err)
+	}
+	rules, err = acl.List(t.Context())
+	if err != nil || slices.ContainsFunc(rules, func(r gcs.ACLRule) bool { return r.Entity == gcs.AllUsers }) {
+		t.Fatalf("the ACL after the delete: %+v %v", rules, err)
+	}
 }

@@ -72,8 +72,34 @@ import_all() {
 			elif (.type | endswith("_iam_binding")) then
 				($v.id | rtrimstr("/" + $v.role)) + " " + $v.role
 			else $v.id end) as $id |
-			"\(.address)\t\($id)"' |
+			"\(.address)\t\($id)"' >"$fresh/import.todo" || return 1
+	# terraform import evaluates the whole configuration: a for_each or
+	# count whose keys come from a resource not imported yet (or an index
+	# into a list such a resource makes) cannot be evaluated, so what fails
+	# that way is tried again once the rest is in, for as long as each pass
+	# imports something. What is left is imported by import blocks
+	# (lbhealth_imports.tf), which the next plan carries out: a plan reads
+	# what it imports before it expands what depends on it.
+	local out="$fresh/import.out" left
+	while [ -s "$fresh/import.todo" ]; do
+		left="$fresh/import.left" && : >"$left"
 		while IFS=$'\t' read -r address id; do
-			tf "$fresh" import "$address" "$id" || return 1
-		done
+			if tf "$fresh" import "$address" "$id" >"$out" 2>&1 </dev/null; then
+				cat "$out"
+			elif grep -q -E 'Invalid (for_each|count) argument|Invalid index' "$out"; then
+				printf '%s\t%s\n' "$address" "$id" >>"$left"
+			else
+				cat "$out"
+				return 1
+			fi
+		done <"$fresh/import.todo"
+		if cmp -s "$left" "$fresh/import.todo"; then
+			while IFS=$'\t' read -r address id; do
+				printf 'import {\n  to = %s\n  id = "%s"\n}\n' "$address" "$id"
+			done <"$left" >"$fresh/lbhealth_imports.tf"
+			echo "$(wc -l <"$left") resources left to the next plan's import blocks"
+			break
+		fi
+		mv "$left" "$fresh/import.todo"
+	done
 }

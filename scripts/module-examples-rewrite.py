@@ -220,22 +220,24 @@ def health(emu):
 
 
 def objects(emu):
-    """A path to ask for an object through each backend bucket: the first
-    object of its bucket in the emulator's Cloud Storage."""
-    paths = []
+    """A path to ask for an object through each backend bucket (the first
+    object of its bucket in the emulator's Cloud Storage), and how many
+    backend buckets there are (which nothing probes)."""
+    paths, count = [], 0
     for project in PROJECTS:
         try:
             buckets = call(f"{emu}/compute/v1/projects/{project}/global/backendBuckets").get("items", [])
         except Exception:
             continue
         for bb in buckets:
+            count += 1
             try:
                 items = call(f"{emu}/storage/v1/b/{bb['bucketName']}/o").get("items", [])
             except Exception:
                 continue
             if items:
                 paths.append("/" + urllib.parse.quote(items[0]["name"]))
-    return paths
+    return paths, count
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -280,15 +282,15 @@ def alive(emu, seconds):
     deadline = time.time() + seconds
     states, serverless = health(emu)
     while time.time() < deadline and (not states or any(s != "HEALTHY" for s in states)):
-        if not states and serverless:
-            break
+        if not states and (serverless or objects(emu)[1]):
+            break  # nothing to probe
         time.sleep(2)
         states, serverless = health(emu)
     healthy = sum(1 for s in states if s == "HEALTHY")
-    paths = objects(emu)
+    paths, buckets = objects(emu)
     answers = [ask(r, paths) for r in aggregated(emu, "forwardingRules")]
     print(f"healthy {healthy}/{len(states)}" + (f" serverless {serverless}" if serverless else "") +
-          " lb: " + ("; ".join(answers) if answers else "none"))
+          (f" buckets {buckets}" if buckets else "") + " lb: " + ("; ".join(answers) if answers else "none"))
 
 
 def main():

@@ -5,11 +5,13 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,12 +27,92 @@ import (
 
 // command is one running (or ended) command of an instance.
 type command struct {
-	line  string
+	*Process
 	id    uint64 // the instance generation it runs for
 	ports []int
+}
+
+// Process is a user's command line run as a workload (an instance's, a
+// Cloud Run service's): under /bin/sh, in a process group of its own, with
+// an environment of its own, its output logged a line at a time.
+type Process struct {
+	Line  string
 	cmd   *exec.Cmd
 	done  chan struct{} // closed once it has ended
-	ended string        // how it ended; "" while it runs
+	mu    sync.Mutex
+	ended string // how it ended; "" while it runs
+}
+
+// StartProcess runs line with env (besides PATH and HOME: never the rest
+// of the emulator's own environment, which may hold LBHEALTH_TOKEN or the
+// user's credentials, since a command's output goes to the log). attrs
+// name it in the log. A command that could not start is returned ended.
+func StartProcess(line string, env []string, log *slog.Logger, attrs ...any) *Process {
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Env = append([]string{"PATH=" + cmp.Or(os.Getenv("PATH"), defaultPath), "HOME=" + cmp.Or(os.Getenv("HOME"), "/")}, env...)
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		cmd.Stderr = cmd.Stdout
+		ownGroup(cmd)
+		err = cmd.Start()
+	}
+	p := &Process{Line: line, cmd: cmd, done: make(chan struct{})}
+	if err != nil {
+		p.ended = "could not start: " + err.Error()
+		close(p.done)
+		log.Warn("workload command not started", append(attrs, "error", err)...)
+		return p
+	}
+	log.Info("workload command started", append(attrs, "pid", cmd.Process.Pid)...)
+	go logLines(log, attrs, out)
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.ended = "exited: " + exitStatus(err)
+		p.mu.Unlock()
+		close(p.done)
+		log.Info("workload command ended", append(attrs, "status", exitStatus(err))...)
+	}()
+	return p
+}
+
+// State is "running, pid N", or how the process ended.
+func (p *Process) State() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended != "" {
+		return p.ended
+	}
+	return fmt.Sprintf("running, pid %d", p.cmd.Process.Pid)
+}
+
+// Ended tells whether the process has ended.
+func (p *Process) Ended() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Done is closed once the process has ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Stop ends the process (SIGTERM to its group, then SIGKILL after
+// commandStop); it does not wait.
+func (p *Process) Stop() {
+	if p.Ended() {
+		return
+	}
+	terminate(p.cmd)
+	go func() {
+		select {
+		case <-p.done:
+		case <-time.After(commandStop):
+			kill(p.cmd)
+		}
+	}()
 }
 
 // commandStop is how long a command has to end after SIGTERM before it is
@@ -43,7 +125,7 @@ const commandStop = 3 * time.Second
 func (w *Workloads) reconcileCommands(want map[string][]int) {
 	for path, c := range w.commands {
 		in, ok := w.insts[path]
-		if _, wanted := want[path]; !ok || !wanted || in.id != c.id || in.command != c.line {
+		if _, wanted := want[path]; !ok || !wanted || in.id != c.id || in.command != c.Line {
 			w.stopCommand(path, c)
 		}
 	}
@@ -63,43 +145,13 @@ func (w *Workloads) startCommand(path string, in *instance, ports []int) {
 	for i, p := range ports {
 		list[i] = strconv.Itoa(p)
 	}
-	cmd := exec.Command("/bin/sh", "-c", in.command)
-	cmd.Env = commandEnv(in, list)
-	out, err := cmd.StdoutPipe()
-	if err == nil {
-		cmd.Stderr = cmd.Stdout
-		ownGroup(cmd)
-		err = cmd.Start()
-	}
-	c := &command{line: in.command, id: in.id, ports: ports, cmd: cmd, done: make(chan struct{})}
-	w.commands[path] = c
-	if err != nil {
-		c.ended = "could not start: " + err.Error()
-		close(c.done)
-		w.cfg.Log.Warn("workload command not started", "instance", in.name, "error", err)
-		return
-	}
-	w.cfg.Log.Info("workload command started", "instance", in.name, "address", in.ip, "ports", list, "pid", cmd.Process.Pid)
-	go w.logLines(in.name, out)
-	go func() {
-		err := cmd.Wait()
-		w.mu.Lock()
-		c.ended = "exited: " + exitStatus(err)
-		w.mu.Unlock()
-		close(c.done)
-		w.cfg.Log.Info("workload command ended", "instance", in.name, "status", exitStatus(err))
-	}()
+	p := StartProcess(in.command, commandEnv(in, list), w.cfg.Log, "instance", in.name, "address", in.ip, "ports", list)
+	w.commands[path] = &command{Process: p, id: in.id, ports: ports}
 }
 
-// commandEnv is the whole environment of a workload command: where programs
-// are (PATH), a home, and what the instance is. Never the rest of the
-// emulator's own environment, which may hold LBHEALTH_TOKEN or the user's
-// credentials: a command's output goes to the log, and a command printing
-// its environment must not put a secret there.
+// commandEnv is what an instance's command is told: what the instance is.
 func commandEnv(in *instance, ports []string) []string {
 	return []string{
-		"PATH=" + cmp.Or(os.Getenv("PATH"), defaultPath),
-		"HOME=" + cmp.Or(os.Getenv("HOME"), "/"),
 		"LBHEALTH_INSTANCE=" + in.name,
 		"LBHEALTH_ADDRESS=" + in.ip,
 		"LBHEALTH_PORTS=" + strings.Join(ports, ","),
@@ -110,30 +162,17 @@ func commandEnv(in *instance, ports []string) []string {
 // defaultPath is a command's PATH when the emulator has none.
 const defaultPath = "/usr/local/bin:/usr/bin:/bin"
 
-// stopCommand ends c (SIGTERM to its process group, then SIGKILL) and
-// forgets it; it does not wait.
+// stopCommand ends c and forgets it; it does not wait.
 func (w *Workloads) stopCommand(path string, c *command) {
 	delete(w.commands, path)
-	select {
-	case <-c.done:
-		return
-	default:
-	}
-	terminate(c.cmd)
-	go func() {
-		select {
-		case <-c.done:
-		case <-time.After(commandStop):
-			kill(c.cmd)
-		}
-	}()
+	c.Stop()
 }
 
 // logLines logs what a command writes, a line at a time.
-func (w *Workloads) logLines(instance string, r io.Reader) {
+func logLines(log *slog.Logger, attrs []any, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		w.cfg.Log.Info("workload command", "instance", instance, "output", sc.Text())
+		log.Info("workload command", append(slices.Clip(attrs), "output", sc.Text())...)
 	}
 }
 

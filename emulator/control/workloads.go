@@ -486,11 +486,7 @@ func (w *Workloads) statusOf(path string, now time.Time, ports []PortStatus) Sta
 	c, runsCommand := w.commands[path]
 	switch {
 	case runsCommand:
-		st.Command = c.line
-		st.CommandState = fmt.Sprintf("running, pid %d", c.cmd.Process.Pid)
-		if c.ended != "" {
-			st.CommandState = c.ended
-		}
+		st.Command, st.CommandState = c.Line, c.State()
 		for _, p := range c.ports {
 			st.Ports = append(st.Ports, PortStatus{Port: p, Protocol: "command"})
 		}
@@ -507,7 +503,7 @@ func (w *Workloads) statusOf(path string, now time.Time, ports []PortStatus) Sta
 		st.State = "STOPPED"
 	case now.Before(in.readyAt()):
 		st.State = "BOOTING"
-	case runsCommand && c.ended != "":
+	case runsCommand && c.Ended():
 		st.State = "EXITED"
 	case len(st.Ports) == 0:
 		st.State = "IDLE"
@@ -528,9 +524,9 @@ func (w *Workloads) Close() {
 		r.target.Close()
 		delete(w.running, s)
 	}
-	var ends []chan struct{}
+	var ends []<-chan struct{}
 	for path, c := range w.commands {
-		ends = append(ends, c.done)
+		ends = append(ends, c.Done())
 		w.stopCommand(path, c)
 	}
 	w.mu.Unlock()

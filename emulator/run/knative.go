@@ -231,6 +231,9 @@ func knativeWorkload(name string, svc *runv1.Service) *Workload {
 	for _, c := range svc.Spec.Template.Spec.Containers {
 		if len(c.Ports) > 0 && c.Ports[0].ContainerPort > 0 {
 			w.Port = int(c.Ports[0].ContainerPort)
+			for _, e := range c.Env {
+				w.setEnv(e.Name, e.Value)
+			}
 			break
 		}
 	}

@@ -120,6 +120,16 @@ func (s *Service) serve(svc *runv2.GoogleCloudRunV2Service, deleted bool) {
 	s.serving.Set(svc.Name, workloadOf(svc))
 }
 
+// setEnv takes a container's variable: CommandEnv is the command, the
+// others its environment.
+func (w *Workload) setEnv(name, value string) {
+	if name == CommandEnv {
+		w.Command = value
+		return
+	}
+	w.Env = append(w.Env, name+"="+value)
+}
+
 // workloadOf is what svc runs: its serving container's port, its ingress,
 // its traffic split by revision.
 func workloadOf(svc *runv2.GoogleCloudRunV2Service) *Workload {
@@ -128,6 +138,9 @@ func workloadOf(svc *runv2.GoogleCloudRunV2Service) *Workload {
 		for _, c := range svc.Template.Containers {
 			if len(c.Ports) > 0 && c.Ports[0].ContainerPort > 0 {
 				w.Port = int(c.Ports[0].ContainerPort)
+				for _, e := range c.Env {
+					w.setEnv(e.Name, e.Value)
+				}
 				break
 			}
 		}

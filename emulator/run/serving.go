@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
 )
 
 // DefaultRange is where Cloud Run's services serve unless told otherwise:
@@ -56,7 +58,17 @@ type ServingConfig struct {
 	// OnChange is told whenever a service starts or stops serving (the
 	// data plane's pools follow); nil: nobody.
 	OnChange func()
+	// Commands runs a container's CommandEnv as the service's workload,
+	// instead of the simulated one. Off by default: whoever can call the
+	// API can then run commands on this machine.
+	Commands bool
 }
+
+// CommandEnv is the environment variable of a service's container whose
+// value, a shell command line, the emulator runs (with --workload-commands)
+// as the service's workload, as an instance's lbhealth-workload-command
+// metadata: it must listen at $LBHEALTH_ADDRESS on $PORT.
+const CommandEnv = "LBHEALTH_WORKLOAD_COMMAND"
 
 // Serving runs the simulated workload of every Cloud Run service: the
 // service serves at an address of its own (on loopback, within the
@@ -92,6 +104,10 @@ type Workload struct {
 	Revisions []Split
 	// Generation changes whenever the service does.
 	Generation int64
+	// Command is the container's CommandEnv, and Env its other variables
+	// (NAME=VALUE), which the command is given.
+	Command string
+	Env     []string
 }
 
 // Split is a revision's share of a service's traffic.
@@ -105,7 +121,8 @@ type served struct {
 	addr     netip.AddrPort
 	workload atomic.Pointer[Workload]
 	srv      *http.Server
-	stop     func() bool // its boot's timer, until it serves
+	proc     *control.Process // a user's command, instead of srv
+	stop     func() bool      // its boot's timer, until it serves
 	serving  atomic.Bool
 	err      string // why it does not serve
 }
@@ -153,7 +170,10 @@ func (s *Serving) Set(name string, w *Workload) {
 		return
 	}
 	cur := s.services[name]
-	if cur != nil && (w == nil || cur.workload.Load().Port != w.Port) {
+	if cur != nil && (w == nil || cur.workload.Load().Port != w.Port || s.runs(w) != (cur.proc != nil) ||
+		cur.proc != nil && cur.workload.Load().Generation != w.Generation) {
+		// A new container (another port, a command's new revision) boots
+		// anew.
 		s.stop(name, cur)
 		cur = nil
 	}
@@ -187,11 +207,21 @@ func (s *Serving) allocate(name string) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// start listens for sv once booted, unless it was stopped meanwhile.
+// runs tells whether w runs its user's command.
+func (s *Serving) runs(w *Workload) bool { return s.cfg.Commands && w.Command != "" }
+
+// start listens for sv once booted (or runs its command), unless it was
+// stopped meanwhile.
 func (s *Serving) start(name string, sv *served) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.services[name] != sv {
+		return
+	}
+	if w := sv.workload.Load(); s.runs(w) {
+		sv.proc = control.StartProcess(w.Command, commandEnv(w, sv.addr), s.cfg.Log, "service", name, "addr", sv.addr.String())
+		sv.serving.Store(true)
+		go s.cfg.OnChange()
 		return
 	}
 	ln, err := net.Listen("tcp", sv.addr.String())
@@ -218,12 +248,27 @@ func (s *Serving) stop(name string, sv *served) {
 	if sv.srv != nil {
 		sv.srv.Close()
 	}
+	if sv.proc != nil {
+		sv.proc.Stop()
+	}
 	delete(s.services, name)
 	delete(s.used, sv.addr.Addr())
 	if sv.serving.Swap(false) {
 		s.cfg.Log.Info("Cloud Run service stopped", "service", name, "addr", sv.addr.String())
 		go s.cfg.OnChange()
 	}
+}
+
+// commandEnv is what a service's command is told, as Cloud Run tells a
+// container (PORT, K_SERVICE, K_REVISION), with where to listen
+// (LBHEALTH_ADDRESS) and the container's own variables.
+func commandEnv(w *Workload, addr netip.AddrPort) []string {
+	rev := ""
+	if len(w.Revisions) > 0 {
+		rev = w.Revisions[0].Revision
+	}
+	return append([]string{"PORT=" + strconv.Itoa(int(addr.Port())), "LBHEALTH_ADDRESS=" + addr.Addr().String(),
+		"K_SERVICE=" + shortName(w.Service), "K_REVISION=" + rev, "K_CONFIGURATION=" + shortName(w.Service)}, w.Env...)
 }
 
 // Endpoint is where service name answers, once it serves.
@@ -241,9 +286,15 @@ func (s *Serving) Endpoint(name string) (netip.AddrPort, bool) {
 type Status struct {
 	Service string `json:"service"`
 	Address string `json:"address"`
-	State   string `json:"state"` // BOOTING, SERVING or FAILED
+	State   string `json:"state"` // BOOTING, SERVING, EXITED (a command) or FAILED
 	Ingress string `json:"ingress"`
 	Error   string `json:"error,omitempty"`
+	// Command is the user's command the service runs, CommandState
+	// whether it runs ("running, pid N") or how it ended; Note says why a
+	// container's command does not run.
+	Command      string `json:"command,omitempty"`
+	CommandState string `json:"commandState,omitempty"`
+	Note         string `json:"note,omitempty"`
 }
 
 // List reports every service's workload, by name.
@@ -253,8 +304,17 @@ func (s *Serving) List() []Status {
 	out := make([]Status, 0, len(s.services))
 	for _, name := range slices.Sorted(maps.Keys(s.services)) {
 		sv := s.services[name]
-		st := Status{Service: name, Address: sv.addr.String(), State: "BOOTING", Ingress: sv.workload.Load().Ingress, Error: sv.err}
+		w := sv.workload.Load()
+		st := Status{Service: name, Address: sv.addr.String(), State: "BOOTING", Ingress: w.Ingress, Error: sv.err}
+		if w.Command != "" && !s.cfg.Commands {
+			st.Note = "the container's " + CommandEnv + " does not run: the emulator was started without --workload-commands"
+		}
 		switch {
+		case sv.proc != nil:
+			st.Command, st.CommandState, st.State = sv.proc.Line, sv.proc.State(), "SERVING"
+			if sv.proc.Ended() {
+				st.State = "EXITED"
+			}
 		case sv.serving.Load():
 			st.State = "SERVING"
 		case sv.err != "":
@@ -265,13 +325,20 @@ func (s *Serving) List() []Status {
 	return out
 }
 
-// Close stops every service.
+// Close stops every service, and waits for the commands to end.
 func (s *Serving) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
+	var ends []<-chan struct{}
 	for name, sv := range s.services {
+		if sv.proc != nil {
+			ends = append(ends, sv.proc.Done())
+		}
 		s.stop(name, sv)
+	}
+	s.mu.Unlock()
+	for _, done := range ends { // bounded: Stop kills after a while
+		<-done
 	}
 }
 
