@@ -36,12 +36,13 @@ replaced_not_importable='["private_key", "private_key_wo_version", "name_prefix"
 
 # plan_after_import DIR: a plan that changes nothing but not_importable,
 # and what follows from such a replacement (an attribute, or a block with
-# a value in it, known only after the replaced resource is applied).
+# a value in it, known only after the replaced resource is applied; a data
+# source read again then).
 plan_after_import() {
 	tf "$1" plan -out=import.plan || return 1
 	terraform -chdir="$1" show -json import.plan | jq -e --argjson skip "$not_importable" --argjson replaced "$replaced_not_importable" \
 		'
-		[.resource_changes[]? | select(.change.actions != ["no-op"]) |
+		[.resource_changes[]? | select(.mode != "data" and .change.actions != ["no-op"]) |
 			if (.change.actions | sort) == ["create", "delete"] and (.change.replace_paths // [] | length > 0) and
 				([.change.replace_paths[][0]] - $replaced | length == 0) then empty
 			elif .change.actions != ["update"] then "\(.address): \(.change.actions | join(","))"
