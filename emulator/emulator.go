@@ -581,6 +581,9 @@ func (e *Emulator) startEngine(ctx context.Context, cfg Config, log *slog.Logger
 		// serverless NEG's pool follows them.
 		e.serving = run.NewServing(run.ServingConfig{Boot: e.clock.Scale(cfg.WorkloadBoot), AfterFunc: e.clock.AfterFunc, Log: log,
 			Commands: cfg.WorkloadCommands,
+			OnState: func(service, addr, from, to string) {
+				e.timeline.Add(timeline.Event{Time: e.clock.Now(), Kind: timeline.KindCloudRun, Resource: service, Endpoint: addr, From: from, To: to})
+			},
 			OnChange: func() {
 				if e.plane != nil {
 					e.plane.ServerlessChanged()

@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	runv1 "google.golang.org/api/run/v1"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/timeline"
 )
 
 // Cloud Run's Go client (REST) creates a service and waits for its
@@ -177,6 +179,14 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "no healthy upstream once the service is gone", func() bool { code, _, _ := get(t, lb+"/"); return code == 503 })
+	// The timeline tells the service's life: it served, then stopped.
+	var changes []string
+	for _, ev := range e.Timeline().Read(0, timeline.Filter{Kind: timeline.KindCloudRun, Resource: hello.Name}, 0).Events {
+		changes = append(changes, ev.From+">"+ev.To)
+	}
+	if want := []string{"BOOTING>SERVING", "SERVING>STOPPED"}; !slices.Equal(changes, want) {
+		t.Errorf("the timeline of %s: %v, want %v", hello.Name, changes, want)
+	}
 }
 
 // Cloud Run's v1 (Knative) API, through Google's Go client for it: a

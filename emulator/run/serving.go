@@ -58,6 +58,9 @@ type ServingConfig struct {
 	// OnChange is told whenever a service starts or stops serving (the
 	// data plane's pools follow); nil: nobody.
 	OnChange func()
+	// OnState is told when a service's workload changes state (BOOTING,
+	// SERVING, FAILED, STOPPED); nil: nobody.
+	OnState func(service, addr, from, to string)
 	// Commands runs a container's CommandEnv as the service's workload,
 	// instead of the simulated one. Off by default: whoever can call the
 	// API can then run commands on this machine.
@@ -141,6 +144,9 @@ func NewServing(cfg ServingConfig) *Serving {
 	if cfg.OnChange == nil {
 		cfg.OnChange = func() {}
 	}
+	if cfg.OnState == nil {
+		cfg.OnState = func(string, string, string, string) {}
+	}
 	return &Serving{cfg: cfg, viaInternal: token(), viaExternal: token(), services: map[string]*served{}, used: map[netip.Addr]string{}}
 }
 
@@ -221,6 +227,7 @@ func (s *Serving) start(name string, sv *served) {
 	if w := sv.workload.Load(); s.runs(w) {
 		sv.proc = control.StartProcess(w.Command, commandEnv(w, sv.addr), s.cfg.Log, "service", name, "addr", sv.addr.String())
 		sv.serving.Store(true)
+		s.cfg.OnState(name, sv.addr.String(), "BOOTING", "SERVING")
 		go s.cfg.OnChange()
 		return
 	}
@@ -231,12 +238,14 @@ func (s *Serving) start(name string, sv *served) {
 			sv.err += " (ports below 1024 need root, CAP_NET_BIND_SERVICE or sysctl net.ipv4.ip_unprivileged_port_start)"
 		}
 		s.cfg.Log.Warn("Cloud Run service not served", "service", name, "addr", sv.addr.String(), "error", sv.err)
+		s.cfg.OnState(name, sv.addr.String(), "BOOTING", "FAILED")
 		return
 	}
 	sv.srv = &http.Server{Handler: s.handler(sv), ReadHeaderTimeout: 10 * time.Second}
 	go sv.srv.Serve(ln) //nolint:errcheck // returns when the service stops
 	sv.serving.Store(true)
 	s.cfg.Log.Info("Cloud Run service serving", "service", name, "addr", sv.addr.String())
+	s.cfg.OnState(name, sv.addr.String(), "BOOTING", "SERVING")
 	go s.cfg.OnChange()
 }
 
@@ -253,10 +262,16 @@ func (s *Serving) stop(name string, sv *served) {
 	}
 	delete(s.services, name)
 	delete(s.used, sv.addr.Addr())
+	from := "BOOTING"
+	if sv.err != "" {
+		from = "FAILED"
+	}
 	if sv.serving.Swap(false) {
+		from = "SERVING"
 		s.cfg.Log.Info("Cloud Run service stopped", "service", name, "addr", sv.addr.String())
 		go s.cfg.OnChange()
 	}
+	s.cfg.OnState(name, sv.addr.String(), from, "STOPPED")
 }
 
 // commandEnv is what a service's command is told, as Cloud Run tells a

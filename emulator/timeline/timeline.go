@@ -27,6 +27,7 @@ const (
 	KindScenario  = api.TimelineScenario
 	KindArmor     = api.TimelineArmor
 	KindScaler    = api.TimelineScaler
+	KindCloudRun  = api.TimelineCloudRun
 )
 
 // Event is one change; Page a read of the timeline.

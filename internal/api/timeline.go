@@ -4,8 +4,8 @@ import "time"
 
 // The timeline: every change of state of endpoints, health sources,
 // composite health checks and managed instances, the steps of chaos
-// scenarios, the bans of Cloud Armor's rate-based rules and the resizes
-// of autoscalers, as GET
+// scenarios, the bans of Cloud Armor's rate-based rules, the resizes of
+// autoscalers and Cloud Run's services starting and stopping, as GET
 // /_emulator/timeline answers it (an lbhealth extension).
 
 // Kinds of timeline events.
@@ -17,10 +17,12 @@ const (
 	TimelineScenario  = "scenario"             // a scenario's step set the mode of an instance, a zone or a target
 	TimelineArmor     = "securityPolicy"       // a Cloud Armor rate_based_ban rule banned a client (From ALLOWED, To BANNED)
 	TimelineScaler    = "autoscaler"           // an autoscaler resized its group (From and To are sizes)
+	TimelineCloudRun  = "cloudRunService"      // a Cloud Run service started or stopped serving (BOOTING, SERVING, FAILED, STOPPED)
 )
 
 // TimelineKinds are the kinds of timeline events.
-var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario, TimelineArmor, TimelineScaler}
+var TimelineKinds = []string{TimelineEndpoint, TimelineSource, TimelineComposite, TimelineInstance, TimelineScenario, TimelineArmor, TimelineScaler,
+	TimelineCloudRun}
 
 // TimelineEvent is one change.
 type TimelineEvent struct {
@@ -30,13 +32,13 @@ type TimelineEvent struct {
 	Kind string    `json:"kind"`
 	// Resource is the path of what changed: the backend service or target
 	// pool of an endpoint, the source, the composite, the instance, the
-	// security policy, the autoscaler.
+	// security policy, the autoscaler, the Cloud Run service.
 	Resource string `json:"resource"`
 	// Group is an endpoint's endpoint group or instance group, or an
 	// instance's or an autoscaler's managed group.
 	Group string `json:"group,omitempty"`
 	// Endpoint is the address probed (ip:port) and Check the health check
-	// that probed it; for a ban, Endpoint is the key banned (the client's
+	// that probed it (a Cloud Run service's address); for a ban, Endpoint is the key banned (the client's
 	// address for an IP key) and Detail the rule and how long.
 	Endpoint string `json:"endpoint,omitempty"`
 	Check    string `json:"check,omitempty"`

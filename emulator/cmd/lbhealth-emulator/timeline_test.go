@@ -59,7 +59,7 @@ func TestTimelineCommand(t *testing.T) {
 	}
 
 	if err := run([]string{"timeline", "--endpoint", e.URL(), "--kind", "probe"}, &out, &out); err == nil ||
-		!strings.Contains(err.Error(), `--kind "probe": want one of [endpoint healthSource compositeHealthCheck instance scenario securityPolicy autoscaler]`) {
+		!strings.Contains(err.Error(), `--kind "probe": want one of [endpoint healthSource compositeHealthCheck instance scenario securityPolicy autoscaler cloudRunService]`) {
 		t.Errorf("a bad kind: %v", err)
 	}
 }
