@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/iam/apiv1/iampb"
 	cloudrun "cloud.google.com/go/run/apiv2"
@@ -224,10 +225,20 @@ func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Status.Conditions[0].Type != "Ready" || created.Status.Conditions[0].Status != "True" || created.Metadata.Generation != 1 ||
+	// Ready is Unknown until the revision's workload has booted, as a
+	// client polls for.
+	if created.Status.Conditions[0].Type != "Ready" || created.Status.Conditions[0].Status != "Unknown" || created.Metadata.Generation != 1 ||
 		created.Spec.Template.Spec.ContainerConcurrency != 80 || created.Spec.Traffic[0].Percent != 100 || !created.Spec.Traffic[0].LatestRevision {
 		t.Fatalf("created: %+v %+v", created.Status, created.Spec)
 	}
+	waitFor(t, "the service Ready", func() bool {
+		got, err := c.Namespaces.Services.Get("namespaces/p/services/knative").Do()
+		if err != nil || got.Status.Conditions[0].Status != "True" {
+			return false
+		}
+		created = got
+		return got.Status.LatestReadyRevisionName == got.Status.LatestCreatedRevisionName
+	})
 	list, err := c.Namespaces.Services.List("namespaces/p").Do()
 	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("list after a refused create and a create: %v %v", list, err)
@@ -258,18 +269,68 @@ func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if replaced.Metadata.Generation != 2 || replaced.Status.LatestReadyRevisionName == created.Status.LatestReadyRevisionName {
-		t.Fatalf("replaced: generation %d, revision %s", replaced.Metadata.Generation, replaced.Status.LatestReadyRevisionName)
+	// The new revision is created; the one ready before it stays ready
+	// until it has booted.
+	if replaced.Metadata.Generation != 2 || replaced.Status.LatestCreatedRevisionName == created.Status.LatestReadyRevisionName ||
+		replaced.Status.LatestReadyRevisionName != created.Status.LatestReadyRevisionName {
+		t.Fatalf("replaced: generation %d, revisions %s (ready) %s (created)", replaced.Metadata.Generation,
+			replaced.Status.LatestReadyRevisionName, replaced.Status.LatestCreatedRevisionName)
 	}
-	waitFor(t, "the new revision through the load balancer", answers(lb, replaced.Status.LatestReadyRevisionName))
+	waitFor(t, "the new revision through the load balancer", answers(lb, replaced.Status.LatestCreatedRevisionName))
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	e := startEmulator(t, emulator.Config{DataDir: dir, DataPlane: true, Workloads: true})
-	waitFor(t, "the v1 service through the load balancer after a restart", answers(lb, replaced.Status.LatestReadyRevisionName))
+	waitFor(t, "the v1 service through the load balancer after a restart", answers(lb, replaced.Status.LatestCreatedRevisionName))
 	policy, err := client(e).Projects.Locations.Services.GetIamPolicy("projects/p/locations/us-central1/services/knative").Do()
 	if err != nil || len(policy.Bindings) != 1 || policy.Bindings[0].Members[0] != "allUsers" {
 		t.Errorf("the policy after a restart: %v %v", policy, err)
 	}
+}
+
+// A write is done once the new revision's workload has booted, as the
+// cloud's operation is: until then the operation is not done, the service
+// reconciles with no ready revision, and a load balancer in front of it
+// has no healthy upstream; once the emulator's clock has passed the boot
+// time, the operation is done with the service Ready and traffic reaches
+// it.
+func TestCloudRun_ReadyOnceBooted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true, WorkloadBoot: time.Hour})
+	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: "projects/p/locations/us-central1", ServiceId: "slow",
+		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "hello",
+			Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Poll(ctx); err != nil || op.Done() {
+		t.Fatalf("the operation before the boot: done %v, %v", op.Done(), err)
+	}
+	svc, err := c.GetService(ctx, &runpb.GetServiceRequest{Name: "projects/p/locations/us-central1/services/slow"})
+	if err != nil || !svc.Reconciling || svc.LatestReadyRevision != "" || svc.TerminalCondition.GetState() != runpb.Condition_CONDITION_RECONCILING {
+		t.Fatalf("the service before the boot: %v %v", svc, err)
+	}
+	mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg","networkEndpointType":"SERVERLESS","cloudRun":{"service":"slow"}}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"slow","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg"}]}`)
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/slow"}`)
+	waitFor(t, "the load balancer listening", func() bool { code, _, _ := get(t, lb+"/"); return code == 503 })
+
+	e.FastForward(ctx, time.Hour)
+	svc, err = op.Wait(ctx)
+	if err != nil || svc.Reconciling || svc.LatestReadyRevision != svc.LatestCreatedRevision ||
+		svc.TerminalCondition.GetState() != runpb.Condition_CONDITION_SUCCEEDED {
+		t.Fatalf("the service once booted: %v %v", svc, err)
+	}
+	waitFor(t, "traffic reaching the booted service", func() bool {
+		code, _, body := get(t, lb+"/")
+		return code == 200 && strings.HasPrefix(body, "ok slow revision ")
+	})
 }

@@ -190,11 +190,13 @@ def at(emu, link):
 
 def health(emu):
     """Every backend's state: instances of services' groups and pools;
-    and how many backends are serverless NEGs, which no health check
-    probes (the cloud allows none on their services)."""
-    states, serverless = [], 0
+    how many backends are serverless NEGs, which no health check probes
+    (the cloud allows none on their services); how many backends there
+    are."""
+    states, serverless, backends = [], 0, 0
     for bs in aggregated(emu, "backendServices"):
         for b in bs.get("backends", []):
+            backends += 1
             if "/networkEndpointGroups/" in b["group"]:
                 try:
                     if call(at(emu, b["group"])).get("networkEndpointType") == "SERVERLESS":
@@ -210,13 +212,14 @@ def health(emu):
             states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
     for tp in aggregated(emu, "targetPools"):
         for inst in tp.get("instances", []):
+            backends += 1
             try:
                 gh = call(at(emu, tp["selfLink"]) + "/getHealth", "POST", {"instance": inst})
             except Exception as e:
                 states.append(f"getHealth failed: {e}")
                 continue
             states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
-    return states, serverless
+    return states, serverless, backends
 
 
 def objects(emu):
@@ -280,17 +283,18 @@ def ask(rule, paths):
 
 def alive(emu, seconds):
     deadline = time.time() + seconds
-    states, serverless = health(emu)
+    states, serverless, backends = health(emu)
     while time.time() < deadline and (not states or any(s != "HEALTHY" for s in states)):
-        if not states and (serverless or objects(emu)[1]):
+        if not states and (serverless or not backends or objects(emu)[1]):
             break  # nothing to probe
         time.sleep(2)
-        states, serverless = health(emu)
+        states, serverless, backends = health(emu)
     healthy = sum(1 for s in states if s == "HEALTHY")
     paths, buckets = objects(emu)
     answers = [ask(r, paths) for r in aggregated(emu, "forwardingRules")]
     print(f"healthy {healthy}/{len(states)}" + (f" serverless {serverless}" if serverless else "") +
-          (f" buckets {buckets}" if buckets else "") + " lb: " + ("; ".join(answers) if answers else "none"))
+          (f" buckets {buckets}" if buckets else "") + (" no backends" if not backends and not buckets else "") +
+          " lb: " + ("; ".join(answers) if answers else "none"))
 
 
 def main():

@@ -73,7 +73,7 @@ func (s *Service) createKnative(r *googleapi.Call) (any, error) {
 	}
 	now := s.timestamp()
 	svc.Metadata.Uid, svc.Metadata.Generation, svc.Metadata.CreationTimestamp = newUID(), 1, now
-	s.completeKnative(r, &svc, now)
+	s.completeKnative(r, &svc, now, "")
 	name := knativeName(r, svc.Metadata.Name)
 	body, err := json.Marshal(&svc)
 	if err != nil {
@@ -158,9 +158,10 @@ func checkKnative(svc *runv1.Service) error {
 }
 
 // completeKnative sets what the API sets on a write: the namespace (the
-// project's number), the revision, the status (Ready, the URL, the
-// traffic by revision).
-func (s *Service) completeKnative(r *googleapi.Call, svc *runv1.Service, now string) {
+// project's number), the revision, the status (Ready, or Unknown while
+// the revision's workload boots; the URL, the traffic by revision).
+// priorReady is the revision ready before the write.
+func (s *Service) completeKnative(r *googleapi.Call, svc *runv1.Service, now, priorReady string) {
 	project, location := r.PathValue("project"), r.PathValue("location")
 	number := googleapi.ProjectNumber(project)
 	md := svc.Metadata
@@ -195,14 +196,35 @@ func (s *Service) completeKnative(r *googleapi.Call, svc *runv1.Service, now str
 	st := &runv1.ServiceStatus{ObservedGeneration: md.Generation, LatestCreatedRevisionName: revision, LatestReadyRevisionName: revision,
 		Url: url, Address: &runv1.Addressable{Url: url},
 		Conditions: []*runv1.GoogleCloudRunV1Condition{ready("Ready"), ready("ConfigurationsReady"), ready("RoutesReady")}}
+	if s.serving != nil {
+		// Ready once the revision's workload has booted (settleKnative);
+		// until then the revision ready before it stays the ready one.
+		st.LatestReadyRevisionName = priorReady
+		for _, c := range st.Conditions {
+			c.Status, c.Reason, c.Message = "Unknown", "Deploying", "Deploying revision "+revision+"."
+		}
+	}
 	for _, t := range svc.Spec.Traffic {
 		name := t.RevisionName
 		if t.LatestRevision {
-			name = revision
+			name = revision // ready once its workload is
 		}
 		st.Traffic = append(st.Traffic, &runv1.TrafficTarget{RevisionName: name, Percent: t.Percent, LatestRevision: t.LatestRevision, Tag: t.Tag})
 	}
 	svc.Status = st
+}
+
+// settleKnative makes a v1 service Ready once its revision's workload has
+// booted.
+func (s *Service) settleKnative(name string, svc *runv1.Service) {
+	if len(svc.Status.Conditions) == 0 || svc.Status.Conditions[0].Status != "Unknown" || s.serving != nil && !s.serving.Booted(name) {
+		return
+	}
+	now := s.timestamp()
+	svc.Status.LatestReadyRevisionName = svc.Status.LatestCreatedRevisionName
+	for _, c := range svc.Status.Conditions {
+		c.Status, c.Reason, c.Message, c.LastTransitionTime = "True", "", "", now
+	}
 }
 
 // ingressOf is a v1 service's ingress annotation (def when unset).
@@ -261,6 +283,7 @@ func (s *Service) getKnative(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.settleKnative(knativeName(r, svc.Metadata.Name), &svc)
 	return &svc, nil
 }
 
@@ -279,6 +302,7 @@ func (s *Service) listKnative(r *googleapi.Call) (any, error) {
 		if err := json.Unmarshal(o.Body, &svc); err != nil {
 			return nil, err
 		}
+		s.settleKnative(o.Key.Name, &svc)
 		items = append(items, &svc)
 	}
 	return &runv1.ListServicesResponse{ApiVersion: "serving.knative.dev/v1", Kind: "ServiceList", Items: items, Metadata: &runv1.ListMeta{}}, nil
@@ -291,6 +315,7 @@ func (s *Service) replaceKnative(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.settleKnative(knativeName(r, prior.Metadata.Name), &prior)
 	var svc runv1.Service
 	if err := googleapi.ReadJSON(r, &svc); err != nil {
 		return nil, err
@@ -313,7 +338,7 @@ func (s *Service) replaceKnative(r *googleapi.Call) (any, error) {
 		}
 		md.Annotations["serving.knative.dev/creator"] = c
 	}
-	s.completeKnative(r, &svc, s.timestamp())
+	s.completeKnative(r, &svc, s.timestamp(), prior.Status.LatestReadyRevisionName)
 	body, err := json.Marshal(&svc)
 	if err != nil {
 		return nil, err

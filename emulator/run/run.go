@@ -148,23 +148,27 @@ func workloadOf(svc *runv2.GoogleCloudRunV2Service) *Workload {
 	for _, t := range svc.TrafficStatuses {
 		rev := t.Revision
 		if t.Type == "TRAFFIC_TARGET_ALLOCATION_TYPE_LATEST" || rev == "" {
-			rev = shortName(svc.LatestReadyRevision)
+			rev = shortName(svc.LatestCreatedRevision) // ready once its workload is
 		}
 		w.Revisions = append(w.Revisions, Split{Revision: rev, Percent: t.Percent})
 	}
 	return w
 }
 
-// Routes mounts Cloud Run v2.
+// Routes mounts Cloud Run v2, at Path and at the root as run.googleapis.com
+// serves it ("/v2/projects/..."), where Google's Go clients poll an
+// operation whatever endpoint they were given; and v1.
 func (s *Service) Routes(m googleapi.Mux) {
-	services := Path + "projects/{project}/locations/{location}/services"
-	m.Handle("POST "+services, s.createService)
-	m.Handle("GET "+services, s.listServices)
-	m.Handle("GET "+services+"/{service}", s.getService)
-	m.Handle("POST "+services+"/{service}", s.serviceMethod)
-	m.Handle("PATCH "+services+"/{service}", s.patchService)
-	m.Handle("DELETE "+services+"/{service}", s.deleteService)
-	m.Handle("GET "+Path+"projects/{project}/locations/{location}/operations/{operation}", s.getOperation)
+	for _, root := range []string{Path, "/v2/"} {
+		services := root + "projects/{project}/locations/{location}/services"
+		m.Handle("POST "+services, s.createService)
+		m.Handle("GET "+services, s.listServices)
+		m.Handle("GET "+services+"/{service}", s.getService)
+		m.Handle("POST "+services+"/{service}", s.serviceMethod)
+		m.Handle("PATCH "+services+"/{service}", s.patchService)
+		m.Handle("DELETE "+services+"/{service}", s.deleteService)
+		m.Handle("GET "+root+"projects/{project}/locations/{location}/operations/{operation}", s.getOperation)
+	}
 	s.knativeRoutes(m)
 }
 
@@ -201,7 +205,7 @@ func (s *Service) createService(r *googleapi.Call) (any, error) {
 	if r.Query().Get("validateOnly") == "true" {
 		return s.operation(r, svc, false)
 	}
-	s.complete(r, &svc, now)
+	s.complete(r, &svc, now, "")
 	body, err := json.Marshal(&svc)
 	if err != nil {
 		return nil, err
@@ -287,8 +291,10 @@ func checkService(svc *runv2.GoogleCloudRunV2Service) error {
 }
 
 // complete sets the fields the API sets on a write: its revision (the
-// first, or the next when the template changed), Ready.
-func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service, now string) {
+// first, or the next when the template changed), Ready (or reconciling
+// while the revision's workload boots; priorReady is the revision ready
+// before the write).
+func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service, now, priorReady string) {
 	id := svc.Name[strings.LastIndex(svc.Name, "/")+1:]
 	svc.UpdateTime, svc.ObservedGeneration, svc.LaunchStage = now, svc.Generation, "GA"
 	if svc.Creator == "" {
@@ -303,6 +309,16 @@ func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service
 	}
 	svc.TerminalCondition = ready("Ready")
 	svc.Conditions = []*runv2.GoogleCloudRunV2Condition{ready("RoutesReady"), ready("ConfigurationsReady")}
+	if s.serving != nil {
+		// The new revision is ready once its workload has booted (settle):
+		// until then the service reconciles, the revision ready before it
+		// (none, for a new service) stays the ready one, and the write's
+		// operation is not done.
+		svc.Reconciling, svc.LatestReadyRevision = true, priorReady
+		for _, c := range append(svc.Conditions, svc.TerminalCondition) {
+			c.State = "CONDITION_RECONCILING"
+		}
+	}
 	svc.TrafficStatuses = nil
 	for _, t := range svc.Traffic {
 		svc.TrafficStatuses = append(svc.TrafficStatuses, &runv2.GoogleCloudRunV2TrafficTargetStatus{Type: t.Type, Percent: t.Percent, Revision: t.Revision, Tag: t.Tag})
@@ -311,6 +327,24 @@ func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service
 	svc.Uri = "https://" + id + "-" + number + "." + r.PathValue("location") + ".run.app"
 	svc.Urls = []string{svc.Uri}
 	svc.Etag = `"` + newUID()[:16] + `"`
+}
+
+// settle makes a reconciling service Ready once its workload has booted:
+// its latest revision is then the ready one. It tells whether svc is
+// settled (Ready).
+func (s *Service) settle(svc *runv2.GoogleCloudRunV2Service) bool {
+	if !svc.Reconciling {
+		return true
+	}
+	if s.serving != nil && !s.serving.Booted(svc.Name) {
+		return false
+	}
+	now := s.timestamp()
+	svc.Reconciling, svc.LatestReadyRevision = false, svc.LatestCreatedRevision
+	for _, c := range append(svc.Conditions, svc.TerminalCondition) {
+		c.State, c.LastTransitionTime = "CONDITION_SUCCEEDED", now
+	}
+	return true
 }
 
 func newUID() string {
@@ -350,6 +384,7 @@ func (s *Service) getService(r *googleapi.Call) (any, error) {
 		}
 		return s.policies.GetPolicy(r, r.PathValue("project"), svc.Name)
 	}
+	s.settle(&svc)
 	return &svc, nil
 }
 
@@ -381,6 +416,7 @@ func (s *Service) listServices(r *googleapi.Call) (any, error) {
 		if err := json.Unmarshal(o.Body, &svc); err != nil {
 			return nil, err
 		}
+		s.settle(&svc)
 		list = append(list, &svc)
 	}
 	slices.SortFunc(list, func(a, b *runv2.GoogleCloudRunV2Service) int { return strings.Compare(a.Name, b.Name) })
@@ -395,6 +431,7 @@ func (s *Service) patchService(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.settle(&prior)
 	svc, err := readService(r)
 	if err != nil {
 		return nil, err
@@ -406,7 +443,7 @@ func (s *Service) patchService(r *googleapi.Call) (any, error) {
 		return nil, googleapi.Errorf(http.StatusConflict, "ABORTED", "etag (%s) is stale: the service has changed since (its etag is now %s).", svc.Etag, prior.Etag)
 	}
 	svc.Name, svc.Uid, svc.CreateTime, svc.Creator, svc.Generation = prior.Name, prior.Uid, prior.CreateTime, prior.Creator, prior.Generation+1
-	s.complete(r, &svc, s.timestamp())
+	s.complete(r, &svc, s.timestamp(), prior.LatestReadyRevision)
 	body, err := json.Marshal(&svc)
 	if err != nil {
 		return nil, err
@@ -431,19 +468,19 @@ func (s *Service) deleteService(r *googleapi.Call) (any, error) {
 	return s.operation(r, svc, true)
 }
 
-// operation is the finished long-running operation that answers a write
-// of svc, kept (when keep) so that it can be read again.
+// operation is the long-running operation that answers a write of svc,
+// kept (when keep) so that it can be read again: done with the service as
+// its response, or (a service reconciling) done once the service has
+// settled (getOperation).
 func (s *Service) operation(r *googleapi.Call, svc runv2.GoogleCloudRunV2Service, keep bool) (any, error) {
-	body, err := json.Marshal(&svc)
+	typed, err := typedService(&svc)
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]any
-	json.Unmarshal(body, &fields)
-	fields["@type"] = serviceType
-	typed, _ := json.Marshal(fields)
-	op := map[string]any{"name": parentOf(r) + "/operations/" + newUID(), "done": true,
-		"metadata": json.RawMessage(typed), "response": json.RawMessage(typed)}
+	op := map[string]any{"name": parentOf(r) + "/operations/" + newUID(), "done": !svc.Reconciling, "metadata": typed}
+	if !svc.Reconciling {
+		op["response"] = typed
+	}
 	if keep {
 		body, _ := json.Marshal(op)
 		if err := s.store.Insert(r.Context(), store.Object{Key: operationKey(r.PathValue("project"), op["name"].(string)), Body: body}); err != nil {
@@ -451,6 +488,20 @@ func (s *Service) operation(r *googleapi.Call, svc runv2.GoogleCloudRunV2Service
 		}
 	}
 	return op, nil
+}
+
+// typedService is svc as an operation carries it, with its type.
+func typedService(svc *runv2.GoogleCloudRunV2Service) (json.RawMessage, error) {
+	body, err := json.Marshal(svc)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, err
+	}
+	fields["@type"] = serviceType
+	return json.Marshal(fields)
 }
 
 func operationKey(project, name string) store.Key {
@@ -466,5 +517,36 @@ func (s *Service) getOperation(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(o.Body), nil
+	var op struct {
+		Name     string          `json:"name"`
+		Done     bool            `json:"done"`
+		Metadata json.RawMessage `json:"metadata"`
+		Response json.RawMessage `json:"response,omitempty"`
+	}
+	if err := json.Unmarshal(o.Body, &op); err != nil {
+		return nil, err
+	}
+	if op.Done {
+		return &op, nil
+	}
+	// A write whose service was reconciling: done once it has settled
+	// (or is gone).
+	var svc runv2.GoogleCloudRunV2Service
+	if err := json.Unmarshal(op.Metadata, &svc); err != nil {
+		return nil, err
+	}
+	if current, err := s.store.Get(r.Context(), serviceKey(r.PathValue("project"), svc.Name)); err == nil {
+		if err := json.Unmarshal(current.Body, &svc); err != nil {
+			return nil, err
+		}
+	}
+	if !s.settle(&svc) {
+		return &op, nil
+	}
+	typed, err := typedService(&svc)
+	if err != nil {
+		return nil, err
+	}
+	op.Done, op.Metadata, op.Response = true, typed, typed
+	return &op, nil
 }

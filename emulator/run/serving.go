@@ -297,6 +297,16 @@ func (s *Serving) Endpoint(name string) (netip.AddrPort, bool) {
 	return sv.addr, true
 }
 
+// Booted tells whether service name's workload has finished booting
+// (serving, or failed to): what Cloud Run's Ready waits for. A service
+// not run (none by that name) has nothing to wait for.
+func (s *Serving) Booted(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sv := s.services[name]
+	return sv == nil || sv.serving.Load() || sv.err != ""
+}
+
 // Status is what a service's workload is doing, for the status page.
 type Status struct {
 	Service string `json:"service"`
