@@ -168,6 +168,9 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 	if err != nil || revision(updated) == revision(hello) {
 		t.Fatalf("update: %v %v", updated, err)
 	}
+	if _, err := c.UpdateService(ctx, &runpb.UpdateServiceRequest{Service: hello}); err == nil || !strings.Contains(err.Error(), "etag ("+hello.Etag+") is stale") {
+		t.Errorf("an update from a stale read: %v", err)
+	}
 	if code, _, body := get(t, lb+"/"); code != 200 || !strings.HasPrefix(body, "ok hello revision "+revision(updated)+" at ") {
 		t.Errorf("after the update: %d %q, want revision %s", code, body, revision(updated))
 	}
@@ -277,6 +280,16 @@ func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 			replaced.Status.LatestReadyRevisionName, replaced.Status.LatestCreatedRevisionName)
 	}
 	waitFor(t, "the new revision through the load balancer", answers(lb, replaced.Status.LatestCreatedRevisionName))
+	// A replace from a stale read, or of another name, is refused.
+	if _, err := c.Namespaces.Services.ReplaceService("namespaces/p/services/knative", created).Do(); err == nil ||
+		!strings.Contains(err.Error(), "metadata.resourceVersion ("+created.Metadata.ResourceVersion+") is stale") {
+		t.Errorf("a replace from a stale read: %v", err)
+	}
+	replaced.Metadata.Name = "other"
+	if _, err := c.Namespaces.Services.ReplaceService("namespaces/p/services/knative", replaced).Do(); err == nil ||
+		!strings.Contains(err.Error(), `metadata.name ("other") must be the service's name, "knative".`) {
+		t.Errorf("a replace of another name: %v", err)
+	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}

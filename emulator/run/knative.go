@@ -121,18 +121,15 @@ func checkKnative(svc *runv1.Service) error {
 			c.Ports = []*runv1.ContainerPort{{Name: "http1", ContainerPort: 8080}}
 		}
 		for j, p := range c.Ports {
-			if p.ContainerPort < 0 || p.ContainerPort > 65535 {
-				return invalid("spec.template.spec.containers[%d].ports[%d].containerPort (%d) must be 1 to 65535.", i, j, p.ContainerPort)
-			}
-			if p.ContainerPort == 0 {
-				p.ContainerPort = 8080
+			if err := checkPort(fmt.Sprintf("spec.template.spec.containers[%d].ports[%d].containerPort", i, j), &p.ContainerPort); err != nil {
+				return err
 			}
 		}
 		if c.Resources == nil {
 			c.Resources = &runv1.ResourceRequirements{}
 		}
 		if c.Resources.Limits == nil {
-			c.Resources.Limits = map[string]string{"cpu": "1000m", "memory": "512Mi"}
+			c.Resources.Limits = defaultLimits()
 		}
 	}
 	if rs.ContainerConcurrency == 0 {
@@ -144,17 +141,14 @@ func checkKnative(svc *runv1.Service) error {
 	if len(svc.Spec.Traffic) == 0 {
 		svc.Spec.Traffic = []*runv1.TrafficTarget{{Percent: 100, LatestRevision: true}}
 	}
-	total := int64(0)
+	var percents []int64
 	for i, t := range svc.Spec.Traffic {
 		if !t.LatestRevision && t.RevisionName == "" {
 			return invalid("spec.traffic[%d]: a traffic target names a revision (revisionName) or the latest one (latestRevision).", i)
 		}
-		total += t.Percent
+		percents = append(percents, t.Percent)
 	}
-	if total != 100 {
-		return invalid("spec.traffic: the percents must add up to 100, not %d.", total)
-	}
-	return nil
+	return checkTraffic("spec.traffic", percents)
 }
 
 // completeKnative sets what the API sets on a write: the namespace (the

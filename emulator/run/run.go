@@ -263,29 +263,50 @@ func checkService(svc *runv2.GoogleCloudRunV2Service) error {
 			c.Ports = []*runv2.GoogleCloudRunV2ContainerPort{{Name: "http1", ContainerPort: 8080}}
 		}
 		for j, p := range c.Ports {
-			if p.ContainerPort < 0 || p.ContainerPort > 65535 {
-				return invalid("template.containers[%d].ports[%d].containerPort (%d) must be 1 to 65535.", i, j, p.ContainerPort)
-			}
-			if p.ContainerPort == 0 {
-				p.ContainerPort = 8080
+			if err := checkPort(fmt.Sprintf("template.containers[%d].ports[%d].containerPort", i, j), &p.ContainerPort); err != nil {
+				return err
 			}
 		}
 		if c.Resources == nil {
 			c.Resources = &runv2.GoogleCloudRunV2ResourceRequirements{CpuIdle: true, ForceSendFields: []string{"CpuIdle"}}
 		}
 		if c.Resources.Limits == nil {
-			c.Resources.Limits = map[string]string{"cpu": "1000m", "memory": "512Mi"}
+			c.Resources.Limits = defaultLimits()
 		}
 	}
 	if len(svc.Traffic) == 0 {
 		svc.Traffic = []*runv2.GoogleCloudRunV2TrafficTarget{{Type: "TRAFFIC_TARGET_ALLOCATION_TYPE_LATEST", Percent: 100}}
 	}
-	total := int64(0)
+	var percents []int64
 	for _, t := range svc.Traffic {
-		total += t.Percent
+		percents = append(percents, t.Percent)
+	}
+	return checkTraffic("traffic", percents)
+}
+
+// checkPort applies both APIs' rule to a container's port at field, and
+// gives the default (8080) for none.
+func checkPort(field string, port *int64) error {
+	if *port < 0 || *port > 65535 {
+		return invalid("%s (%d) must be 1 to 65535.", field, *port)
+	}
+	if *port == 0 {
+		*port = 8080
+	}
+	return nil
+}
+
+// defaultLimits are the resources a container gets unless it says.
+func defaultLimits() map[string]string { return map[string]string{"cpu": "1000m", "memory": "512Mi"} }
+
+// checkTraffic applies both APIs' rule to a traffic split at field.
+func checkTraffic(field string, percents []int64) error {
+	total := int64(0)
+	for _, p := range percents {
+		total += p
 	}
 	if total != 100 {
-		return invalid("traffic: the percents must add up to 100, not %d.", total)
+		return invalid("%s: the percents must add up to 100, not %d.", field, total)
 	}
 	return nil
 }
