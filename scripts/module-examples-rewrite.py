@@ -190,20 +190,21 @@ def at(emu, link):
 
 def health(emu):
     """Every backend's state: instances of services' groups and pools;
-    how many backends are serverless NEGs, which no health check probes
-    (the cloud allows none on their services); how many backends there
-    are."""
-    states, serverless, backends = [], 0, 0
+    how many backends are serverless and Private Service Connect NEGs,
+    which no health check probes (the cloud allows none on their
+    services); how many backends there are."""
+    states, backends, unprobed = [], 0, {"SERVERLESS": 0, "PRIVATE_SERVICE_CONNECT": 0}
     for bs in aggregated(emu, "backendServices"):
         for b in bs.get("backends", []):
             backends += 1
             if "/networkEndpointGroups/" in b["group"]:
                 try:
-                    if call(at(emu, b["group"])).get("networkEndpointType") == "SERVERLESS":
-                        serverless += 1
-                        continue
+                    kind = call(at(emu, b["group"])).get("networkEndpointType")
                 except Exception:
-                    pass
+                    kind = None
+                if kind in ("SERVERLESS", "PRIVATE_SERVICE_CONNECT"):
+                    unprobed[kind] += 1
+                    continue
             try:
                 gh = call(at(emu, bs["selfLink"]) + "/getHealth", "POST", {"group": b["group"]})
             except Exception as e:
@@ -219,7 +220,7 @@ def health(emu):
                 states.append(f"getHealth failed: {e}")
                 continue
             states += [s.get("healthState", "UNKNOWN") for s in gh.get("healthStatus", [])]
-    return states, serverless, backends
+    return states, unprobed["SERVERLESS"], unprobed["PRIVATE_SERVICE_CONNECT"], backends
 
 
 def objects(emu):
@@ -283,17 +284,18 @@ def ask(rule, paths):
 
 def alive(emu, seconds):
     deadline = time.time() + seconds
-    states, serverless, backends = health(emu)
+    states, serverless, psc, backends = health(emu)
     while time.time() < deadline and (not states or any(s != "HEALTHY" for s in states)):
-        if not states and (serverless or not backends or objects(emu)[1]):
+        if not states and (serverless or psc or not backends or objects(emu)[1]):
             break  # nothing to probe
         time.sleep(2)
-        states, serverless, backends = health(emu)
+        states, serverless, psc, backends = health(emu)
     healthy = sum(1 for s in states if s == "HEALTHY")
     paths, buckets = objects(emu)
     answers = [ask(r, paths) for r in aggregated(emu, "forwardingRules")]
     print(f"healthy {healthy}/{len(states)}" + (f" serverless {serverless}" if serverless else "") +
-          (f" buckets {buckets}" if buckets else "") + (" no backends" if not backends and not buckets else "") +
+          (f" buckets {buckets}" if buckets else "") + (f" psc {psc}" if psc else "") +
+          (" no backends" if not backends and not buckets else "") +
           " lb: " + ("; ".join(answers) if answers else "none"))
 
 

@@ -14,8 +14,9 @@
 #                scripts/google-examples.sh judges it);
 #   healthy N/M  backends HEALTHY within 30 s of the apply (getHealth of
 #                every backend service and target pool), and how many
-#                backends are serverless NEGs or backend buckets (which
-#                nothing probes), or that there are none;
+#                backends are serverless or Private Service Connect NEGs
+#                or backend buckets (which nothing probes), or that there
+#                are none;
 #   lb           what each forwarding rule answered to `curl /` (its first
 #                line), or why it could not be asked; for a 404, what it
 #                answered to a request for the first object of each
@@ -162,13 +163,14 @@ for ex in "${examples[@]}"; do
 	fi
 	kill "$(cat "$work/emulator.pid")" 2>/dev/null || true
 	wait "$(cat "$work/emulator.pid")" 2>/dev/null || true
-	# A configuration whose backends are all serverless NEGs or backend
-	# buckets, or that has none (a backend service left empty), has
+	# A configuration whose backends are all serverless or Private Service
+	# Connect NEGs or backend buckets, or that has none (a backend service
+	# left empty), has
 	# nothing to probe: its load balancer's answers say whether it came
 	# alive.
 	case "$line" in
 	*FAILED* | *"lb: none"*) ok=false ;;
-	*"healthy 0/0 serverless"* | *"healthy 0/0 buckets"* | *"healthy 0/0 no backends"*) ;;
+	*"healthy 0/0 serverless"* | *"healthy 0/0 buckets"* | *"healthy 0/0 psc"* | *"healthy 0/0 no backends"*) ;;
 	*"healthy 0/"*) ok=false ;;
 	esac
 	if $ok; then passed=$((passed + 1)); echo "ok    $line"; else failed=$((failed + 1)); echo "FAIL  $line"; fi
