@@ -347,3 +347,42 @@ func TestCloudRun_ReadyOnceBooted(t *testing.T) {
 		return code == 200 && strings.HasPrefix(body, "ok slow revision ")
 	})
 }
+
+// A serverless NEG's tag reaches the revision the tag names through the
+// load balancer; a tag the service does not have is Cloud Run's 404.
+func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true})
+	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: "projects/p/locations/us-central1", ServiceId: "tagged",
+		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "hello",
+			Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}},
+			Traffic: []*runpb.TrafficTarget{{Type: runpb.TrafficTargetAllocationType_TRAFFIC_TARGET_ALLOCATION_TYPE_LATEST, Percent: 100, Tag: "blue"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := op.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"blue", "nope"} {
+		mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-`+tag+`","networkEndpointType":"SERVERLESS","cloudRun":{"service":"tagged","tag":"`+tag+`"}}`)
+		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+tag+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+			"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+tag+`"}]}`)
+	}
+	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/blue",
+		"hostRules":[{"hosts":["nope.example"],"pathMatcher":"p"}],"pathMatchers":[{"name":"p","defaultService":"global/backendServices/nope"}]}`)
+	want := "ok tagged revision " + svc.LatestReadyRevision[strings.LastIndex(svc.LatestReadyRevision, "/")+1:] + " at "
+	waitFor(t, "the tagged revision through the load balancer", func() bool {
+		code, _, body := get(t, lb+"/")
+		return code == 200 && strings.HasPrefix(body, want)
+	})
+	if code, _, body := get(t, lb+"/", "Host", "nope.example"); code != 404 {
+		t.Errorf("a tag the service does not have: %d %q, want 404", code, body)
+	}
+}

@@ -334,12 +334,16 @@ func (ps *pools) build(cfg *config, e *poolEntry) *pool {
 			if !keep(m) {
 				continue
 			}
-			b := e.backends[m.addr]
+			key := m.addr
+			if m.via != "" {
+				key += " " + m.via // two tags of one Cloud Run service are two backends
+			}
+			b := e.backends[key]
 			if b == nil {
 				h := fnv.New64a()
-				h.Write([]byte(m.addr))
+				h.Write([]byte(key))
 				b = &backend{addr: m.addr, id: strconv.FormatUint(h.Sum64(), 36), via: m.via}
-				e.backends[m.addr] = b
+				e.backends[key] = b
 			}
 			if b.outlier.ejected(now) {
 				continue // by outlier detection, for a while

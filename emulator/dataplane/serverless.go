@@ -15,13 +15,14 @@ type Serverless interface {
 	CloudRun(project, region, service string) (string, bool)
 	// Via is the header, and its value, that tell a service a load
 	// balancer carried the request (external: an external Application
-	// Load Balancer), as its ingress setting asks.
+	// Load Balancer), as its ingress setting asks; a tag follows the
+	// value after a space.
 	Via(external bool) (header, value string)
 }
 
 // serverlessMembers are the endpoints of bs's serverless network
 // endpoint groups that serve: a group names a Cloud Run service of its
-// own project and region. A service that does not serve yet (booting)
+// own project and region, and maybe a tag (one of its revisions). A service that does not serve yet (booting)
 // is no member, so that its requests get 503 as they wait.
 func (ps *pools) serverlessMembers(cfg *config, bs *api.BackendService) []member {
 	if ps.serverless == nil || bs == nil {
@@ -44,6 +45,9 @@ func (ps *pools) serverlessMembers(cfg *config, bs *api.BackendService) []member
 			continue
 		}
 		_, via := ps.serverless.Via(strings.HasPrefix(bs.LoadBalancingScheme, "EXTERNAL"))
+		if tag := neg.CloudRun.Tag; tag != "" {
+			via += " " + tag // the revision the tag names
+		}
 		out = append(out, member{addr: addr, group: path, healthy: true, via: via})
 	}
 	return out

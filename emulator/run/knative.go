@@ -255,6 +255,7 @@ func knativeWorkload(name string, svc *runv1.Service) *Workload {
 	}
 	for _, t := range svc.Status.Traffic {
 		w.Revisions = append(w.Revisions, Split{Revision: t.RevisionName, Percent: t.Percent})
+		w.tag(t.Tag, t.RevisionName)
 	}
 	return w
 }

@@ -151,8 +151,20 @@ func workloadOf(svc *runv2.GoogleCloudRunV2Service) *Workload {
 			rev = shortName(svc.LatestCreatedRevision) // ready once its workload is
 		}
 		w.Revisions = append(w.Revisions, Split{Revision: rev, Percent: t.Percent})
+		w.tag(t.Tag, rev)
 	}
 	return w
+}
+
+// tag names revision rev by tag (none: nothing).
+func (w *Workload) tag(tag, rev string) {
+	if tag == "" {
+		return
+	}
+	if w.Tags == nil {
+		w.Tags = map[string]string{}
+	}
+	w.Tags[tag] = rev
 }
 
 // Routes mounts Cloud Run v2, at Path and at the root as run.googleapis.com

@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,9 @@ type Workload struct {
 	Ingress string
 	// Revisions share the traffic by their percents.
 	Revisions []Split
+	// Tags name revisions: a serverless NEG with a tag reaches the
+	// revision its tag names, whatever the split.
+	Tags map[string]string
 	// Generation changes whenever the service does.
 	Generation int64
 	// Command is the container's CommandEnv, and Env its other variables
@@ -158,7 +162,7 @@ func token() string {
 
 // Via is the value of ViaHeader a load balancer adds to the requests it
 // carries to a service (external: an external Application Load
-// Balancer's).
+// Balancer's); a serverless NEG with a tag adds it after a space.
 func (s *Serving) Via(external bool) string {
 	if external {
 		return s.viaExternal
@@ -403,7 +407,7 @@ func admits(ingress, src string) bool {
 }
 
 // notFoundPage is what Cloud Run answers a request its ingress setting
-// refuses.
+// refuses, or for a tag it does not have.
 const notFoundPage = "<!DOCTYPE html>\n<title>Error 404 (Not Found)</title>\n<p><b>404.</b> <ins>That’s an error.</ins>\n" +
 	"<p>The requested URL was not found on this server. <ins>That’s all we know.</ins>\n"
 
@@ -411,16 +415,20 @@ const notFoundPage = "<!DOCTYPE html>\n<title>Error 404 (Not Found)</title>\n<p>
 // names itself, as a container's own page would.
 func (s *Serving) handler(sv *served) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		src := s.from(r.Header.Get(ViaHeader))
+		token, tag, _ := strings.Cut(r.Header.Get(ViaHeader), " ")
+		src := s.from(token)
 		r.Header.Del(ViaHeader)
 		wl := sv.workload.Load()
-		if !admits(wl.Ingress, src) {
+		rev := wl.pick()
+		if src != fromDirect && tag != "" {
+			rev = wl.Tags[tag]
+		}
+		if !admits(wl.Ingress, src) || rev == "" {
 			w.Header().Set("Content-Type", "text/html; charset=UTF-8")
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, notFoundPage)
 			return
 		}
-		rev := wl.pick()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Cloud-Run-Revision", rev)
 		fmt.Fprintf(w, "ok %s revision %s at %s\n", shortName(wl.Service), rev, net.JoinHostPort(sv.addr.Addr().String(), strconv.Itoa(int(sv.addr.Port()))))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"os"
 	"strings"
@@ -115,6 +116,40 @@ func TestServing_Ingress(t *testing.T) {
 	} {
 		if got := admits(tt.ingress, s.from(tt.via)); got != tt.want {
 			t.Errorf("%s from %q: %v, want %v", tt.ingress, tt.via, got, tt.want)
+		}
+	}
+}
+
+// A load balancer's tag (a serverless NEG's) picks the revision it names,
+// whatever the split; an unknown tag is Cloud Run's 404; a direct request
+// cannot pick a revision by a tag.
+func TestServing_Tags(t *testing.T) {
+	s := NewServing(ServingConfig{})
+	sv := &served{addr: netip.MustParseAddrPort("127.253.8.1:8080")}
+	sv.workload.Store(&Workload{Service: "projects/p/locations/l/services/hello", Ingress: IngressAll,
+		Revisions: []Split{{Revision: "hello-00002-new", Percent: 100}, {Revision: "hello-00001-old", Percent: 0}},
+		Tags:      map[string]string{"old": "hello-00001-old"}})
+	ask := func(via string) (int, string) {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", "/", nil)
+		if via != "" {
+			r.Header.Set(ViaHeader, via)
+		}
+		s.handler(sv).ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	for _, tt := range []struct {
+		via, want string
+		code      int
+	}{
+		{s.Via(true) + " old", "ok hello revision hello-00001-old at 127.253.8.1:8080\n", 200},
+		{s.Via(true), "ok hello revision hello-00002-new at 127.253.8.1:8080\n", 200},
+		{"forged old", "ok hello revision hello-00002-new at 127.253.8.1:8080\n", 200},
+		{s.Via(false) + " nope", "", 404},
+	} {
+		code, body := ask(tt.via)
+		if code != tt.code || tt.want != "" && body != tt.want {
+			t.Errorf("via %q: %d %q, want %d %q", tt.via, code, body, tt.code, tt.want)
 		}
 	}
 }
