@@ -116,9 +116,11 @@ func TestBackendBucket_ServesCloudStorageObjects(t *testing.T) {
 	service(t, e, "web", "", a)
 	mustCall(t, e, "POST", "global/backendBuckets", `{"name": "site", "bucketName": "demo-site"}`)
 	mustCall(t, e, "POST", "global/backendBuckets", `{"name": "plain", "bucketName": "plain"}`)
+	mustCall(t, e, "POST", "global/backendBuckets", `{"name": "cdn", "bucketName": "demo-site", "enableCdn": true,
+		"cdnPolicy": {"cacheMode": "FORCE_CACHE_ALL", "defaultTtl": 60, "clientTtl": 30}}`)
 	lb := applicationLB(t, e, freePort(t), `{"name": "um", "defaultService": "global/backendBuckets/site",
-		"hostRules": [{"hosts": ["plain.example"], "pathMatcher": "p"}],
-		"pathMatchers": [{"name": "p", "defaultService": "global/backendBuckets/plain"}]}`)
+		"hostRules": [{"hosts": ["plain.example"], "pathMatcher": "p"}, {"hosts": ["cdn.example"], "pathMatcher": "c"}],
+		"pathMatchers": [{"name": "p", "defaultService": "global/backendBuckets/plain"}, {"name": "c", "defaultService": "global/backendBuckets/cdn"}]}`)
 	waitFor(t, "the load balancer answering", func() bool { code, _, _ := get(t, lb+"/app.js"); return code == 200 })
 
 	for _, want := range []struct{ path, code, contentType, cacheControl, body string }{
@@ -146,6 +148,16 @@ func TestBackendBucket_ServesCloudStorageObjects(t *testing.T) {
 		t.Errorf("app.js's ETag: %s", etag)
 	} else if code, _, _ := getETag(t, lb+"/app.js", etag); code != http.StatusNotModified {
 		t.Errorf("If-None-Match %s: %d, want 304", etag, code)
+	}
+	// Behind Cloud CDN forcing every response into its cache, a client is
+	// told the lesser of the client and default TTLs, whatever the object
+	// says (no-store).
+	req, _ := http.NewRequest("GET", lb+"/app.js", nil)
+	req.Host = "cdn.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public,max-age=30" {
+		t.Errorf("app.js through Cloud CDN: %d, Cache-Control %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
 	// A bucket with no website: a missing object is Cloud Storage's 404.
 	if code, _, body := get(t, lb+"/missing", "Host", "plain.example"); code != 404 || !strings.Contains(body, "<Code>NoSuchKey</Code>") {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path"
@@ -66,7 +67,7 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.Backe
 	}
 	if p.opts.Objects != nil {
 		if site, ok := p.opts.Objects.Bucket(r.Context(), b.BucketName); ok {
-			return p.serveStored(w, r, b.BucketName, site)
+			return p.serveStored(w, r, b, site)
 		}
 	}
 	f, err := p.openObject(b.BucketName, r.URL.Path)
@@ -78,6 +79,9 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.Backe
 	}
 	defer f.Close()
 	st, _ := f.Stat() // openObject stat'ed it
+	if cc := clientCacheControl(b.EnableCDN, b.CdnPolicy, http.StatusOK, mime.TypeByExtension(path.Ext(st.Name())), ""); cc != "" {
+		w.Header().Set("Cache-Control", cc)
+	}
 	// ServeContent answers Range, If-Modified-Since and HEAD, and types
 	// the object by its name.
 	rw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
@@ -88,7 +92,8 @@ func (p *Plane) serveBucket(w http.ResponseWriter, r *http.Request, b *api.Backe
 // serveStored answers r from bucket's objects in Cloud Storage: the object
 // the path names (with the website's main page for a path ending in "/"),
 // else the website's not-found page with 404, else Cloud Storage's 404.
-func (p *Plane) serveStored(w http.ResponseWriter, r *http.Request, bucket string, site Website) int {
+func (p *Plane) serveStored(w http.ResponseWriter, r *http.Request, b *api.BackendBucket, site Website) int {
+	bucket := b.BucketName
 	name := strings.TrimPrefix(r.URL.Path, "/")
 	if (name == "" || strings.HasSuffix(name, "/")) && site.MainPageSuffix != "" {
 		name += site.MainPageSuffix
@@ -106,8 +111,10 @@ func (p *Plane) serveStored(w http.ResponseWriter, r *http.Request, bucket strin
 		return http.StatusNotFound
 	}
 	h := w.Header()
-	h.Set("Content-Type", cmp.Or(o.ContentType, "application/octet-stream"))
-	for k, v := range map[string]string{"Cache-Control": o.CacheControl, "Content-Encoding": o.ContentEncoding, "ETag": o.ETag} {
+	contentType := cmp.Or(o.ContentType, "application/octet-stream")
+	h.Set("Content-Type", contentType)
+	cacheControl := clientCacheControl(b.EnableCDN, b.CdnPolicy, code, contentType, o.CacheControl)
+	for k, v := range map[string]string{"Cache-Control": cacheControl, "Content-Encoding": o.ContentEncoding, "ETag": o.ETag} {
 		if v != "" {
 			h.Set(k, v)
 		}
