@@ -349,7 +349,9 @@ func TestCloudRun_ReadyOnceBooted(t *testing.T) {
 }
 
 // A serverless NEG's tag reaches the revision the tag names through the
-// load balancer; a tag the service does not have is Cloud Run's 404.
+// load balancer; a tag the service does not have is Cloud Run's 404. A
+// NEG's URL mask reads the service from each request's host: one that
+// names no service gets no healthy upstream.
 func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -375,8 +377,12 @@ func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+tag+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
 			"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+tag+`"}]}`)
 	}
+	mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-masked","networkEndpointType":"SERVERLESS","cloudRun":{"urlMask":"<service>.run.example"}}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"masked","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
+		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-masked"}]}`)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/blue",
-		"hostRules":[{"hosts":["nope.example"],"pathMatcher":"p"}],"pathMatchers":[{"name":"p","defaultService":"global/backendServices/nope"}]}`)
+		"hostRules":[{"hosts":["nope.example"],"pathMatcher":"p"},{"hosts":["*.run.example"],"pathMatcher":"m"}],
+		"pathMatchers":[{"name":"p","defaultService":"global/backendServices/nope"},{"name":"m","defaultService":"global/backendServices/masked"}]}`)
 	want := "ok tagged revision " + svc.LatestReadyRevision[strings.LastIndex(svc.LatestReadyRevision, "/")+1:] + " at "
 	waitFor(t, "the tagged revision through the load balancer", func() bool {
 		code, _, body := get(t, lb+"/")
@@ -384,5 +390,11 @@ func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 	})
 	if code, _, body := get(t, lb+"/", "Host", "nope.example"); code != 404 {
 		t.Errorf("a tag the service does not have: %d %q, want 404", code, body)
+	}
+	if code, _, body := get(t, lb+"/", "Host", "tagged.run.example"); code != 200 || !strings.HasPrefix(body, "ok tagged revision ") {
+		t.Errorf("the URL mask's service: %d %q", code, body)
+	}
+	if code, _, body := get(t, lb+"/", "Host", "missing.run.example"); code != 503 {
+		t.Errorf("a URL mask naming no service: %d %q, want 503", code, body)
 	}
 }

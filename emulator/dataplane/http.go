@@ -128,6 +128,9 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, 
 	rule := b.rule
 	pl := h.plane.pools.get(h.plane.cfg, poolKey{d.service, modeProxy})
 	c := pl.choose(request{r})
+	if masked, ok := h.plane.maskedServerless(bs, r); ok {
+		c = choice{b: masked} // a URL mask's Cloud Run service: the request's own
+	}
 	if c.b == nil {
 		// As the cloud's proxies answer when no backend is healthy.
 		noBackend(w, http.StatusServiceUnavailable, "no healthy upstream")

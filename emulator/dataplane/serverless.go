@@ -1,7 +1,11 @@
 package dataplane
 
 import (
+	"net"
+	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 )
@@ -33,14 +37,13 @@ func (ps *pools) serverlessMembers(cfg *config, bs *api.BackendService) []member
 		path := api.PathOf(b.Group)
 		neg := cfg.neg(path)
 		if neg == nil || neg.CloudRun == nil || neg.CloudRun.Service == "" {
+			continue // a URL mask's service is the request's (maskedServerless)
+		}
+		project, region, ok := negScope(path)
+		if !ok {
 			continue
 		}
-		// projects/P/regions/R/networkEndpointGroups/N
-		parts := strings.Split(path, "/")
-		if len(parts) != 6 || parts[2] != "regions" {
-			continue
-		}
-		addr, ok := ps.serverless.CloudRun(parts[1], parts[3], neg.CloudRun.Service)
+		addr, ok := ps.serverless.CloudRun(project, region, neg.CloudRun.Service)
 		if !ok {
 			continue
 		}
@@ -51,6 +54,123 @@ func (ps *pools) serverlessMembers(cfg *config, bs *api.BackendService) []member
 		out = append(out, member{addr: addr, group: path, healthy: true, via: via})
 	}
 	return out
+}
+
+// negScope is the project and region of a regional NEG's path
+// (projects/P/regions/R/networkEndpointGroups/N).
+func negScope(path string) (project, region string, ok bool) {
+	parts := strings.Split(path, "/")
+	if len(parts) != 6 || parts[2] != "regions" {
+		return "", "", false
+	}
+	return parts[1], parts[3], true
+}
+
+// maskedServerless is where r goes when bs's backend is a serverless NEG
+// with a URL mask (cloudRun.urlMask): the Cloud Run service (and tag) the
+// mask reads from r's host and path, as a backend of its own, with the
+// mark its ingress reads; nil when bs has no such NEG, or the mask does
+// not match r or names no service that serves (the caller answers 503).
+func (p *Plane) maskedServerless(bs *api.BackendService, r *http.Request) (*backend, bool) {
+	if p.opts.Serverless == nil {
+		return nil, false
+	}
+	for _, b := range bs.Backends {
+		path := api.PathOf(b.Group)
+		neg := p.cfg.neg(path)
+		if neg == nil || neg.CloudRun == nil || neg.CloudRun.Service != "" || neg.CloudRun.URLMask == "" {
+			continue
+		}
+		project, region, ok := negScope(path)
+		if !ok {
+			return nil, true
+		}
+		service, tag, ok := urlMaskOf(neg.CloudRun.URLMask).match(r)
+		if !ok {
+			return nil, true
+		}
+		addr, ok := p.opts.Serverless.CloudRun(project, region, service)
+		if !ok {
+			return nil, true
+		}
+		_, via := p.opts.Serverless.Via(strings.HasPrefix(bs.LoadBalancingScheme, "EXTERNAL"))
+		if tag != "" {
+			via += " " + tag
+		}
+		return &backend{addr: addr, via: via}, true
+	}
+	return nil, false
+}
+
+// urlMask is a serverless NEG's URL mask compiled: a host and a path
+// pattern in which <service> and <tag> stand for one DNS label or path
+// segment each ("<service>.example.com", "example.com/<service>",
+// "<tag>.<service>.example.com").
+type urlMask struct{ host, path *regexp.Regexp }
+
+var (
+	urlMasksMu sync.Mutex
+	urlMasks   = map[string]urlMask{}
+)
+
+// urlMaskOf compiles mask once.
+func urlMaskOf(mask string) urlMask {
+	urlMasksMu.Lock()
+	defer urlMasksMu.Unlock()
+	if m, ok := urlMasks[mask]; ok {
+		return m
+	}
+	host, path, _ := strings.Cut(mask, "/")
+	pattern := func(s string) string {
+		const label = `[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)`
+		s = strings.ReplaceAll(regexp.QuoteMeta(s), "<service>", "(?P<service>"+label)
+		return strings.ReplaceAll(s, "<tag>", "(?P<tag>"+label)
+	}
+	// A mask naming a placeholder twice (which could not say which is the
+	// service) compiles to nothing: it matches no request.
+	var m urlMask
+	if re, err := regexp.Compile("^" + pattern(host) + "$"); err == nil && strings.Count(mask, "<service>") < 2 && strings.Count(mask, "<tag>") < 2 {
+		m.host = re
+	}
+	if path != "" {
+		if re, err := regexp.Compile("^/" + pattern(path) + "(?:/|$)"); err == nil {
+			m.path = re
+		} else {
+			m.host = nil
+		}
+	}
+	if len(urlMasks) < 1024 { // masks come from stored groups: a bound all the same
+		urlMasks[mask] = m
+	}
+	return m
+}
+
+// match reads the service and tag from r's host (without its port) and
+// path.
+func (m urlMask) match(r *http.Request) (service, tag string, ok bool) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	take := func(re *regexp.Regexp, s string) bool {
+		sub := re.FindStringSubmatch(strings.ToLower(s))
+		if sub == nil {
+			return false
+		}
+		for i, name := range re.SubexpNames() {
+			switch name {
+			case "service":
+				service = sub[i]
+			case "tag":
+				tag = sub[i]
+			}
+		}
+		return true
+	}
+	if m.host == nil || !take(m.host, host) || m.path != nil && !take(m.path, r.URL.Path) {
+		return "", "", false
+	}
+	return service, tag, service != ""
 }
 
 // ServerlessChanged takes note that a Cloud Run service started or
