@@ -26,11 +26,7 @@ func TestCloudRun_GoClientCreatesAndWaits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := startEmulator(t, emulator.Config{InMemory: true})
-	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runClient(t, e)
 	parent := "projects/demo-project/locations/us-central1"
 	op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: parent, ServiceId: "hello",
 		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "us-docker.pkg.dev/cloudrun/container/hello"}}}}})
@@ -93,11 +89,7 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true})
-	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runClient(t, e)
 	parent := "projects/p/locations/us-central1"
 	create := func(id string, ingress runpb.IngressTraffic) *runpb.Service {
 		op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: parent, ServiceId: id, Service: &runpb.Service{Ingress: ingress,
@@ -115,9 +107,7 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 	hello := create("hello", runpb.IngressTraffic_INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER)
 	create("private", runpb.IngressTraffic_INGRESS_TRAFFIC_INTERNAL_ONLY)
 	for _, id := range []string{"hello", "private"} {
-		mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-`+id+`","networkEndpointType":"SERVERLESS","cloudRun":{"service":"`+id+`"}}`)
-		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+id+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTPS",
-			"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+id+`"}]}`)
+		serverlessService(t, e, id, `{"service":"`+id+`"}`)
 	}
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/hello",
 		"hostRules":[{"hosts":["private.example"],"pathMatcher":"p"}],"pathMatchers":[{"name":"p","defaultService":"global/backendServices/private"}]}`)
@@ -251,9 +241,7 @@ func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mustCall(t, first, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg","networkEndpointType":"SERVERLESS","cloudRun":{"service":"knative"}}`)
-	mustCall(t, first, "POST", "global/backendServices", `{"name":"knative","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg"}]}`)
+	serverlessService(t, first, "knative", `{"service":"knative"}`)
 	lbPort := freePort(t)
 	lb := applicationLB(t, first, lbPort, `{"name":"um","defaultService":"global/backendServices/knative"}`)
 	answers := func(lb, revision string) func() bool {
@@ -312,11 +300,7 @@ func TestCloudRun_ReadyOnceBooted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true, WorkloadBoot: time.Hour})
-	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runClient(t, e)
 	op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: "projects/p/locations/us-central1", ServiceId: "slow",
 		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "hello",
 			Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}}}})
@@ -330,9 +314,7 @@ func TestCloudRun_ReadyOnceBooted(t *testing.T) {
 	if err != nil || !svc.Reconciling || svc.LatestReadyRevision != "" || svc.TerminalCondition.GetState() != runpb.Condition_CONDITION_RECONCILING {
 		t.Fatalf("the service before the boot: %v %v", svc, err)
 	}
-	mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg","networkEndpointType":"SERVERLESS","cloudRun":{"service":"slow"}}`)
-	mustCall(t, e, "POST", "global/backendServices", `{"name":"slow","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg"}]}`)
+	serverlessService(t, e, "slow", `{"service":"slow"}`)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/slow"}`)
 	waitFor(t, "the load balancer listening", func() bool { code, _, _ := get(t, lb+"/"); return code == 503 })
 
@@ -356,11 +338,7 @@ func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true})
-	c, err := cloudrun.NewServicesRESTClient(ctx, option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := runClient(t, e)
 	op, err := c.CreateService(ctx, &runpb.CreateServiceRequest{Parent: "projects/p/locations/us-central1", ServiceId: "tagged",
 		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "hello",
 			Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}},
@@ -373,13 +351,9 @@ func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tag := range []string{"blue", "nope"} {
-		mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-`+tag+`","networkEndpointType":"SERVERLESS","cloudRun":{"service":"tagged","tag":"`+tag+`"}}`)
-		mustCall(t, e, "POST", "global/backendServices", `{"name":"`+tag+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-			"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+tag+`"}]}`)
+		serverlessService(t, e, tag, `{"service":"tagged","tag":"`+tag+`"}`)
 	}
-	mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-masked","networkEndpointType":"SERVERLESS","cloudRun":{"urlMask":"<service>.run.example"}}`)
-	mustCall(t, e, "POST", "global/backendServices", `{"name":"masked","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTP",
-		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-masked"}]}`)
+	serverlessService(t, e, "masked", `{"urlMask":"<service>.run.example"}`)
 	lb := applicationLB(t, e, freePort(t), `{"name":"um","defaultService":"global/backendServices/blue",
 		"hostRules":[{"hosts":["nope.example"],"pathMatcher":"p"},{"hosts":["*.run.example"],"pathMatcher":"m"}],
 		"pathMatchers":[{"name":"p","defaultService":"global/backendServices/nope"},{"name":"m","defaultService":"global/backendServices/masked"}]}`)
@@ -397,4 +371,26 @@ func TestCloudRun_NEGTagPicksRevision(t *testing.T) {
 	if code, _, body := get(t, lb+"/", "Host", "missing.run.example"); code != 503 {
 		t.Errorf("a URL mask naming no service: %d %q, want 503", code, body)
 	}
+}
+
+// runClient is Cloud Run v2's Go client (REST) of e.
+func runClient(t *testing.T, e *emulator.Emulator) *cloudrun.ServicesClient {
+	t.Helper()
+	c, err := cloudrun.NewServicesRESTClient(t.Context(), option.WithEndpoint(e.URL()+"/run"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// serverlessService makes a serverless NEG of us-central1, neg-NAME, with
+// the cloudRun block given, and an external backend service NAME over it
+// (HTTPS: the data plane still speaks plain HTTP to Cloud Run's
+// workloads, as the cloud's front end does that hop itself).
+func serverlessService(t *testing.T, e *emulator.Emulator, name, cloudRun string) {
+	t.Helper()
+	mustCall(t, e, "POST", "regions/us-central1/networkEndpointGroups", `{"name":"neg-`+name+`","networkEndpointType":"SERVERLESS","cloudRun":`+cloudRun+`}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name":"`+name+`","loadBalancingScheme":"EXTERNAL_MANAGED","protocol":"HTTPS",
+		"backends":[{"group":"regions/us-central1/networkEndpointGroups/neg-`+name+`"}]}`)
 }

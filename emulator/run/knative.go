@@ -283,22 +283,15 @@ func (s *Service) getKnative(r *googleapi.Call) (any, error) {
 }
 
 func (s *Service) listKnative(r *googleapi.Call) (any, error) {
-	objects, err := s.store.All(r.Context(), knativeCollection)
+	items, err := storedUnder[runv1.Service](r, s.store, knativeCollection, knativeName(r, ""))
 	if err != nil {
 		return nil, err
 	}
-	prefix := knativeName(r, "")
-	items := []*runv1.Service{}
-	for _, o := range objects {
-		if !strings.HasPrefix(o.Key.Name, prefix) {
-			continue
-		}
-		var svc runv1.Service
-		if err := json.Unmarshal(o.Body, &svc); err != nil {
-			return nil, err
-		}
-		s.settleKnative(o.Key.Name, &svc)
-		items = append(items, &svc)
+	for _, svc := range items {
+		s.settleKnative(knativeName(r, svc.Metadata.Name), svc)
+	}
+	if items == nil {
+		items = []*runv1.Service{}
 	}
 	return &runv1.ListServicesResponse{ApiVersion: "serving.knative.dev/v1", Kind: "ServiceList", Items: items, Metadata: &runv1.ListMeta{}}, nil
 }

@@ -435,25 +435,37 @@ func (s *Service) serviceMethod(r *googleapi.Call) (any, error) {
 }
 
 func (s *Service) listServices(r *googleapi.Call) (any, error) {
-	objects, err := s.store.All(r.Context(), servicesCollection)
+	list, err := storedUnder[runv2.GoogleCloudRunV2Service](r, s.store, servicesCollection, parentOf(r)+"/services/")
 	if err != nil {
 		return nil, err
 	}
-	prefix := parentOf(r) + "/services/"
-	var list []*runv2.GoogleCloudRunV2Service
+	for _, svc := range list {
+		s.settle(svc)
+	}
+	return map[string]any{"services": list}, nil
+}
+
+// storedUnder reads every object of collection whose name starts with
+// prefix, in the order of their names.
+func storedUnder[T any](r *googleapi.Call, st store.Store, collection, prefix string) ([]*T, error) {
+	objects, err := st.All(r.Context(), collection)
+	if err != nil {
+		return nil, err
+	}
+	objects = slices.Clone(objects) // sorted here, not where the store keeps them
+	slices.SortFunc(objects, func(a, b store.Object) int { return strings.Compare(a.Key.Name, b.Key.Name) })
+	var list []*T
 	for _, o := range objects {
 		if !strings.HasPrefix(o.Key.Name, prefix) {
 			continue
 		}
-		var svc runv2.GoogleCloudRunV2Service
-		if err := json.Unmarshal(o.Body, &svc); err != nil {
+		v := new(T)
+		if err := json.Unmarshal(o.Body, v); err != nil {
 			return nil, err
 		}
-		s.settle(&svc)
-		list = append(list, &svc)
+		list = append(list, v)
 	}
-	slices.SortFunc(list, func(a, b *runv2.GoogleCloudRunV2Service) int { return strings.Compare(a.Name, b.Name) })
-	return map[string]any{"services": list}, nil
+	return list, nil
 }
 
 // patchService is services.patch: the service as sent replaces what its
