@@ -187,7 +187,7 @@ func TestCloudRun_ServesThroughServerlessNEG(t *testing.T) {
 // service is created Ready with the API's defaults, its bad name refused
 // with nothing stored, its ingress annotation honoured through a
 // serverless NEG, its invoker binding kept; replaced, it serves its new
-// revision; after a restart it serves again.
+// revision; after a restart it serves again, and so does a v2 service.
 func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -278,12 +278,30 @@ func TestCloudRun_KnativeServiceRunsAndSurvivesARestart(t *testing.T) {
 		!strings.Contains(err.Error(), `metadata.name ("other") must be the service's name, "knative".`) {
 		t.Errorf("a replace of another name: %v", err)
 	}
+	// A v2 service beside it, kept and served again too.
+	v2, err := runClient(t, first).CreateService(ctx, &runpb.CreateServiceRequest{Parent: "projects/p/locations/us-central1", ServiceId: "second",
+		Service: &runpb.Service{Template: &runpb.RevisionTemplate{Containers: []*runpb.Container{{Image: "hello",
+			Ports: []*runpb.ContainerPort{{ContainerPort: int32(freePort(t))}}}}}}})
+	if err == nil {
+		_, err = v2.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	e := startEmulator(t, emulator.Config{DataDir: dir, DataPlane: true, Workloads: true})
 	waitFor(t, "the v1 service through the load balancer after a restart", answers(lb, replaced.Status.LatestCreatedRevisionName))
+	waitFor(t, "the v2 service serving again after a restart", func() bool {
+		for _, ev := range e.Timeline().Read(0, timeline.Filter{Kind: timeline.KindCloudRun, Resource: "services/second"}, 0).Events {
+			if code, _, body := get(t, "http://"+ev.Endpoint+"/"); ev.To == "SERVING" && code == 200 && strings.HasPrefix(body, "ok second revision ") {
+				return true
+			}
+		}
+		return false
+	})
 	policy, err := client(e).Projects.Locations.Services.GetIamPolicy("projects/p/locations/us-central1/services/knative").Do()
 	if err != nil || len(policy.Bindings) != 1 || policy.Bindings[0].Members[0] != "allUsers" {
 		t.Errorf("the policy after a restart: %v %v", policy, err)
