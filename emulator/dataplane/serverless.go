@@ -47,13 +47,20 @@ func (ps *pools) serverlessMembers(cfg *config, bs *api.BackendService) []member
 		if !ok {
 			continue
 		}
-		_, via := ps.serverless.Via(strings.HasPrefix(bs.LoadBalancingScheme, "EXTERNAL"))
-		if tag := neg.CloudRun.Tag; tag != "" {
-			via += " " + tag // the revision the tag names
-		}
-		out = append(out, member{addr: addr, group: path, healthy: true, via: via})
+		out = append(out, member{addr: addr, group: path, healthy: true, via: mark(ps.serverless, bs, neg.CloudRun.Tag)})
 	}
 	return out
+}
+
+// mark is what marks bs's requests to a Cloud Run service: the value of
+// sl's header for bs's kind of load balancer, and the tag (the revision it
+// names) after a space.
+func mark(sl Serverless, bs *api.BackendService, tag string) string {
+	_, via := sl.Via(strings.HasPrefix(bs.LoadBalancingScheme, "EXTERNAL"))
+	if tag != "" {
+		via += " " + tag
+	}
+	return via
 }
 
 // negScope is the project and region of a regional NEG's path
@@ -93,11 +100,7 @@ func (p *Plane) maskedServerless(bs *api.BackendService, r *http.Request) (*back
 		if !ok {
 			return nil, true
 		}
-		_, via := p.opts.Serverless.Via(strings.HasPrefix(bs.LoadBalancingScheme, "EXTERNAL"))
-		if tag != "" {
-			via += " " + tag
-		}
-		return &backend{addr: addr, via: via}, true
+		return &backend{addr: addr, via: mark(p.opts.Serverless, bs, tag)}, true
 	}
 	return nil, false
 }

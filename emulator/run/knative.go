@@ -86,7 +86,7 @@ func (s *Service) createKnative(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.serveKnative(name, &svc)
+	s.serve(name, knativeWorkload(name, &svc))
 	return &svc, nil
 }
 
@@ -229,18 +229,6 @@ func ingressOf(svc *runv1.Service, def string) string {
 	return def
 }
 
-// serveKnative runs a v1 service as stored (nil: deleted).
-func (s *Service) serveKnative(name string, svc *runv1.Service) {
-	if s.serving == nil {
-		return
-	}
-	if svc == nil {
-		s.serving.Set(name, nil)
-		return
-	}
-	s.serving.Set(name, knativeWorkload(name, svc))
-}
-
 // knativeWorkload is what a v1 service runs.
 func knativeWorkload(name string, svc *runv1.Service) *Workload {
 	w := &Workload{Service: name, Port: 8080, Ingress: knativeIngress[ingressOf(svc, "all")], Generation: svc.Metadata.Generation}
@@ -335,7 +323,7 @@ func (s *Service) replaceKnative(r *googleapi.Call) (any, error) {
 	if err := s.store.Update(r.Context(), store.Object{Key: knativeKey(r.PathValue("project"), name), Body: body}); err != nil {
 		return nil, err
 	}
-	s.serveKnative(name, &svc)
+	s.serve(name, knativeWorkload(name, &svc))
 	return &svc, nil
 }
 
@@ -349,7 +337,7 @@ func (s *Service) deleteKnative(r *googleapi.Call) (any, error) {
 	if err := s.store.Delete(r.Context(), knativeKey(r.PathValue("project"), name)); err != nil {
 		return nil, err
 	}
-	s.serveKnative(name, nil)
+	s.serve(name, nil)
 	return &runv1.Status{Status: "Success", Details: &runv1.StatusDetails{Name: svc.Metadata.Name, Group: "serving.knative.dev",
 		Kind: "services", Uid: svc.Metadata.Uid}}, nil
 }

@@ -108,16 +108,12 @@ func (s *Service) Reset(ctx context.Context) error {
 	return nil
 }
 
-// serve runs svc as now stored (deleted: stops it).
-func (s *Service) serve(svc *runv2.GoogleCloudRunV2Service, deleted bool) {
-	if s.serving == nil {
-		return
+// serve runs service name's workload w as now stored (nil: the service
+// is gone, and stops), for v1 and v2 alike.
+func (s *Service) serve(name string, w *Workload) {
+	if s.serving != nil {
+		s.serving.Set(name, w)
 	}
-	if deleted {
-		s.serving.Set(svc.Name, nil)
-		return
-	}
-	s.serving.Set(svc.Name, workloadOf(svc))
 }
 
 // setEnv takes a container's variable: CommandEnv is the command, the
@@ -229,7 +225,7 @@ func (s *Service) createService(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.serve(&svc, false)
+	s.serve(svc.Name, workloadOf(&svc))
 	return s.operation(r, svc, true)
 }
 
@@ -328,7 +324,7 @@ func checkTraffic(field string, percents []int64) error {
 // while the revision's workload boots; priorReady is the revision ready
 // before the write).
 func (s *Service) complete(r *googleapi.Call, svc *runv2.GoogleCloudRunV2Service, now, priorReady string) {
-	id := svc.Name[strings.LastIndex(svc.Name, "/")+1:]
+	id := shortName(svc.Name)
 	svc.UpdateTime, svc.ObservedGeneration, svc.LaunchStage = now, svc.Generation, "GA"
 	if svc.Creator == "" {
 		svc.Creator = "emulator@lbhealth.invalid"
@@ -496,7 +492,7 @@ func (s *Service) patchService(r *googleapi.Call) (any, error) {
 	if err := s.store.Update(r.Context(), store.Object{Key: serviceKey(r.PathValue("project"), svc.Name), Body: body}); err != nil {
 		return nil, err
 	}
-	s.serve(&svc, false)
+	s.serve(svc.Name, workloadOf(&svc))
 	return s.operation(r, svc, true)
 }
 
@@ -509,7 +505,7 @@ func (s *Service) deleteService(r *googleapi.Call) (any, error) {
 		return nil, err
 	}
 	svc.DeleteTime = s.timestamp()
-	s.serve(&svc, true)
+	s.serve(svc.Name, nil)
 	return s.operation(r, svc, true)
 }
 

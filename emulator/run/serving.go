@@ -451,11 +451,4 @@ func (w *Workload) pick() string {
 }
 
 // shortName is the last segment of a resource name.
-func shortName(name string) string {
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '/' {
-			return name[i+1:]
-		}
-	}
-	return name
-}
+func shortName(name string) string { return name[strings.LastIndex(name, "/")+1:] }
