@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"slices"
@@ -155,6 +156,7 @@ func (h *httpProxy) forward(w http.ResponseWriter, r *http.Request, b *binding, 
 	}
 	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), sentKey{}, s), total)
 	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { awaitClean(ctx, info) }})
 	h.plane.proxy().ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -373,17 +375,84 @@ func (o *openConns) count() int {
 	return len(o.conns)
 }
 
-// trackedConn leaves its openConns when closed.
+// trackedConn leaves its openConns when closed, and tells whether a
+// read waits on it (see awaitClean).
 type trackedConn struct {
 	net.Conn
 	o *openConns
+
+	mu      sync.Mutex
+	reading bool
+	closed  bool
+	changed chan struct{} // closed at the next change of reading or closed
+}
+
+func (c *trackedConn) Read(p []byte) (int, error) {
+	c.set(func() { c.reading = true })
+	defer c.set(func() { c.reading = false })
+	return c.Conn.Read(p)
 }
 
 func (c *trackedConn) Close() error {
 	c.o.mu.Lock()
 	delete(c.o.conns, c.Conn)
 	c.o.mu.Unlock()
+	c.set(func() { c.closed = true })
 	return c.Conn.Close()
+}
+
+func (c *trackedConn) set(change func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	change()
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// awaitIdle returns once the connection's reader waits for a new answer
+// (nothing of the last one's is left over) or the connection is closed,
+// or when ctx ends.
+func (c *trackedConn) awaitIdle(ctx context.Context) {
+	for {
+		c.mu.Lock()
+		if c.reading || c.closed {
+			c.mu.Unlock()
+			return
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{})
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// awaitClean keeps a backend's answer from going to a request it was not
+// for. A backend may send bytes after its answer that no request asked
+// for; net/http closes an idle connection that gets them, but it puts a
+// connection back in the pool before it looks, so a request that takes
+// it at once could read them as its answer. A request that reuses a
+// connection therefore waits until the connection's reader has either
+// found it clean (it waits on the socket) or found such bytes and closed
+// it (the request then goes on another connection, or fails with 502).
+func awaitClean(ctx context.Context, info httptrace.GotConnInfo) {
+	if !info.Reused {
+		return
+	}
+	conn := info.Conn
+	if tc, ok := conn.(*tls.Conn); ok {
+		conn = tc.NetConn()
+	}
+	if c, ok := conn.(*trackedConn); ok {
+		c.awaitIdle(ctx)
+	}
 }
 
 // drainHTTP ends the reverse proxy's connections to b, which gets no new
