@@ -168,9 +168,12 @@ func (s *Service) Routes() []Route {
 	add("GET "+zonalPath+"machineTypes/{name}", networking{s.API}.getMachineType)
 
 	for _, prefix := range []string{globalPath, regionalPath, zonalPath} {
+		add("GET "+prefix+"operations", s.ListOperations)
 		add("GET "+prefix+"operations/{name}", s.GetOperation)
+		add("DELETE "+prefix+"operations/{name}", s.DeleteOperation)
 		add("POST "+prefix+"operations/{name}/wait", s.GetOperation)
 	}
+	add("GET "+projectPath+"aggregated/operations", s.AggregatedListOperations)
 
 	// The Compute API's own read of a project.
 	add("GET /compute/v1/projects/{project}", s.getComputeProject)

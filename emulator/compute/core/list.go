@@ -160,6 +160,12 @@ func pageOf[E any](all []E, limit, offset int) ([]E, string) {
 // resources of every scope of the project, grouped by scope ("global",
 // "regions/r", "zones/z"), filtered and paged like a list.
 func (c *Collection[T, P]) AggregatedList(r *googleapi.Call) (any, error) {
+	return c.s.aggregatedList(r, c.Def.Name, schema.AggregatedKind(c.Def.Schema()))
+}
+
+// aggregatedList answers aggregated/{collection} of the store collection
+// named collection, whose aggregated list is of kind.
+func (s *API) aggregatedList(r *googleapi.Call, collection, kind string) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
@@ -168,7 +174,7 @@ func (c *Collection[T, P]) AggregatedList(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.Store.All(r.Context(), c.Def.Name)
+	objects, err := s.Store.All(r.Context(), collection)
 	if err != nil {
 		return nil, err
 	}
@@ -194,13 +200,13 @@ func (c *Collection[T, P]) AggregatedList(r *googleapi.Call) (any, error) {
 	grouped := map[string]map[string][]json.RawMessage{}
 	for _, it := range items {
 		if grouped[it.scope] == nil {
-			grouped[it.scope] = map[string][]json.RawMessage{c.Def.Name: {}}
+			grouped[it.scope] = map[string][]json.RawMessage{collection: {}}
 		}
-		grouped[it.scope][c.Def.Name] = append(grouped[it.scope][c.Def.Name], it.body)
+		grouped[it.scope][collection] = append(grouped[it.scope][collection], it.body)
 	}
-	path := "projects/" + sc.Project + "/aggregated/" + c.Def.Name
+	path := "projects/" + sc.Project + "/aggregated/" + collection
 	return map[string]any{
-		"kind": schema.AggregatedKind(c.Def.Schema()), "id": path, "selfLink": c.s.Link(path),
+		"kind": kind, "id": path, "selfLink": s.Link(path),
 		"items": grouped, "nextPageToken": next,
 	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -69,4 +70,47 @@ func (s *API) GetOperation(r *googleapi.Call) (any, error) {
 		return nil, StoreError(key, err)
 	}
 	return json.RawMessage(o.Body), nil
+}
+
+// ListOperations answers a list of the operations of the call's scope
+// (globalOperations.list, regionOperations.list, zoneOperations.list),
+// filtered, ordered and paged as any list is; name order is the order
+// they were made in.
+func (s *API) ListOperations(r *googleapi.Call) (any, error) {
+	sc, q, err := listRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	limit, offset, err := offsetParams(r)
+	if err != nil {
+		return nil, err
+	}
+	objects, err := s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: sc.Path(), Collection: operationsCollection})
+	if err != nil {
+		return nil, err
+	}
+	path := strings.TrimSuffix(sc.Key(operationsCollection, "").Path(), "/")
+	page := api.List[json.RawMessage]{Kind: "compute#operationList", ID: path, SelfLink: s.Link(path)}
+	page.Items, page.NextPageToken = pageOf(q.selectFrom(objects), limit, offset)
+	return page, nil
+}
+
+// AggregatedListOperations answers aggregated/operations: the project's
+// operations of every scope, grouped by scope.
+func (s *API) AggregatedListOperations(r *googleapi.Call) (any, error) {
+	return s.aggregatedList(r, operationsCollection, "compute#operationAggregatedList")
+}
+
+// DeleteOperation forgets an operation (globalOperations.delete and the
+// regional and zonal ones); the API answers an empty body.
+func (s *API) DeleteOperation(r *googleapi.Call) (any, error) {
+	if _, err := s.GetOperation(r); err != nil {
+		return nil, err
+	}
+	sc, _ := ScopeOf(r) // GetOperation read it
+	key := sc.Key(operationsCollection, r.PathValue("name"))
+	if err := s.Store.Delete(r.Context(), key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, StoreError(key, err)
+	}
+	return struct{}{}, nil
 }
