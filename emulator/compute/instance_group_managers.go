@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
@@ -285,16 +286,19 @@ func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager
 			break
 		}
 	}
-	doc := t.Properties
-	if doc == nil {
-		doc = core.Document{}
-	}
+	doc := instanceOfProperties(t.Properties)
 	doc["name"] = name
 	in := new(api.Instance)
 	if err := json.Unmarshal(core.MustJSON(doc), in); err != nil {
 		return "", err
 	}
 	if err := instances.Prepare(ctx, in, doc, sc, nil); err != nil {
+		// The client sent the template, not this body: the message names it.
+		var ge *googleapi.Error
+		if errors.As(err, &ge) {
+			msg := strings.ReplaceAll(ge.Message, "in the request body", "in the template's properties")
+			return "", googleapi.NewError(ge.Code, ge.Reason, fmt.Sprintf("Making instance %s of %s from instance template %s: %s", name, m.Name, api.PathOf(m.Template()), msg))
+		}
 		return "", fmt.Errorf("making instance %s of %s from its template: %w", name, m.Name, err)
 	}
 	k := sc.Key(api.CollectionInstances, name)
@@ -313,6 +317,22 @@ func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager
 	}
 	s.Written(ctx, k)
 	return s.Link(k.Path()), nil
+}
+
+// instanceOfProperties is an Instance body made from a template's
+// properties. The two schemas are one but for resourceManagerTags, which
+// an Instance holds under params (clients that write every map field, as
+// Google's Node.js client does, send it empty).
+func instanceOfProperties(props core.Document) core.Document {
+	doc := core.Document{}
+	for k, v := range props {
+		doc[k] = v
+	}
+	if tags, ok := doc["resourceManagerTags"].(map[string]any); ok && len(tags) > 0 {
+		doc["params"] = map[string]any{"resourceManagerTags": tags} // properties have no params
+	}
+	delete(doc, "resourceManagerTags")
+	return doc
 }
 
 // Delete deletes an instance of a managed group, with its auto-delete

@@ -258,3 +258,44 @@ func TestInstanceTemplates_WorkloadMetadata(t *testing.T) {
 		`properties.metadata.items[0].value ("soon") of lbhealth-boot-seconds must be a number of seconds from 0 to 3600`)
 	e.fail("GET", templatesPath+"/web", "", 404, api.ReasonNotFound)
 }
+
+// A template whose properties carry resourceManagerTags (empty, as
+// clients that write every map field send them, or set) makes instances
+// that hold them where an Instance does: under params.
+func TestInstanceGroupManagers_TemplateResourceManagerTags(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	for name, tags := range map[string]string{"empty": `{}`, "tagged": `{"tagKeys/281484": "tagValues/281485"}`} {
+		e.insert(templatesPath, `{"name": "`+name+`", "properties": {"machineType": "e2-small", "labels": {}, "resourceManagerTags": `+tags+`,
+			"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "sub"}],
+			"disks": [{"boot": true, "autoDelete": true, "initializeParams": {"sourceImage": "projects/debian-cloud/global/images/family/debian-12"}}]}}`)
+		e.insert(managersPath, `{"name": "`+name+`", "baseInstanceName": "`+name+`", "instanceTemplate": "global/instanceTemplates/`+name+`", "targetSize": 1}`)
+		mis := e.managedInstances(name)
+		if len(mis) != 1 {
+			t.Fatalf("%s: managed instances %+v, want one", name, mis)
+		}
+		var in map[string]any
+		e.ok("GET", e.path(mis[0].Instance), "", &in)
+		if _, ok := in["resourceManagerTags"]; ok {
+			t.Errorf("%s: the instance holds resourceManagerTags at its top: %v", name, in)
+		}
+		params, _ := in["params"].(map[string]any)
+		got, _ := params["resourceManagerTags"].(map[string]any)
+		if want := map[string]any{"tagKeys/281484": "tagValues/281485"}; name == "tagged" && fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: params %v, want resourceManagerTags %v", name, in["params"], want)
+		}
+	}
+}
+
+// An instance a template cannot make is refused with a message that names
+// the template: the client sent the template, not the instance's body.
+func TestInstanceGroupManagers_TemplateErrorNamesTheTemplate(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert(templatesPath, `{"name": "web", "properties": {"machineType": "e2-small",
+		"networkInterfaces": [{"network": "global/networks/net", "subnetwork": "sub"}],
+		"disks": [{"boot": true, "autoDelete": true, "initializeParams": {"sourceImage": "projects/debian-cloud/global/images/family/debian-12"}}]}}`)
+	far := "/compute/v1/projects/p/zones/europe-west1-b/instanceGroupManagers"
+	msg := e.fail("POST", far, `{"name": "m", "baseInstanceName": "web", "instanceTemplate": "global/instanceTemplates/web", "targetSize": 1}`, 404, api.ReasonNotFound)
+	wantMessage(t, msg, "from instance template projects/p/global/instanceTemplates/web", "subnetwork")
+}
