@@ -114,22 +114,9 @@ func (s backends) instanceFilter(r *googleapi.Call, tp *api.TargetPool) (string,
 // goes through the collection's own checks, so a pool still takes at most
 // one legacy HTTP check and each instance once.
 
-// readPoolInstances reads the body of addInstance and removeInstance (the
-// same shape): at least one instance.
-func (s backends) readPoolInstances(r *googleapi.Call, verb string) (api.TargetPoolsAddInstanceRequest, error) {
-	var req api.TargetPoolsAddInstanceRequest
-	if err := s.ReadJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
-		return req, err
-	}
-	if len(req.Instances) == 0 {
-		return req, googleapi.Invalid("instances is empty: list the instances to %s, as {\"instance\": URL}.", verb)
-	}
-	return req, nil
-}
-
 // targetPoolAddInstance answers targetPools.addInstance.
 func (s backends) targetPoolAddInstance(r *googleapi.Call) (any, error) {
-	return s.changePoolInstances(r, "add", "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
+	return s.changePoolInstances(r, "addInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = addMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
 	})
@@ -137,7 +124,7 @@ func (s backends) targetPoolAddInstance(r *googleapi.Call) (any, error) {
 
 // targetPoolRemoveInstance answers targetPools.removeInstance.
 func (s backends) targetPoolRemoveInstance(r *googleapi.Call) (any, error) {
-	return s.changePoolInstances(r, "remove", "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
+	return s.changePoolInstances(r, "removeInstance", func(tp *api.TargetPool, field, ref string, at int) (err error) {
 		tp.Instances, err = removeMember(tp.Instances, "target pool "+tp.Name, field, ref, at)
 		return err
 	})
@@ -165,9 +152,11 @@ func removeMember(members []string, owner, field, ref string, at int) ([]string,
 // changePoolInstances applies change to the pool for each instance the
 // body lists, in order: field names it in errors, at is its index in the
 // pool (-1: not there).
-func (s backends) changePoolInstances(r *googleapi.Call, verb, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
-	req, err := s.readPoolInstances(r, verb)
-	if err != nil {
+func (s backends) changePoolInstances(r *googleapi.Call, op string, change func(tp *api.TargetPool, field, ref string, at int) error) (any, error) {
+	// An empty list changes nothing, as in the Compute API (the provider
+	// sends one on every update of a pool).
+	var req api.TargetPoolsAddInstanceRequest
+	if err := s.ReadJSON(r, "TargetPoolsAddInstanceRequest", &req); err != nil {
 		return nil, err
 	}
 	return s.targetPools().Modify(r, op, func(stored *api.TargetPool) (*api.TargetPool, error) {
@@ -211,9 +200,6 @@ func (s backends) targetPoolHealthChecks(r *googleapi.Call, op string) (any, err
 	var req api.TargetPoolsAddHealthCheckRequest
 	if err := s.ReadJSON(r, "TargetPoolsAddHealthCheckRequest", &req); err != nil {
 		return nil, err
-	}
-	if len(req.HealthChecks) == 0 {
-		return nil, googleapi.Invalid("healthChecks is empty: list the checks, as {\"healthCheck\": URL}.")
 	}
 	sc, err := core.ScopeOf(r)
 	if err != nil {

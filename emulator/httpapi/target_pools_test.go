@@ -47,9 +47,16 @@ func TestTargetPool_AddRemoveInstance(t *testing.T) {
 		{`{"instances": [{"instance": "` + e.url + instancesPath + `/vm"}]}`, "is already an instance of target pool pool"},
 		{`{"instances": [{"instance": "zones/us-west1-a/instances/far"}]}`, "is in zone us-west1-a: a target pool takes instances of its own region (us-east1)"},
 		{`{"instances": [{"instance": "vm"}]}`, `instances[0].instance ("vm") must be an endpoint address, "ip" or "ip:port", or the URL of an instance`},
-		{`{"instances": []}`, "instances is empty"},
 	} {
 		wantMessage(t, e.fail("POST", pool+"/addInstance", tt.body, 400, api.ReasonInvalid), tt.want)
+	}
+	// An empty list changes nothing, and is answered as any change is:
+	// terraform-provider-google sends both on every update of a pool.
+	for _, method := range []string{"addInstance", "removeInstance"} {
+		e.ok("POST", pool+"/"+method, `{"instances": []}`, &op)
+		if tp := e.pool("pool"); op.OperationType != method || len(tp.Instances) != 2 {
+			t.Errorf("%s of no instances: operation %+v, pool %+v", method, op, tp)
+		}
 	}
 	e.ok("POST", pool+"/removeInstance", `{"instances": [{"instance": "projects/p/zones/us-east1-b/instances/vm"}]}`, &op)
 	if op.OperationType != "removeInstance" {
@@ -91,11 +98,16 @@ func TestTargetPool_AddRemoveHealthCheck(t *testing.T) {
 	for _, tt := range []struct{ body, want string }{
 		{`{"healthChecks": [{"healthCheck": "hc"}]}`, "is already the health check of target pool pool"},
 		{`{"healthChecks": [{"healthCheck": "hc2"}]}`, "healthChecks lists 2 health checks: target pools take one legacy HTTP health check only"},
-		{`{"healthChecks": []}`, "healthChecks is empty"},
 	} {
 		wantMessage(t, e.fail("POST", pool+"/addHealthCheck", tt.body, 400, api.ReasonInvalid), tt.want)
 	}
 	wantMessage(t, e.fail("DELETE", legacyHTTPPath+"/hc", "", 400, api.ReasonResourceInUse), "targetPools/pool")
+	for _, method := range []string{"addHealthCheck", "removeHealthCheck"} {
+		e.ok("POST", pool+"/"+method, `{"healthChecks": []}`, &op)
+		if tp := e.pool("pool"); op.OperationType != method || len(tp.HealthChecks) != 1 {
+			t.Errorf("%s of no checks: operation %+v, pool %+v", method, op, tp)
+		}
+	}
 	e.ok("POST", pool+"/removeHealthCheck", `{"healthChecks": [{"healthCheck": "`+e.url+legacyHTTPPath+`/hc"}]}`, &op)
 	if tp := e.pool("pool"); len(tp.HealthChecks) != 0 || op.OperationType != "removeHealthCheck" {
 		t.Errorf("pool after remove = %+v, operation %+v", tp, op)
