@@ -143,6 +143,12 @@ func (s frontends) resolveForwardingRule(ctx context.Context, fr *api.Forwarding
 // resolveRuleTarget follows a rule's target: a target pool or a target
 // instance of the rule's region, a target proxy of its scope.
 func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule, sc core.Scope) error {
+	if rules.GoogleAPIsBundles[fr.Target] {
+		if sc.Region != "" {
+			return googleapi.Invalid("target (%q) is a bundle of Google APIs, which only a global forwarding rule reaches (Private Service Connect); a regional rule's target is a target pool, a target instance, a target proxy or a service attachment.", fr.Target)
+		}
+		return nil // kept as sent: the API writes it so
+	}
 	k, err := core.ParseAnyRef("target", fr.Target, sc, api.CollectionTargetPools)
 	if err != nil {
 		return err

@@ -33,7 +33,8 @@ func (s frontends) serviceAttachments() *core.Collection[api.ServiceAttachment, 
 }
 
 // resolveServiceAttachment checks what an attachment names: its service, a
-// forwarding rule of an internal load balancer in its region, and its NAT
+// forwarding rule of an internal load balancer in its region (or global,
+// of a cross-region internal load balancer), and its NAT
 // subnets, Private Service Connect subnetworks of its region.
 func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceAttachment, sc core.Scope) error {
 	for _, ref := range []struct {
@@ -48,9 +49,12 @@ func (s frontends) resolveServiceAttachment(ctx context.Context, a *api.ServiceA
 		if err != nil {
 			return err
 		}
+		// A cross-region internal load balancer's rule is global, and any
+		// region's attachment may publish it.
+		crossRegion := k.Scope == "global" && fr.LoadBalancingScheme == api.SchemeInternalManaged
 		switch {
-		case k.Scope != sc.Path():
-			return googleapi.Invalid("%s (%q) is in %s: an attachment publishes a forwarding rule of its own region (%s).", ref.field, *ref.value, k.Scope, sc.Region)
+		case k.Scope != sc.Path() && !crossRegion:
+			return googleapi.Invalid("%s (%q) is in %s: an attachment publishes a forwarding rule of its own region (%s), or the global one of a cross-region internal load balancer (INTERNAL_MANAGED).", ref.field, *ref.value, k.Scope, sc.Region)
 		case fr.LoadBalancingScheme != api.SchemeInternal && fr.LoadBalancingScheme != api.SchemeInternalManaged:
 			return googleapi.Invalid("%s (%q) has loadBalancingScheme %s: Private Service Connect publishes the forwarding rule of an internal load balancer (INTERNAL or INTERNAL_MANAGED).", ref.field, *ref.value, fr.LoadBalancingScheme)
 		}

@@ -101,7 +101,7 @@ func isAddressRef(s string) bool {
 // bare name is one) is regional: target pools are. The provider runs it at plan time, since a
 // forwarding rule without region is global there.
 func ForwardingRuleTarget(target string, regional bool) *Violation {
-	if target == "" || regional || strings.Contains(target, "/") && !strings.Contains(target, "/targetPools/") {
+	if target == "" || regional || strings.Contains(target, "/") && !strings.Contains(target, "/targetPools/") || GoogleAPIsBundles[target] {
 		return nil
 	}
 	v := violation("target", "%s (%q) must not be set on a global forwarding rule: target pools are regional; use a regional forwarding rule.",
@@ -109,9 +109,20 @@ func ForwardingRuleTarget(target string, regional bool) *Violation {
 	return &v
 }
 
+// GoogleAPIsBundles are the targets of a global Private Service Connect
+// rule that reaches Google's APIs rather than a load balancer.
+var GoogleAPIsBundles = map[string]bool{"all-apis": true, "vpc-sc": true}
+
+// PrivateServiceConnect tells whether a rule with target is a Private
+// Service Connect endpoint: to a service attachment or to a bundle of
+// Google APIs. Such a rule has no load-balancing scheme.
+func PrivateServiceConnect(target string) bool {
+	return GoogleAPIsBundles[target] || strings.Contains(target, "/serviceAttachments/")
+}
+
 // ApplyForwardingRuleDefaults fills the unset fields of a valid rule.
 func ApplyForwardingRuleDefaults(fr *api.ForwardingRule) {
-	if fr.LoadBalancingScheme == "" {
+	if fr.LoadBalancingScheme == "" && !PrivateServiceConnect(fr.Target) {
 		fr.LoadBalancingScheme = api.SchemeExternal
 	}
 	if fr.IPProtocol == "" {
