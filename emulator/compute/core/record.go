@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
@@ -15,12 +16,17 @@ import (
 // operationsCollection holds the operations that answer writes.
 const operationsCollection = OperationsCollection
 
+// operationSeq numbers the operations made since the start.
+var operationSeq atomic.Uint32
+
 // recordOperation stores the Operation that answers a mutation of target,
 // so that clients can fetch (or wait on) it again by name.
 func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
 	made := s.core.Now()
 	now := Timestamp(made)
-	name := fmt.Sprintf("operation-%d-%016x", made.UnixMilli(), NewID())
+	// Names sort in the order the operations were made (a list's order):
+	// the sequence breaks ties within a millisecond.
+	name := fmt.Sprintf("operation-%d-%08x%08x", made.UnixMilli(), operationSeq.Add(1), uint32(NewID()))
 	key := sc.Key(operationsCollection, name)
 	op := &api.Operation{
 		Kind:          api.KindOperation,
