@@ -84,6 +84,23 @@ func Has(name, field string) bool {
 	return s != nil && s.Properties[field] != nil
 }
 
+// HasPath tells whether the named schema defines the field at path, one
+// camelCase name per level of nested objects ("advancedOptionsConfig",
+// "userIpRequestHeaders").
+func HasPath(name string, path []string) bool {
+	s := schemas[name]
+	for _, field := range path {
+		for s != nil && s.Ref != "" {
+			s = schemas[s.Ref]
+		}
+		if s == nil || s.Properties[field] == nil {
+			return false
+		}
+		s = s.Properties[field]
+	}
+	return s != nil
+}
+
 // Error is a request body that does not fit the schema: Field is the full
 // JSON path of the offending value.
 type Error struct {

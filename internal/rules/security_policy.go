@@ -111,8 +111,13 @@ func ruleAction(at func(string) string, r *api.SecurityPolicyRule, policyType st
 	case a == "":
 		vs = append(vs, violation(at("action"), "%s is required: allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.", f(at("action"))))
 		return vs
+	case a == "deny" && cmpType(policyType) == api.PolicyCloudArmorNetwork:
+		// A network policy drops packets: its deny has no HTTP status.
+	case a == "deny":
+		vs = append(vs, violation(at("action"), "%s (%q) takes a status on a %s policy: deny(403), deny(404) or deny(502); a plain deny is for CLOUD_ARMOR_NETWORK policies.", f(at("action")), a, scopeAndType(policyType, regional)))
+		return vs
 	case a != api.ActionAllow && !slices.Contains(denyActions, a) && a != api.ActionRedirect && !rateLimited:
-		vs = append(vs, violation(at("action"), "%s (%q) must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.", f(at("action")), a))
+		vs = append(vs, violation(at("action"), "%s (%q) must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban (or deny, in a CLOUD_ARMOR_NETWORK policy).", f(at("action")), a))
 		return vs
 	case cmpType(policyType) == api.PolicyCloudArmorEdge && a != api.ActionAllow && !slices.Contains(denyActions, a):
 		vs = append(vs, violation(at("action"), "%s (%q) is not an action of a CLOUD_ARMOR_EDGE policy: edge policies allow or deny.", f(at("action")), a))

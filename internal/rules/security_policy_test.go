@@ -45,7 +45,9 @@ func TestSecurityPolicy(t *testing.T) {
 		{name: "no action", body: policy(`{"priority": 1, ` + ips + `}`), field: "rules[1].action",
 			want: "rules[1].action is required: allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban."},
 		{name: "bad action", body: policy(`{"priority": 1, "action": "deny(401)", ` + ips + `}`), field: "rules[1].action",
-			want: `rules[1].action ("deny(401)") must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.`},
+			want: `rules[1].action ("deny(401)") must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban (or deny, in a CLOUD_ARMOR_NETWORK policy).`},
+		{name: "plain deny", body: policy(`{"priority": 1, "action": "deny", ` + ips + `}`), field: "rules[1].action",
+			want: `rules[1].action ("deny") takes a status on a global CLOUD_ARMOR policy: deny(403), deny(404) or deny(502); a plain deny is for CLOUD_ARMOR_NETWORK policies.`},
 		{name: "no match", body: policy(`{"priority": 1, "action": "allow"}`), field: "rules[1].match",
 			want: "rules[1].match is required: the requests the rule acts on, by source range (versionedExpr SRC_IPS_V1 with config.srcIpRanges) or by a CEL expression (expr)."},
 		{name: "empty match", body: policy(`{"priority": 1, "action": "allow", "match": {}}`), field: "rules[1].match",
@@ -119,6 +121,7 @@ func TestSecurityPolicy(t *testing.T) {
 	})
 	checkCases(t, regional, []struct{ name, body, want, field string }{
 		{name: "regional", body: policy(`{"priority": 1000, "action": "deny(403)", ` + ips + `}`)},
+		{name: "network deny", body: `{"name": "p", "type": "CLOUD_ARMOR_NETWORK", "rules": [{"priority": 1000, "action": "deny", "match": {"versionedExpr": "SRC_IPS_V1", "config": {"srcIpRanges": ["10.0.0.0/8"]}}}]}`},
 		{name: "regional edge", body: `{"name": "p", "type": "CLOUD_ARMOR_EDGE"}`, field: "type",
 			want: `type ("CLOUD_ARMOR_EDGE") is a global type: an edge policy filters at Google's edge, for global services; a regional policy is CLOUD_ARMOR or CLOUD_ARMOR_NETWORK.`},
 		{name: "regional redirect", body: policy(`{"priority": 5, "action": "redirect", ` + ips + `, "redirectOptions": {"type": "EXTERNAL_302", "target": "https://example.com/"}}`),

@@ -472,8 +472,10 @@ var messageSources = map[string]source{
 	"%s is required: the name of the request header to add.": apiDoc("SecurityPolicyRuleHttpHeaderActionHttpHeaderOption.headerName", "The name of the header to set."),
 	"%s is required: allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.": apiDoc("SecurityPolicyRule.action",
 		"The Action to perform when the rule is matched."),
-	"%s (%q) must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban.": apiDoc("SecurityPolicyRule.action",
+	"%s (%q) must be allow, deny(403), deny(404), deny(502), redirect, throttle or rate_based_ban (or deny, in a CLOUD_ARMOR_NETWORK policy).": apiDoc("SecurityPolicyRule.action",
 		"The Action to perform when the rule is matched."),
+	"%s (%q) takes a status on a %s policy: deny(403), deny(404) or deny(502); a plain deny is for CLOUD_ARMOR_NETWORK policies.": cloud(
+		"regional network security policies (CLOUD_ARMOR_NETWORK) take action deny, which drops packets; the other types deny with an HTTP status."),
 	"%s is required when %s is %s: the threshold and what happens above it.": apiDoc("SecurityPolicyRule.action",
 		"Configure parameters for this action in RateLimitOptions."),
 	"%s is set, but %s is %q: rate limits go with action throttle or rate_based_ban.": cloud(

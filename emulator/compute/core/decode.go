@@ -314,7 +314,10 @@ func mergePatch(original Document, patch []byte) (Document, error) {
 
 // maskPatch keeps, of a PATCH body, only the fields updateMask names (and the
 // fingerprint): a named field absent from the body is cleared, so that it
-// returns to its default. Only fields of the named schema may be named.
+// returns to its default. A path names a field of a nested object
+// ("advancedOptionsConfig.userIpRequestHeaders"), whose siblings the patch
+// then leaves as they are; names may be camelCase or, as field masks allow,
+// snake_case. Only fields of the named schema may be named.
 func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 	b, err := ParseObject(body)
 	if err != nil {
@@ -326,12 +329,41 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 	}
 	for _, field := range strings.Split(mask, ",") {
 		field = strings.TrimSpace(field)
-		if !schema.Has(schemaName, field) {
+		path := strings.Split(field, ".")
+		for i, name := range path {
+			path[i] = lowerCamel(name)
+		}
+		if !schema.HasPath(schemaName, path) {
 			return nil, googleapi.Invalid("updateMask names %q, which is not a field of this resource.", field)
 		}
-		out[field] = b[field] // nil (cleared) when absent
+		from, to := map[string]any(b), out
+		for _, name := range path[:len(path)-1] {
+			next, _ := from[name].(map[string]any)
+			from = next // nil: the body has none of it
+			child, ok := to[name].(map[string]any)
+			if !ok {
+				child = map[string]any{}
+				to[name] = child
+			}
+			to = child
+		}
+		last := path[len(path)-1]
+		to[last] = from[last] // nil (cleared) when absent
 	}
 	return json.Marshal(out)
+}
+
+// lowerCamel is a field name of a field mask as the JSON body writes it:
+// "user_ip_request_headers" is "userIpRequestHeaders"; a camelCase name is
+// itself.
+func lowerCamel(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 // ReadJSON reads a request body whose schema is name into v.
