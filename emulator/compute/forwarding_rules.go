@@ -107,12 +107,13 @@ var followedTargets = map[string]string{
 	api.CollectionTargetTCPProxies:   "a target proxy of its own scope",
 	api.CollectionTargetSSLProxies:   "a target SSL proxy, which is global, so the rule must be global",
 	api.CollectionTargetInstances:    "a target instance in a zone of its own region",
+	api.CollectionTargetGrpcProxies:  "a target gRPC proxy, which is global, so the rule must be global",
 }
 
 // forwardingTargets are the other collections a forwarding rule's target
 // may name, as the Compute API lists them; the emulator keeps such a
 // reference as sent, and does not follow it.
-var forwardingTargets = map[string]bool{"targetGrpcProxies": true, "targetVpnGateways": true, "serviceAttachments": true}
+var forwardingTargets = map[string]bool{"targetVpnGateways": true, "serviceAttachments": true}
 
 // resolveForwardingRule checks the backend service or target pool a rule
 // sends traffic to: it must exist, in the rule's own scope.
@@ -159,8 +160,8 @@ func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule
 			fr.Target, k.Collection)
 	}
 	if !followed {
-		// gRPC proxies, VPN gateways and service attachments are not
-		// modelled: the reference is kept as sent, and not followed.
+		// VPN gateways and service attachments are not followed: the
+		// reference is kept as sent.
 		fr.Target = s.Link(k.Path())
 		return nil
 	}

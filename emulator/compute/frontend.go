@@ -296,6 +296,22 @@ func (s frontends) targetInstances() *core.Collection[api.TargetInstance, *api.T
 	return c
 }
 
+// targetGrpcProxies is the global targetGrpcProxies collection: its URL
+// map, when it names one, must exist.
+func (s frontends) targetGrpcProxies() *core.Collection[api.TargetGrpcProxy, *api.TargetGrpcProxy] {
+	c := core.NewCollection[api.TargetGrpcProxy, *api.TargetGrpcProxy](s.API, api.CollectionTargetGrpcProxies, rules.TargetGrpcProxy, nil)
+	c.Resolve = func(ctx context.Context, p *api.TargetGrpcProxy, sc core.Scope) (err error) {
+		if p.URLMap != "" {
+			p.URLMap, err = s.followURLMap(ctx, p.URLMap, sc)
+		}
+		return err
+	}
+	c.Refs = func(p *api.TargetGrpcProxy) []string { return []string{p.URLMap} }
+	c.Fingerprint = func(p *api.TargetGrpcProxy) *string { return &p.Fingerprint }
+	c.FingerprintOptional = true
+	return c
+}
+
 // sslCertificates is the global and regional sslCertificates collection.
 // The private key is write only: checked on insert, never stored.
 func (s frontends) sslCertificates() *core.Collection[api.SSLCertificate, *api.SSLCertificate] {

@@ -109,6 +109,7 @@ func (s *Service) collectionHandlers() map[string]handlers {
 			"setProxyHeader":     f.sslProxySetProxyHeader,
 		}},
 		api.CollectionTargetInstances:           {verbs: f.targetInstances()},
+		api.CollectionTargetGrpcProxies:         {verbs: f.targetGrpcProxies()},
 		api.CollectionSSLCertificates:           {verbs: f.sslCertificates()},
 		api.CollectionSSLPolicies:               {verbs: f.sslPolicies()},
 		api.CollectionNetworks:                  {verbs: n.networks()},

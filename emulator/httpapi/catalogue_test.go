@@ -72,7 +72,7 @@ func TestCatalogueIsTheAPISurface(t *testing.T) {
 			}
 		}
 	}
-	code, body := e.do("GET", catalogueScopes[api.Global]+"targetGrpcProxies", "")
+	code, body := e.do("GET", catalogueScopes[api.Global]+"targetVpnGateways", "")
 	if code != http.StatusNotFound || !strings.Contains(string(body), "The emulator has no GET") {
 		t.Errorf("GET of a collection not in the catalogue: %d %s, want 404 naming it", code, body)
 	}
@@ -91,13 +91,13 @@ func withExtraCollection(t *testing.T, c api.Collection, fn func()) {
 // TestCollectionWithoutHandlersIsRefused: a collection added to the
 // catalogue without handlers stops the server at construction, naming it.
 func TestCollectionWithoutHandlersIsRefused(t *testing.T) {
-	extra := api.Collection{Name: "targetGrpcProxies", Kind: "compute#targetGrpcProxy", ListKind: "compute#targetGrpcProxyList", Scopes: api.Global,
+	extra := api.Collection{Name: "targetVpnGateways", Kind: "compute#targetVpnGateway", ListKind: "compute#targetVpnGatewayList", Scopes: api.Global,
 		New: func() any { return new(api.Firewall) }}
 	withExtraCollection(t, extra, func() {
 		defer func() {
 			p := recover()
-			if p == nil || !strings.Contains(p.(string), "targetGrpcProxies") {
-				t.Fatalf("New with a collection that has no handlers: panic %v, want one naming targetGrpcProxies", p)
+			if p == nil || !strings.Contains(p.(string), "targetVpnGateways") {
+				t.Fatalf("New with a collection that has no handlers: panic %v, want one naming targetVpnGateways", p)
 			}
 		}()
 		newEmu(t)

@@ -34,6 +34,7 @@ const (
 	CollectionTargetTCPProxies          = "targetTcpProxies"
 	CollectionTargetSSLProxies          = "targetSslProxies"
 	CollectionTargetInstances           = "targetInstances"
+	CollectionTargetGrpcProxies         = "targetGrpcProxies"
 	CollectionSSLCertificates           = "sslCertificates"
 	CollectionSSLPolicies               = "sslPolicies"
 )
@@ -295,6 +296,9 @@ var Catalogue = []Collection{
 		}},
 	{Name: CollectionTargetInstances, Kind: KindTargetInstance, ListKind: KindTargetInstanceList,
 		Scopes: Zonal, New: newOf[TargetInstance]()},
+	// Proxyless gRPC: stored and followed, carries no traffic.
+	{Name: CollectionTargetGrpcProxies, Kind: KindTargetGrpcProxy, ListKind: KindTargetGrpcProxyList,
+		Scopes: Global, Updates: patchOnly, New: newOf[TargetGrpcProxy]()},
 	{Name: CollectionSSLCertificates, Kind: KindSSLCertificate, ListKind: KindSSLCertificateList,
 		Scopes: Global | Regional, New: newOf[SSLCertificate]()},
 	{Name: CollectionSSLPolicies, Kind: KindSSLPolicy, ListKind: KindSSLPoliciesList,

@@ -16,6 +16,8 @@ const (
 	KindTargetSSLProxy       = "compute#targetSslProxy"
 	KindTargetSSLProxyList   = "compute#targetSslProxyList"
 	KindTargetInstance       = "compute#targetInstance"
+	KindTargetGrpcProxy      = "compute#targetGrpcProxy"
+	KindTargetGrpcProxyList  = "compute#targetGrpcProxyList"
 	KindTargetInstanceList   = "compute#targetInstanceList"
 	KindSSLCertificate       = "compute#sslCertificate"
 	KindSSLCertificateList   = "compute#sslCertificateList"
@@ -235,6 +237,16 @@ type TargetInstance struct {
 	Instance  string `json:"instance,omitempty"`
 	NatPolicy string `json:"natPolicy,omitempty"`
 	Network   string `json:"network,omitempty"`
+}
+
+// TargetGrpcProxy is a global target gRPC proxy (collection
+// targetGrpcProxies): proxyless gRPC clients find the URL map of a
+// forwarding rule through it. Stored and checked; no traffic.
+type TargetGrpcProxy struct {
+	Meta
+	URLMap               string `json:"urlMap,omitempty"`
+	ValidateForProxyless bool   `json:"validateForProxyless,omitempty"`
+	Fingerprint          string `json:"fingerprint,omitempty"`
 }
 
 // SSLCertificate is a global or regional certificate (collection

@@ -298,6 +298,14 @@ func TargetInstance(t *api.TargetInstance) Violations {
 	return vs
 }
 
+// TargetGrpcProxy checks a target gRPC proxy as a client sent it.
+func TargetGrpcProxy(p *api.TargetGrpcProxy) Violations {
+	var vs Violations
+	vs.add(Name("name", p.Name))
+	vs.add(Description("description", p.Description))
+	return vs
+}
+
 // ApplyTargetInstanceDefaults: natPolicy is NO_NAT, its only value.
 func ApplyTargetInstanceDefaults(t *api.TargetInstance) {
 	if t.NatPolicy == "" {
