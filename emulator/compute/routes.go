@@ -113,6 +113,7 @@ func (s *Service) collectionHandlers() map[string]handlers {
 		api.CollectionSSLCertificates:           {verbs: f.sslCertificates()},
 		api.CollectionSSLPolicies:               {verbs: f.sslPolicies()},
 		api.CollectionNetworks:                  {verbs: n.networks()},
+		api.CollectionRoutes:                    {verbs: n.vpcRoutes()},
 		api.CollectionSubnetworks:               {verbs: n.subnetworks()},
 		api.CollectionFirewalls:                 {verbs: n.firewalls()},
 		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]googleapi.Handler{"getRouterStatus": n.routerStatus}},

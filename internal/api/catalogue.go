@@ -344,6 +344,8 @@ var Catalogue = []Collection{
 		}},
 	{Name: CollectionNetworks, Kind: KindNetwork, ListKind: KindNetworkList,
 		Scopes: Global, Updates: patchOnly, SharedAcrossProjects: true, New: newOf[Network]()},
+	{Name: CollectionRoutes, Kind: KindRoute, ListKind: KindRouteList,
+		Scopes: Global, New: newOf[Route]()},
 	{Name: CollectionSubnetworks, Kind: KindSubnetwork, ListKind: KindSubnetworkList,
 		Scopes: Regional, Updates: patchOnly, SharedAcrossProjects: true, Role: ProbeInput, New: newOf[Subnetwork]()},
 	{Name: CollectionFirewalls, Kind: KindFirewall, ListKind: KindFirewallList,

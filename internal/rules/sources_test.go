@@ -84,6 +84,14 @@ var messageSources = map[string]source{
 		"If the network endpoint type is either GCE_VM_IP,SERVERLESS or PRIVATE_SERVICE_CONNECT, this\nfield must not be specified."),
 	`%s (%d) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed).`: apiDoc("NetworkEndpoint.port",
 		"This field can not be set for network endpoints of typeGCE_VM_IP."),
+	`%s is required: the destination range of the packets it routes, such as "0.0.0.0/0".`: apiDoc("Route.destRange",
+		"The destination range of outgoing packets that this route applies to."),
+	"a route needs a next hop: one of %s.": cloud(
+		"the Compute API refuses a route without a next hop (nextHopGateway, nextHopInstance, nextHopIp, nextHopVpnTunnel or nextHopIlb)."),
+	"%s are all set: a route has one next hop.": cloud(
+		"the Compute API refuses a route that names more than one next hop."),
+	"%s (%q) must be the default internet gateway: global/gateways/%s.": apiDoc("Route.nextHopGateway",
+		"You can only specify the internet gateway"),
 	`%s (%q) must be an IPv4 or IPv6 address.`: apiDoc("NetworkEndpoint.ipAddress", "Optional IPv4 address of network endpoint."),
 	`%s is required: %s endpoints are not instances, so %s alone does not give an address.`: apiDoc("NetworkEndpoint.ipAddress",
 		"If the IP address is not specified, then the primary IP address for\nthe VM instance in the network that the network endpoint group belongs to\nwill be used."),
@@ -562,6 +570,7 @@ var limitSources = map[string]source{
 	"MinKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
 	"MaxSrcIPRanges":                 apiDoc("SecurityPolicyRuleMatcherConfig.srcIpRanges", "Maximum number of src_ip_ranges allowed is 10."),
 	"MaxKeepalive":                   apiDoc("RouterBgp.keepaliveInterval", "If set, this value must be between 20 and 60."),
+	"DefaultRoutePriority":           apiDoc("Route.priority", "The default value is `1000`."),
 	"MaxRoutePriority":               cloud("a BGP peer's advertised route priority is 0 to 65535 (the Cloud Router's documentation)."),
 	"GoogleASN":                      cloud("a router for Partner Interconnect must use ASN 16550, Google's."),
 	"MinNatPorts":                    cloud("a NAT without dynamic port allocation takes 2 to 65536 ports per VM."),
