@@ -35,6 +35,12 @@ func (s networking) routers() *core.Collection[api.Router, *api.Router] {
 		}
 		return nil
 	}
+	c.Outputs = func(r, _ *api.Router) {
+		// Checked, then kept no more than the stored body keeps it.
+		for i := range r.MD5AuthenticationKeys {
+			r.MD5AuthenticationKeys[i].Key = ""
+		}
+	}
 	c.InputOnly = func(doc core.Document) {
 		// The API never returns a BGP peer's MD5 key.
 		keys, _ := doc["md5AuthenticationKeys"].([]any)

@@ -590,22 +590,24 @@ func rewriteRefs(s *Schema, v any, rewrite func(string) string) {
 	}
 }
 
-// DropUnsetValues removes from v, in place and at every depth, what the
+// NormalizeValues removes from v, in place and at every depth, what the
 // Compute API reads as unset though a client wrote it: the null members of
 // a list ("nodeAffinities": [null], as terraform-provider-google sends an
 // empty set) and an enumerated field's empty string
 // ("provisioningModel": "", its default). The API accepts both and answers
-// without them.
-func DropUnsetValues(name string, v any) {
-	dropUnsetValues(schemas[name], v)
+// without them. It also reads an object where a list of objects goes as
+// a list of that one object (terraform-provider-google sends a router's
+// md5AuthenticationKeys so).
+func NormalizeValues(name string, v any) {
+	normalizeValues(schemas[name], v)
 }
 
-func dropUnsetValues(s *Schema, v any) {
+func normalizeValues(s *Schema, v any) {
 	if s == nil {
 		return
 	}
 	if s.Ref != "" {
-		dropUnsetValues(schemas[s.Ref], v)
+		normalizeValues(schemas[s.Ref], v)
 		return
 	}
 	switch v := v.(type) {
@@ -622,18 +624,21 @@ func dropUnsetValues(s *Schema, v any) {
 				delete(v, k)
 				continue
 			}
-			if list, ok := val.([]any); ok && p.Type == "array" && slices.Contains(list, nil) {
+			if obj, ok := val.(map[string]any); ok && p.Type == "array" && p.Items != nil && (p.Items.Ref != "" || p.Items.Type == "object") {
+				v[k] = []any{obj} // one object where a list of them goes: a list of one
+			}
+			if list, ok := v[k].([]any); ok && p.Type == "array" && slices.Contains(list, nil) {
 				if list = slices.DeleteFunc(list, func(item any) bool { return item == nil }); len(list) == 0 {
 					delete(v, k) // the API answers an empty list by leaving it out
 					continue
 				}
 				v[k] = list
 			}
-			dropUnsetValues(p, v[k])
+			normalizeValues(p, v[k])
 		}
 	case []any:
 		for _, item := range v {
-			dropUnsetValues(s.Items, item)
+			normalizeValues(s.Items, item)
 		}
 	}
 }

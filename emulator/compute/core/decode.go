@@ -180,7 +180,7 @@ func (s *API) DecodeBody(r *googleapi.Call, body []byte, name string, v any) err
 		return err
 	}
 	s.unknownFields(r, name, doc)
-	schema.DropUnsetValues(name, doc)
+	schema.NormalizeValues(name, doc)
 	if err := checkEnums(name, doc); err != nil {
 		return err
 	}
