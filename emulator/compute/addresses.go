@@ -60,6 +60,8 @@ func (s frontends) resolveAddress(ctx context.Context, a *api.Address, sc core.S
 			if ip, err := netip.ParseAddr(a.Address); a.Address != "" && (err != nil || !prefix.Contains(ip)) {
 				return googleapi.Invalid("address (%q) is not in subnetwork %s's IPv6 range (%s).", a.Address, k.Name, sn.IPv6CIDRRange)
 			}
+		case sn.IPCIDRRange == "":
+			return googleapi.Invalid("subnetwork (%q) is an IPV6_ONLY subnetwork: it has no IPv4 addresses; reserve an IPV6 address of it (ipVersion IPV6).", a.Subnetwork)
 		case a.Address != "":
 			if v := rules.AddressInSubnetwork("address", a.Address, k.Name, sn.IPCIDRRange); v != nil {
 				return googleapi.Invalid("%s", v.Error())

@@ -110,6 +110,9 @@ func (s fleet) resolveInterface(ctx context.Context, field string, ni *api.Netwo
 		}
 	}
 	ni.Network = sn.Network
+	if sn.IPCIDRRange == "" {
+		return control.Pool{}, googleapi.Invalid("%s.subnetwork (%q) is an IPV6_ONLY subnetwork: the emulator gives every instance an IPv4 address of its subnetwork (probes and traffic reach it there), and has no IPv6-only instances.", field, ni.Subnetwork)
+	}
 	if ni.NetworkIP != "" {
 		if v := rules.AddressInSubnetwork(field+".networkIP", ni.NetworkIP, k.Name, sn.IPCIDRRange); v != nil {
 			return control.Pool{}, googleapi.Invalid("%s", v.Error())

@@ -54,7 +54,12 @@ func Subnetwork(sn *api.Subnetwork) Violations {
 	if sn.Network == "" {
 		vs = append(vs, violation("network", "%s is required: the network the subnetwork is a range of.", f("network")))
 	}
-	vs.add(SubnetworkRange("ipCidrRange", sn.IPCIDRRange))
+	switch {
+	case sn.StackType != api.StackIPv6Only:
+		vs.add(SubnetworkRange("ipCidrRange", sn.IPCIDRRange))
+	case sn.IPCIDRRange != "":
+		vs = append(vs, violation("ipCidrRange", "%s (%q) must not be set: an IPV6_ONLY subnetwork has no IPv4 range.", f("ipCidrRange"), sn.IPCIDRRange))
+	}
 	vs.add(oneOf("stackType", sn.StackType, "IPV4_ONLY", "IPV4_IPV6", "IPV6_ONLY"))
 	for _, p := range []struct{ field, value string }{{"externalIpv6Prefix", sn.ExternalIPv6Prefix}, {"internalIpv6Prefix", sn.InternalIPv6Prefix}} {
 		if pf, err := netip.ParsePrefix(p.value); p.value != "" && (err != nil || !pf.Addr().Is6()) {

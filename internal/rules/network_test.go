@@ -54,6 +54,9 @@ func TestNetwork(t *testing.T) {
 func TestSubnetwork(t *testing.T) {
 	checkCases(t, Subnetwork, []struct{ name, body, want, field string }{
 		{name: "valid", body: `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`},
+		{name: "IPv6 only", body: `{"name": "sub", "network": "net", "stackType": "IPV6_ONLY", "ipv6AccessType": "INTERNAL"}`},
+		{name: "IPv6 only with an IPv4 range", body: `{"name": "sub", "network": "net", "stackType": "IPV6_ONLY", "ipCidrRange": "10.0.0.0/24"}`, field: "ipCidrRange",
+			want: `ipCidrRange ("10.0.0.0/24") must not be set: an IPV6_ONLY subnetwork has no IPv4 range.`},
 		{name: "no network", body: `{"name": "sub", "ipCidrRange": "10.0.0.0/24"}`, field: "network",
 			want: "network is required: the network the subnetwork is a range of."},
 		{name: "no range", body: `{"name": "sub", "network": "net"}`, field: "ipCidrRange",

@@ -84,6 +84,8 @@ var messageSources = map[string]source{
 		"If the network endpoint type is either GCE_VM_IP,SERVERLESS or PRIVATE_SERVICE_CONNECT, this\nfield must not be specified."),
 	`%s (%d) must not be set: GCE_VM_IP endpoints have no port (the health check's port is probed).`: apiDoc("NetworkEndpoint.port",
 		"This field can not be set for network endpoints of typeGCE_VM_IP."),
+	"%s (%q) must not be set: an IPV6_ONLY subnetwork has no IPv4 range.": cloud(
+		"the Compute API makes an IPV6_ONLY subnetwork without ipCidrRange, and refuses one with an IPv4 range."),
 	`%s is required: the destination range of the packets it routes, such as "0.0.0.0/0".`: apiDoc("Route.destRange",
 		"The destination range of outgoing packets that this route applies to."),
 	"a route needs a next hop: one of %s.": cloud(
