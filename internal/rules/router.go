@@ -201,11 +201,9 @@ func natPorts(field string, n api.RouterNat) Violations {
 	var vs Violations
 	minField, maxField := field+".minPortsPerVm", field+".maxPortsPerVm"
 	if !n.EnableDynamicPortAllocation {
+		// A maximum is taken, and has no effect, without dynamic port
+		// allocation, as the API says of maxPortsPerVm.
 		vs.add(optionalRange(minField, n.MinPortsPerVM, MinNatPorts, MaxNatPorts))
-		if n.MaxPortsPerVM != nil {
-			vs = append(vs, violation(maxField, "%s is set, but %s is false: a maximum applies only to dynamic port allocation.",
-				f(maxField), f(field+".enableDynamicPortAllocation")))
-		}
 		return vs
 	}
 	for _, p := range []struct {

@@ -71,8 +71,8 @@ func TestRouter(t *testing.T) {
 		{name: "subnetwork twice", body: `{` + net + `, "nats": [{"name": "n", "natIpAllocateOption": "AUTO_ONLY", "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS", "subnetworks": [{"name": "s"}, {"name": "s"}]}]}`,
 			field: "nats[0].subnetworks[1].name", want: `nats[0].subnetworks[1].name ("s") is listed twice.`},
 		{name: "static ports", body: nat(`, "minPortsPerVm": 1`), field: "nats[0].minPortsPerVm", want: "nats[0].minPortsPerVm (1) must be between 2 and 65536."},
-		{name: "max without dynamic", body: nat(`, "maxPortsPerVm": 128`), field: "nats[0].maxPortsPerVm",
-			want: "nats[0].maxPortsPerVm is set, but nats[0].enableDynamicPortAllocation is false: a maximum applies only to dynamic port allocation."},
+		// terraform-provider-google's own NAT tests set it so.
+		{name: "max without dynamic", body: nat(`, "maxPortsPerVm": 128`)},
 		{name: "dynamic not a power of two", body: nat(`, "enableDynamicPortAllocation": true, "minPortsPerVm": 50`), field: "nats[0].minPortsPerVm",
 			want: "nats[0].minPortsPerVm (50) must be a power of two between 32 and 32768 with dynamic port allocation."},
 		{name: "dynamic max below min", body: nat(`, "enableDynamicPortAllocation": true, "minPortsPerVm": 128, "maxPortsPerVm": 64`), field: "nats[0].maxPortsPerVm",

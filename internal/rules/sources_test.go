@@ -559,8 +559,6 @@ var messageSources = map[string]source{
 		"It is used only when LIST_OF_SUBNETWORKS is selected"),
 	"%s is required: the subnetwork the NAT serves.": apiDoc("RouterNatSubnetworkToNat.name", "URL for the subnetwork resource that will use NAT."),
 	"%s (%q) is listed twice.":                       own("a subnetwork's traffic is translated by one NAT config; listing it twice says nothing more."),
-	"%s is set, but %s is false: a maximum applies only to dynamic port allocation.": apiDoc("RouterNat.maxPortsPerVm",
-		"If Dynamic Port Allocation is not enabled, this field has no effect."),
 	"%s (%d) must be a power of two between %d and %d with dynamic port allocation.": apiDoc("RouterNat.maxPortsPerVm",
 		"it must be\nset to a power of two greater than minPortsPerVm, or 64 if minPortsPerVm\nis not set."),
 	"%s (%d) must be above %s (%d).": apiDoc("RouterNat.maxPortsPerVm", "a power of two greater than minPortsPerVm"),
