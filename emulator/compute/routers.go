@@ -16,7 +16,7 @@ import (
 // no traffic: a router is validated and stored, and keeps its network, its
 // NAT addresses and the subnetworks its NATs serve in use.
 func (s networking) routers() *core.Collection[api.Router, *api.Router] {
-	c := core.NewCollection[api.Router, *api.Router](s.API, api.CollectionRouters, rules.Router, nil)
+	c := core.NewCollection[api.Router, *api.Router](s.API, api.CollectionRouters, rules.Router, rules.ApplyRouterDefaults)
 	c.Resolve = s.resolveRouter
 	c.Refs = func(r *api.Router) []string {
 		refs := []string{r.Network}

@@ -25,3 +25,25 @@ func TestRouters_MD5KeysAsOneObject(t *testing.T) {
 		t.Errorf("the key was answered: %s", body)
 	}
 }
+
+// A NAT that names no endpoint types translates for instances, and says
+// so, as the API answers (terraform-provider-google's own test reads
+// endpoint_types.0 after such an apply); the types it names are kept.
+func TestRouters_NatEndpointTypesDefault(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	routers := "/compute/v1/projects/p/regions/us-east1/routers"
+	e.insert(routers, `{"name": "r", "network": "global/networks/net", "nats": [
+		{"name": "vm", "natIpAllocateOption": "AUTO_ONLY", "sourceSubnetworkIpRangesToNat": "ALL_SUBNETWORKS_ALL_IP_RANGES"},
+		{"name": "swg", "natIpAllocateOption": "AUTO_ONLY", "sourceSubnetworkIpRangesToNat": "ALL_SUBNETWORKS_ALL_IP_RANGES", "endpointTypes": ["ENDPOINT_TYPE_SWG"]}]}`)
+	var r struct {
+		Nats []struct {
+			Name          string   `json:"name"`
+			EndpointTypes []string `json:"endpointTypes"`
+		} `json:"nats"`
+	}
+	e.ok("GET", routers+"/r", "", &r)
+	if len(r.Nats) != 2 || strings.Join(r.Nats[0].EndpointTypes, ",") != "ENDPOINT_TYPE_VM" || strings.Join(r.Nats[1].EndpointTypes, ",") != "ENDPOINT_TYPE_SWG" {
+		t.Errorf("nats %+v, want ENDPOINT_TYPE_VM where none was named and ENDPOINT_TYPE_SWG kept", r.Nats)
+	}
+}

@@ -92,6 +92,9 @@ type RouterNat struct {
 	TCPEstablishedIdleTimeoutSec  *int64                `json:"tcpEstablishedIdleTimeoutSec,omitempty"`
 	TCPTransitoryIdleTimeoutSec   *int64                `json:"tcpTransitoryIdleTimeoutSec,omitempty"`
 	TCPTimeWaitTimeoutSec         *int64                `json:"tcpTimeWaitTimeoutSec,omitempty"`
+	// EndpointTypes are what the NAT translates for: ENDPOINT_TYPE_VM when
+	// the client sends none, as the API answers.
+	EndpointTypes []string `json:"endpointTypes,omitempty"`
 }
 
 // RouterNatSubnetwork is a subnetwork a LIST_OF_SUBNETWORKS NAT serves.

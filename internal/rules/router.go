@@ -220,3 +220,13 @@ func natPorts(field string, n api.RouterNat) Violations {
 	}
 	return vs
 }
+
+// ApplyRouterDefaults fills the unset fields of a valid router: a NAT
+// translates for instances (ENDPOINT_TYPE_VM) unless it says otherwise.
+func ApplyRouterDefaults(r *api.Router) {
+	for i := range r.Nats {
+		if len(r.Nats[i].EndpointTypes) == 0 {
+			r.Nats[i].EndpointTypes = []string{"ENDPOINT_TYPE_VM"}
+		}
+	}
+}
