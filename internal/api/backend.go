@@ -130,9 +130,21 @@ type BackendService struct {
 	// by setSecurityPolicy and setEdgeSecurityPolicy).
 	SecurityPolicy     string `json:"securityPolicy,omitempty"`
 	EdgeSecurityPolicy string `json:"edgeSecurityPolicy,omitempty"`
+	// NetworkPassThroughLBTrafficPolicy is stored, not acted on: the rules
+	// check its spillover ratio.
+	NetworkPassThroughLBTrafficPolicy *PassThroughTrafficPolicy `json:"networkPassThroughLbTrafficPolicy,omitempty"`
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// PassThroughTrafficPolicy is how a passthrough Network Load Balancer
+// keeps connections in their zone.
+type PassThroughTrafficPolicy struct {
+	ZonalAffinity *struct {
+		Spillover      string   `json:"spillover,omitempty"`
+		SpilloverRatio *float64 `json:"spilloverRatio,omitempty"`
+	} `json:"zonalAffinity,omitempty"`
 }
 
 // AffinityCookie is the cookie a service's affinity sets: an HTTP_COOKIE's

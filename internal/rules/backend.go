@@ -149,6 +149,12 @@ func BackendService(bs *api.BackendService) Violations {
 	vs.add(oneOf("loadBalancingScheme", bs.LoadBalancingScheme, Schemes...))
 	// The API takes a backend service timeout of 1 to 2,147,483,647 s.
 	vs.add(optionalRange("timeoutSec", bs.TimeoutSec, 1, math.MaxInt32))
+	if p := bs.NetworkPassThroughLBTrafficPolicy; p != nil && p.ZonalAffinity != nil && p.ZonalAffinity.SpilloverRatio != nil {
+		if r := *p.ZonalAffinity.SpilloverRatio; r < 0 || r > 1 {
+			field := "networkPassThroughLbTrafficPolicy.zonalAffinity.spilloverRatio"
+			vs = append(vs, violation(field, "%s (%g) is out of range: Must be less than or equal to 1.0, and at least 0.0.", f(field), r))
+		}
+	}
 	if len(bs.HealthChecks) > 1 {
 		vs = append(vs, violation("healthChecks", "%s lists %d health checks: a backend service takes one.", f("healthChecks"), len(bs.HealthChecks)))
 	}

@@ -217,3 +217,18 @@ func TestCustomHeaders(t *testing.T) {
 	bs := &api.BackendService{Meta: api.Meta{Name: "bs"}, CustomResponseHeaders: []string{"Upgrade:h2c"}}
 	assertViolation(t, "a backend service", BackendService(bs), "customResponseHeaders[0]", "does not add Upgrade")
 }
+
+// TestBackendService_SpilloverRatio: a passthrough load balancer's zonal
+// affinity spills over at a ratio in [0, 1], in the API's words.
+func TestBackendService_SpilloverRatio(t *testing.T) {
+	var bs api.BackendService
+	if err := json.Unmarshal([]byte(`{"name": "bs", "networkPassThroughLbTrafficPolicy": {"zonalAffinity": {"spillover": "ZONAL_AFFINITY_SPILL_CROSS_ZONE", "spilloverRatio": 1.5}}}`), &bs); err != nil {
+		t.Fatal(err)
+	}
+	assertViolation(t, "above 1", BackendService(&bs), "networkPassThroughLbTrafficPolicy.zonalAffinity.spilloverRatio",
+		"networkPassThroughLbTrafficPolicy.zonalAffinity.spilloverRatio (1.5) is out of range: Must be less than or equal to 1.0")
+	*bs.NetworkPassThroughLBTrafficPolicy.ZonalAffinity.SpilloverRatio = 0.5
+	if vs := BackendService(&bs); len(vs) > 0 {
+		t.Errorf("ratio 0.5: %v", vs)
+	}
+}

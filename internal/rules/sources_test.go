@@ -86,6 +86,8 @@ var messageSources = map[string]source{
 		"This field can not be set for network endpoints of typeGCE_VM_IP."),
 	"%s (%q) must not be set: an IPV6_ONLY subnetwork has no IPv4 range.": cloud(
 		"the Compute API makes an IPV6_ONLY subnetwork without ipCidrRange, and refuses one with an IPv4 range."),
+	"%s (%g) is out of range: Must be less than or equal to 1.0, and at least 0.0.": apiDoc("BackendServiceNetworkPassThroughLbTrafficPolicyZonalAffinity.spilloverRatio",
+		"The value of the field must be in [0, 1]."),
 	`%s is required: the destination range of the packets it routes, such as "0.0.0.0/0".`: apiDoc("Route.destRange",
 		"The destination range of outgoing packets that this route applies to."),
 	"a route needs a next hop: one of %s.": cloud(
