@@ -76,26 +76,31 @@ func listRequest(r *googleapi.Call) (Scope, listQuery, error) {
 // List answers a page of the collection in the call's scope, filtered
 // and ordered as the call asks.
 func (c *Collection[T, P]) List(r *googleapi.Call) (any, error) {
+	return c.s.list(r, c.Def.Name, c.Def.ListKind, c.plainPage)
+}
+
+// list answers a page of the store collection named collection in the
+// call's scope, a list of kind; a query that keeps every item in name
+// order goes to plain, when given.
+func (s *API) list(r *googleapi.Call, collection, kind string, plain func(*googleapi.Call, Scope, api.List[json.RawMessage]) (any, error)) (any, error) {
 	sc, q, err := listRequest(r)
 	if err != nil {
 		return nil, err
 	}
-	collectionPath := strings.TrimSuffix(sc.Key(c.Def.Name, "").Path(), "/")
-	page := api.List[json.RawMessage]{Kind: c.Def.ListKind, ID: collectionPath, Items: []json.RawMessage{},
-		SelfLink: c.s.Link(collectionPath)}
-	if q.plain {
-		return c.plainPage(r, sc, page)
+	collectionPath := strings.TrimSuffix(sc.Key(collection, "").Path(), "/")
+	page := api.List[json.RawMessage]{Kind: kind, ID: collectionPath, Items: []json.RawMessage{}, SelfLink: s.Link(collectionPath)}
+	if q.plain && plain != nil {
+		return plain(r, sc, page)
 	}
 	limit, offset, err := offsetParams(r)
 	if err != nil {
 		return nil, err
 	}
-	objects, err := c.s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: sc.Path(), Collection: c.Def.Name})
+	objects, err := s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: sc.Path(), Collection: collection})
 	if err != nil {
 		return nil, err
 	}
-	all := q.selectFrom(objects)
-	page.Items, page.NextPageToken = pageOf(all, limit, offset)
+	page.Items, page.NextPageToken = pageOf(q.selectFrom(objects), limit, offset)
 	return page, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
@@ -83,22 +82,7 @@ func (s *API) GetOperation(r *googleapi.Call) (any, error) {
 // filtered, ordered and paged as any list is; name order is the order
 // they were made in.
 func (s *API) ListOperations(r *googleapi.Call) (any, error) {
-	sc, q, err := listRequest(r)
-	if err != nil {
-		return nil, err
-	}
-	limit, offset, err := offsetParams(r)
-	if err != nil {
-		return nil, err
-	}
-	objects, err := s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: sc.Path(), Collection: operationsCollection})
-	if err != nil {
-		return nil, err
-	}
-	path := strings.TrimSuffix(sc.Key(operationsCollection, "").Path(), "/")
-	page := api.List[json.RawMessage]{Kind: "compute#operationList", ID: path, SelfLink: s.Link(path)}
-	page.Items, page.NextPageToken = pageOf(q.selectFrom(objects), limit, offset)
-	return page, nil
+	return s.list(r, operationsCollection, "compute#operationList", nil)
 }
 
 // AggregatedListOperations answers aggregated/operations: the project's
