@@ -135,9 +135,9 @@ func TestDetachNetworkEndpoints(t *testing.T) {
 	}
 	wantMessage(t, e.fail("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{}]}`, 400, api.ReasonInvalid),
 		"networkEndpoints[0] names no endpoint: give its ipAddress, its instance, its fqdn or its port.")
-	// By port alone, as terraform-provider-google's update sends it (its
-	// ip_address is a field the API does not know): fine when the port
-	// names one endpoint, refused when it names several.
+	// By port alone: fine when the port names one endpoint, refused when it
+	// names several; by address (its proto name, ip_address, as
+	// terraform-provider-google's update sends it) and port.
 	e.ok("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1", "port": 81}, {"instance": "vm-2", "port": 81}, {"instance": "vm-1", "port": 82}]}`, nil)
 	wantMessage(t, e.fail("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"port": 81}]}`, 400, api.ReasonInvalid),
 		"networkEndpoints[0] (port 81) matches 2 endpoints of network endpoint group neg: give its ipAddress or its instance too.")

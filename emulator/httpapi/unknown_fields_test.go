@@ -36,17 +36,32 @@ func TestUnknownFields_IgnoredAndLoggedOnce(t *testing.T) {
 	}
 }
 
-// TestUnknownFields_DetachBySnakeCaseBody: terraform-provider-google sends
-// {"ip_address", "port", "instance"} when it updates
-// google_compute_network_endpoints; the API ignores ip_address and detaches
-// by instance and port, and so does the emulator.
-func TestUnknownFields_DetachBySnakeCaseBody(t *testing.T) {
+// TestProtoFieldNames: a field may go by its proto name, as the API's
+// JSON parser takes it beside the camelCase one: terraform-provider-google
+// sends {"ip_address", "port", "instance"} when it updates
+// google_compute_network_endpoints, and the address counts.
+func TestProtoFieldNames(t *testing.T) {
 	e := endpointSetup(t)
 	neg := zonalNEGs + "/neg"
 	e.ok("POST", neg+"/attachNetworkEndpoints", `{"networkEndpoints": [{"instance": "vm-1", "port": 80}, {"instance": "vm-2", "port": 80}]}`, nil)
 	e.ok("POST", neg+"/detachNetworkEndpoints", `{"networkEndpoints": [{"ip_address": "10.0.0.2", "port": 80, "instance": "vm-1"}]}`, nil)
 	if g := e.group(neg); len(g.Endpoints) != 1 || g.Endpoints[0].Instance != "vm-2" {
 		t.Errorf("after detaching vm-1 by a snake_case body: %+v", g.Endpoints)
+	}
+	// Endpoints named by address alone, as the provider adds them to a
+	// NON_GCP_PRIVATE_IP_PORT group (its own recreate test).
+	e.insert(zonalNEGs, `{"name": "external", "networkEndpointType": "NON_GCP_PRIVATE_IP_PORT", "network": "global/networks/net"}`)
+	e.ok("POST", zonalNEGs+"/external/attachNetworkEndpoints", `{"networkEndpoints": [{"ip_address": "1.2.3.4", "port": 8442}, {"ip_address": "5.6.7.8", "port": 8443}]}`, nil)
+	if g := e.group(zonalNEGs + "/external"); len(g.Endpoints) != 2 || g.Endpoints[0].IPAddress != "1.2.3.4" || g.Endpoints[1].IPAddress != "5.6.7.8" {
+		t.Errorf("endpoints attached by proto names: %+v", g.Endpoints)
+	}
+	// A health check's fields too; the camelCase name wins when both come.
+	e.insert(globalHC, `{"name": "web", "check_interval_sec": 7, "timeout_sec": 3, "timeoutSec": 4, "http_health_check": {"request_path": "/up"}}`)
+	_, body := e.do("GET", globalHC+"/web", "")
+	for _, want := range []string{`"checkIntervalSec": 7`, `"timeoutSec": 4`, `"requestPath": "/up"`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("stored %s, want %s", body, want)
+		}
 	}
 }
 

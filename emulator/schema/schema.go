@@ -597,7 +597,9 @@ func rewriteRefs(s *Schema, v any, rewrite func(string) string) {
 // ("provisioningModel": "", its default). The API accepts both and answers
 // without them. It also reads an object where a list of objects goes as
 // a list of that one object (terraform-provider-google sends a router's
-// md5AuthenticationKeys so).
+// md5AuthenticationKeys so), and a field by its proto name ("ip_address",
+// as the provider's google_compute_network_endpoints sends it on update)
+// as the camelCase one.
 func NormalizeValues(name string, v any) {
 	normalizeValues(schemas[name], v)
 }
@@ -612,6 +614,16 @@ func normalizeValues(s *Schema, v any) {
 	}
 	switch v := v.(type) {
 	case map[string]any:
+		// A field may go by its proto name ("ip_address"), as the API's
+		// JSON parser takes it beside the camelCase one ("ipAddress").
+		for k, val := range v {
+			if camel := LowerCamel(k); camel != k && s.Properties[k] == nil && s.Properties[camel] != nil {
+				if _, both := v[camel]; !both {
+					v[camel] = val
+				}
+				delete(v, k)
+			}
+		}
 		for k, val := range v {
 			p := property(s, k)
 			if p != nil && p.Ref != "" {
@@ -641,4 +653,17 @@ func normalizeValues(s *Schema, v any) {
 			normalizeValues(s.Items, item)
 		}
 	}
+}
+
+// LowerCamel is a field's JSON name from its proto name:
+// "user_ip_request_headers" is "userIpRequestHeaders"; a camelCase name is
+// itself.
+func LowerCamel(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }

@@ -137,8 +137,8 @@ func (c *Collection[T, P]) decodeResource(r *googleapi.Call, body []byte) (P, Do
 
 // decodeDocument is decodeResource for a body already parsed.
 func (c *Collection[T, P]) decodeDocument(r *googleapi.Call, doc Document) (P, Document, error) {
+	schema.NormalizeValues(c.Def.Schema(), doc) // first: it renames proto names
 	c.s.unknownFields(r, c.Def.Schema(), doc)
-	schema.NormalizeValues(c.Def.Schema(), doc)
 	if err := checkSchema(c.Def.Schema(), doc); err != nil {
 		return nil, nil, err
 	}

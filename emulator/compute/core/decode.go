@@ -179,8 +179,8 @@ func (s *API) DecodeBody(r *googleapi.Call, body []byte, name string, v any) err
 	if err != nil {
 		return err
 	}
+	schema.NormalizeValues(name, doc) // first: it renames proto names
 	s.unknownFields(r, name, doc)
-	schema.NormalizeValues(name, doc)
 	if err := checkEnums(name, doc); err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 		field = strings.TrimSpace(field)
 		path := strings.Split(field, ".")
 		for i, name := range path {
-			path[i] = lowerCamel(name)
+			path[i] = schema.LowerCamel(name)
 		}
 		if !schema.HasPath(schemaName, path) {
 			return nil, googleapi.Invalid("updateMask names %q, which is not a field of this resource.", field)
@@ -351,19 +351,6 @@ func maskPatch(body []byte, mask, schemaName string) ([]byte, error) {
 		to[last] = from[last] // nil (cleared) when absent
 	}
 	return json.Marshal(out)
-}
-
-// lowerCamel is a field name of a field mask as the JSON body writes it:
-// "user_ip_request_headers" is "userIpRequestHeaders"; a camelCase name is
-// itself.
-func lowerCamel(name string) string {
-	parts := strings.Split(name, "_")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] != "" {
-			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-		}
-	}
-	return strings.Join(parts, "")
 }
 
 // ReadJSON reads a request body whose schema is name into v.
