@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/control"
@@ -296,8 +296,7 @@ func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager
 		// The client sent the template, not this body: the message names it.
 		var ge *googleapi.Error
 		if errors.As(err, &ge) {
-			msg := strings.ReplaceAll(ge.Message, "in the request body", "in the template's properties")
-			return "", googleapi.NewError(ge.Code, ge.Reason, fmt.Sprintf("Making instance %s of %s from instance template %s: %s", name, m.Name, api.PathOf(m.Template()), msg))
+			return "", googleapi.NewError(ge.Code, ge.Reason, fmt.Sprintf("Making instance %s of %s from instance template %s: %s", name, m.Name, api.PathOf(m.Template()), ge.Message))
 		}
 		return "", fmt.Errorf("making instance %s of %s from its template: %w", name, m.Name, err)
 	}
@@ -324,9 +323,9 @@ func (mi managedInstances) Make(ctx context.Context, m *api.InstanceGroupManager
 // an Instance holds under params (clients that write every map field, as
 // Google's Node.js client does, send it empty).
 func instanceOfProperties(props core.Document) core.Document {
-	doc := core.Document{}
-	for k, v := range props {
-		doc[k] = v
+	doc := maps.Clone(props)
+	if doc == nil {
+		doc = core.Document{}
 	}
 	if tags, ok := doc["resourceManagerTags"].(map[string]any); ok && len(tags) > 0 {
 		doc["params"] = map[string]any{"resourceManagerTags": tags} // properties have no params

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"path"
 	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -40,7 +41,7 @@ func Route(r *api.Route) Violations {
 	case len(set) > 1:
 		vs = append(vs, violation(set[1], "%s are all set: a route has one next hop.", strings.Join(set, " and ")))
 	}
-	if r.NextHopGateway != "" && lastSegment(r.NextHopGateway) != api.DefaultInternetGateway {
+	if r.NextHopGateway != "" && path.Base(r.NextHopGateway) != api.DefaultInternetGateway {
 		vs = append(vs, violation("nextHopGateway", "%s (%q) must be the default internet gateway: global/gateways/%s.", f("nextHopGateway"), r.NextHopGateway, api.DefaultInternetGateway))
 	}
 	if r.NextHopIP != "" {
@@ -60,5 +61,3 @@ func ApplyRouteDefaults(r *api.Route) {
 	r.RouteType = "STATIC"
 	r.RouteStatus = "ACTIVE"
 }
-
-func lastSegment(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }

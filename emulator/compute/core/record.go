@@ -59,22 +59,33 @@ func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType string, target
 // GetOperation answers GET (and POST .../wait) on an operation: every
 // operation is DONE already, so waiting returns at once.
 func (s *API) GetOperation(r *googleapi.Call) (any, error) {
-	sc, err := ScopeOf(r)
+	key, err := operationKey(r)
 	if err != nil {
 		return nil, err
 	}
-	key := sc.Key(operationsCollection, r.PathValue("name"))
 	o, err := s.Store.Get(r.Context(), key)
+	if err != nil {
+		return nil, s.operationError(key, err)
+	}
+	return json.RawMessage(o.Body), nil
+}
+
+// operationKey is the store key of the operation a call names.
+func operationKey(r *googleapi.Call) (store.Key, error) {
+	sc, err := ScopeOf(r)
+	return sc.Key(operationsCollection, r.PathValue("name")), err
+}
+
+// operationError is the answer to a store error on operation key: a
+// missing one may have been dropped, and the message says when they are.
+func (s *API) operationError(key store.Key, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		ttl, limit := s.core.Operations().Retention()
-		return nil, googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
+		return googleapi.NewError(http.StatusNotFound, api.ReasonNotFound, fmt.Sprintf(
 			"The resource '%s' was not found: the emulator keeps operations for %s and at most %d of them, dropping the oldest first, so it may have been dropped (see --operations-ttl and --operations-max).",
 			key.Path(), ttl, limit))
 	}
-	if err != nil {
-		return nil, StoreError(key, err)
-	}
-	return json.RawMessage(o.Body), nil
+	return StoreError(key, err)
 }
 
 // ListOperations answers a list of the operations of the call's scope
@@ -94,13 +105,12 @@ func (s *API) AggregatedListOperations(r *googleapi.Call) (any, error) {
 // DeleteOperation forgets an operation (globalOperations.delete and the
 // regional and zonal ones); the API answers an empty body.
 func (s *API) DeleteOperation(r *googleapi.Call) (any, error) {
-	if _, err := s.GetOperation(r); err != nil {
+	key, err := operationKey(r)
+	if err != nil {
 		return nil, err
 	}
-	sc, _ := ScopeOf(r) // GetOperation read it
-	key := sc.Key(operationsCollection, r.PathValue("name"))
-	if err := s.Store.Delete(r.Context(), key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, StoreError(key, err)
+	if err := s.Store.Delete(r.Context(), key); err != nil {
+		return nil, s.operationError(key, err)
 	}
 	return struct{}{}, nil
 }
