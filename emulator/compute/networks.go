@@ -12,10 +12,11 @@ import (
 // addresses reference, and cannot be deleted while they do. An auto-mode
 // network gets no subnetworks of its own (create them).
 func (s networking) networks() *core.Collection[api.Network, *api.Network] {
-	// No defaults: a network made without an mtu has 1460 bytes, but the
-	// API returns no mtu for it (terraform-provider-google reads 0, which
-	// the public modules' default mtu = 0 relies on for an empty plan).
-	c := core.NewCollection[api.Network, *api.Network](s.API, api.CollectionNetworks, rules.Network, nil)
+	// No mtu default: a network made without an mtu has 1460 bytes, but
+	// the API returns no mtu for it (terraform-provider-google reads 0,
+	// which the public modules' default mtu = 0 relies on for an empty
+	// plan). Its routing is always answered.
+	c := core.NewCollection[api.Network, *api.Network](s.API, api.CollectionNetworks, rules.Network, rules.ApplyNetworkDefaults)
 	c.Immutable = func(prior, n *api.Network) error {
 		if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {
 			return googleapi.Invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
@@ -25,6 +26,16 @@ func (s networking) networks() *core.Collection[api.Network, *api.Network] {
 			return googleapi.Invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
 		}
 		return nil
+	}
+	c.InputOnly = func(doc core.Document) {
+		rc, _ := doc["routingConfig"].(map[string]any)
+		if rc == nil {
+			return
+		}
+		if rc["deleteBgpAlwaysCompareMed"] == true {
+			delete(rc, "bgpAlwaysCompareMed")
+		}
+		delete(rc, "deleteBgpAlwaysCompareMed")
 	}
 	return c
 }

@@ -70,6 +70,39 @@ func TestNetworks(t *testing.T) {
 	e.fail("GET", networksPath+"/net", "", 404, api.ReasonNotFound)
 }
 
+// A network answers its routing whether or not it was sent: REGIONAL and
+// the LEGACY BGP selection by default, what is in force under the STANDARD
+// one; a patch to LEGACY that keeps the MED comparison is refused with the
+// API's words, and deleteBgpAlwaysCompareMed clears it and is not kept.
+func TestNetworks_RoutingConfig(t *testing.T) {
+	e := newEmu(t)
+	e.insert(networksPath, `{"name": "net", "autoCreateSubnetworks": false}`)
+	var n api.Network
+	e.ok("GET", networksPath+"/net", "", &n)
+	if rc := n.RoutingConfig; rc == nil || rc.RoutingMode != "REGIONAL" || rc.BgpBestPathSelectionMode != "LEGACY" ||
+		rc.BgpAlwaysCompareMed != nil || rc.EffectiveBgpAlwaysCompareMed != nil {
+		t.Fatalf("default routing = %+v", rc)
+	}
+	e.ok("PATCH", networksPath+"/net", `{"routingConfig": {"routingMode": "GLOBAL", "bgpBestPathSelectionMode": "STANDARD", "bgpAlwaysCompareMed": true, "deleteBgpAlwaysCompareMed": false}}`, nil)
+	e.ok("GET", networksPath+"/net", "", &n)
+	if rc := n.RoutingConfig; rc.RoutingMode != "GLOBAL" || rc.BgpBestPathSelectionMode != "STANDARD" || rc.BgpAlwaysCompareMed == nil ||
+		!*rc.BgpAlwaysCompareMed || rc.EffectiveBgpAlwaysCompareMed == nil || !*rc.EffectiveBgpAlwaysCompareMed ||
+		rc.EffectiveBgpInterRegionCost != "DEFAULT" || rc.DeleteBgpAlwaysCompareMed != nil {
+		t.Errorf("STANDARD routing = %+v", rc)
+	}
+	// The MED comparison is kept by a patch that leaves it out.
+	wantMessage(t, e.fail("PATCH", networksPath+"/net", `{"routingConfig": {"bgpBestPathSelectionMode": "LEGACY"}}`, 400, api.ReasonInvalid),
+		"routingConfig.bgpAlwaysCompareMed (true) is set: Field bgp_always_compare_med is not supported for LEGACY BGP Best Path Selection algorithm")
+	e.ok("PATCH", networksPath+"/net", `{"routingConfig": {"bgpBestPathSelectionMode": "LEGACY", "bgpAlwaysCompareMed": null, "deleteBgpAlwaysCompareMed": true}}`, nil)
+	var raw struct {
+		RoutingConfig map[string]any `json:"routingConfig"`
+	}
+	e.ok("GET", networksPath+"/net", "", &raw)
+	if rc := raw.RoutingConfig; len(rc) != 2 || rc["routingMode"] != "GLOBAL" || rc["bgpBestPathSelectionMode"] != "LEGACY" {
+		t.Errorf("LEGACY routing = %v, want only the mode and the selection", rc)
+	}
+}
+
 func TestSubnetworks(t *testing.T) {
 	e := newEmu(t)
 	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`, 404, api.ReasonNotFound),

@@ -47,6 +47,25 @@ type Network struct {
 	// networks, which take no subnetworks.
 	IPv4Range string `json:"IPv4Range,omitempty"`
 	MTU       *int64 `json:"mtu,omitempty"`
+	// RoutingConfig is always answered: a network made without one has
+	// REGIONAL routing and the LEGACY BGP best path selection.
+	RoutingConfig *NetworkRoutingConfig `json:"routingConfig,omitempty"`
+}
+
+// NetworkRoutingConfig is how a network's Cloud Routers route. The
+// emulator routes no packets; it keeps and checks the settings.
+type NetworkRoutingConfig struct {
+	RoutingMode              string `json:"routingMode,omitempty"`
+	BgpBestPathSelectionMode string `json:"bgpBestPathSelectionMode,omitempty"`
+	// BgpAlwaysCompareMed and BgpInterRegionCost apply to the STANDARD
+	// selection only; the Effective fields answer what is in force then.
+	BgpAlwaysCompareMed          *bool  `json:"bgpAlwaysCompareMed,omitempty"`
+	BgpInterRegionCost           string `json:"bgpInterRegionCost,omitempty"`
+	EffectiveBgpAlwaysCompareMed *bool  `json:"effectiveBgpAlwaysCompareMed,omitempty"`
+	EffectiveBgpInterRegionCost  string `json:"effectiveBgpInterRegionCost,omitempty"`
+	// DeleteBgpAlwaysCompareMed, sent true, clears BgpAlwaysCompareMed; it
+	// is a request's, never stored.
+	DeleteBgpAlwaysCompareMed *bool `json:"deleteBgpAlwaysCompareMed,omitempty"`
 }
 
 // Subnetwork is a regional range of a network (collection subnetworks).

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -25,6 +26,10 @@ const (
 	MaxFirewallPriority = 65535
 	DefaultPriority     = 1000
 	MaxNetworkInterface = 8
+	// A network's routing when it names none.
+	DefaultRoutingMode        = "REGIONAL"
+	DefaultBgpPathSelection   = "LEGACY"
+	DefaultBgpInterRegionCost = "DEFAULT"
 )
 
 // Network checks a network as a client sent it.
@@ -42,8 +47,38 @@ func Network(n *api.Network) Violations {
 				f("IPv4Range"), f("autoCreateSubnetworks"), f("IPv4Range")))
 		}
 	}
+	if rc := n.RoutingConfig; rc != nil && rc.BgpAlwaysCompareMed != nil && !boolSet(rc.DeleteBgpAlwaysCompareMed) &&
+		cmp.Or(rc.BgpBestPathSelectionMode, DefaultBgpPathSelection) == DefaultBgpPathSelection {
+		vs = append(vs, violation("routingConfig.bgpAlwaysCompareMed",
+			"%s (%v) is set: Field bgp_always_compare_med is not supported for LEGACY BGP Best Path Selection algorithm; set %s to STANDARD, or clear it (null, or %s true).",
+			f("routingConfig.bgpAlwaysCompareMed"), *rc.BgpAlwaysCompareMed, f("routingConfig.bgpBestPathSelectionMode"), f("routingConfig.deleteBgpAlwaysCompareMed")))
+	}
 	return vs
 }
+
+// ApplyNetworkDefaults fills the routing of a valid network: REGIONAL with
+// the LEGACY BGP selection unless it says otherwise; with the STANDARD one,
+// the MED comparison and inter-region cost in force. A request's
+// deleteBgpAlwaysCompareMed clears the comparison and is not kept.
+func ApplyNetworkDefaults(n *api.Network) {
+	if n.RoutingConfig == nil {
+		n.RoutingConfig = &api.NetworkRoutingConfig{}
+	}
+	rc := n.RoutingConfig
+	if boolSet(rc.DeleteBgpAlwaysCompareMed) {
+		rc.BgpAlwaysCompareMed = nil
+	}
+	rc.DeleteBgpAlwaysCompareMed = nil
+	rc.RoutingMode = cmp.Or(rc.RoutingMode, DefaultRoutingMode)
+	rc.BgpBestPathSelectionMode = cmp.Or(rc.BgpBestPathSelectionMode, DefaultBgpPathSelection)
+	rc.EffectiveBgpAlwaysCompareMed, rc.EffectiveBgpInterRegionCost = nil, ""
+	if rc.BgpBestPathSelectionMode != DefaultBgpPathSelection {
+		rc.EffectiveBgpAlwaysCompareMed = new(boolSet(rc.BgpAlwaysCompareMed))
+		rc.EffectiveBgpInterRegionCost = cmp.Or(rc.BgpInterRegionCost, DefaultBgpInterRegionCost)
+	}
+}
+
+func boolSet(b *bool) bool { return b != nil && *b }
 
 // Subnetwork checks a subnetwork as a client sent it; that its network
 // exists is checked by the emulator.

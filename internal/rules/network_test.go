@@ -48,6 +48,11 @@ func TestNetwork(t *testing.T) {
 		{name: "mtu", body: `{"name": "net", "mtu": 9000}`, field: "mtu", want: "mtu (9000) must be between 1300 and 8896."},
 		{name: "legacy and VPC", body: `{"name": "net", "IPv4Range": "10.0.0.0/8", "autoCreateSubnetworks": true}`, field: "IPv4Range",
 			want: "IPv4Range is set, and so is autoCreateSubnetworks: a legacy network (IPv4Range) has no subnetworks; remove one of them."},
+		{name: "MED with STANDARD", body: `{"name": "net", "routingConfig": {"bgpBestPathSelectionMode": "STANDARD", "bgpAlwaysCompareMed": true}}`},
+		{name: "MED cleared", body: `{"name": "net", "routingConfig": {"bgpAlwaysCompareMed": false, "deleteBgpAlwaysCompareMed": true}}`},
+		{name: "MED with LEGACY", body: `{"name": "net", "routingConfig": {"bgpAlwaysCompareMed": false}}`, field: "routingConfig.bgpAlwaysCompareMed",
+			want: "routingConfig.bgpAlwaysCompareMed (false) is set: Field bgp_always_compare_med is not supported for LEGACY BGP Best Path Selection algorithm; " +
+				"set routingConfig.bgpBestPathSelectionMode to STANDARD, or clear it (null, or routingConfig.deleteBgpAlwaysCompareMed true)."},
 	})
 }
 
