@@ -167,3 +167,35 @@ func TestWorkloads_AutohealingReplacesAStoppedWorkload(t *testing.T) {
 		return false
 	})
 }
+
+// A zonal NEG's endpoint names an instance and a port of its own (not the
+// check's, not a named port): the instance's workload serves that port,
+// where the load balancer sends its traffic, whether the endpoint names
+// the instance by name or by URL; getHealth names the instance by its URL,
+// as the API does.
+func TestWorkloads_ServeTheirNEGEndpointsPorts(t *testing.T) {
+	t.Parallel()
+	e := startEmulator(t, emulator.Config{InMemory: true, DataPlane: true, Workloads: true})
+	mustCall(t, e, "POST", "zones/us-east1-b/instances", `{"name": "vm", "networkInterfaces": [{"networkIP": "127.1.206.2"}]}`)
+	mustCall(t, e, "POST", "zones/us-east1-b/instances", `{"name": "vm2", "networkInterfaces": [{"networkIP": "127.1.206.3"}]}`)
+	mustCall(t, e, "POST", "global/healthChecks", `{"name": "hc", "checkIntervalSec": 1, "timeoutSec": 1, "healthyThreshold": 1,
+		"unhealthyThreshold": 1, "httpHealthCheck": {"port": 8080, "requestPath": "/"}}`)
+	vm2 := e.URL() + "/compute/v1/projects/p/zones/us-east1-b/instances/vm2"
+	mustCall(t, e, "POST", "zones/us-east1-b/networkEndpointGroups", `{"name": "neg", "networkEndpointType": "GCE_VM_IP_PORT", "defaultPort": 9107}`)
+	mustCall(t, e, "POST", "zones/us-east1-b/networkEndpointGroups/neg/attachNetworkEndpoints",
+		`{"networkEndpoints": [{"instance": "vm", "port": 9107}, {"instance": "`+vm2+`", "port": 9108}]}`)
+	mustCall(t, e, "POST", "global/backendServices", `{"name": "bs", "loadBalancingScheme": "EXTERNAL_MANAGED", "protocol": "HTTP",
+		"healthChecks": ["global/healthChecks/hc"], "backends": [{"group": "zones/us-east1-b/networkEndpointGroups/neg",
+		"balancingMode": "RATE", "maxRatePerEndpoint": 100}]}`)
+	lb := applicationLB(t, e, freePort(t), `{"name": "um", "defaultService": "global/backendServices/bs"}`)
+	waitFor(t, "both endpoints HEALTHY", func() bool {
+		h := health(t, e, "bs")
+		return h[9107].HealthState == "HEALTHY" && h[9108].HealthState == "HEALTHY"
+	})
+	if h := health(t, e, "bs"); h[9107].Instance != e.URL()+"/compute/v1/projects/p/zones/us-east1-b/instances/vm" || h[9108].Instance != vm2 {
+		t.Errorf("getHealth instances %q and %q, want their URLs", h[9107].Instance, h[9108].Instance)
+	}
+	if got := served(t, lb, 10); got["vm"] == 0 || got["vm2"] == 0 || got["vm"]+got["vm2"] != 10 {
+		t.Errorf("answers %v, want all 10 from vm and vm2", got)
+	}
+}

@@ -28,6 +28,9 @@ func (s backends) healthStatus(st health.Status) api.HealthStatus {
 		HealthState: state, Reason: reason, Detail: st.Detail,
 		HealthCheck: s.Link(st.Check), ProbedAt: st.ProbedAt, LoadBalancer: st.LoadBalancer, Firewall: st.Firewall,
 	}
+	if path := api.PathOf(st.Endpoint.Instance); path != "" {
+		hs.Instance = s.Link(path) // a NEG's endpoint may name it by name
+	}
 	if st.Group != "" { // target-pool instances have no group
 		hs.Group = s.Link(st.Group)
 	}

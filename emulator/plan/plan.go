@@ -344,8 +344,17 @@ func (s snapshot) groupTargets(bsPath string, bs *api.BackendService, oc ownerCh
 			ep.Port = int(*e.Port)
 		}
 		unresolved := ""
-		if ep.IP == "" && e.Instance != "" {
-			ep.IP, unresolved = s.instanceIP(endpointInstancePath(e.Instance, groupPath))
+		if e.Instance != "" {
+			// The endpoint's instance by its path, whatever form the
+			// endpoint gave: getHealth names it by URL, and the instance's
+			// workload finds the port to serve by it.
+			path, why := endpointInstancePath(e.Instance, groupPath)
+			if path != "" {
+				ep.Instance = path
+			}
+			if ep.IP == "" {
+				ep.IP, unresolved = s.instanceIP(path, why)
+			}
 		}
 		check := oc.forEndpoint(serviceNames(bs), ep, "")
 		if unresolved != "" {
