@@ -58,11 +58,14 @@ func (s frontends) urlMaps() *core.Collection[api.URLMap, *api.URLMap] {
 // resolveURLMap follows every service a map names: each must be a backend
 // service of the map's scope that a proxy can route to, and all of them of
 // one load-balancing scheme; each backend bucket must exist, in the map's
-// scope.
+// scope. A backend service may be of another project where the load
+// balancer takes it (cross-project service referencing: the Envoy-based
+// application load balancers'); the emulator has no IAM to ask whether the
+// map's project may use it.
 func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc core.Scope) error {
 	scheme, first := "", ""
 	for _, r := range m.Services() {
-		k, err := core.ParseAnyRef(r.Field, *r.Value, sc, api.CollectionBackendServices)
+		k, err := core.ParseAnyRefOfAnyProject(r.Field, *r.Value, sc, api.CollectionBackendServices)
 		if err != nil {
 			return err
 		}
@@ -74,17 +77,27 @@ func (s frontends) resolveURLMap(ctx context.Context, m *api.URLMap, sc core.Sco
 			*r.Value = link
 			continue
 		}
+		if k.Collection != api.CollectionBackendServices {
+			return googleapi.Invalid("%s (%q) refers to a %s resource: it must refer to %s.", r.Field, *r.Value, k.Collection, api.CollectionBackendServices)
+		}
 		var bs api.BackendService
-		link, err := s.follow(ctx, r.Field, *r.Value, sc, api.CollectionBackendServices, "a URL map", &bs)
-		if err != nil {
+		if err := s.Load(ctx, r.Field, *r.Value, k, &bs); err != nil {
 			return err
 		}
+		if k.Scope != sc.Path() {
+			return googleapi.Invalid("%s (%q) is in %s: a URL map in %s takes one of its own scope.", r.Field, *r.Value, k.Scope, sc.Path())
+		}
+		link := s.Link(k.Path())
 		bsScheme := bs.LoadBalancingScheme
 		if bsScheme == "" {
 			bsScheme = api.SchemeExternal
 		}
 		if !proxyServiceSchemes[bsScheme] {
 			return googleapi.Invalid("%s (%q) is a backend service of scheme %s: a URL map routes to the backend services of proxy load balancers (EXTERNAL, EXTERNAL_MANAGED, INTERNAL_MANAGED, INTERNAL_SELF_MANAGED).", r.Field, *r.Value, bsScheme)
+		}
+		if k.Project != sc.Project && bsScheme != api.SchemeExternalManaged && bsScheme != api.SchemeInternalManaged {
+			return googleapi.Invalid("%s (%q) is a backend service of project %q and scheme %s: a URL map of project %q names a backend service of another project only for the EXTERNAL_MANAGED and INTERNAL_MANAGED load balancers (cross-project service referencing); create it in %q.",
+				r.Field, *r.Value, k.Project, bsScheme, sc.Project, sc.Project)
 		}
 		switch bs.Protocol {
 		case api.ProtocolTCP, api.ProtocolSSL, api.ProtocolUDP, api.ProtocolUnspecified:

@@ -33,6 +33,23 @@ func ParseRef(field, ref string, from Scope, collection string) (store.Key, erro
 // ParseAnyRef is parseRef for references that may point into several
 // collections; a bare name is taken to be in defaultCollection.
 func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
+	k, err := parseRef(field, ref, from, defaultCollection)
+	if err == nil && from.Project != "" && k.Project != from.Project && !sharedAcrossProjects(k.Collection) {
+		return k, googleapi.Invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
+			field, ref, k.Project, from.Project, k.Collection, from.Project)
+	}
+	return k, err
+}
+
+// ParseAnyRefOfAnyProject is ParseAnyRef for a reference the API lets name
+// a resource of another project (a URL map's backend services: the
+// caller checks that the load balancer takes one).
+func ParseAnyRefOfAnyProject(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
+	return parseRef(field, ref, from, defaultCollection)
+}
+
+// parseRef reads a reference into the key of what it names, in any project.
+func parseRef(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
 	collection := defaultCollection
 	if i := strings.IndexByte(ref, '?'); i >= 0 {
 		ref = ref[:i] // self_link_unique: ".../instanceTemplates/t?uniqueId=123"
@@ -55,10 +72,6 @@ func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store
 		k = store.Key{Project: parts[1], Scope: parts[2] + "/" + parts[3], Collection: parts[4], Name: parts[5]}
 	default:
 		return k, googleapi.Invalid("%s (%q) is not a reference to a resource: use its selfLink, projects/{project}/global|regions/{region}/%s/{name}, or its name.", field, ref, collection)
-	}
-	if from.Project != "" && k.Project != from.Project && !sharedAcrossProjects(k.Collection) {
-		return k, googleapi.Invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
-			field, ref, k.Project, from.Project, k.Collection, from.Project)
 	}
 	return k, nil
 }
