@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -93,6 +94,15 @@ func (s fleet) instanceGroupAddInstances(r *googleapi.Call) (any, error) {
 // instanceGroupRemoveInstances answers instanceGroups.removeInstances.
 func (s fleet) instanceGroupRemoveInstances(r *googleapi.Call) (any, error) {
 	return s.changeGroupInstances(r, "InstanceGroupsRemoveInstancesRequest", "removeInstances", func(g *api.InstanceGroup, field, ref string, at int) (err error) {
+		if at < 0 {
+			// A deleted instance has left its groups: removing it is 404,
+			// as in the API (terraform-provider-google, which deletes an
+			// instance before it updates the group, reads that as done).
+			k := core.KeyOfPath(api.PathOf(ref))
+			if _, err := s.Store.Get(r.Context(), k); errors.Is(err, store.ErrNotFound) {
+				return core.StoreError(k, err)
+			}
+		}
 		g.Instances, err = removeMember(g.Instances, "instance group "+g.Name, field, ref, at)
 		return err
 	})

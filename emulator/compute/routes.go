@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
@@ -108,13 +109,15 @@ func (s *Service) collectionHandlers() map[string]handlers {
 			"setSslPolicy":       f.sslProxySetSSLPolicy,
 			"setProxyHeader":     f.sslProxySetProxyHeader,
 		}},
-		api.CollectionTargetInstances:           {verbs: f.targetInstances()},
-		api.CollectionTargetGrpcProxies:         {verbs: f.targetGrpcProxies()},
-		api.CollectionSSLCertificates:           {verbs: f.sslCertificates()},
-		api.CollectionSSLPolicies:               {verbs: f.sslPolicies()},
-		api.CollectionNetworks:                  {verbs: n.networks()},
-		api.CollectionRoutes:                    {verbs: n.vpcRoutes()},
-		api.CollectionSubnetworks:               {verbs: n.subnetworks()},
+		api.CollectionTargetInstances:   {verbs: f.targetInstances()},
+		api.CollectionTargetGrpcProxies: {verbs: f.targetGrpcProxies()},
+		api.CollectionSSLCertificates:   {verbs: f.sslCertificates()},
+		api.CollectionSSLPolicies:       {verbs: f.sslPolicies()},
+		api.CollectionNetworks:          {verbs: n.networks()},
+		api.CollectionRoutes:            {verbs: n.vpcRoutes()},
+		api.CollectionSubnetworks: {verbs: n.subnetworks(), methods: map[string]googleapi.Handler{
+			"expandIpCidrRange": n.subnetworkExpandIPCidrRange,
+		}},
 		api.CollectionFirewalls:                 {verbs: n.firewalls()},
 		api.CollectionRouters:                   {verbs: n.routers(), methods: map[string]googleapi.Handler{"getRouterStatus": n.routerStatus}},
 		api.CollectionAutoscalers:               {verbs: fl.autoscalers()},
@@ -177,8 +180,20 @@ func (s *Service) Routes() []Route {
 	}
 	add("GET "+projectPath+"aggregated/operations", s.AggregatedListOperations)
 
-	// The Compute API's own read of a project.
+	// The Compute API's own read of a project, and its Shared VPC methods
+	// (shared_vpc.go).
 	add("GET /compute/v1/projects/{project}", s.getComputeProject)
+	for _, m := range []struct {
+		pattern string
+		h       googleapi.Handler
+	}{
+		{"POST enableXpnHost", s.enableXpnHost}, {"POST disableXpnHost", s.disableXpnHost},
+		{"POST enableXpnResource", s.enableXpnResource}, {"POST disableXpnResource", s.disableXpnResource},
+		{"GET getXpnHost", s.getXpnHost}, {"GET getXpnResources", s.getXpnResources}, {"POST listXpnHosts", s.listXpnHosts},
+	} {
+		method, name, _ := strings.Cut(m.pattern, " ")
+		add(method+" "+projectPath+name, m.h)
+	}
 	return routes
 }
 

@@ -56,6 +56,25 @@ func (s networking) subnetworks() *core.Collection[api.Subnetwork, *api.Subnetwo
 	return c
 }
 
+// subnetworkExpandIPCidrRange answers subnetworks.expandIpCidrRange: the
+// subnetwork's range grows to one that holds it, if no other subnetwork of
+// its network is in the new one.
+func (s networking) subnetworkExpandIPCidrRange(r *googleapi.Call) (any, error) {
+	var req struct {
+		IPCIDRRange string `json:"ipCidrRange"`
+	}
+	if err := s.ReadJSON(r, "SubnetworksExpandIpCidrRangeRequest", &req); err != nil {
+		return nil, err
+	}
+	return s.subnetworks().Modify(r, "expandIpCidrRange", func(sn *api.Subnetwork) (*api.Subnetwork, error) {
+		if v := rules.SubnetworkExpansion("ipCidrRange", sn.IPCIDRRange, req.IPCIDRRange); v != nil {
+			return nil, googleapi.Invalid("%s", v.Error())
+		}
+		sn.IPCIDRRange = req.IPCIDRRange
+		return sn, nil
+	})
+}
+
 // resolveSubnetwork checks the subnetwork's network: it must exist, and not
 // be a legacy network, which has no subnetworks.
 func (s networking) resolveSubnetwork(ctx context.Context, sn *api.Subnetwork, sc core.Scope) error {

@@ -103,6 +103,33 @@ func TestNetworks_RoutingConfig(t *testing.T) {
 	}
 }
 
+// expandIpCidrRange grows a subnetwork's range, though a patch cannot
+// change it; a range that does not hold the old one, or that takes in
+// another subnetwork's, is refused and nothing changes.
+func TestSubnetworks_ExpandIPCidrRange(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert(subnetworksPath, `{"name": "next", "network": "global/networks/net", "ipCidrRange": "10.0.2.0/24"}`)
+	wantMessage(t, e.fail("POST", subnetworksPath+"/sub/expandIpCidrRange", `{"ipCidrRange": "10.0.0.0/25"}`, 400, api.ReasonInvalid),
+		`ipCidrRange ("10.0.0.0/25") must be a larger range that holds the subnetwork's range (10.0.0.0/24)`)
+	wantMessage(t, e.fail("POST", subnetworksPath+"/sub/expandIpCidrRange", `{"ipCidrRange": "10.0.0.0/22"}`, 400, api.ReasonInvalid),
+		`ipCidrRange ("10.0.0.0/22") overlaps projects/p/regions/us-east1/subnetworks/next (10.0.2.0/24)`)
+	var sn api.Subnetwork
+	e.ok("GET", subnetworksPath+"/sub", "", &sn)
+	if sn.IPCIDRRange != "10.0.0.0/24" {
+		t.Fatalf("after refusals the range is %s", sn.IPCIDRRange)
+	}
+	op := e.insert(subnetworksPath+"/sub/expandIpCidrRange", `{"ipCidrRange": "10.0.0.0/23"}`)
+	if op.OperationType != "expandIpCidrRange" {
+		t.Errorf("operation type %q", op.OperationType)
+	}
+	var grown api.Subnetwork
+	e.ok("GET", subnetworksPath+"/sub", "", &grown)
+	if grown.IPCIDRRange != "10.0.0.0/23" || grown.Fingerprint == sn.Fingerprint {
+		t.Errorf("expanded subnetwork %+v, want 10.0.0.0/23 and a new fingerprint", grown)
+	}
+}
+
 func TestSubnetworks(t *testing.T) {
 	e := newEmu(t)
 	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`, 404, api.ReasonNotFound),

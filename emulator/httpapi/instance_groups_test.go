@@ -56,6 +56,10 @@ func TestInstanceGroups(t *testing.T) {
 	if *after.Size != 0 || len(after.Instances) != 0 {
 		t.Errorf("after its last instance is deleted: %+v", after)
 	}
+	// Removing the deleted instance, as terraform-provider-google does
+	// after it deleted it, is 404, which the provider reads as done.
+	wantMessage(t, e.fail("POST", groupsPath+"/ig/removeInstances", `{"instances": [{"instance": "https://www.googleapis.com/compute/v1/projects/p/zones/us-east1-b/instances/vm-2"}]}`,
+		404, api.ReasonNotFound), "projects/p/zones/us-east1-b/instances/vm-2")
 }
 
 // Each rule of an instance group, through the API: the message names the

@@ -347,7 +347,8 @@ var Catalogue = []Collection{
 	{Name: CollectionRoutes, Kind: KindRoute, ListKind: KindRouteList,
 		Scopes: Global, New: newOf[Route]()},
 	{Name: CollectionSubnetworks, Kind: KindSubnetwork, ListKind: KindSubnetworkList,
-		Scopes: Regional, Updates: patchOnly, SharedAcrossProjects: true, Role: ProbeInput, New: newOf[Subnetwork]()},
+		Scopes: Regional, Updates: patchOnly, SharedAcrossProjects: true, Role: ProbeInput, New: newOf[Subnetwork](),
+		Methods: []Method{{HTTP: "POST", Name: "expandIpCidrRange", Requests: []string{"SubnetworksExpandIpCidrRangeRequest"}}}},
 	{Name: CollectionFirewalls, Kind: KindFirewall, ListKind: KindFirewallList,
 		Scopes: Global, Updates: putPatch, Role: ProbeInput, New: newOf[Firewall]()},
 	// Cloud Routers and their NAT gateways: stored and validated, so that

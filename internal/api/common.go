@@ -102,6 +102,9 @@ const (
 	ReasonParseError       = "parseError"
 	ReasonBackendError     = "backendError"
 	ReasonMethodNotAllowed = "methodNotAllowed"
+	// A project method asked to undo what was not done (Shared VPC's
+	// disableXpnResource of a project not attached).
+	ReasonInvalidResourceUsage = "invalidResourceUsage"
 	// Refusals of the emulator's access checks (emulator/httpapi/guard.go).
 	ReasonForbidden  = "forbidden"  // a foreign Host or Origin: 403
 	ReasonRequired   = "required"   // no bearer token: 401

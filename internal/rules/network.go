@@ -125,6 +125,20 @@ func SubnetworkRange(field, cidr string) *Violation {
 	return nil
 }
 
+// SubnetworkExpansion checks the range expandIpCidrRange gives a
+// subnetwork whose range is old: a valid range that holds old and more.
+func SubnetworkExpansion(field, old, cidr string) *Violation {
+	if v := SubnetworkRange(field, cidr); v != nil {
+		return v
+	}
+	p, o := netip.MustParsePrefix(cidr).Masked(), netip.MustParsePrefix(old).Masked()
+	if p.Bits() >= o.Bits() || !p.Contains(o.Addr()) {
+		v := violation(field, "%s (%q) must be a larger range that holds the subnetwork's range (%s): a subnetwork's range only grows.", f(field), cidr, old)
+		return &v
+	}
+	return nil
+}
+
 // ApplySubnetworkDefaults fills the unset fields (and the gateway, an
 // output) of a valid subnetwork.
 func ApplySubnetworkDefaults(sn *api.Subnetwork) {

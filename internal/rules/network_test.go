@@ -73,6 +73,26 @@ func TestSubnetwork(t *testing.T) {
 	})
 }
 
+func TestSubnetworkExpansion(t *testing.T) {
+	if v := SubnetworkExpansion("ipCidrRange", "10.0.1.0/24", "10.0.0.0/23"); v != nil {
+		t.Errorf("a /23 holding the /24: %v", v)
+	}
+	for _, cidr := range []string{"10.0.1.0/24", "10.0.1.0/25", "10.2.0.0/16"} {
+		assertViolation(t, cidr, one(SubnetworkExpansion("ipCidrRange", "10.0.1.0/24", cidr)), "ipCidrRange",
+			`ipCidrRange ("`+cidr+`") must be a larger range that holds the subnetwork's range (10.0.1.0/24): a subnetwork's range only grows.`)
+	}
+	assertViolation(t, "not a range", one(SubnetworkExpansion("ipCidrRange", "10.0.1.0/24", "big")), "ipCidrRange",
+		`ipCidrRange ("big") must be an IPv4 range in CIDR form`)
+}
+
+// one is the violation v, if any, as a list.
+func one(v *Violation) Violations {
+	if v == nil {
+		return nil
+	}
+	return Violations{*v}
+}
+
 func TestFirewall(t *testing.T) {
 	checkCases(t, Firewall, []struct{ name, body, want, field string }{
 		{name: "valid", body: `{"name": "fw", "allowed": [{"IPProtocol": "tcp", "ports": ["80"]}], "sourceRanges": ["0.0.0.0/0", "10.0.0.1"]}`},

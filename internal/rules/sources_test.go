@@ -564,6 +564,8 @@ var messageSources = map[string]source{
 	"%s (%d) must be a power of two between %d and %d with dynamic port allocation.": apiDoc("RouterNat.maxPortsPerVm",
 		"it must be\nset to a power of two greater than minPortsPerVm, or 64 if minPortsPerVm\nis not set."),
 	"%s (%d) must be above %s (%d).": apiDoc("RouterNat.maxPortsPerVm", "a power of two greater than minPortsPerVm"),
+	"%s (%q) must be a larger range that holds the subnetwork's range (%s): a subnetwork's range only grows.": apiDoc("SubnetworksExpandIpCidrRangeRequest.ipCidrRange",
+		"This range can only be larger than (i.e. a superset\nof) the range previously defined before the update."),
 	"%s (%v) is set: Field bgp_always_compare_med is not supported for LEGACY BGP Best Path Selection algorithm; set %s to STANDARD, or clear it (null, or %s true).": cloud(
 		"the API's own words, which terraform-provider-google's TestAccComputeNetwork_bgpModeAndMedInteractions expects when a network " +
 			"that kept bgpAlwaysCompareMed (even false) is patched to LEGACY; its deleteBgpAlwaysCompareMed clears it."),

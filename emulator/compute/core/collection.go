@@ -215,9 +215,9 @@ func (c *Collection[T, P]) Stored(doc Document, obj P) []byte {
 	return encodeDocument(merged)
 }
 
-// checkUpdate refuses an update that sends a stale fingerprint or changes
-// what cannot change.
-func (c *Collection[T, P]) checkUpdate(prior, obj P) error {
+// checkUpdate refuses an update that sends a stale fingerprint or, from a
+// client, changes what cannot change.
+func (c *Collection[T, P]) checkUpdate(prior, obj P, fromClient bool) error {
 	if c.Fingerprint != nil {
 		sent, current := *c.Fingerprint(obj), *c.Fingerprint(prior)
 		switch {
@@ -231,7 +231,7 @@ func (c *Collection[T, P]) checkUpdate(prior, obj P) error {
 				fmt.Sprintf("fingerprint (%q) is stale: %s has changed since (its fingerprint is now %q); GET it again and re-apply the change.", sent, prior.GetMeta().Name, current))
 		}
 	}
-	if c.Immutable != nil {
+	if c.Immutable != nil && fromClient {
 		return c.Immutable(prior, obj)
 	}
 	return nil
@@ -362,7 +362,7 @@ func (c *Collection[T, P]) Update(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.replace(r, "update", func(prior P, _ []byte) (P, Document, error) {
+	return c.replace(r, "update", true, func(prior P, _ []byte) (P, Document, error) {
 		obj, doc, err := c.decodeResource(r, body)
 		return c.keep(prior, obj), doc, err
 	})
@@ -381,7 +381,7 @@ func (c *Collection[T, P]) Patch(r *googleapi.Call) (any, error) {
 			return nil, err
 		}
 	}
-	return c.replace(r, "patch", func(prior P, stored []byte) (P, Document, error) {
+	return c.replace(r, "patch", true, func(prior P, stored []byte) (P, Document, error) {
 		merged, err := mergePatch(c.withoutOutputFields(stored), body)
 		if err != nil {
 			return nil, nil, err
@@ -416,9 +416,11 @@ func (c *Collection[T, P]) withoutOutputFields(stored []byte) Document {
 }
 
 // replace stores, in place of the object the path names, the object build
-// makes from it, once validated. Reading, building and writing happen under
+// makes from it, once validated; fromClient says the client wrote the new
+// object (an update, a patch), which may then not change what is
+// Immutable; a method's change may (a subnetwork's expandIpCidrRange). Reading, building and writing happen under
 // the write lock, so concurrent patches cannot lose each other's changes.
-func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
+func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, fromClient bool, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
 	c.s.core.Lock()
 	defer c.s.core.Unlock()
 	prior, priorBody, sc, err := c.LoadBody(r)
@@ -434,7 +436,7 @@ func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, build func(
 		return nil, googleapi.Invalid("name (%q) does not match the name in the request path (%q): a resource cannot be renamed; create a new one.", n, name)
 	}
 	obj.GetMeta().Name = name
-	if err := c.checkUpdate(prior, obj); err != nil {
+	if err := c.checkUpdate(prior, obj, fromClient); err != nil {
 		return nil, err
 	}
 	if err := c.Prepare(r.Context(), obj, doc, sc, prior); err != nil {
@@ -481,7 +483,7 @@ func (c *Collection[T, P]) typedView(opType string, obj P) any {
 // that edit fields the emulator models. The fields it does not model stay
 // as stored.
 func (c *Collection[T, P]) Modify(r *googleapi.Call, opType string, change func(stored P) (P, error)) (any, error) {
-	return c.replace(r, opType, func(_ P, stored []byte) (P, Document, error) {
+	return c.replace(r, opType, false, func(_ P, stored []byte) (P, Document, error) {
 		// change may edit what it is given: a copy of its own, not the
 		// prior object the update is checked against.
 		prior := P(new(T))

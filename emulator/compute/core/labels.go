@@ -27,7 +27,7 @@ func (c *Collection[T, P]) SetLabels(r *googleapi.Call) (any, error) {
 	if err := checkSchema("GlobalSetLabelsRequest", req); err != nil {
 		return nil, err
 	}
-	return c.replace(r, "setLabels", func(_ P, stored []byte) (P, Document, error) {
+	return c.replace(r, "setLabels", false, func(_ P, stored []byte) (P, Document, error) {
 		current, _ := ParseObject(stored) // our own JSON
 		sent, _ := req["labelFingerprint"].(string)
 		if now, _ := current["labelFingerprint"].(string); sent != "" && sent != now {

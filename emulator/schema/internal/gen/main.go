@@ -23,10 +23,13 @@ import (
 
 // roots are the schemas of the resources, request bodies and answers the
 // emulator serves (every collection of the catalogue, and the request
-// bodies and answers of its methods), and of the few bodies every
-// collection shares; what they reference is included too.
+// bodies and answers of its methods), of the few bodies every collection
+// shares and of the project's methods; what they reference is included
+// too.
 func roots() []string {
-	out := []string{"Operation", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest"}
+	out := []string{"Operation", "NamedPort", "GlobalSetLabelsRequest", "RegionSetLabelsRequest",
+		// The request bodies of the project's own methods (Shared VPC).
+		"ProjectsEnableXpnResourceRequest", "ProjectsDisableXpnResourceRequest", "ProjectsListXpnHostsRequest"}
 	for _, c := range api.Catalogue {
 		out = append(out, c.Schema())
 		for _, m := range c.Methods {
