@@ -21,7 +21,12 @@ func (s frontends) forwardingRules() *core.Collection[api.ForwardingRule, *api.F
 	}
 	c.Fingerprint = func(fr *api.ForwardingRule) *string { return &fr.Fingerprint }
 	c.FingerprintOptional = true
-	c.Outputs = assignRuleAddress
+	c.Outputs = func(fr, prior *api.ForwardingRule) {
+		assignRuleAddress(fr, prior)
+		pscConnectionID(fr, prior)
+	}
+	c.Attach = s.connectEndpoint
+	c.Release = s.disconnectEndpoint
 	return c
 }
 
@@ -159,9 +164,11 @@ func (s frontends) resolveRuleTarget(ctx context.Context, fr *api.ForwardingRule
 		return googleapi.Invalid("target (%q) refers to a %s resource: a forwarding rule sends traffic to a target proxy (HTTP, HTTPS, TCP, SSL, gRPC), a target pool, a target instance, a target VPN gateway or a service attachment.",
 			fr.Target, k.Collection)
 	}
+	if k.Collection == api.CollectionServiceAttachments {
+		return s.resolvePscEndpoint(ctx, fr, sc, k)
+	}
 	if !followed {
-		// VPN gateways and service attachments are not followed: the
-		// reference is kept as sent.
+		// VPN gateways are not followed: the reference is kept as sent.
 		fr.Target = s.Link(k.Path())
 		return nil
 	}

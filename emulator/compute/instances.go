@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
@@ -33,6 +34,7 @@ func (s fleet) instances() *core.Collection[api.Instance, *api.Instance] {
 		}
 		return refs
 	}
+	c.Source = s.instanceFromTemplate
 	c.Attach = s.attachDisks
 	c.Release = func(ctx context.Context, in *api.Instance, sc core.Scope) error {
 		if err := s.releaseDisks(ctx, in, sc); err != nil {
@@ -49,6 +51,29 @@ func (s fleet) instances() *core.Collection[api.Instance, *api.Instance] {
 		}
 	}
 	return c
+}
+
+// instanceFromTemplate is the body of an insert whose sourceInstanceTemplate
+// names an instance template: the template's properties, each field the
+// body sends in place of the template's, as the API makes it.
+func (s fleet) instanceFromTemplate(r *googleapi.Call, body core.Document) (core.Document, error) {
+	ref := r.Query().Get("sourceInstanceTemplate")
+	if ref == "" {
+		return body, nil
+	}
+	sc, err := core.ScopeOf(r)
+	if err != nil {
+		return nil, err
+	}
+	var t struct {
+		Properties core.Document `json:"properties"`
+	}
+	if _, err := s.Lookup(r.Context(), "sourceInstanceTemplate", ref, core.Scope{Project: sc.Project}, api.CollectionInstanceTemplates, &t); err != nil {
+		return nil, err
+	}
+	doc := instanceOfProperties(t.Properties)
+	maps.Copy(doc, body)
+	return doc, nil
 }
 
 // resolveInstance checks the network and subnetwork of each interface and

@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
@@ -13,7 +14,7 @@ import (
 
 // serviceAttachments is the regional serviceAttachments collection:
 // Private Service Connect publications of internal load balancers,
-// validated and stored (no consumer connects).
+// validated and stored, listing the consumers' endpoints (psc.go).
 func (s frontends) serviceAttachments() *core.Collection[api.ServiceAttachment, *api.ServiceAttachment] {
 	c := core.NewCollection[api.ServiceAttachment, *api.ServiceAttachment](s.API, api.CollectionServiceAttachments, rules.ServiceAttachment, nil)
 	c.Resolve = s.resolveServiceAttachment
@@ -23,12 +24,21 @@ func (s frontends) serviceAttachments() *core.Collection[api.ServiceAttachment, 
 	c.Fingerprint = func(a *api.ServiceAttachment) *string { return &a.Fingerprint }
 	c.FingerprintOptional = true
 	c.Outputs = func(a, prior *api.ServiceAttachment) {
-		if prior != nil && prior.PscServiceAttachmentID != nil {
+		a.PscServiceAttachmentID, a.ConnectedEndpoints = nil, nil
+		if prior == nil || prior.PscServiceAttachmentID == nil {
+			a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(core.NewID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
+		} else {
 			a.PscServiceAttachmentID = prior.PscServiceAttachmentID
+		}
+		if prior == nil {
 			return
 		}
-		a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(core.NewID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
+		// The endpoints are the consumers'; the lists, as they are now,
+		// move the ones they may.
+		a.ConnectedEndpoints = slices.Clone(prior.ConnectedEndpoints)
+		reconsider(a)
 	}
+	c.Updated = s.updateEndpoints
 	return c
 }
 

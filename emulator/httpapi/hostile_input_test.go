@@ -63,5 +63,6 @@ func TestHostileInput_RefusedInTheAPIsFormat(t *testing.T) {
 	}
 	wantMessage(t, e.fail("POST", "/compute/v1/projects/p/global/forwardingRules", `{"name": "fr", "target": "global/targetHttpProxies/web-proxy"}`, 404, api.ReasonNotFound),
 		`target ("global/targetHttpProxies/web-proxy") refers to projects/p/global/targetHttpProxies/web-proxy, which does not exist.`)
-	e.ok("POST", "/compute/v1/projects/p/global/forwardingRules", `{"name": "fr", "target": "regions/us-east1/serviceAttachments/not-followed"}`, nil)
+	wantMessage(t, e.fail("POST", "/compute/v1/projects/p/regions/us-east1/forwardingRules", `{"name": "fr", "target": "regions/us-east1/serviceAttachments/none"}`, 404, api.ReasonNotFound),
+		`target ("regions/us-east1/serviceAttachments/none") refers to projects/p/regions/us-east1/serviceAttachments/none, which does not exist.`)
 }

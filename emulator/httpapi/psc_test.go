@@ -73,3 +73,61 @@ func TestForwardingRules_PrivateServiceConnectEndpoints(t *testing.T) {
 	wantMessage(t, e.fail("POST", rules, `{"name": "apis", "target": "all-apis", "network": "global/networks/net"}`, 400, api.ReasonInvalid),
 		`target ("all-apis") is a bundle of Google APIs, which only a global forwarding rule reaches`)
 }
+
+// A consumer's endpoint connects to a service attachment: it gets a
+// connection id and a status, and the attachment lists it. ACCEPT_MANUAL
+// leaves a project in neither list PENDING; a change of the accept list
+// accepts it on both sides; without reconcileConnections a change of the
+// reject list leaves it ACCEPTED, with it the endpoint is REJECTED. A
+// deleted endpoint leaves the list; an endpoint in another region than the
+// attachment is refused.
+func TestServiceAttachments_ConnectedEndpoints(t *testing.T) {
+	e := newEmu(t)
+	e.crossRegionILB()
+	e.insert(subnetworksPath, `{"name": "psc-nat", "network": "global/networks/net", "ipCidrRange": "10.20.0.0/24", "purpose": "PRIVATE_SERVICE_CONNECT"}`)
+	attachments := "/compute/v1/projects/p/regions/us-east1/serviceAttachments"
+	e.insert(attachments, `{"name": "xr", "targetService": "global/forwardingRules/xr-rule", "natSubnets": ["psc-nat"],
+		"connectionPreference": "ACCEPT_MANUAL", "consumerAcceptLists": [{"projectIdOrNum": "someone-else", "connectionLimit": 2}]}`)
+	rules := "/compute/v1/projects/p/regions/us-east1/forwardingRules"
+	e.insert(rules, `{"name": "endpoint", "target": "regions/us-east1/serviceAttachments/xr", "network": "global/networks/net"}`)
+	endpoint := func() api.ForwardingRule {
+		var fr api.ForwardingRule
+		e.ok("GET", rules+"/endpoint", "", &fr)
+		return fr
+	}
+	attachment := func() api.ServiceAttachment {
+		var a api.ServiceAttachment
+		e.ok("GET", attachments+"/xr", "", &a)
+		return a
+	}
+	fr, a := endpoint(), attachment()
+	if fr.PscConnectionStatus != "PENDING" || fr.PscConnectionID == "" {
+		t.Fatalf("endpoint of a project in no list: status %q, id %q; want PENDING and an id", fr.PscConnectionStatus, fr.PscConnectionID)
+	}
+	if len(a.ConnectedEndpoints) != 1 || e.path(a.ConnectedEndpoints[0].Endpoint) != rules+"/endpoint" ||
+		a.ConnectedEndpoints[0].Status != "PENDING" || a.ConnectedEndpoints[0].PscConnectionID != fr.PscConnectionID ||
+		e.path(a.ConnectedEndpoints[0].ConsumerNetwork) != networksPath+"/net" {
+		t.Fatalf("connectedEndpoints %+v, want the endpoint PENDING", a.ConnectedEndpoints)
+	}
+
+	e.ok("PATCH", attachments+"/xr", `{"consumerAcceptLists": [{"projectIdOrNum": "p", "connectionLimit": 2}]}`, nil)
+	if fr, a := endpoint(), attachment(); fr.PscConnectionStatus != "ACCEPTED" || a.ConnectedEndpoints[0].Status != "ACCEPTED" {
+		t.Errorf("after the accept list names p: endpoint %q, attachment %+v; want ACCEPTED on both", fr.PscConnectionStatus, a.ConnectedEndpoints)
+	}
+	e.ok("PATCH", attachments+"/xr", `{"consumerRejectLists": ["p"]}`, nil)
+	if fr := endpoint(); fr.PscConnectionStatus != "ACCEPTED" {
+		t.Errorf("a reject list without reconcileConnections moved an ACCEPTED endpoint to %q", fr.PscConnectionStatus)
+	}
+	e.ok("PATCH", attachments+"/xr", `{"reconcileConnections": true}`, nil)
+	if fr, a := endpoint(), attachment(); fr.PscConnectionStatus != "REJECTED" || a.ConnectedEndpoints[0].Status != "REJECTED" ||
+		fr.PscConnectionID != a.ConnectedEndpoints[0].PscConnectionID {
+		t.Errorf("with reconcileConnections: endpoint %q, attachment %+v; want REJECTED on both, one id", fr.PscConnectionStatus, a.ConnectedEndpoints)
+	}
+
+	wantMessage(t, e.fail("POST", "/compute/v1/projects/p/regions/us-west1/forwardingRules", `{"name": "far", "target": "regions/us-east1/serviceAttachments/xr"}`,
+		400, api.ReasonInvalid), "a Private Service Connect endpoint in regions/us-west1 connects to a service attachment of its own region")
+	e.ok("DELETE", rules+"/endpoint", "", nil)
+	if a := attachment(); len(a.ConnectedEndpoints) != 0 {
+		t.Errorf("after the endpoint is deleted: %+v", a.ConnectedEndpoints)
+	}
+}

@@ -29,4 +29,8 @@ type ForwardingRule struct {
 	// Fingerprint changes on every write; an update that sends a stale one
 	// gets 412.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// A Private Service Connect endpoint's connection to the service
+	// attachment it targets, and the status the attachment gives it.
+	PscConnectionID     string `json:"pscConnectionId,omitempty"`
+	PscConnectionStatus string `json:"pscConnectionStatus,omitempty"`
 }

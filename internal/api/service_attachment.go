@@ -15,10 +15,21 @@ const (
 	ConnectionPreferenceUnspecified = "CONNECTION_PREFERENCE_UNSPECIFIED"
 )
 
+// The statuses of a Private Service Connect connection, on the endpoint
+// (its forwarding rule's pscConnectionStatus) and on the attachment (its
+// connectedEndpoints).
+const (
+	PscAccepted = "ACCEPTED"
+	PscPending  = "PENDING"
+	PscRejected = "REJECTED"
+)
+
 // ServiceAttachment publishes an internal load balancer's forwarding rule
 // to Private Service Connect consumers (collection serviceAttachments,
-// regional). The emulator validates and stores it; no consumer connects
-// (connectedEndpoints stays empty).
+// regional). The emulator validates and stores it, and lists the
+// consumers' endpoints (forwarding rules that target it) with the status
+// its accept and reject lists give them; no traffic reaches the producer
+// through them.
 type ServiceAttachment struct {
 	Meta
 	TargetService          string                 `json:"targetService,omitempty"`
@@ -29,6 +40,19 @@ type ServiceAttachment struct {
 	ConsumerRejectLists    []string               `json:"consumerRejectLists,omitempty"`
 	PscServiceAttachmentID *Uint128               `json:"pscServiceAttachmentId,omitempty"`
 	Fingerprint            string                 `json:"fingerprint,omitempty"`
+	// ReconcileConnections lets a change of the lists move endpoints
+	// already ACCEPTED or REJECTED; without it, only PENDING ones move.
+	ReconcileConnections *bool               `json:"reconcileConnections,omitempty"`
+	ConnectedEndpoints   []ConnectedEndpoint `json:"connectedEndpoints,omitempty"`
+}
+
+// ConnectedEndpoint is a consumer's endpoint of a service attachment.
+type ConnectedEndpoint struct {
+	Endpoint        string `json:"endpoint,omitempty"`
+	EndpointWithID  string `json:"endpointWithId,omitempty"`
+	ConsumerNetwork string `json:"consumerNetwork,omitempty"`
+	PscConnectionID string `json:"pscConnectionId,omitempty"`
+	Status          string `json:"status,omitempty"`
 }
 
 // ConsumerProjectLimit is a consumer a service attachment accepts: a

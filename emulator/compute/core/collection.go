@@ -89,6 +89,9 @@ type Collection[T any, P Ptr[T]] struct {
 	// PATCH) the output fields only a method sets (a backend service's
 	// security policies), which a client's body never carries.
 	Kept func(prior, obj P)
+	// Source, if set, completes the body of an insert from what its query
+	// names (an instance's sourceInstanceTemplate) before it is decoded.
+	Source func(r *googleapi.Call, doc Document) (Document, error)
 	// InputOnly, if set, drops from what is stored the fields the API takes
 	// but never returns (an instance's disks[].initializeParams).
 	InputOnly func(doc Document)
@@ -210,9 +213,15 @@ func (c *Collection[T, P]) Stored(doc Document, obj P) []byte {
 	}
 	if schema.Has(c.Def.Schema(), "selfLinkWithId") {
 		m := obj.GetMeta()
-		merged["selfLinkWithId"] = strings.TrimSuffix(m.SelfLink, "/"+m.Name) + "/" + strconv.FormatUint(m.ID, 10)
+		merged["selfLinkWithId"] = SelfLinkWithID(m.SelfLink, m.Name, m.ID)
 	}
 	return encodeDocument(merged)
+}
+
+// SelfLinkWithID is the link of a resource by its id: its selfLink with
+// the id in place of its name.
+func SelfLinkWithID(selfLink, name string, id uint64) string {
+	return strings.TrimSuffix(selfLink, "/"+name) + "/" + strconv.FormatUint(id, 10)
 }
 
 // checkUpdate refuses an update that sends a stale fingerprint or, from a
@@ -276,7 +285,16 @@ func (c *Collection[T, P]) Insert(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, doc, err := c.decodeResource(r, body)
+	doc, err := ParseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if c.Source != nil {
+		if doc, err = c.Source(r, doc); err != nil {
+			return nil, err
+		}
+	}
+	obj, doc, err := c.decodeDocument(r, doc)
 	if err != nil {
 		return nil, err
 	}
