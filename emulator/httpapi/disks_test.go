@@ -150,3 +150,18 @@ func TestDisks_Refused(t *testing.T) {
 		t.Errorf("refused requests stored %s", b)
 	}
 }
+
+// A 64-bit integer sent as a JSON number (terraform-provider-google sends a
+// disk's sizeGb so) is read as the API's JSON parser reads it, and answered
+// as the API writes it, a decimal string; a number that is no integer is
+// refused with the field's name.
+func TestDisks_Int64AsANumber(t *testing.T) {
+	e := newEmu(t)
+	e.insert(disksPath, `{"name": "data", "sizeGb": 20}`)
+	var disk map[string]any
+	e.ok("GET", disksPath+"/data", "", &disk)
+	if disk["sizeGb"] != "20" {
+		t.Errorf("sizeGb %#v, want \"20\"", disk["sizeGb"])
+	}
+	wantMessage(t, e.fail("POST", disksPath, `{"name": "half", "sizeGb": 20.5}`, 400, api.ReasonInvalid), "sizeGb")
+}

@@ -636,6 +636,10 @@ func normalizeValues(s *Schema, v any) {
 				delete(v, k)
 				continue
 			}
+			if str, ok := integerString(p, val); ok {
+				v[k] = str
+				continue
+			}
 			if obj, ok := val.(map[string]any); ok && p.Type == "array" && p.Items != nil && (p.Items.Ref != "" || p.Items.Type == "object") {
 				v[k] = []any{obj} // one object where a list of them goes: a list of one
 			}
@@ -649,10 +653,34 @@ func normalizeValues(s *Schema, v any) {
 			normalizeValues(p, v[k])
 		}
 	case []any:
-		for _, item := range v {
+		for i, item := range v {
+			if str, ok := integerString(s.Items, item); ok {
+				v[i] = str
+				continue
+			}
 			normalizeValues(s.Items, item)
 		}
 	}
+}
+
+// integerString is a 64-bit integer field's value as the API writes it, a
+// decimal string, when the client sent a JSON number: the API's JSON
+// parser takes both (terraform-provider-google sends a disk's sizeGb as a
+// number).
+func integerString(p *Schema, v any) (string, bool) {
+	n, ok := v.(json.Number)
+	if !ok || p == nil || p.Type != "string" {
+		return "", false
+	}
+	switch p.Format {
+	case "int64":
+		_, err := strconv.ParseInt(n.String(), 10, 64)
+		return n.String(), err == nil
+	case "uint64":
+		_, err := strconv.ParseUint(n.String(), 10, 64)
+		return n.String(), err == nil
+	}
+	return "", false
 }
 
 // LowerCamel is a field's JSON name from its proto name:
