@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/netip"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
@@ -54,8 +53,11 @@ func (s fleet) instances() *core.Collection[api.Instance, *api.Instance] {
 }
 
 // instanceFromTemplate is the body of an insert whose sourceInstanceTemplate
-// names an instance template: the template's properties, each field the
-// body sends in place of the template's, as the API makes it.
+// names an instance template: the template's properties with the body laid
+// over them, as the API makes it: a field the body sends replaces the
+// template's, but for an object, whose fields are laid over the
+// template's one by one (a body's scheduling that sets automaticRestart
+// keeps the template's localSsdRecoveryTimeout).
 func (s fleet) instanceFromTemplate(r *googleapi.Call, body core.Document) (core.Document, error) {
 	ref := r.Query().Get("sourceInstanceTemplate")
 	if ref == "" {
@@ -71,9 +73,22 @@ func (s fleet) instanceFromTemplate(r *googleapi.Call, body core.Document) (core
 	if _, err := s.Lookup(r.Context(), "sourceInstanceTemplate", ref, core.Scope{Project: sc.Project}, api.CollectionInstanceTemplates, &t); err != nil {
 		return nil, err
 	}
-	doc := instanceOfProperties(t.Properties)
-	maps.Copy(doc, body)
-	return doc, nil
+	return overlay(instanceOfProperties(t.Properties), body), nil
+}
+
+// overlay lays over on under, into under: an object field by field, any
+// other value in place of under's.
+func overlay(under, over core.Document) core.Document {
+	for k, v := range over {
+		u, uok := under[k].(map[string]any)
+		o, ook := v.(map[string]any)
+		if uok && ook {
+			under[k] = map[string]any(overlay(u, o))
+			continue
+		}
+		under[k] = v
+	}
+	return under
 }
 
 // resolveInstance checks the network and subnetwork of each interface and
