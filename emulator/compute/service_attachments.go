@@ -25,18 +25,16 @@ func (s frontends) serviceAttachments() *core.Collection[api.ServiceAttachment, 
 	c.FingerprintOptional = true
 	c.Outputs = func(a, prior *api.ServiceAttachment) {
 		a.PscServiceAttachmentID, a.ConnectedEndpoints = nil, nil
-		if prior == nil || prior.PscServiceAttachmentID == nil {
-			a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(core.NewID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
-		} else {
+		if prior != nil {
 			a.PscServiceAttachmentID = prior.PscServiceAttachmentID
+			// The endpoints are the consumers'; the lists, as they are
+			// now, move the ones they may.
+			a.ConnectedEndpoints = slices.Clone(prior.ConnectedEndpoints)
+			reconsider(a)
 		}
-		if prior == nil {
-			return
+		if a.PscServiceAttachmentID == nil {
+			a.PscServiceAttachmentID = &api.Uint128{High: strconv.FormatUint(core.NewID()>>1, 10), Low: strconv.FormatUint(a.ID, 10)}
 		}
-		// The endpoints are the consumers'; the lists, as they are now,
-		// move the ones they may.
-		a.ConnectedEndpoints = slices.Clone(prior.ConnectedEndpoints)
-		reconsider(a)
 	}
 	c.Updated = s.updateEndpoints
 	return c

@@ -143,7 +143,7 @@ func (s *API) changed(r *googleapi.Call, sc Scope, opType string, change Change,
 	} else {
 		s.core.Wrote(r.Context(), change)
 	}
-	return s.recordOperation(r, sc, opType, change.Key, targetID)
+	return s.recordOperation(r, sc, opType, change.Key.Path(), targetID)
 }
 
 // HealthReader is what getHealth reads: the probe engine's verdicts.

@@ -436,8 +436,9 @@ func (c *Collection[T, P]) withoutOutputFields(stored []byte) Document {
 // replace stores, in place of the object the path names, the object build
 // makes from it, once validated; fromClient says the client wrote the new
 // object (an update, a patch), which may then not change what is
-// Immutable; a method's change may (a subnetwork's expandIpCidrRange). Reading, building and writing happen under
-// the write lock, so concurrent patches cannot lose each other's changes.
+// Immutable; a method's change may (a subnetwork's expandIpCidrRange).
+// Reading, building and writing happen under the write lock, so
+// concurrent patches cannot lose each other's changes.
 func (c *Collection[T, P]) replace(r *googleapi.Call, opType string, fromClient bool, build func(prior P, stored []byte) (P, Document, error)) (any, error) {
 	c.s.core.Lock()
 	defer c.s.core.Unlock()

@@ -19,23 +19,19 @@ const operationsCollection = OperationsCollection
 // operationSeq numbers the operations made since the start.
 var operationSeq atomic.Uint32
 
-// recordOperation stores the Operation that answers a mutation of target,
-// so that clients can fetch (or wait on) it again by name.
-func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType string, target store.Key, targetID uint64) (*api.Operation, error) {
-	return s.recordOperationOn(r, sc, opType, target.Path(), targetID)
-}
-
 // ProjectChanged records the global Operation that answers a write to the
 // project the call names itself (Shared VPC's methods): its target is the
 // project.
 func (s *API) ProjectChanged(r *googleapi.Call, opType string) (*api.Operation, error) {
 	project := r.PathValue("project")
 	id, _ := strconv.ParseUint(googleapi.ProjectNumber(project), 10, 64)
-	return s.recordOperationOn(r.WithoutCancel(), Scope{Project: project}, opType, "projects/"+project, id)
+	return s.recordOperation(r.WithoutCancel(), Scope{Project: project}, opType, "projects/"+project, id)
 }
 
-// recordOperationOn is recordOperation for the resource at targetPath.
-func (s *API) recordOperationOn(r *googleapi.Call, sc Scope, opType, targetPath string, targetID uint64) (*api.Operation, error) {
+// recordOperation stores the Operation that answers a mutation of the
+// resource at targetPath, so that clients can fetch (or wait on) it again
+// by name.
+func (s *API) recordOperation(r *googleapi.Call, sc Scope, opType, targetPath string, targetID uint64) (*api.Operation, error) {
 	made := s.core.Now()
 	now := Timestamp(made)
 	// Names sort in the order the operations were made (a list's order):
