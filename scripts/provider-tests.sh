@@ -55,12 +55,14 @@ export TF_ACC=1 TF_ACC_REFRESH_AFTER_APPLY=1 TF_CLI_CONFIG_FILE="$work/none.tfrc
 	"$test" -test.v -test.parallel 3 -test.timeout 120m -test.run "$pattern") >"$work/tests.log" 2>&1 || true
 
 # One line per test: a failure's first error is the first line that says
-# Error: after the test was last named.
+# Error: after the test was last named (Terraform's), or else the first
+# that says error (a check's, an expectation's).
 awk '
 	/^=== (RUN|CONT|NAME) / { current = $3 }
 	/Error: / && current != "" && !(current in first) { sub(/^[ \t]+/, ""); first[current] = substr($0, 1, 300) }
+	/error/ && current != "" && !(current in other) { sub(/^[ \t]+/, ""); other[current] = substr($0, 1, 300) }
 	/^--- PASS: / { printf "ok    %s\n", $3; ok++ }
-	/^--- FAIL: / { printf "FAIL  %s\n      %s\n", $3, first[$3]; failed++ }
+	/^--- FAIL: / { printf "FAIL  %s\n      %s\n", $3, ($3 in first) ? first[$3] : other[$3]; failed++ }
 	/^--- SKIP: / { printf "skip  %s  %s\n", $3, why[$3]; skipped++ }
 	/^    envvar_utils.go/ { sub(/^[ \t]+/, ""); why[current] = $0 }
 	END { printf "%d passed, %d failed, %d skipped (log: %s)\n", ok, failed, skipped, logfile }
