@@ -49,8 +49,9 @@ var extensions = map[string]map[string]*Schema{
 
 // undocumented are fields of the Compute API that its discovery document
 // does not list (yet): terraform-provider-google sends them, and GCP
-// accepts and returns them. They are the API's own, not extensions: every
-// client sees them.
+// accepts them. They are the API's own, not extensions: every client may
+// send them (a network's deleteBgpAlwaysCompareMed is a request's, never
+// stored: emulator/compute/networks.go).
 var undocumented = map[string]map[string]*Schema{
 	"NetworkRoutingConfig": {"deleteBgpAlwaysCompareMed": {Type: "boolean"}},
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"io"
 	"io/fs"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator"
+	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/client"
 )
 
