@@ -75,7 +75,38 @@ func TestComputeSharedVpc_HostAndServiceProjects(t *testing.T) {
 		t.Errorf("message %q", ge.Message)
 	}
 
+	// The service project may use its host's subnetworks, beside its own:
+	// listUsable lists both, in pages.
+	c.done("host network", ccR(c.svc.Networks.Insert(host, &compute.Network{Name: "shared", AutoCreateSubnetworks: false,
+		ForceSendFields: []string{"AutoCreateSubnetworks"}}).Context(c.ctx).Do()))
+	for _, sn := range []struct{ project, name, cidr string }{{host, "shared-a", "10.0.0.0/24"}, {host, "shared-b", "10.0.1.0/24"}} {
+		c.done("subnetwork "+sn.name, ccR(c.svc.Subnetworks.Insert(sn.project, ccRegion, &compute.Subnetwork{Name: sn.name,
+			Network: "projects/" + host + "/global/networks/shared", IpCidrRange: sn.cidr}).Context(c.ctx).Do()))
+	}
+	c.done("own network", ccR(c.svc.Networks.Insert(svc, &compute.Network{Name: "own", AutoCreateSubnetworks: false,
+		ForceSendFields: []string{"AutoCreateSubnetworks"}}).Context(c.ctx).Do()))
+	c.done("own subnetwork", ccR(c.svc.Subnetworks.Insert(svc, ccRegion, &compute.Subnetwork{Name: "own-a",
+		Network: "projects/" + svc + "/global/networks/own", IpCidrRange: "10.9.0.0/24"}).Context(c.ctx).Do()))
+	var usable []string
+	err = c.svc.Subnetworks.ListUsable(svc).MaxResults(2).Pages(c.ctx, func(l *compute.UsableSubnetworksAggregatedList) error {
+		for _, u := range l.Items {
+			usable = append(usable, u.Subnetwork[strings.Index(u.Subnetwork, "projects/"):]+" "+u.IpCidrRange)
+		}
+		return nil
+	})
+	want := []string{"projects/host-p/regions/us-central1/subnetworks/shared-a 10.0.0.0/24",
+		"projects/host-p/regions/us-central1/subnetworks/shared-b 10.0.1.0/24", "projects/svc-p/regions/us-central1/subnetworks/own-a 10.9.0.0/24"}
+	if err != nil || !slices.Equal(usable, want) {
+		t.Errorf("listUsable of the service project: %v (%v), want %v", usable, err, want)
+	}
+	if l := ccMust(t, "listUsable of another", ccR(c.svc.Subnetworks.ListUsable(other).Context(c.ctx).Do())); len(l.Items) != 0 {
+		t.Errorf("listUsable of a project with no subnetworks and no host: %+v", l.Items)
+	}
+
 	c.done("detach", ccR(detach(host, svc)))
+	if l := ccMust(t, "listUsable after detach", ccR(c.svc.Subnetworks.ListUsable(svc).Context(c.ctx).Do())); len(l.Items) != 1 {
+		t.Errorf("listUsable of a detached project: %d items, want its own one", len(l.Items))
+	}
 	_, err = detach(host, svc)
 	ccWantError(t, "detach again", err, 400, "invalidResourceUsage")
 	c.done("disable the host", ccR(c.svc.Projects.DisableXpnHost(host).Context(c.ctx).Do()))

@@ -190,6 +190,7 @@ func (s *Service) Routes() []Route {
 		{"POST enableXpnHost", s.enableXpnHost}, {"POST disableXpnHost", s.disableXpnHost},
 		{"POST enableXpnResource", s.enableXpnResource}, {"POST disableXpnResource", s.disableXpnResource},
 		{"GET getXpnHost", s.getXpnHost}, {"GET getXpnResources", s.getXpnResources}, {"POST listXpnHosts", s.listXpnHosts},
+		{"GET aggregated/subnetworks/listUsable", s.listUsableSubnetworks},
 	} {
 		method, name, _ := strings.Cut(m.pattern, " ")
 		add(method+" "+projectPath+name, m.h)

@@ -2,12 +2,14 @@ package compute
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
@@ -317,4 +319,80 @@ func (s *Service) listXpnHosts(r *googleapi.Call) (any, error) {
 	}
 	return map[string]any{"kind": "compute#xpnHostList", "id": "projects/" + project + "/listXpnHosts",
 		"selfLink": s.Link("projects/" + project + "/listXpnHosts"), "items": items}, nil
+}
+
+// usableFields are the fields of a subnetwork that
+// subnetworks.listUsable answers of it (UsableSubnetwork).
+var usableFields = []string{"network", "ipCidrRange", "secondaryIpRanges", "stackType", "ipv6AccessType",
+	"purpose", "role", "externalIpv6Prefix", "internalIpv6Prefix"}
+
+// listUsableSubnetworks answers subnetworks.listUsable: the subnetworks the
+// project may put instances in, its own and, for a service project, its
+// host's, in pages of maxResults. Without IAM every one of them is usable.
+func (s *Service) listUsableSubnetworks(r *googleapi.Call) (any, error) {
+	project, err := projectOf(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []string{"filter", "orderBy"} {
+		if v := r.Query().Get(p); v != "" {
+			return nil, googleapi.Invalid("%s (%q) is not one the emulator answers on listUsable: list all, then choose.", p, v)
+		}
+	}
+	limit, after, err := core.PageParams(r)
+	if err != nil {
+		return nil, err
+	}
+	projects := map[string]bool{project: true}
+	if v, err := s.sharedVpcOf(r.Context(), project); err != nil {
+		return nil, err
+	} else if v.HostProject != "" {
+		projects[v.HostProject] = true
+	}
+	all, err := s.Store.All(r.Context(), api.CollectionSubnetworks)
+	if err != nil {
+		return nil, err
+	}
+	var items []map[string]any
+	for _, o := range all {
+		if !projects[o.Key.Project] {
+			continue
+		}
+		var sn map[string]any
+		if err := json.Unmarshal(o.Body, &sn); err != nil {
+			return nil, err
+		}
+		item := map[string]any{"subnetwork": s.Link(o.Key.Path())}
+		for _, f := range usableFields {
+			if v, ok := sn[f]; ok {
+				item[f] = v
+			}
+		}
+		items = append(items, item)
+	}
+	slices.SortFunc(items, func(a, b map[string]any) int {
+		return strings.Compare(a["subnetwork"].(string), b["subnetwork"].(string))
+	})
+	start := 0
+	if after != "" {
+		start = len(items)
+		for i, it := range items {
+			if it["subnetwork"].(string) > after {
+				start = i
+				break
+			}
+		}
+	}
+	page := items[start:]
+	if page == nil {
+		page = []map[string]any{}
+	}
+	out := map[string]any{"kind": "compute#usableSubnetworksAggregatedList", "id": "projects/" + project + "/aggregated/subnetworks/listUsable",
+		"selfLink": s.Link("projects/" + project + "/aggregated/subnetworks/listUsable")}
+	if len(page) > limit {
+		page = page[:limit]
+		out["nextPageToken"] = base64.RawURLEncoding.EncodeToString([]byte(page[limit-1]["subnetwork"].(string)))
+	}
+	out["items"] = page
+	return out, nil
 }
