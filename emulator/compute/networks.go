@@ -1,8 +1,11 @@
 package compute
 
 import (
+	"encoding/json"
+
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/compute/core"
 	"github.com/lbhealth/terraform-provider-lbhealth/emulator/googleapi"
+	"github.com/lbhealth/terraform-provider-lbhealth/emulator/store"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/api"
 	"github.com/lbhealth/terraform-provider-lbhealth/internal/rules"
 )
@@ -41,3 +44,29 @@ func (s networking) networks() *core.Collection[api.Network, *api.Network] {
 }
 
 func boolOf(b *bool) bool { return b != nil && *b }
+
+// networkEffectiveFirewalls answers networks.getEffectiveFirewalls: the
+// firewall rules of the network, as stored. The emulator has no firewall
+// policies, so it lists none.
+func (s networking) networkEffectiveFirewalls(r *googleapi.Call) (any, error) {
+	n, sc, err := s.networks().Load(r)
+	if err != nil {
+		return nil, err
+	}
+	self := sc.Key(api.CollectionNetworks, n.Name).Path()
+	stored, err := s.Store.List(r.Context(), store.ListOptions{Project: sc.Project, Scope: "global", Collection: api.CollectionFirewalls})
+	if err != nil {
+		return nil, err
+	}
+	firewalls := []json.RawMessage{}
+	for _, o := range stored {
+		var fw api.Firewall
+		if err := json.Unmarshal(o.Body, &fw); err != nil {
+			return nil, err
+		}
+		if api.PathOf(fw.Network) == self {
+			firewalls = append(firewalls, json.RawMessage(o.Body))
+		}
+	}
+	return map[string]any{"firewalls": firewalls}, nil
+}

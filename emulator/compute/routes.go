@@ -113,8 +113,10 @@ func (s *Service) collectionHandlers() map[string]handlers {
 		api.CollectionTargetGrpcProxies: {verbs: f.targetGrpcProxies()},
 		api.CollectionSSLCertificates:   {verbs: f.sslCertificates()},
 		api.CollectionSSLPolicies:       {verbs: f.sslPolicies()},
-		api.CollectionNetworks:          {verbs: n.networks()},
-		api.CollectionRoutes:            {verbs: n.vpcRoutes()},
+		api.CollectionNetworks: {verbs: n.networks(), methods: map[string]googleapi.Handler{
+			"getEffectiveFirewalls": n.networkEffectiveFirewalls,
+		}},
+		api.CollectionRoutes: {verbs: n.vpcRoutes()},
 		api.CollectionSubnetworks: {verbs: n.subnetworks(), methods: map[string]googleapi.Handler{
 			"expandIpCidrRange": n.subnetworkExpandIPCidrRange,
 		}},

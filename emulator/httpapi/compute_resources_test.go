@@ -130,6 +130,31 @@ func TestSubnetworks_ExpandIPCidrRange(t *testing.T) {
 	}
 }
 
+// getEffectiveFirewalls lists the network's firewall rules, and no other
+// network's; an unknown network is 404.
+func TestNetworks_EffectiveFirewalls(t *testing.T) {
+	e := newEmu(t)
+	e.network()
+	e.insert(networksPath, `{"name": "other", "autoCreateSubnetworks": false}`)
+	for _, fw := range []string{`{"name": "a", "network": "global/networks/net", "allowed": [{"IPProtocol": "tcp"}]}`,
+		`{"name": "b", "network": "global/networks/net", "denied": [{"IPProtocol": "udp"}]}`,
+		`{"name": "c", "network": "global/networks/other", "allowed": [{"IPProtocol": "tcp"}]}`} {
+		e.insert(firewallsPath, fw)
+	}
+	var got struct {
+		Firewalls []api.Firewall `json:"firewalls"`
+	}
+	e.ok("GET", networksPath+"/net/getEffectiveFirewalls", "", &got)
+	var names []string
+	for _, fw := range got.Firewalls {
+		names = append(names, fw.Name)
+	}
+	if strings.Join(names, ",") != "a,b" {
+		t.Errorf("effective firewalls of net: %v, want a,b", names)
+	}
+	e.fail("GET", networksPath+"/nope/getEffectiveFirewalls", "", 404, api.ReasonNotFound)
+}
+
 func TestSubnetworks(t *testing.T) {
 	e := newEmu(t)
 	wantMessage(t, e.fail("POST", subnetworksPath, `{"name": "sub", "network": "net", "ipCidrRange": "10.0.0.0/24"}`, 404, api.ReasonNotFound),
