@@ -21,9 +21,9 @@ func (s networking) networks() *core.Collection[api.Network, *api.Network] {
 	// plan). Its routing is always answered.
 	c := core.NewCollection[api.Network, *api.Network](s.API, api.CollectionNetworks, rules.Network, rules.ApplyNetworkDefaults)
 	c.Immutable = func(prior, n *api.Network) error {
-		if boolOf(prior.AutoCreateSubnetworks) != boolOf(n.AutoCreateSubnetworks) {
+		if api.IsTrue(prior.AutoCreateSubnetworks) != api.IsTrue(n.AutoCreateSubnetworks) {
 			return googleapi.Invalid("autoCreateSubnetworks cannot be changed by a patch (it is %v): switching to custom mode is networks.switchToCustomMode, which the emulator does not have; create a new network.",
-				boolOf(prior.AutoCreateSubnetworks))
+				api.IsTrue(prior.AutoCreateSubnetworks))
 		}
 		if prior.IPv4Range != n.IPv4Range {
 			return googleapi.Invalid("IPv4Range cannot be changed (it is %q): create a new network.", prior.IPv4Range)
@@ -42,8 +42,6 @@ func (s networking) networks() *core.Collection[api.Network, *api.Network] {
 	}
 	return c
 }
-
-func boolOf(b *bool) bool { return b != nil && *b }
 
 // networkEffectiveFirewalls answers networks.getEffectiveFirewalls: the
 // firewall rules of the network, as stored. The emulator has no firewall

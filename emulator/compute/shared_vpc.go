@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -307,14 +306,15 @@ func (s *Service) listXpnHosts(r *googleapi.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items := []map[string]any{}
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for p, v := range all {
-			if v.Host && !yield(p) {
-				return
-			}
+	var hosts []string
+	for p, v := range all {
+		if v.Host {
+			hosts = append(hosts, p)
 		}
-	}) {
+	}
+	slices.Sort(hosts)
+	items := []map[string]any{}
+	for _, p := range hosts {
 		items = append(items, s.projectResource(p, xpnHost))
 	}
 	return map[string]any{"kind": "compute#xpnHostList", "id": "projects/" + project + "/listXpnHosts",
@@ -338,10 +338,6 @@ func (s *Service) listUsableSubnetworks(r *googleapi.Call) (any, error) {
 		if v := r.Query().Get(p); v != "" {
 			return nil, googleapi.Invalid("%s (%q) is not one the emulator answers on listUsable: list all, then choose.", p, v)
 		}
-	}
-	limit, after, err := core.PageParams(r)
-	if err != nil {
-		return nil, err
 	}
 	projects := map[string]bool{project: true}
 	if v, err := s.sharedVpcOf(r.Context(), project); err != nil {
@@ -373,26 +369,14 @@ func (s *Service) listUsableSubnetworks(r *googleapi.Call) (any, error) {
 	slices.SortFunc(items, func(a, b map[string]any) int {
 		return strings.Compare(a["subnetwork"].(string), b["subnetwork"].(string))
 	})
-	start := 0
-	if after != "" {
-		start = len(items)
-		for i, it := range items {
-			if it["subnetwork"].(string) > after {
-				start = i
-				break
-			}
-		}
+	page, next, err := core.Page(r, items)
+	if err != nil {
+		return nil, err
 	}
-	page := items[start:]
-	if page == nil {
-		page = []map[string]any{}
+	self := "projects/" + project + "/aggregated/subnetworks/listUsable"
+	out := map[string]any{"kind": "compute#usableSubnetworksAggregatedList", "id": self, "selfLink": s.Link(self), "items": page}
+	if next != "" {
+		out["nextPageToken"] = next
 	}
-	out := map[string]any{"kind": "compute#usableSubnetworksAggregatedList", "id": "projects/" + project + "/aggregated/subnetworks/listUsable",
-		"selfLink": s.Link("projects/" + project + "/aggregated/subnetworks/listUsable")}
-	if len(page) > limit {
-		page = page[:limit]
-		out["nextPageToken"] = base64.RawURLEncoding.EncodeToString([]byte(page[limit-1]["subnetwork"].(string)))
-	}
-	out["items"] = page
 	return out, nil
 }

@@ -123,6 +123,9 @@ func CollectionOf(path string) string {
 	return path[j+1 : i]
 }
 
+// IsTrue tells whether an optional boolean field is set and true.
+func IsTrue(b *bool) bool { return b != nil && *b }
+
 // PathOf returns the "projects/..." path of a resource URL or path, or ""
 // when ref has none. References are stored as URLs (self links); code that
 // compares them compares paths, so the host part never matters. The last

@@ -47,7 +47,7 @@ func Network(n *api.Network) Violations {
 				f("IPv4Range"), f("autoCreateSubnetworks"), f("IPv4Range")))
 		}
 	}
-	if rc := n.RoutingConfig; rc != nil && rc.BgpAlwaysCompareMed != nil && !boolSet(rc.DeleteBgpAlwaysCompareMed) &&
+	if rc := n.RoutingConfig; rc != nil && rc.BgpAlwaysCompareMed != nil && !api.IsTrue(rc.DeleteBgpAlwaysCompareMed) &&
 		cmp.Or(rc.BgpBestPathSelectionMode, DefaultBgpPathSelection) == DefaultBgpPathSelection {
 		vs = append(vs, violation("routingConfig.bgpAlwaysCompareMed",
 			"%s (%v) is set: Field bgp_always_compare_med is not supported for LEGACY BGP Best Path Selection algorithm; set %s to STANDARD, or clear it (null, or %s true).",
@@ -65,7 +65,7 @@ func ApplyNetworkDefaults(n *api.Network) {
 		n.RoutingConfig = &api.NetworkRoutingConfig{}
 	}
 	rc := n.RoutingConfig
-	if boolSet(rc.DeleteBgpAlwaysCompareMed) {
+	if api.IsTrue(rc.DeleteBgpAlwaysCompareMed) {
 		rc.BgpAlwaysCompareMed = nil
 	}
 	rc.DeleteBgpAlwaysCompareMed = nil
@@ -73,12 +73,10 @@ func ApplyNetworkDefaults(n *api.Network) {
 	rc.BgpBestPathSelectionMode = cmp.Or(rc.BgpBestPathSelectionMode, DefaultBgpPathSelection)
 	rc.EffectiveBgpAlwaysCompareMed, rc.EffectiveBgpInterRegionCost = nil, ""
 	if rc.BgpBestPathSelectionMode != DefaultBgpPathSelection {
-		rc.EffectiveBgpAlwaysCompareMed = new(boolSet(rc.BgpAlwaysCompareMed))
+		rc.EffectiveBgpAlwaysCompareMed = new(api.IsTrue(rc.BgpAlwaysCompareMed))
 		rc.EffectiveBgpInterRegionCost = cmp.Or(rc.BgpInterRegionCost, DefaultBgpInterRegionCost)
 	}
 }
-
-func boolSet(b *bool) bool { return b != nil && *b }
 
 // Subnetwork checks a subnetwork as a client sent it; that its network
 // exists is checked by the emulator.

@@ -148,6 +148,17 @@ func offsetParams(r *googleapi.Call) (limit, offset int, err error) {
 	return limit, n, nil
 }
 
+// Page is the page of all, a list a handler builds itself, that the
+// call's maxResults and pageToken ask for, and the token of the next.
+func Page[E any](r *googleapi.Call, all []E) ([]E, string, error) {
+	limit, offset, err := offsetParams(r)
+	if err != nil {
+		return nil, "", err
+	}
+	page, next := pageOf(all, limit, offset)
+	return page, next, nil
+}
+
 // pageOf cuts the page at offset out of all, and the token of the next.
 func pageOf[E any](all []E, limit, offset int) ([]E, string) {
 	if offset > len(all) {

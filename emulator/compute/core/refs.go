@@ -30,10 +30,10 @@ func ParseRef(field, ref string, from Scope, collection string) (store.Key, erro
 	return k, err
 }
 
-// ParseAnyRef is parseRef for references that may point into several
+// ParseAnyRef is ParseRef for references that may point into several
 // collections; a bare name is taken to be in defaultCollection.
 func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
-	k, err := parseRef(field, ref, from, defaultCollection)
+	k, err := ParseAnyRefOfAnyProject(field, ref, from, defaultCollection)
 	if err == nil && from.Project != "" && k.Project != from.Project && !sharedAcrossProjects(k.Collection) {
 		return k, googleapi.Invalid("%s (%q) is in project %q: a resource of project %q cannot use it (cross-project references are not allowed for %s); create it in %q.",
 			field, ref, k.Project, from.Project, k.Collection, from.Project)
@@ -45,11 +45,6 @@ func ParseAnyRef(field, ref string, from Scope, defaultCollection string) (store
 // a resource of another project (a URL map's backend services: the
 // caller checks that the load balancer takes one).
 func ParseAnyRefOfAnyProject(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
-	return parseRef(field, ref, from, defaultCollection)
-}
-
-// parseRef reads a reference into the key of what it names, in any project.
-func parseRef(field, ref string, from Scope, defaultCollection string) (store.Key, error) {
 	collection := defaultCollection
 	if i := strings.IndexByte(ref, '?'); i >= 0 {
 		ref = ref[:i] // self_link_unique: ".../instanceTemplates/t?uniqueId=123"
